@@ -1,0 +1,90 @@
+/**
+ * The layer map of docs/ARCHITECTURE.md as rules: arrows point down
+ * cli/server → engine → sql → storage, and each outside library has one home.
+ * `npm run layers` fails on any violation or import cycle.
+ */
+const layer = (name) => `^src/${name}/`;
+
+module.exports = {
+  forbidden: [
+    { name: 'no-cycles', severity: 'error', from: {}, to: { circular: true } },
+    {
+      name: 'errors-and-util-are-leaves',
+      comment: 'errors/ and util/ import nothing internal but each other (util may use errors).',
+      severity: 'error',
+      from: { path: '^src/(errors|util)/' },
+      to: { path: '^src/', pathNot: '^src/(errors|util)/' },
+    },
+    {
+      name: 'storage-below-everything',
+      severity: 'error',
+      from: { path: layer('storage') },
+      to: { path: '^src/', pathNot: '^src/(storage|errors|util)/' },
+    },
+    {
+      name: 'sql-above-storage-only',
+      severity: 'error',
+      from: { path: layer('sql') },
+      to: { path: '^src/(engine|server|cli|cluster|client|replication)/' },
+    },
+    {
+      name: 'sql-front-end-is-pure',
+      comment: 'lexer, parser, ast and planner never touch storage.',
+      severity: 'error',
+      from: { path: '^src/sql/(lexer|parser|ast|planner)/' },
+      to: { path: layer('storage') },
+    },
+    {
+      name: 'engine-below-server-and-cli',
+      severity: 'error',
+      from: { path: layer('engine') },
+      to: { path: '^src/(server|cli|cluster|client)/' },
+    },
+    {
+      name: 'cluster-never-touches-storage',
+      severity: 'error',
+      from: { path: '^src/(cluster|client)/' },
+      to: { path: '^src/(storage|engine|sql)/' },
+    },
+    {
+      name: 'nothing-imports-cli',
+      severity: 'error',
+      from: { pathNot: layer('cli') },
+      to: { path: layer('cli') },
+    },
+    {
+      name: 'lmdb-only-in-storage',
+      severity: 'error',
+      from: { pathNot: layer('storage') },
+      to: { path: 'node_modules/lmdb/' },
+    },
+    {
+      name: 'msgpackr-only-in-value-codec',
+      severity: 'error',
+      from: { pathNot: '^src/storage/codec/value-codec\\.ts$' },
+      to: { path: 'node_modules/msgpackr/' },
+    },
+    {
+      name: 'fastify-only-in-server',
+      severity: 'error',
+      from: { pathNot: layer('server') },
+      to: { path: 'node_modules/fastify/' },
+    },
+    {
+      name: 'commander-only-in-cli',
+      severity: 'error',
+      from: { pathNot: layer('cli') },
+      to: { path: 'node_modules/commander/' },
+    },
+  ],
+  options: {
+    doNotFollow: { path: 'node_modules' },
+    exclude: { path: '\\.test\\.ts$' },
+    tsPreCompilationDeps: true,
+    tsConfig: { fileName: 'tsconfig.json' },
+    enhancedResolveOptions: {
+      exportsFields: ['exports'],
+      conditionNames: ['import', 'require', 'node', 'default'],
+    },
+  },
+};

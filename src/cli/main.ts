@@ -1,0 +1,47 @@
+#!/usr/bin/env node
+/**
+ * The `docdb` executable: one subcommand per file, wired here. Errors become a message on
+ * stderr and exit code 1; usage errors exit 2.
+ */
+
+import { Command, CommanderError } from 'commander';
+import { VERSION } from '../version.js';
+import { registerCompact } from './compact.js';
+import { registerInspect } from './inspect.js';
+import { EXIT_USAGE, reportError } from './output.js';
+
+export function buildProgram(): Command {
+  const program = new Command('docdb')
+    .description('docdb: a document database with a SQL dialect over JSON paths')
+    .version(VERSION, '-v, --version', 'print the version')
+    .helpOption('-h, --help', 'print help')
+    .helpCommand('help [command]', 'print help for a command')
+    .showHelpAfterError('(run docdb help for usage)')
+    .exitOverride();
+  program
+    .command('version')
+    .description('print the version')
+    .action(() => {
+      process.stdout.write(`${VERSION}\n`);
+    });
+  registerInspect(program);
+  registerCompact(program);
+  for (const command of program.commands) command.exitOverride();
+  return program;
+}
+
+export async function main(argv: string[]): Promise<void> {
+  const program = buildProgram();
+  try {
+    await program.parseAsync(argv, { from: 'user' });
+  } catch (error) {
+    if (error instanceof CommanderError) {
+      // Help and version exit 0; everything else commander rejects is a usage error.
+      process.exitCode = error.exitCode === 0 ? 0 : EXIT_USAGE;
+      return;
+    }
+    reportError(error);
+  }
+}
+
+await main(process.argv.slice(2));

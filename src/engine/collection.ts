@@ -1,0 +1,266 @@
+/**
+ * A collection handle of the embedded API. It validates input, prepares documents outside
+ * the write path (encoding is the costly part) and hands writes to the store's group commit.
+ * Handles are cheap; a handle to a collection that does not exist yet creates it on the
+ * first insert.
+ */
+
+import { DbError } from '../errors/index.js';
+import {
+  type BulkResult,
+  type CollectionDef,
+  checkDocument,
+  checkIndexSpec,
+  type Document,
+  type FindOptions,
+  type FindResult,
+  findEqual,
+  findRange,
+  findTuple,
+  type IndexDef,
+  type IndexSpec,
+  type PreparedDocument,
+  prepareDocument,
+  type RangeBounds,
+  type Store,
+  withId,
+} from '../storage/index.js';
+import { BULK_DOCUMENTS_MAX, formatId, LIST_LIMIT_DEFAULT, parseId } from '../util/index.js';
+
+/** Options of insertMany. */
+export interface InsertManyOptions {
+  /** All-or-nothing: any failing item leaves nothing written. */
+  atomic?: boolean;
+  /** Cold load: skip index maintenance and mark the collection's indexes stale. */
+  skipIndexes?: boolean;
+}
+
+/** An index as the API reports it. */
+export interface IndexInfo {
+  name: string;
+  paths: string[];
+  unique: boolean;
+  multikey: boolean;
+  state: 'ready' | 'stale';
+}
+
+/** Options of createIndex: the paths, plus an optional name and the unique flag. */
+export interface CreateIndexOptions extends IndexSpec {}
+
+function requireId(id: unknown): Buffer {
+  const bytes = parseId(id);
+  if (!bytes) {
+    throw new DbError(
+      'ERR_DOCUMENT_ID_INVALID',
+      `${JSON.stringify(id)} is not a document id (a UUID)`,
+      {
+        _id: id,
+      },
+    );
+  }
+  return bytes;
+}
+
+function prepare(doc: unknown): PreparedDocument {
+  const { body, id } = checkDocument(doc);
+  return prepareDocument(body, id);
+}
+
+function indexInfo(index: IndexDef): IndexInfo {
+  return {
+    name: index.name,
+    paths: index.paths,
+    unique: index.unique,
+    multikey: index.multikey,
+    state: index.state,
+  };
+}
+
+export class Collection {
+  /** The canonical (lowercase) name. */
+  readonly name: string;
+
+  constructor(
+    private readonly store: Store,
+    name: string,
+    private readonly notFound: (name: string) => DbError,
+  ) {
+    this.name = name;
+  }
+
+  private def(): CollectionDef | undefined {
+    return this.store.getCollection(this.name);
+  }
+
+  private requireDef(): CollectionDef {
+    const def = this.def();
+    if (!def) throw this.notFound(this.name);
+    return def;
+  }
+
+  /** True once the collection exists in the data file. */
+  exists(): boolean {
+    return this.def() !== undefined;
+  }
+
+  /** Inserts one document; resolves with its `_id` once the write is durable. */
+  async insert(doc: unknown): Promise<string> {
+    const prepared = prepare(doc);
+    const result = await this.store.write(() => this.store.insertDocuments(this.name, [prepared]));
+    const failure = result.errors[0];
+    if (failure) throw new DbError(failure.code as DbError['code'], failure.error);
+    return result.ids[0] as string;
+  }
+
+  /**
+   * Inserts many documents in one durable commit. Returns the id of every inserted document
+   * and an error per failed one (by position); with `atomic`, any failure inserts nothing.
+   */
+  async insertMany(docs: unknown[], options: InsertManyOptions = {}): Promise<BulkResult> {
+    if (!Array.isArray(docs)) {
+      throw new DbError('ERR_BAD_ARGUMENT', 'insertMany takes an array of documents');
+    }
+    if (docs.length > BULK_DOCUMENTS_MAX) {
+      throw new DbError(
+        'ERR_BULK_TOO_LARGE',
+        `a bulk insert takes at most ${BULK_DOCUMENTS_MAX} documents; got ${docs.length}`,
+      );
+    }
+    const prepared = docs.map((doc) => {
+      try {
+        return prepare(doc);
+      } catch (error) {
+        if (error instanceof DbError) return error;
+        throw error;
+      }
+    });
+    return this.store.write(() => this.store.insertDocuments(this.name, prepared, options));
+  }
+
+  /** The document with this `_id`, or undefined. */
+  async get(id: string): Promise<Document | undefined> {
+    const bytes = requireId(id);
+    const def = this.def();
+    if (!def) return undefined;
+    const body = this.store.getBody(def, bytes);
+    return body && withId(bytes, body);
+  }
+
+  /** Replaces the document with this `_id`, keeping the id. Rejects when it does not exist. */
+  async replace(id: string, doc: unknown): Promise<void> {
+    const bytes = requireId(id);
+    const { body, id: given } = checkDocument(doc);
+    if (given && !given.equals(bytes)) {
+      throw new DbError(
+        'ERR_DOCUMENT_ID_INVALID',
+        `the new document's _id ${formatId(given)} differs from ${formatId(bytes)}; _id cannot change`,
+      );
+    }
+    const prepared = prepareDocument(body, bytes);
+    const replaced = await this.store.write(() =>
+      this.store.replaceDocument(this.name, bytes, prepared),
+    );
+    if (!replaced) {
+      throw new DbError(
+        'ERR_DOCUMENT_NOT_FOUND',
+        `no document with _id ${formatId(bytes)} in ${this.name}`,
+      );
+    }
+  }
+
+  /** Deletes the document with this `_id`; resolves false when there was none. */
+  async delete(id: string): Promise<boolean> {
+    const bytes = requireId(id);
+    return this.store.write(() => this.store.deleteDocument(this.name, bytes));
+  }
+
+  /** Up to `limit` documents (default 100) in `_id` order, after the `after` id when given. */
+  list(options: { limit?: number; after?: string } = {}): Document[] {
+    const limit = options.limit ?? LIST_LIMIT_DEFAULT;
+    if (!Number.isInteger(limit) || limit < 0) {
+      throw new DbError('ERR_BAD_ARGUMENT', `limit must be a non-negative integer; got ${limit}`);
+    }
+    const def = this.def();
+    if (!def || limit === 0) return [];
+    const after = options.after === undefined ? undefined : requireId(options.after);
+    const out: Document[] = [];
+    for (const { id, body } of this.store.scan(def, after)) {
+      out.push(withId(id, body));
+      if (out.length >= limit) break;
+    }
+    return out;
+  }
+
+  /** Every document, in `_id` order, one at a time. */
+  *scan(): Generator<Document> {
+    const def = this.def();
+    if (!def) return;
+    for (const { id, body } of this.store.scan(def)) yield withId(id, body);
+  }
+
+  /** Number of documents. */
+  count(): number {
+    const def = this.def();
+    return def ? this.store.count(def) : 0;
+  }
+
+  /** Documents whose value at `path` equals `value`, through an index when one is ready. */
+  findBy(path: string, value: unknown, options?: FindOptions): FindResult {
+    const def = this.def();
+    return def ? findEqual(this.store, def, path, value, options) : empty();
+  }
+
+  /** Documents whose values at `paths` equal `values` (a composite index serves it). */
+  findByTuple(paths: string[], values: unknown[], options?: FindOptions): FindResult {
+    if (paths.length !== values.length || paths.length === 0) {
+      throw new DbError('ERR_BAD_ARGUMENT', 'findByTuple takes as many values as paths');
+    }
+    const def = this.def();
+    return def ? findTuple(this.store, def, paths, values, options) : empty();
+  }
+
+  /** Documents with a value at `path` inside the bounds (`gt`, `gte`, `lt`, `lte`). */
+  findRange(path: string, bounds: RangeBounds, options?: FindOptions): FindResult {
+    const def = this.def();
+    return def ? findRange(this.store, def, path, bounds, options) : empty();
+  }
+
+  /** Creates an index and builds it from existing documents; resolves once durable. */
+  async createIndex(options: CreateIndexOptions): Promise<IndexInfo> {
+    const spec = checkIndexSpec(this.name, options);
+    return indexInfo(await this.store.write(() => this.store.createIndex(this.name, spec)));
+  }
+
+  /** Drops an index by name (case-insensitive). */
+  async dropIndex(name: string): Promise<IndexInfo> {
+    this.requireDef();
+    return indexInfo(await this.store.write(() => this.store.dropIndex(this.name, name)));
+  }
+
+  /** The collection's indexes. */
+  listIndexes(): IndexInfo[] {
+    return this.requireDef().indexes.map(indexInfo);
+  }
+
+  /** Rebuilds every index from the documents and marks them ready. */
+  async rebuildIndexes(): Promise<IndexInfo[]> {
+    this.requireDef();
+    return (await this.store.write(() => this.store.rebuildIndexes(this.name))).map(indexInfo);
+  }
+
+  /** Rebuilds one index by name. */
+  async rebuildIndex(name: string): Promise<IndexInfo> {
+    this.requireDef();
+    const [index] = await this.store.write(() => this.store.rebuildIndexes(this.name, [name]));
+    return indexInfo(index as IndexDef);
+  }
+
+  /** Drops the collection with its indexes; resolves false when it did not exist. */
+  async drop(): Promise<boolean> {
+    return this.store.write(() => this.store.dropCollection(this.name));
+  }
+}
+
+function empty(): FindResult {
+  return { documents: [], index: undefined };
+}

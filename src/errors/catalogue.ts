@@ -1,0 +1,62 @@
+/**
+ * The one catalogue of error codes: each code's HTTP status and a one-line meaning.
+ * A code is never reused for something else; docs/errors.md lists the same codes and a test
+ * keeps the two in step.
+ */
+
+export const ERROR_CATALOGUE = {
+  ERR_COLLECTION_NAME_INVALID: {
+    status: 400,
+    meaning: 'A collection name breaks the naming rules.',
+  },
+  ERR_COLLECTION_NOT_FOUND: { status: 404, meaning: 'The collection does not exist.' },
+  ERR_COLLECTION_LIMIT: { status: 400, meaning: 'Creating the collection would pass the limit.' },
+  ERR_DOCUMENT_INVALID: {
+    status: 400,
+    meaning: 'A document is not a JSON object of JSON values.',
+  },
+  ERR_DOCUMENT_TOO_LARGE: { status: 413, meaning: 'A document is larger than the limit.' },
+  ERR_DOCUMENT_ID_INVALID: { status: 400, meaning: 'An `_id` is not a valid UUID.' },
+  ERR_DOCUMENT_ID_EXISTS: {
+    status: 409,
+    meaning: 'An insert supplied an `_id` that is already in the collection.',
+  },
+  ERR_DOCUMENT_NOT_FOUND: { status: 404, meaning: 'No document has that `_id`.' },
+  ERR_PATH_INVALID: { status: 400, meaning: 'A JSON path cannot be parsed or is not allowed.' },
+  ERR_INDEX_INVALID: { status: 400, meaning: 'An index definition is not valid.' },
+  ERR_INDEX_EXISTS: {
+    status: 409,
+    meaning: 'An index with that name already exists on the collection.',
+  },
+  ERR_INDEX_NOT_FOUND: { status: 404, meaning: 'The collection has no index of that name.' },
+  ERR_INDEX_LIMIT: { status: 400, meaning: 'Creating the index would pass the limit.' },
+  ERR_UNIQUE_VIOLATION: {
+    status: 409,
+    meaning: 'A write would store a duplicate value in a unique index.',
+  },
+  ERR_BULK_TOO_LARGE: { status: 413, meaning: 'A bulk insert holds more documents than allowed.' },
+  ERR_BAD_ARGUMENT: { status: 400, meaning: 'An argument of an API call is not valid.' },
+  ERR_STORAGE_LOCKED: {
+    status: 409,
+    meaning: 'Another process holds the data file for writing.',
+  },
+  ERR_STORAGE_READ_ONLY: {
+    status: 503,
+    meaning: 'The data file was opened read-only and cannot take writes.',
+  },
+  ERR_STORAGE_NOT_FOUND: { status: 404, meaning: 'No data file exists at the given path.' },
+  ERR_STORAGE_FORMAT: {
+    status: 500,
+    meaning: 'The data file was written by an incompatible version of docdb.',
+  },
+  ERR_STORAGE_CLOSED: { status: 503, meaning: 'The database has been closed.' },
+  ERR_STORAGE_FAILED: { status: 500, meaning: 'The storage engine failed to commit a write.' },
+} as const satisfies Record<string, { status: number; meaning: string }>;
+
+/** Every stable error code docdb can report. */
+export type ErrorCode = keyof typeof ERROR_CATALOGUE;
+
+/** The HTTP status that goes with a code. */
+export function statusOf(code: ErrorCode): number {
+  return ERROR_CATALOGUE[code].status;
+}

@@ -1,0 +1,30 @@
+/**
+ * DbError: the one error type docdb raises for anything a user can cause. It carries a stable
+ * code from the catalogue, the HTTP status that goes with it, and optional details.
+ * Only server/ turns it into HTTP and only cli/ into exit codes.
+ */
+
+import { type ErrorCode, statusOf } from './catalogue.js';
+
+/** Extra facts about an error, such as a SQL position or the offending value. */
+export type ErrorDetails = Record<string, unknown>;
+
+/** An error a user caused or can act on; `message` says what is wrong and what to do. */
+export class DbError extends Error {
+  readonly code: ErrorCode;
+  readonly status: number;
+  readonly details: ErrorDetails | undefined;
+
+  constructor(code: ErrorCode, message: string, details?: ErrorDetails) {
+    super(message);
+    this.name = 'DbError';
+    this.code = code;
+    this.status = statusOf(code);
+    this.details = details;
+  }
+}
+
+/** True when `error` is a DbError, optionally with the given code. */
+export function isDbError(error: unknown, code?: ErrorCode): error is DbError {
+  return error instanceof DbError && (code === undefined || error.code === code);
+}

@@ -1,0 +1,28 @@
+/**
+ * docdb's embedded API, the package entry point:
+ *
+ *   import { open } from 'docdb';
+ *   const db = await open('./data');
+ *   const id = await db.collection('orders').insert({ pnr: 'ABC123' });
+ */
+
+export {
+  Collection,
+  type CreateIndexOptions,
+  Database,
+  type IndexInfo,
+  type InsertManyOptions,
+  type OpenOptions,
+  open,
+} from './engine/index.js';
+export { DbError, ERROR_CATALOGUE, type ErrorCode, isDbError } from './errors/index.js';
+export type {
+  BulkResult,
+  ChangeEntry,
+  CompactResult,
+  Document,
+  FindResult,
+  RangeBounds,
+  StoreStats,
+} from './storage/index.js';
+export { VERSION } from './version.js';

@@ -1,0 +1,148 @@
+/**
+ * The catalog: what the data file holds besides documents. Node metadata (format, term, the
+ * change-log floor, the sub-database counter) and one record per collection with its index
+ * definitions and their state. Records are plain data; the Store persists them.
+ */
+
+import { DbError } from '../errors/index.js';
+import {
+  COLLECTION_NAME_CHARS_MAX,
+  INDEX_NAME_CHARS_MAX,
+  INDEX_PATHS_MAX,
+  type JsonPath,
+  parsePath,
+} from '../util/index.js';
+
+/** The data-file format this build reads and writes. */
+export const FORMAT_VERSION = 1;
+
+/** Node metadata kept under the catalog key `meta`. */
+export interface NodeMeta {
+  format: number;
+  /** Replication term of the last promotion this node saw (starts at 1). */
+  term: number;
+  /** Highest seq ever trimmed from the change log; the log's seqs continue above it. */
+  seqFloor: number;
+  /** Counter behind sub-database names (`c<N>`, `i<N>`); never reused. */
+  nextDbId: number;
+  createdAt: string;
+}
+
+/** Whether the planner may answer from an index: `stale` after a `skipIndexes` load. */
+export type IndexState = 'ready' | 'stale';
+
+/** An index as the catalog stores it. */
+export interface IndexDef {
+  /** Name as given (case kept); unique per collection case-insensitively. */
+  name: string;
+  paths: string[];
+  unique: boolean;
+  multikey: boolean;
+  state: IndexState;
+  /** Sub-database holding the entries. */
+  dbName: string;
+  createdAt: string;
+}
+
+/** A collection as the catalog stores it. */
+export interface CollectionDef {
+  /** Canonical (lowercase) name. */
+  name: string;
+  dbName: string;
+  createdAt: string;
+  indexes: IndexDef[];
+}
+
+const COLLECTION_NAME = /^[A-Za-z0-9._-]+$/;
+
+/** Validates a collection name and folds it to the canonical lowercase form. */
+export function normalizeCollectionName(name: unknown): string {
+  if (typeof name !== 'string' || name.length === 0) {
+    throw new DbError(
+      'ERR_COLLECTION_NAME_INVALID',
+      'a collection name must be a non-empty string',
+    );
+  }
+  if (name.length > COLLECTION_NAME_CHARS_MAX) {
+    throw new DbError(
+      'ERR_COLLECTION_NAME_INVALID',
+      `collection name '${name.slice(0, 40)}…' is ${name.length} characters; the limit is ${COLLECTION_NAME_CHARS_MAX}`,
+    );
+  }
+  if (!COLLECTION_NAME.test(name)) {
+    const bad = [...name].find((ch) => !/[A-Za-z0-9._-]/.test(ch));
+    throw new DbError(
+      'ERR_COLLECTION_NAME_INVALID',
+      `collection name '${name}' contains '${bad}': use letters, digits, '.', '_' and '-' only`,
+      { name },
+    );
+  }
+  return name.toLowerCase();
+}
+
+/** What a caller asks for when creating an index. */
+export interface IndexSpec {
+  paths: string[];
+  name?: string | undefined;
+  unique?: boolean | undefined;
+}
+
+/** A validated index spec with parsed paths. */
+export interface CheckedIndexSpec {
+  name: string;
+  paths: JsonPath[];
+  unique: boolean;
+  multikey: boolean;
+}
+
+const INDEX_NAME = /^[A-Za-z0-9._-]+$/;
+
+function invalidIndex(message: string): DbError {
+  return new DbError('ERR_INDEX_INVALID', message);
+}
+
+/** The name an unnamed index gets: `idx_<collection>_<paths>` with other characters as `_`. */
+export function autoIndexName(collection: string, paths: string[]): string {
+  const raw = `idx_${collection}_${paths.join('_')}`.replace(/[^A-Za-z0-9]/g, '_');
+  return raw.slice(0, INDEX_NAME_CHARS_MAX);
+}
+
+/** Validates an index spec: paths, name, flags and the one-multikey-path rule. */
+export function checkIndexSpec(collection: string, spec: IndexSpec): CheckedIndexSpec {
+  if (spec === null || typeof spec !== 'object')
+    throw invalidIndex('an index spec must be an object');
+  if (!Array.isArray(spec.paths) || spec.paths.length === 0) {
+    throw invalidIndex('an index needs at least one path');
+  }
+  if (spec.paths.length > INDEX_PATHS_MAX) {
+    throw invalidIndex(`an index has at most ${INDEX_PATHS_MAX} paths; got ${spec.paths.length}`);
+  }
+  const paths = spec.paths.map((p) => parsePath(p, { allowEach: true }));
+  const texts = paths.map((p) => p.text);
+  if (new Set(texts).size !== texts.length)
+    throw invalidIndex('an index lists the same path twice');
+  if (paths.some((p) => (p.segments[0] as { name?: string }).name === '_id')) {
+    throw invalidIndex("'_id' is the primary key and needs no index");
+  }
+  const multikeyPaths = paths.filter((p) => p.multikey).length;
+  if (multikeyPaths > 1) {
+    throw invalidIndex('a composite index may hold at most one path with [*]');
+  }
+  if (spec.unique !== undefined && typeof spec.unique !== 'boolean') {
+    throw invalidIndex("'unique' must be true or false");
+  }
+  const name = spec.name ?? autoIndexName(collection, texts);
+  if (typeof name !== 'string' || name.length === 0 || name.length > INDEX_NAME_CHARS_MAX) {
+    throw invalidIndex(`an index name must be 1 to ${INDEX_NAME_CHARS_MAX} characters`);
+  }
+  if (!INDEX_NAME.test(name)) {
+    throw invalidIndex(`index name '${name}' may hold letters, digits, '.', '_' and '-' only`);
+  }
+  return { name, paths, unique: spec.unique === true, multikey: multikeyPaths === 1 };
+}
+
+/** Finds an index by name, ignoring letter case. */
+export function findIndex(def: CollectionDef, name: string): IndexDef | undefined {
+  const folded = name.toLowerCase();
+  return def.indexes.find((i) => i.name.toLowerCase() === folded);
+}

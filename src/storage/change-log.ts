@@ -1,0 +1,29 @@
+/**
+ * The change log: one entry per write, keyed by a strictly increasing seq, written in the
+ * same transaction as the write it records. Replication ships it; checkpoints trim it.
+ */
+
+import type { IndexSpec } from './catalog.js';
+
+/** What a change-log entry records. Documents travel in their stored encoding. */
+export type ChangeOp =
+  | { op: 'insert'; collection: string; id: string; doc: Buffer }
+  | { op: 'replace'; collection: string; id: string; doc: Buffer }
+  | { op: 'delete'; collection: string; id: string }
+  | { op: 'dropCollection'; collection: string }
+  | { op: 'createIndex'; collection: string; index: Required<IndexSpec> }
+  | { op: 'dropIndex'; collection: string; name: string };
+
+/** A change-log entry as stored. */
+export type ChangeEntry = ChangeOp & { seq: number; term: number; atMs: number };
+
+/** The 8-byte big-endian key of a seq, so keys sort in seq order. */
+export function seqKey(seq: number): Buffer {
+  const key = Buffer.allocUnsafe(8);
+  key.writeBigUInt64BE(BigInt(seq));
+  return key;
+}
+
+export function seqOfKey(key: Buffer): number {
+  return Number(key.readBigUInt64BE(0));
+}

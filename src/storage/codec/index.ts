@@ -1,0 +1,4 @@
+/** Pure codecs: order-preserving index keys and the stored value encoding. */
+
+export * from './key-codec.js';
+export * from './value-codec.js';

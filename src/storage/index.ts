@@ -1,0 +1,41 @@
+/** The storage layer: one LMDB data file, its catalog, documents, indexes and change log. */
+
+export {
+  autoIndexName,
+  type CheckedIndexSpec,
+  type CollectionDef,
+  checkIndexSpec,
+  FORMAT_VERSION,
+  findIndex,
+  type IndexDef,
+  type IndexSpec,
+  type IndexState,
+  normalizeCollectionName,
+} from './catalog.js';
+export type { ChangeEntry, ChangeOp } from './change-log.js';
+export { KEY_VALUE_BYTES_MAX } from './codec/index.js';
+export { checkDocument, type Document } from './document-check.js';
+export {
+  type FindOptions,
+  type FindResult,
+  findEqual,
+  findRange,
+  findTuple,
+  matchesEqual,
+  matchesRange,
+  type RangeBounds,
+} from './lookup.js';
+export {
+  type BulkResult,
+  type CompactResult,
+  collectionNotFound,
+  DATA_FILE_NAME,
+  type PreparedDocument,
+  prepareDocument,
+  resolveDataFile,
+  Store,
+  type StoreOptions,
+  type StoreStats,
+  withId,
+} from './store.js';
+export { type LockOwner, lockHolder } from './writer-lock.js';

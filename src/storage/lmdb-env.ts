@@ -1,0 +1,94 @@
+/**
+ * The only importer of lmdb: opens the environment with docdb's settings and hands out typed
+ * sub-database handles with binary keys and binary values (docdb encodes both itself).
+ */
+
+import { type Database as LmdbDatabase, open as lmdbOpen, type RootDatabase } from 'lmdb';
+import { COLLECTIONS_MAX, INDEXES_PER_COLLECTION_MAX } from '../util/index.js';
+
+/** A named sub-database: binary keys to binary values. */
+export type SubDb = LmdbDatabase<Buffer, Buffer>;
+/** The LMDB environment of one data file. */
+export type Env = RootDatabase<Buffer, Buffer>;
+
+/**
+ * Sub-databases a file can hold: every collection with all its indexes, room for one
+ * compaction's fresh copies, and the catalog and change log.
+ */
+export const SUB_DATABASES_MAX = (COLLECTIONS_MAX + 1) * (1 + INDEXES_PER_COLLECTION_MAX) + 8;
+
+/**
+ * Opens the environment. `overlappingSync` is off so that a commit has reached the disk
+ * (fsync) when `transactionSync` returns: the moment docdb acknowledges a write.
+ */
+export function openEnv(file: string, readOnly: boolean): Env {
+  return lmdbOpen<Buffer, Buffer>({
+    path: file,
+    noSubdir: true,
+    maxDbs: SUB_DATABASES_MAX,
+    overlappingSync: false,
+    readOnly,
+    keyEncoding: 'binary',
+    encoding: 'binary',
+  });
+}
+
+/** Opens (creating unless read-only) a named sub-database of the environment. */
+export function openSubDb(env: Env, name: string, create: boolean): SubDb {
+  // `create` is an lmdb-js option its type definitions leave out.
+  const options = { keyEncoding: 'binary', encoding: 'binary', create } as const;
+  return env.openDB<Buffer, Buffer>(name, options as Parameters<Env['openDB']>[1]);
+}
+
+/** Page counts of one B+tree, as LMDB reports them. */
+export interface TreeStats {
+  entries: number;
+  pages: number;
+}
+
+/** Entries and pages (branch, leaf and overflow) of a sub-database. */
+export function treeStats(db: SubDb): TreeStats {
+  const s = db.getStats() as {
+    entryCount: number;
+    treeBranchPageCount: number;
+    treeLeafPageCount: number;
+    overflowPages: number;
+  };
+  return {
+    entries: s.entryCount,
+    pages: s.treeBranchPageCount + s.treeLeafPageCount + s.overflowPages,
+  };
+}
+
+/** Environment-wide facts: page size, highest page number, last transaction id, free tree. */
+export interface EnvStats {
+  pageSize: number;
+  lastPageNumber: number;
+  lastTxnId: number;
+  mainPages: number;
+  freeTreePages: number;
+}
+
+export function envStats(env: Env): EnvStats {
+  const s = env.getStats() as {
+    pageSize: number;
+    lastPageNumber: number;
+    lastTxnId: number;
+    treeBranchPageCount: number;
+    treeLeafPageCount: number;
+    overflowPages: number;
+    free: { treeBranchPageCount: number; treeLeafPageCount: number; overflowPages: number };
+  };
+  return {
+    pageSize: s.pageSize,
+    lastPageNumber: s.lastPageNumber,
+    lastTxnId: s.lastTxnId,
+    mainPages: s.treeBranchPageCount + s.treeLeafPageCount + s.overflowPages,
+    freeTreePages: s.free.treeBranchPageCount + s.free.treeLeafPageCount + s.free.overflowPages,
+  };
+}
+
+/** A read of the latest committed state: drops the cached read snapshot. */
+export function refreshSnapshot(env: Env): void {
+  env.resetReadTxn();
+}

@@ -1,0 +1,936 @@
+/**
+ * The Store: one LMDB data file with its catalog, collections, indexes and change log.
+ * It owns every invariant of stored data (index entries match documents, unique indexes hold,
+ * the change log records every write) and every write's durability. It knows nothing of SQL
+ * or HTTP; the engine calls it.
+ */
+
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { DbError } from '../errors/index.js';
+import {
+  CHANGE_LOG_RETAIN_ENTRIES,
+  COLLECTIONS_MAX,
+  DOCUMENT_BYTES_MAX,
+  formatId,
+  ID_BYTES,
+  INDEXES_PER_COLLECTION_MAX,
+  newId,
+} from '../util/index.js';
+import {
+  type CheckedIndexSpec,
+  type CollectionDef,
+  FORMAT_VERSION,
+  findIndex,
+  type IndexDef,
+  type NodeMeta,
+} from './catalog.js';
+import { type ChangeEntry, type ChangeOp, seqKey, seqOfKey } from './change-log.js';
+import { decodeValue, encodeValue } from './codec/index.js';
+import type { Document } from './document-check.js';
+import { entryKey, indexValues, type LiveIndex, liveIndex } from './index-keys.js';
+import {
+  type Env,
+  envStats,
+  openEnv,
+  openSubDb,
+  refreshSnapshot,
+  type SubDb,
+  treeStats,
+} from './lmdb-env.js';
+import { acquireWriterLock, type WriterLock } from './writer-lock.js';
+import { RollbackWith, WriteQueue } from './write-queue.js';
+
+/** The file name of the data file inside a data directory. */
+export const DATA_FILE_NAME = 'data.docdb';
+
+const META_KEY = Buffer.from('meta');
+const COLLECTION_PREFIX = 'c/';
+const EMPTY = Buffer.alloc(0);
+/** Lowest possible id key; keys below it (none today) are reserved. */
+const ID_MIN = Buffer.alloc(ID_BYTES, 0);
+/** Greater than every 16-byte id: the start of a reverse scan. */
+const ID_PAST_MAX = Buffer.alloc(ID_BYTES + 1, 0xff);
+
+/** Options of Store.open. */
+export interface StoreOptions {
+  /** Open without the writer lock; every write is refused. */
+  readOnly?: boolean;
+}
+
+/** A document ready to store: validated body, its encoding, and the id it should keep. */
+export interface PreparedDocument {
+  body: Document;
+  encoded: Buffer;
+  id: Buffer | undefined;
+}
+
+/** Per-item outcome of a bulk insert. */
+export interface BulkResult {
+  ids: string[];
+  errors: Array<{ index: number; error: string; code: string }>;
+}
+
+/** Resolves a data directory or a `.docdb` file to the data file's path. */
+export function resolveDataFile(target: string): { file: string; dir: string } {
+  const resolved = path.resolve(target);
+  if (resolved.endsWith('.docdb')) return { file: resolved, dir: path.dirname(resolved) };
+  return { file: path.join(resolved, DATA_FILE_NAME), dir: resolved };
+}
+
+function storageFailed(error: unknown): DbError {
+  const reason = error instanceof Error ? error.message : String(error);
+  return new DbError('ERR_STORAGE_FAILED', `the write was not committed: ${reason}`);
+}
+
+/** Attaches `_id` in front of a stored body, as callers see documents. */
+export function withId(id: Buffer, body: Document): Document {
+  return { _id: formatId(id), ...body };
+}
+
+/** Encodes a validated body; enforces the document size limit. */
+export function prepareDocument(body: Document, id: Buffer | undefined): PreparedDocument {
+  const encoded = encodeValue(body);
+  if (encoded.length > DOCUMENT_BYTES_MAX) {
+    throw new DbError(
+      'ERR_DOCUMENT_TOO_LARGE',
+      `the document takes ${encoded.length} bytes stored; the limit is ${DOCUMENT_BYTES_MAX}`,
+      { bytes: encoded.length, limit: DOCUMENT_BYTES_MAX },
+    );
+  }
+  return { body, encoded, id };
+}
+
+/** State a batch has changed in memory, applied to the store only once the batch commits. */
+interface Staged {
+  defs: Map<string, CollectionDef | null>;
+  openedDbs: Map<string, SubDb>;
+  droppedDbs: Set<string>;
+  meta: NodeMeta;
+  lastSeq: number;
+}
+
+export class Store {
+  readonly file: string;
+  readonly readOnly: boolean;
+  private readonly env: Env;
+  private readonly catalogDb: SubDb;
+  private readonly changesDb: SubDb;
+  private readonly lock: WriterLock | undefined;
+  private readonly queue: WriteQueue;
+  private readonly dbs = new Map<string, SubDb>();
+  private readonly live = new Map<string, LiveIndex>();
+  private defs = new Map<string, CollectionDef>();
+  private meta!: NodeMeta;
+  private lastSeq = 0;
+  private staged: Staged | undefined;
+  private lastTxnSeen = -1;
+  private closed = false;
+
+  private constructor(file: string, readOnly: boolean, lock: WriterLock | undefined) {
+    this.file = file;
+    this.readOnly = readOnly;
+    this.lock = lock;
+    this.env = openEnv(file, readOnly);
+    this.catalogDb = openSubDb(this.env, 'catalog', !readOnly);
+    this.changesDb = openSubDb(this.env, 'changes', !readOnly);
+    this.queue = new WriteQueue({
+      runOuter: (body) => this.env.transactionSync(body),
+      runChild: (job) => this.env.transactionSync(job),
+      beginJob: () => this.beginJob(),
+      afterBatch: (error) => this.afterBatch(error),
+    });
+  }
+
+  /** Opens (or creates, unless read-only) the data file of a directory or `.docdb` path. */
+  static open(target: string, options: StoreOptions = {}): Store {
+    const { file, dir } = resolveDataFile(target);
+    const readOnly = options.readOnly === true;
+    if (readOnly && !fs.existsSync(file)) {
+      throw new DbError('ERR_STORAGE_NOT_FOUND', `no docdb data file at ${file}`, { file });
+    }
+    if (!readOnly) fs.mkdirSync(dir, { recursive: true });
+    const lock = readOnly ? undefined : acquireWriterLock(file);
+    try {
+      const store = new Store(file, readOnly, lock);
+      store.loadCatalog();
+      return store;
+    } catch (error) {
+      lock?.release();
+      throw error;
+    }
+  }
+
+  // ---- catalog -------------------------------------------------------------------------
+
+  private loadCatalog(): void {
+    const rawMeta = this.catalogDb.get(META_KEY);
+    if (rawMeta) {
+      this.meta = decodeValue<NodeMeta>(rawMeta);
+      if (this.meta.format !== FORMAT_VERSION) {
+        throw new DbError(
+          'ERR_STORAGE_FORMAT',
+          `${this.file} has data format ${this.meta.format}; this docdb reads format ${FORMAT_VERSION}`,
+        );
+      }
+    } else if (this.readOnly) {
+      this.meta = emptyMeta();
+    } else {
+      this.meta = emptyMeta();
+      this.env.transactionSync(() => this.catalogDb.putSync(META_KEY, encodeValue(this.meta)));
+    }
+    const defs = new Map<string, CollectionDef>();
+    const start = Buffer.from(COLLECTION_PREFIX);
+    const end = Buffer.from('c0');
+    for (const { value } of this.catalogDb.getRange({ start, end })) {
+      const def = decodeValue<CollectionDef>(value);
+      defs.set(def.name, def);
+    }
+    this.defs = defs;
+    this.live.clear();
+    this.lastSeq = Math.max(this.meta.seqFloor, this.lastChangeSeq());
+    this.lastTxnSeen = envStats(this.env).lastTxnId;
+  }
+
+  private lastChangeSeq(): number {
+    for (const key of this.changesDb.getKeys({ start: ID_PAST_MAX, reverse: true, limit: 1 })) {
+      return seqOfKey(key);
+    }
+    return 0;
+  }
+
+  /**
+   * For read-only stores: picks up what a writing process committed since the last look.
+   * Cheap when nothing changed (one comparison of LMDB's last transaction id).
+   */
+  refresh(): void {
+    refreshSnapshot(this.env);
+    if (!this.readOnly) return;
+    const txn = envStats(this.env).lastTxnId;
+    if (txn === this.lastTxnSeen) return;
+    this.dbs.clear();
+    this.loadCatalog();
+  }
+
+  /** Canonical names of every collection, sorted. */
+  collectionNames(): string[] {
+    return [...this.currentDefs().keys()].sort();
+  }
+
+  /** The definition of a collection (canonical name), if it exists. */
+  getCollection(name: string): CollectionDef | undefined {
+    const staged = this.staged?.defs.get(name);
+    if (staged !== undefined) return staged ?? undefined;
+    return this.defs.get(name);
+  }
+
+  private currentDefs(): Map<string, CollectionDef> {
+    if (!this.staged) return this.defs;
+    const merged = new Map(this.defs);
+    for (const [name, def] of this.staged.defs) {
+      if (def) merged.set(name, def);
+      else merged.delete(name);
+    }
+    return merged;
+  }
+
+  /** The node's replication term and the seq of the newest change-log entry. */
+  nodeState(): { term: number; lastSeq: number; seqFloor: number } {
+    return { term: this.meta.term, lastSeq: this.lastSeq, seqFloor: this.meta.seqFloor };
+  }
+
+  // ---- the write machinery -------------------------------------------------------------
+
+  private beginJob(): () => void {
+    const staged = this.staged ?? this.newStaged();
+    this.staged = staged;
+    const snapshot = {
+      defs: new Map(staged.defs),
+      opened: new Map(staged.openedDbs),
+      dropped: new Set(staged.droppedDbs),
+      meta: staged.meta,
+      lastSeq: staged.lastSeq,
+    };
+    return () => {
+      staged.defs = snapshot.defs;
+      staged.openedDbs = snapshot.opened;
+      staged.droppedDbs = snapshot.dropped;
+      staged.meta = snapshot.meta;
+      staged.lastSeq = snapshot.lastSeq;
+    };
+  }
+
+  private newStaged(): Staged {
+    return {
+      defs: new Map(),
+      openedDbs: new Map(),
+      droppedDbs: new Set(),
+      meta: this.meta,
+      lastSeq: this.lastSeq,
+    };
+  }
+
+  private afterBatch(error: unknown): void {
+    const staged = this.staged;
+    this.staged = undefined;
+    if (error !== undefined || !staged) {
+      // Nothing of the batch reached the disk: forget what it staged, re-read the truth.
+      if (error !== undefined) this.loadCatalog();
+      return;
+    }
+    for (const [name, def] of staged.defs) {
+      if (def) this.defs.set(name, def);
+      else this.defs.delete(name);
+      this.live.delete(name);
+    }
+    for (const [name, db] of staged.openedDbs) this.dbs.set(name, db);
+    for (const name of staged.droppedDbs) this.dbs.delete(name);
+    this.meta = staged.meta;
+    this.lastSeq = staged.lastSeq;
+  }
+
+  /** Runs `job` as one atomic write in the next group commit; resolves once durable. */
+  write<T>(job: () => T): Promise<T> {
+    if (this.closed) {
+      return Promise.reject(new DbError('ERR_STORAGE_CLOSED', 'the database is closed'));
+    }
+    if (this.readOnly) {
+      return Promise.reject(
+        new DbError(
+          'ERR_STORAGE_READ_ONLY',
+          `${this.file} is open read-only; writes go through the process that holds it`,
+        ),
+      );
+    }
+    return this.queue.enqueue(job).catch((error: unknown) => {
+      throw error instanceof DbError || !(error instanceof Error) ? error : storageFailed(error);
+    });
+  }
+
+  private stagedState(): Staged {
+    if (!this.staged) throw new Error('storage write outside a write job');
+    return this.staged;
+  }
+
+  private subDb(name: string): SubDb {
+    const opened = this.staged?.openedDbs.get(name) ?? this.dbs.get(name);
+    if (opened) return opened;
+    const db = openSubDb(this.env, name, false);
+    this.dbs.set(name, db);
+    return db;
+  }
+
+  private allocateDb(prefix: 'c' | 'i'): { name: string; db: SubDb } {
+    const staged = this.stagedState();
+    const name = `${prefix}${staged.meta.nextDbId}`;
+    staged.meta = { ...staged.meta, nextDbId: staged.meta.nextDbId + 1 };
+    this.catalogDb.putSync(META_KEY, encodeValue(staged.meta));
+    const db = openSubDb(this.env, name, true);
+    staged.openedDbs.set(name, db);
+    return { name, db };
+  }
+
+  private dropDb(name: string): void {
+    this.subDb(name).dropSync();
+    this.stagedState().droppedDbs.add(name);
+  }
+
+  private saveCollection(def: CollectionDef): void {
+    this.catalogDb.putSync(Buffer.from(COLLECTION_PREFIX + def.name), encodeValue(def));
+    this.stagedState().defs.set(def.name, def);
+  }
+
+  private appendChange(change: ChangeOp): number {
+    const staged = this.stagedState();
+    const seq = staged.lastSeq + 1;
+    const entry: ChangeEntry = { ...change, seq, term: staged.meta.term, atMs: Date.now() };
+    this.changesDb.putSync(seqKey(seq), encodeValue(entry), { append: true });
+    staged.lastSeq = seq;
+    return seq;
+  }
+
+  /** The collection's definition inside a write job, created on first use when `create`. */
+  private collectionForWrite(name: string, create: boolean): CollectionDef | undefined {
+    const existing = this.getCollection(name);
+    if (existing || !create) return existing;
+    if (this.currentDefs().size >= COLLECTIONS_MAX) {
+      throw new DbError(
+        'ERR_COLLECTION_LIMIT',
+        `cannot create collection '${name}': a data file holds at most ${COLLECTIONS_MAX} collections`,
+      );
+    }
+    const { name: dbName } = this.allocateDb('c');
+    const def: CollectionDef = { name, dbName, createdAt: new Date().toISOString(), indexes: [] };
+    this.saveCollection(def);
+    return def;
+  }
+
+  private liveIndexes(def: CollectionDef): LiveIndex[] {
+    return def.indexes.map((index) => {
+      const key = `${def.name}\u0000${index.dbName}\u0000${index.state}`;
+      let cached = this.live.get(key);
+      if (!cached || cached.def !== index) {
+        cached = liveIndex(index);
+        this.live.set(key, cached);
+      }
+      return cached;
+    });
+  }
+
+  // ---- document writes (inside write jobs) ---------------------------------------------
+
+  private idExists(def: CollectionDef, id: Buffer): boolean {
+    return this.subDb(def.dbName).getBinaryFast(id) !== undefined;
+  }
+
+  /** Another document than `self` holding the same complete value in a unique index. */
+  private uniqueHolder(index: LiveIndex, valueKey: Buffer, self: Buffer | undefined): boolean {
+    const db = this.subDb(index.def.dbName);
+    const end = Buffer.concat([valueKey, ID_PAST_MAX]);
+    for (const key of db.getKeys({ start: valueKey, end })) {
+      if (key.length !== valueKey.length + ID_BYTES) continue;
+      if (self && key.subarray(valueKey.length).equals(self)) continue;
+      return true;
+    }
+    return false;
+  }
+
+  private uniqueViolation(def: CollectionDef, index: LiveIndex, tuple: unknown[]): DbError {
+    const paths = index.def.paths.join(', ');
+    const shown = tuple.map((v) => JSON.stringify(v)).join(', ');
+    return new DbError(
+      'ERR_UNIQUE_VIOLATION',
+      `unique index '${index.def.name}' on ${def.name} (${paths}) already holds ${shown}; ` +
+        'nothing of this write was stored',
+      { index: index.def.name, collection: def.name, paths: index.def.paths, value: tuple },
+    );
+  }
+
+  /**
+   * Inserts prepared documents. Each item is checked (id, unique values against stored data
+   * and earlier items) before anything is written; failing items are reported and skipped,
+   * or with `atomic` the whole call rolls back. Index entries are written per index in key
+   * order, and documents with `append` when their ids extend the collection.
+   */
+  insertDocuments(
+    collection: string,
+    docs: Array<PreparedDocument | DbError>,
+    options: { atomic?: boolean; skipIndexes?: boolean } = {},
+  ): BulkResult {
+    const def = this.collectionForWrite(collection, true) as CollectionDef;
+    const indexes = options.skipIndexes
+      ? []
+      : this.liveIndexes(def).filter((i) => i.def.state === 'ready');
+    const result: BulkResult = { ids: [], errors: [] };
+    const accepted: Array<{ id: Buffer; doc: PreparedDocument; keys: Buffer[][] }> = [];
+    const batchUnique = indexes.map(() => new Set<string>());
+    const batchIds = new Set<string>();
+    docs.forEach((doc, position) => {
+      try {
+        if (doc instanceof DbError) throw doc;
+        const id = this.claimId(def, doc.id, batchIds);
+        const keys = this.checkedIndexKeys(def, indexes, doc, batchUnique);
+        accepted.push({ id, doc, keys });
+        result.ids.push(formatId(id));
+      } catch (error) {
+        if (!(error instanceof DbError)) throw error;
+        result.errors.push({ index: position, error: error.message, code: error.code });
+      }
+    });
+    if (options.atomic && result.errors.length > 0) {
+      throw new RollbackWith<BulkResult>({ ids: [], errors: result.errors });
+    }
+    this.writeAccepted(def, indexes, accepted);
+    if (options.skipIndexes && def.indexes.some((i) => i.state === 'ready') && accepted.length) {
+      this.saveCollection({
+        ...def,
+        indexes: def.indexes.map((i) => ({ ...i, state: 'stale' as const })),
+      });
+    }
+    return result;
+  }
+
+  private claimId(def: CollectionDef, given: Buffer | undefined, batch: Set<string>): Buffer {
+    if (!given) return newId();
+    const text = given.toString('hex');
+    if (batch.has(text) || this.idExists(def, given)) {
+      throw new DbError(
+        'ERR_DOCUMENT_ID_EXISTS',
+        `_id ${formatId(given)} already exists in ${def.name}; use replace to change it`,
+        { _id: formatId(given) },
+      );
+    }
+    batch.add(text);
+    return given;
+  }
+
+  private checkedIndexKeys(
+    def: CollectionDef,
+    indexes: LiveIndex[],
+    doc: PreparedDocument,
+    batchUnique: Set<string>[],
+  ): Buffer[][] {
+    const keys: Buffer[][] = [];
+    const claims: Array<[Set<string>, string]> = [];
+    indexes.forEach((index, i) => {
+      const values = indexValues(index, doc.body);
+      if (index.def.unique) {
+        for (const value of values) {
+          if (value.hasNull) continue;
+          const text = value.bytes.toString('latin1');
+          const seen = batchUnique[i] as Set<string>;
+          if (seen.has(text) || this.uniqueHolder(index, value.bytes, undefined)) {
+            throw this.uniqueViolation(def, index, value.tuple);
+          }
+          claims.push([seen, text]);
+        }
+      }
+      keys.push(values.map((v) => v.bytes));
+    });
+    for (const [seen, text] of claims) seen.add(text);
+    return keys;
+  }
+
+  private writeAccepted(
+    def: CollectionDef,
+    indexes: LiveIndex[],
+    accepted: Array<{ id: Buffer; doc: PreparedDocument; keys: Buffer[][] }>,
+  ): void {
+    if (accepted.length === 0) return;
+    const db = this.subDb(def.dbName);
+    const ordered =
+      accepted.length > 1 ? [...accepted].sort((a, b) => a.id.compare(b.id)) : accepted;
+    const first = (ordered[0] as (typeof ordered)[number]).id;
+    let last: Buffer | undefined;
+    for (const key of db.getKeys({ start: ID_PAST_MAX, reverse: true, limit: 1 })) last = key;
+    const append = !last || first.compare(last) > 0;
+    for (const item of ordered) db.putSync(item.id, item.doc.encoded, { append });
+    indexes.forEach((index, i) => {
+      const entries: Buffer[] = [];
+      for (const item of accepted) {
+        for (const valueKey of item.keys[i] as Buffer[]) entries.push(entryKey(valueKey, item.id));
+      }
+      entries.sort(Buffer.compare);
+      const idb = this.subDb(index.def.dbName);
+      for (const entry of entries) idb.putSync(entry, EMPTY);
+    });
+    for (const item of accepted) {
+      this.appendChange({
+        op: 'insert',
+        collection: def.name,
+        id: formatId(item.id),
+        doc: item.doc.encoded,
+      });
+    }
+  }
+
+  /** Replaces the document with `id`, keeping the id. Returns false when it does not exist. */
+  replaceDocument(collection: string, id: Buffer, doc: PreparedDocument): boolean {
+    const def = this.collectionForWrite(collection, false);
+    if (!def) return false;
+    const db = this.subDb(def.dbName);
+    const oldBytes = db.getBinaryFast(id);
+    if (oldBytes === undefined) return false;
+    const old = decodeValue<Document>(oldBytes);
+    for (const index of this.liveIndexes(def)) {
+      if (index.def.state !== 'ready') continue;
+      const before = indexValues(index, old);
+      const after = indexValues(index, doc.body);
+      const beforeSet = new Set(before.map((v) => v.bytes.toString('latin1')));
+      const afterSet = new Set(after.map((v) => v.bytes.toString('latin1')));
+      const idb = this.subDb(index.def.dbName);
+      for (const value of after) {
+        if (beforeSet.has(value.bytes.toString('latin1'))) continue;
+        if (index.def.unique && !value.hasNull && this.uniqueHolder(index, value.bytes, id)) {
+          throw this.uniqueViolation(def, index, value.tuple);
+        }
+        idb.putSync(entryKey(value.bytes, id), EMPTY);
+      }
+      for (const value of before) {
+        if (!afterSet.has(value.bytes.toString('latin1'))) {
+          idb.removeSync(entryKey(value.bytes, id));
+        }
+      }
+    }
+    db.putSync(id, doc.encoded);
+    this.appendChange({ op: 'replace', collection: def.name, id: formatId(id), doc: doc.encoded });
+    return true;
+  }
+
+  /** Deletes the document with `id`. Returns false when it does not exist. */
+  deleteDocument(collection: string, id: Buffer): boolean {
+    const def = this.collectionForWrite(collection, false);
+    if (!def) return false;
+    const db = this.subDb(def.dbName);
+    const oldBytes = db.getBinaryFast(id);
+    if (oldBytes === undefined) return false;
+    const old = decodeValue<Document>(oldBytes);
+    for (const index of this.liveIndexes(def)) {
+      if (index.def.state !== 'ready') continue;
+      const idb = this.subDb(index.def.dbName);
+      for (const value of indexValues(index, old)) idb.removeSync(entryKey(value.bytes, id));
+    }
+    db.removeSync(id);
+    this.appendChange({ op: 'delete', collection: def.name, id: formatId(id) });
+    return true;
+  }
+
+  /** Drops a collection with its indexes. Returns false when it does not exist. */
+  dropCollection(collection: string): boolean {
+    const def = this.collectionForWrite(collection, false);
+    if (!def) return false;
+    for (const index of def.indexes) this.dropDb(index.dbName);
+    this.dropDb(def.dbName);
+    this.catalogDb.removeSync(Buffer.from(COLLECTION_PREFIX + def.name));
+    this.stagedState().defs.set(def.name, null);
+    this.appendChange({ op: 'dropCollection', collection: def.name });
+    return true;
+  }
+
+  // ---- indexes (inside write jobs) -----------------------------------------------------
+
+  /** Creates an index and builds it from the collection's documents (created if missing). */
+  createIndex(collection: string, spec: CheckedIndexSpec): IndexDef {
+    const def = this.collectionForWrite(collection, true) as CollectionDef;
+    if (findIndex(def, spec.name)) {
+      throw new DbError(
+        'ERR_INDEX_EXISTS',
+        `collection ${def.name} already has an index named '${spec.name}'`,
+        { index: spec.name },
+      );
+    }
+    if (def.indexes.length >= INDEXES_PER_COLLECTION_MAX) {
+      throw new DbError(
+        'ERR_INDEX_LIMIT',
+        `collection ${def.name} already has ${def.indexes.length} indexes, the most allowed`,
+      );
+    }
+    const { name: dbName } = this.allocateDb('i');
+    const index: IndexDef = {
+      name: spec.name,
+      paths: spec.paths.map((p) => p.text),
+      unique: spec.unique,
+      multikey: spec.multikey,
+      state: 'ready',
+      dbName,
+      createdAt: new Date().toISOString(),
+    };
+    this.buildIndex(def, liveIndex(index));
+    this.saveCollection({ ...def, indexes: [...def.indexes, index] });
+    this.appendChange({
+      op: 'createIndex',
+      collection: def.name,
+      index: { name: index.name, paths: index.paths, unique: index.unique },
+    });
+    return index;
+  }
+
+  /** Fills an empty index sub-database from every document, in key order. */
+  private buildIndex(def: CollectionDef, index: LiveIndex): number {
+    const entries: Buffer[] = [];
+    const seen = new Set<string>();
+    for (const { key: id, value } of this.subDb(def.dbName).getRange({ start: ID_MIN })) {
+      const body = decodeValue<Document>(value);
+      for (const v of indexValues(index, body)) {
+        if (index.def.unique && !v.hasNull) {
+          const text = v.bytes.toString('latin1');
+          if (seen.has(text)) throw this.uniqueViolation(def, index, v.tuple);
+          seen.add(text);
+        }
+        entries.push(entryKey(v.bytes, Buffer.from(id)));
+      }
+    }
+    entries.sort(Buffer.compare);
+    const idb = this.subDb(index.def.dbName);
+    for (const entry of entries) idb.putSync(entry, EMPTY, { append: true });
+    return entries.length;
+  }
+
+  /** Drops an index by name (case-insensitive). Returns the dropped definition. */
+  dropIndex(collection: string, name: string): IndexDef {
+    const def = this.requireForWrite(collection);
+    const index = this.requireIndex(def, name);
+    this.dropDb(index.dbName);
+    this.saveCollection({ ...def, indexes: def.indexes.filter((i) => i !== index) });
+    this.appendChange({ op: 'dropIndex', collection: def.name, name: index.name });
+    return index;
+  }
+
+  /** Rebuilds the named indexes (all when `names` is undefined) and marks them ready. */
+  rebuildIndexes(collection: string, names?: string[]): IndexDef[] {
+    const def = this.requireForWrite(collection);
+    const chosen = names ? names.map((n) => this.requireIndex(def, n)) : def.indexes;
+    const rebuilt = new Map<IndexDef, IndexDef>();
+    for (const index of chosen) {
+      this.subDb(index.dbName).clearSync();
+      const fresh: IndexDef = { ...index, state: 'ready' };
+      this.buildIndex(def, liveIndex(fresh));
+      rebuilt.set(index, fresh);
+    }
+    const indexes = def.indexes.map((i) => rebuilt.get(i) ?? i);
+    this.saveCollection({ ...def, indexes });
+    return [...rebuilt.values()];
+  }
+
+  private requireForWrite(collection: string): CollectionDef {
+    const def = this.collectionForWrite(collection, false);
+    if (!def) throw collectionNotFound(collection, this.collectionNames());
+    return def;
+  }
+
+  private requireIndex(def: CollectionDef, name: string): IndexDef {
+    const index = findIndex(def, name);
+    if (!index) {
+      const known = def.indexes.map((i) => i.name).join(', ') || 'none';
+      throw new DbError(
+        'ERR_INDEX_NOT_FOUND',
+        `collection ${def.name} has no index named '${name}' (indexes: ${known})`,
+        { index: name },
+      );
+    }
+    return index;
+  }
+
+  // ---- reads ---------------------------------------------------------------------------
+
+  /** The stored body of a document, or undefined. */
+  getBody(def: CollectionDef, id: Buffer): Document | undefined {
+    const bytes = this.subDb(def.dbName).getBinaryFast(id);
+    return bytes === undefined ? undefined : decodeValue<Document>(bytes);
+  }
+
+  /** Documents in id order, starting after `afterId` when given. */
+  *scan(def: CollectionDef, afterId?: Buffer): Generator<{ id: Buffer; body: Document }> {
+    const start = afterId ? Buffer.concat([afterId, Buffer.from([0])]) : ID_MIN;
+    for (const { key, value } of this.subDb(def.dbName).getRange({ start })) {
+      yield { id: key, body: decodeValue<Document>(value) };
+    }
+  }
+
+  /** Number of documents, from LMDB's tree statistics (no scan). */
+  count(def: CollectionDef): number {
+    return treeStats(this.subDb(def.dbName)).entries;
+  }
+
+  /**
+   * Ids of index entries whose key lies in [start, end), each once even for multikey
+   * indexes. Callers recheck the documents: truncated keys can produce extra candidates.
+   */
+  *indexIds(index: IndexDef, start: Buffer, end: Buffer): Generator<Buffer> {
+    const seen = index.multikey ? new Set<string>() : undefined;
+    for (const key of this.subDb(index.dbName).getKeys({ start, end })) {
+      const id = key.subarray(key.length - ID_BYTES);
+      if (seen) {
+        const text = id.toString('latin1');
+        if (seen.has(text)) continue;
+        seen.add(text);
+      }
+      yield Buffer.from(id);
+    }
+  }
+
+  /** Every change-log entry with seq greater than `afterSeq`, in order. */
+  *changesAfter(afterSeq: number): Generator<ChangeEntry> {
+    for (const { value } of this.changesDb.getRange({ start: seqKey(afterSeq + 1) })) {
+      yield decodeValue<ChangeEntry>(value);
+    }
+  }
+
+  // ---- maintenance ---------------------------------------------------------------------
+
+  /** Resolves once every queued write is durable. */
+  async flush(): Promise<{ lastSeq: number }> {
+    await this.queue.whenIdle();
+    return { lastSeq: this.lastSeq };
+  }
+
+  /**
+   * Flushes, then trims the change log to its retention bound (and, once replication
+   * exists, to what every follower acknowledged). Returns what was trimmed.
+   */
+  async checkpoint(
+    retainEntries: number = CHANGE_LOG_RETAIN_ENTRIES,
+  ): Promise<{ lastSeq: number; trimmedEntries: number; firstSeq: number }> {
+    await this.flush();
+    return this.write(() => {
+      const staged = this.stagedState();
+      const trimTo = staged.lastSeq - retainEntries;
+      let trimmed = 0;
+      if (trimTo > staged.meta.seqFloor) {
+        const doomed = [...this.changesDb.getKeys({ start: seqKey(0), end: seqKey(trimTo + 1) })];
+        for (const key of doomed) this.changesDb.removeSync(key);
+        trimmed = doomed.length;
+        staged.meta = { ...staged.meta, seqFloor: trimTo };
+        this.catalogDb.putSync(META_KEY, encodeValue(staged.meta));
+      }
+      return {
+        lastSeq: staged.lastSeq,
+        trimmedEntries: trimmed,
+        firstSeq: staged.meta.seqFloor + 1,
+      };
+    });
+  }
+
+  /** Pages held by one collection's documents and indexes. */
+  private collectionPages(def: CollectionDef): number {
+    let pages = treeStats(this.subDb(def.dbName)).pages;
+    for (const index of def.indexes) pages += treeStats(this.subDb(index.dbName)).pages;
+    return pages;
+  }
+
+  /**
+   * Rewrites a collection's documents and index entries into fresh sub-databases and drops
+   * the old ones, releasing their pages to LMDB's free list. Reports measured page counts.
+   */
+  async compact(collection: string): Promise<CompactResult> {
+    const before = this.pageUsage();
+    const result = await this.write(() => {
+      const def = this.requireForWrite(collection);
+      const pagesBefore = this.collectionPages(def);
+      const { name: dbName, db } = this.allocateDb('c');
+      for (const { key, value } of this.subDb(def.dbName).getRange({ start: ID_MIN })) {
+        db.putSync(key, value, { append: true });
+      }
+      const fresh: CollectionDef = { ...def, dbName, indexes: [] };
+      for (const index of def.indexes) {
+        const copy: IndexDef = { ...index, dbName: this.allocateDb('i').name };
+        const olddb = this.subDb(index.dbName);
+        const newdb = this.subDb(copy.dbName);
+        for (const key of olddb.getKeys({ start: Buffer.alloc(1, 0) })) {
+          newdb.putSync(key, EMPTY, { append: true });
+        }
+        fresh.indexes.push(copy);
+      }
+      for (const index of def.indexes) this.dropDb(index.dbName);
+      this.dropDb(def.dbName);
+      this.saveCollection(fresh);
+      return { def: fresh, pagesBefore };
+    });
+    const pagesAfter = this.collectionPages(result.def);
+    const after = this.pageUsage();
+    const pageSize = after.pageSizeBytes;
+    return {
+      collection: result.def.name,
+      pagesBefore: result.pagesBefore,
+      pagesAfter,
+      pagesCompacted: result.pagesBefore - pagesAfter,
+      bytesReclaimed: (result.pagesBefore - pagesAfter) * pageSize,
+      freePagesBefore: before.free,
+      freePagesAfter: after.free,
+      fileSizeBytes: fs.statSync(this.file).size,
+    };
+  }
+
+  /** Page counts of the whole file, measured from LMDB's tree statistics. */
+  pageUsage(): { pageSizeBytes: number; total: number; used: number; free: number } {
+    const env = envStats(this.env);
+    let used = 2 + env.mainPages + env.freeTreePages;
+    used += treeStats(this.catalogDb).pages + treeStats(this.changesDb).pages;
+    for (const def of this.currentDefs().values()) used += this.collectionPages(def);
+    const total = env.lastPageNumber + 1;
+    return { pageSizeBytes: env.pageSize, total, used, free: Math.max(0, total - used) };
+  }
+
+  /** File, page and per-collection facts for `inspect` and `/stats`. */
+  stats(): StoreStats {
+    const usage = this.pageUsage();
+    const collections = this.collectionNames().map((name) => {
+      const def = this.getCollection(name) as CollectionDef;
+      return {
+        name,
+        count: this.count(def),
+        indexes: def.indexes.map((index) => ({
+          name: index.name,
+          paths: index.paths,
+          unique: index.unique,
+          multikey: index.multikey,
+          state: index.state,
+          entries: treeStats(this.subDb(index.dbName)).entries,
+        })),
+      };
+    });
+    const changes = treeStats(this.changesDb).entries;
+    return {
+      file: this.file,
+      fileSizeBytes: fs.statSync(this.file).size,
+      pageSizeBytes: usage.pageSizeBytes,
+      pages: { total: usage.total, used: usage.used, free: usage.free },
+      collections,
+      changeLog: { entries: changes, lastSeq: this.lastSeq, firstSeq: this.lastSeq - changes + 1 },
+      term: this.meta.term,
+    };
+  }
+
+  /** Waits for queued writes, closes the file and releases the writer lock. */
+  async close(): Promise<void> {
+    if (this.closed) return;
+    await this.queue.whenIdle();
+    this.closed = true;
+    await this.env.close();
+    this.lock?.release();
+  }
+
+  get isClosed(): boolean {
+    return this.closed;
+  }
+}
+
+/** What a compaction measured. */
+export interface CompactResult {
+  collection: string;
+  pagesBefore: number;
+  pagesAfter: number;
+  pagesCompacted: number;
+  bytesReclaimed: number;
+  freePagesBefore: number;
+  freePagesAfter: number;
+  fileSizeBytes: number;
+}
+
+/** Storage facts of a data file. */
+export interface StoreStats {
+  file: string;
+  fileSizeBytes: number;
+  pageSizeBytes: number;
+  pages: { total: number; used: number; free: number };
+  collections: Array<{
+    name: string;
+    count: number;
+    indexes: Array<{
+      name: string;
+      paths: string[];
+      unique: boolean;
+      multikey: boolean;
+      state: string;
+      entries: number;
+    }>;
+  }>;
+  changeLog: { entries: number; lastSeq: number; firstSeq: number };
+  term: number;
+}
+
+function emptyMeta(): NodeMeta {
+  return {
+    format: FORMAT_VERSION,
+    term: 1,
+    seqFloor: 0,
+    nextDbId: 1,
+    createdAt: new Date().toISOString(),
+  };
+}
+
+/**
+ * The unknown-collection error: names the collection, lists known names (first 20, then
+ * "+N more"), and suggests the lowercase name when only the letter case differs.
+ */
+export function collectionNotFound(name: string, known: string[]): DbError {
+  const shown = known.slice(0, 20).join(', ');
+  const more = known.length > 20 ? ` +${known.length - 20} more` : '';
+  const list = known.length === 0 ? 'there are no collections yet' : `known: ${shown}${more}`;
+  const folded = name.toLowerCase();
+  const hint = folded !== name && known.includes(folded) ? `; did you mean '${folded}'?` : '';
+  return new DbError('ERR_COLLECTION_NOT_FOUND', `unknown collection '${name}' (${list})${hint}`, {
+    collection: name,
+    known: known.slice(0, 20),
+  });
+}

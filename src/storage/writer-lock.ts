@@ -1,0 +1,95 @@
+/**
+ * One writing process per data file. A process that opens a file for writing holds
+ * `<file>-owner`, which names its pid; another writer (a second node, offline `compact`) is
+ * refused with that pid. The file is created atomically (link of a temp file), and a lock
+ * left by a dead process is taken over. Readers never take it: LMDB's MVCC serves them.
+ */
+
+import { hostname } from 'node:os';
+import * as fs from 'node:fs';
+import { DbError } from '../errors/index.js';
+
+/** What the owner file records about the process holding the file. */
+export interface LockOwner {
+  pid: number;
+  host: string;
+  command: string;
+  since: string;
+}
+
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+function readOwner(lockPath: string): LockOwner | undefined {
+  try {
+    return JSON.parse(fs.readFileSync(lockPath, 'utf8')) as LockOwner;
+  } catch {
+    return undefined;
+  }
+}
+
+/** A held writer lock; release it when the file is closed. */
+export interface WriterLock {
+  path: string;
+  release(): void;
+}
+
+/** Takes the writer lock of a data file or throws ERR_STORAGE_LOCKED naming the holder. */
+export function acquireWriterLock(file: string): WriterLock {
+  const lockPath = `${file}-owner`;
+  const me: LockOwner = {
+    pid: process.pid,
+    host: hostname(),
+    command: process.argv.slice(1).join(' ').slice(0, 200),
+    since: new Date().toISOString(),
+  };
+  const temp = `${lockPath}.${process.pid}.tmp`;
+  fs.writeFileSync(temp, JSON.stringify(me));
+  try {
+    for (let attempt = 0; attempt < 3; attempt++) {
+      try {
+        fs.linkSync(temp, lockPath);
+        return { path: lockPath, release: () => releaseIfMine(lockPath) };
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+      }
+      const owner = readOwner(lockPath);
+      if (owner && owner.pid === process.pid) {
+        throw locked(file, owner, 'this process already has it open');
+      }
+      if (owner && owner.host === me.host && isAlive(owner.pid)) throw locked(file, owner);
+      // The holder is gone (or the file is unreadable debris): take the lock over.
+      fs.rmSync(lockPath, { force: true });
+    }
+    throw new DbError('ERR_STORAGE_LOCKED', `could not take the writer lock of ${file}`);
+  } finally {
+    fs.rmSync(temp, { force: true });
+  }
+}
+
+function locked(file: string, owner: LockOwner, why?: string): DbError {
+  const reason = why ?? `process ${owner.pid} (${owner.command || 'docdb'}) has it open`;
+  return new DbError(
+    'ERR_STORAGE_LOCKED',
+    `${file} is held for writing: ${reason} since ${owner.since}. Stop that process first, ` +
+      'or send the work to it (a running node takes writes over its API).',
+    { pid: owner.pid, host: owner.host },
+  );
+}
+
+function releaseIfMine(lockPath: string): void {
+  const owner = readOwner(lockPath);
+  if (owner?.pid === process.pid) fs.rmSync(lockPath, { force: true });
+}
+
+/** The process holding the writer lock, if a live one does. */
+export function lockHolder(file: string): LockOwner | undefined {
+  const owner = readOwner(`${file}-owner`);
+  return owner && isAlive(owner.pid) ? owner : undefined;
+}

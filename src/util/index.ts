@@ -1,0 +1,6 @@
+/** Small pure helpers shared by every layer: ids, JSON paths, the value order, limits. */
+
+export * from './json-path.js';
+export * from './limits.js';
+export * from './uuid7.js';
+export * from './value-order.js';

@@ -1,0 +1,33 @@
+/**
+ * Every limit docdb enforces, as named constants in one place. Each is tested at the limit
+ * and one past it. Changing one is an interface change: update docs/limits.md with it.
+ */
+
+const MiB = 1024 * 1024;
+
+/** Largest stored document, measured on its stored (MessagePack) encoding. */
+export const DOCUMENT_BYTES_MAX = 16 * MiB;
+/** Deepest nesting of objects and arrays inside one document (MongoDB uses the same bound). */
+export const DOCUMENT_DEPTH_MAX = 100;
+/** Longest collection name, in characters. */
+export const COLLECTION_NAME_CHARS_MAX = 128;
+/** Most collections in one data file; with the index limit it bounds LMDB's sub-databases. */
+export const COLLECTIONS_MAX = 256;
+/** Most indexes on one collection. */
+export const INDEXES_PER_COLLECTION_MAX = 16;
+/** Most paths in one composite index. */
+export const INDEX_PATHS_MAX = 8;
+/** Longest index name, in characters. */
+export const INDEX_NAME_CHARS_MAX = 128;
+/** Longest JSON path, in characters. */
+export const PATH_CHARS_MAX = 512;
+/** Most segments (`a`, `.b`, `[0]`, `[*]`) in one JSON path. */
+export const PATH_SEGMENTS_MAX = 32;
+/** Most documents in one bulk insert. */
+export const BULK_DOCUMENTS_MAX = 100_000;
+/** Documents a list returns when no limit is given. */
+export const LIST_LIMIT_DEFAULT = 100;
+/** Largest limit a list accepts. */
+export const LIST_LIMIT_MAX = 10_000;
+/** Change-log entries kept behind the newest one when a checkpoint trims the log. */
+export const CHANGE_LOG_RETAIN_ENTRIES = 1_000_000;

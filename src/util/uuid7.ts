@@ -1,0 +1,90 @@
+/**
+ * Document ids: UUIDv7 (RFC 9562) as 16-byte keys and canonical lowercase strings.
+ * Ids made by one process strictly increase, even within one millisecond, because a 42-bit
+ * counter (RFC 9562 §6.2, method 1) sits between the timestamp and the random tail.
+ */
+
+import { randomFillSync } from 'node:crypto';
+
+/** Length of an id in bytes. */
+export const ID_BYTES = 16;
+
+const COUNTER_BITS_HIGH = 2 ** 38;
+const COUNTER_MAX = 2 ** 42 - 1;
+const RANDOM_POOL_BYTES = 4096;
+
+let lastMs = 0;
+let counter = 0;
+const pool = Buffer.alloc(RANDOM_POOL_BYTES);
+let poolOffset = RANDOM_POOL_BYTES;
+
+function randomBytes(count: number): Buffer {
+  if (poolOffset + count > RANDOM_POOL_BYTES) {
+    randomFillSync(pool);
+    poolOffset = 0;
+  }
+  const bytes = pool.subarray(poolOffset, poolOffset + count);
+  poolOffset += count;
+  return bytes;
+}
+
+/** A fresh counter start: random, with the top bit clear so a millisecond has room to count. */
+function seedCounter(): number {
+  return randomBytes(6).readUIntBE(0, 6) % 2 ** 41;
+}
+
+/** A new id, greater than every id this process made before. */
+export function newId(nowMs: number = Date.now()): Buffer {
+  if (nowMs > lastMs) {
+    lastMs = nowMs;
+    counter = seedCounter();
+  } else if (counter >= COUNTER_MAX) {
+    // The counter ran out inside one millisecond (or the clock went back): borrow the next one.
+    lastMs += 1;
+    counter = seedCounter();
+  } else {
+    counter += 1;
+  }
+  const id = Buffer.allocUnsafe(ID_BYTES);
+  id.writeUIntBE(lastMs, 0, 6);
+  const low24 = counter % 2 ** 24;
+  id[6] = 0x70 | (Math.floor(counter / COUNTER_BITS_HIGH) & 0x0f);
+  id[7] = Math.floor(counter / 2 ** 30) & 0xff;
+  id[8] = 0x80 | (Math.floor(counter / 2 ** 24) & 0x3f);
+  id[9] = low24 >>> 16;
+  id[10] = (low24 >>> 8) & 0xff;
+  id[11] = low24 & 0xff;
+  randomBytes(4).copy(id, 12);
+  return id;
+}
+
+const HEX: string[] = Array.from({ length: 256 }, (_, i) => i.toString(16).padStart(2, '0'));
+
+/** The canonical form: lowercase, dashed (`0193a4f2-7c1e-7d3a-9b2e-4f6a8c0d1e2f`). */
+export function formatId(id: Uint8Array): string {
+  let s = '';
+  for (let i = 0; i < ID_BYTES; i++) {
+    if (i === 4 || i === 6 || i === 8 || i === 10) s += '-';
+    s += HEX[id[i] as number];
+  }
+  return s;
+}
+
+const DASHED = /^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$/;
+const UNDASHED = /^[0-9a-fA-F]{32}$/;
+
+/**
+ * Parses an id written as a UUID, dashed or as 32 hex digits, in any letter case.
+ * Returns undefined for anything else, so callers choose the error to raise.
+ */
+export function parseId(text: unknown): Buffer | undefined {
+  if (typeof text !== 'string') return undefined;
+  if (DASHED.test(text)) return Buffer.from(text.replaceAll('-', ''), 'hex');
+  if (UNDASHED.test(text)) return Buffer.from(text, 'hex');
+  return undefined;
+}
+
+/** The millisecond timestamp held by a UUIDv7 id. */
+export function idTimestampMs(id: Uint8Array): number {
+  return Buffer.from(id.buffer, id.byteOffset, ID_BYTES).readUIntBE(0, 6);
+}
