@@ -861,6 +861,11 @@ export class Store {
     };
   }
 
+  /** LMDB's id of the last committed transaction (diagnostics; proves group commit). */
+  lastTxnId(): number {
+    return envStats(this.env).lastTxnId;
+  }
+
   /** Waits for queued writes, closes the file and releases the writer lock. */
   async close(): Promise<void> {
     if (this.closed) return;

@@ -1,0 +1,272 @@
+/**
+ * Proves the Store's file-level guarantees on real LMDB files: the change log records every
+ * write with contiguous persisted seqs; a resolved write is visible to another process; one
+ * writer per file (a second writer is refused by pid, a dead writer's lock is taken over)
+ * while readers are always welcome; concurrent writes share commits; stats, flush,
+ * checkpoint and compaction measure what they report.
+ */
+
+import { execFileSync } from 'node:child_process';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { makeTempDir } from '../../test/support/temp-dir.js';
+import { type Database, open } from '../engine/index.js';
+import { isDbError } from '../errors/index.js';
+import { DATA_FILE_NAME, Store } from './index.js';
+
+const ROOT = path.resolve(import.meta.dirname, '../..');
+
+let dir: string;
+let cleanup: () => void;
+
+beforeEach(() => {
+  ({ dir, cleanup } = makeTempDir());
+});
+
+afterEach(() => cleanup());
+
+/** Runs a script in a separate Node process with tsx, against this checkout's source. */
+function inChild(script: string): string {
+  const file = path.join(dir, `child-${Math.random().toString(36).slice(2)}.mts`);
+  fs.writeFileSync(file, script.replaceAll('@src', path.join(ROOT, 'src')));
+  return execFileSync(process.execPath, ['--import', 'tsx', file], {
+    cwd: ROOT,
+    encoding: 'utf8',
+    stdio: ['ignore', 'pipe', 'pipe'],
+  }).trim();
+}
+
+describe('files and paths', () => {
+  it('creates <dir>/data.docdb and accepts the dir or the file', async () => {
+    const db = await open(dir);
+    await db.collection('c').insert({ a: 1 });
+    await db.close();
+    expect(fs.existsSync(path.join(dir, DATA_FILE_NAME))).toBe(true);
+    const again = await open(path.join(dir, DATA_FILE_NAME));
+    expect(again.collection('c').count()).toBe(1);
+    await again.close();
+  });
+
+  it('refuses a read-only open of a missing file', async () => {
+    await expect(open(path.join(dir, 'nothing'), { readOnly: true })).rejects.toMatchObject({
+      code: 'ERR_STORAGE_NOT_FOUND',
+    });
+  });
+
+  it('refuses writes on a read-only open', async () => {
+    const db = await open(dir);
+    await db.collection('c').insert({ a: 1 });
+    await db.close();
+    const ro = await open(dir, { readOnly: true });
+    expect(ro.collection('c').count()).toBe(1);
+    await expect(ro.collection('c').insert({ a: 2 })).rejects.toMatchObject({
+      code: 'ERR_STORAGE_READ_ONLY',
+    });
+    await ro.close();
+  });
+});
+
+describe('change log', () => {
+  it('records every kind of write with contiguous seqs that survive a reopen', async () => {
+    let db: Database = await open(dir);
+    const c = db.collection('orders');
+    const id = await c.insert({ pnr: 'A' });
+    await c.insertMany([{ pnr: 'B' }, { pnr: 'C' }]);
+    await c.replace(id, { pnr: 'A2' });
+    await c.createIndex({ paths: ['pnr'], name: 'p' });
+    await c.delete(id);
+    await c.dropIndex('p');
+    await db.dropCollection('orders');
+    await db.close();
+    db = await open(dir);
+    const log = [...db.changesSince(0)];
+    expect(log.map((e) => e.op)).toEqual([
+      'insert',
+      'insert',
+      'insert',
+      'replace',
+      'createIndex',
+      'delete',
+      'dropIndex',
+      'dropCollection',
+    ]);
+    expect(log.map((e) => e.seq)).toEqual([1, 2, 3, 4, 5, 6, 7, 8]);
+    expect(log.every((e) => e.term === 1 && e.collection === 'orders')).toBe(true);
+    expect(log[0]).toMatchObject({ op: 'insert', id });
+    expect(log[4]).toMatchObject({ index: { name: 'p', paths: ['pnr'], unique: false } });
+    expect(db.nodeState().lastSeq).toBe(8);
+    await db.collection('x').insert({});
+    expect([...db.changesSince(8)].map((e) => e.seq)).toEqual([9]);
+    await db.close();
+  });
+
+  it('a failed write leaves no change-log entry and no gap', async () => {
+    const db = await open(dir);
+    const c = db.collection('c');
+    await c.createIndex({ paths: ['k'], unique: true });
+    await c.insert({ k: 1 });
+    await expect(c.insert({ k: 1 })).rejects.toMatchObject({ code: 'ERR_UNIQUE_VIOLATION' });
+    await c.insert({ k: 2 });
+    expect([...db.changesSince(0)].map((e) => e.seq)).toEqual([1, 2, 3]);
+    await db.close();
+  });
+
+  it('checkpoint trims to the retention bound and seqs continue after a reopen', async () => {
+    const store = Store.open(dir);
+    const { prepareDocument } = await import('./index.js');
+    for (let i = 0; i < 10; i++) {
+      await store.write(() => store.insertDocuments('c', [prepareDocument({ i }, undefined)]));
+    }
+    const result = await store.checkpoint(3);
+    expect(result).toEqual({ lastSeq: 10, trimmedEntries: 7, firstSeq: 8 });
+    expect([...store.changesAfter(0)].map((e) => e.seq)).toEqual([8, 9, 10]);
+    await store.checkpoint(0);
+    expect([...store.changesAfter(0)]).toEqual([]);
+    await store.close();
+    const reopened = Store.open(dir);
+    expect(reopened.nodeState()).toEqual({ term: 1, lastSeq: 10, seqFloor: 10 });
+    await reopened.write(() => reopened.insertDocuments('c', [prepareDocument({}, undefined)]));
+    expect([...reopened.changesAfter(0)].map((e) => e.seq)).toEqual([11]);
+    await reopened.close();
+  });
+});
+
+describe('durability and concurrency', () => {
+  it('a resolved insert is readable by another process', async () => {
+    const db = await open(dir);
+    const id = await db.collection('c').insert({ hello: 'world' });
+    const seen = inChild(`
+      import { open } from '@src/index.js';
+      const db = await open(${JSON.stringify(dir)}, { readOnly: true });
+      console.log(JSON.stringify(await db.collection('c').get(${JSON.stringify(id)})));
+      await db.close();
+    `);
+    expect(JSON.parse(seen)).toEqual({ _id: id, hello: 'world' });
+    await db.close();
+  });
+
+  it('concurrent writes share commits (group commit) and all resolve', async () => {
+    const store = Store.open(dir);
+    const { prepareDocument } = await import('./index.js');
+    await store.write(() => store.insertDocuments('c', [prepareDocument({}, undefined)]));
+    const before = store.lastTxnId();
+    const writes = Array.from({ length: 200 }, (_, i) =>
+      store.write(() => store.insertDocuments('c', [prepareDocument({ i }, undefined)])),
+    );
+    const results = await Promise.all(writes);
+    expect(results.every((r) => r.ids.length === 1)).toBe(true);
+    expect(store.lastTxnId() - before).toBeLessThan(10);
+    await store.close();
+  });
+});
+
+describe('writer lock', () => {
+  it('refuses a second writer in the same process', async () => {
+    const db = await open(dir);
+    await expect(open(dir)).rejects.toMatchObject({ code: 'ERR_STORAGE_LOCKED' });
+    await db.close();
+    const again = await open(dir);
+    await again.close();
+  });
+
+  it('refuses a writer in another process, naming this pid; readers are fine', async () => {
+    const db = await open(dir);
+    await db.collection('c').insert({ a: 1 });
+    const out = inChild(`
+      import { open } from '@src/index.js';
+      try { await open(${JSON.stringify(dir)}); console.log('opened'); }
+      catch (e) { console.log(e.code + ' ' + e.message); }
+      const ro = await open(${JSON.stringify(dir)}, { readOnly: true });
+      console.log('reader sees ' + ro.collection('c').count());
+      await ro.close();
+    `);
+    expect(out).toContain('ERR_STORAGE_LOCKED');
+    expect(out).toContain(`process ${process.pid}`);
+    expect(out).toContain('reader sees 1');
+    await db.close();
+  });
+
+  it('takes over a lock left by a dead process', async () => {
+    fs.writeFileSync(
+      path.join(dir, `${DATA_FILE_NAME}-owner`),
+      JSON.stringify({ pid: 2 ** 22 + 12345, host: (await import('node:os')).hostname() }),
+    );
+    const db = await open(dir);
+    await db.collection('c').insert({});
+    await db.close();
+    expect(fs.existsSync(path.join(dir, `${DATA_FILE_NAME}-owner`))).toBe(false);
+  });
+});
+
+describe('stats and compaction', () => {
+  it('reports file size, pages, counts and every index with its entries', async () => {
+    const db = await open(dir);
+    const c = db.collection('orders');
+    await c.insertMany(Array.from({ length: 100 }, (_, i) => ({ i, tags: [i % 3, 'k'] })));
+    await c.createIndex({ paths: ['i'], unique: true, name: 'ui' });
+    await c.createIndex({ paths: ['tags[*]'], name: 'tags' });
+    const stats = db.stats();
+    expect(stats.fileSizeBytes).toBe(fs.statSync(path.join(dir, DATA_FILE_NAME)).size);
+    expect(stats.pageSizeBytes).toBeGreaterThan(0);
+    expect(stats.pages.used + stats.pages.free).toBe(stats.pages.total);
+    expect(stats.collections).toEqual([
+      {
+        name: 'orders',
+        count: 100,
+        indexes: [
+          { name: 'ui', paths: ['i'], unique: true, multikey: false, state: 'ready', entries: 100 },
+          {
+            name: 'tags',
+            paths: ['tags[*]'],
+            unique: false,
+            multikey: true,
+            state: 'ready',
+            entries: 200,
+          },
+        ],
+      },
+    ]);
+    expect(await db.flush()).toEqual({ lastSeq: 3 });
+    await db.close();
+  });
+
+  it('compaction reclaims measured pages and keeps every document and index working', async () => {
+    const db = await open(dir);
+    const c = db.collection('orders');
+    const { ids } = await c.insertMany(
+      Array.from({ length: 4000 }, (_, i) => ({ i, pad: 'x'.repeat(200) })),
+    );
+    await c.createIndex({ paths: ['i'], name: 'i' });
+    for (let k = 0; k < ids.length; k++) if (k % 10 !== 0) await c.delete(ids[k] as string);
+    const before = db.stats();
+    const result = await db.compact('ORDERS');
+    expect(result.collection).toBe('orders');
+    expect(result.pagesCompacted).toBe(result.pagesBefore - result.pagesAfter);
+    expect(result.pagesCompacted).toBeGreaterThan(0);
+    expect(result.bytesReclaimed).toBe(result.pagesCompacted * before.pageSizeBytes);
+    expect(result.freePagesAfter).toBeGreaterThan(result.freePagesBefore);
+    expect(c.count()).toBe(400);
+    expect(c.findBy('i', 1230).documents.map((d) => d.i)).toEqual([1230]);
+    expect(c.findBy('i', 1231).documents).toEqual([]);
+    expect(db.stats().collections[0]?.indexes[0]?.entries).toBe(400);
+    await c.insert({ i: -1 });
+    expect(c.findBy('i', -1).index).toBe('i');
+    await expect(db.compact('ghost')).rejects.toMatchObject({ code: 'ERR_COLLECTION_NOT_FOUND' });
+    await db.close();
+    const reopened = await open(dir);
+    expect(reopened.collection('orders').count()).toBe(401);
+    await reopened.close();
+  });
+
+  it('closing twice is harmless; a closed database refuses writes', async () => {
+    const db = await open(dir);
+    await db.close();
+    await db.close();
+    const error = await db
+      .collection('c')
+      .insert({})
+      .catch((e: unknown) => e);
+    expect(isDbError(error, 'ERR_STORAGE_CLOSED')).toBe(true);
+  });
+});
