@@ -227,7 +227,7 @@ describe('stats and compaction', () => {
         ],
       },
     ]);
-    expect(await db.flush()).toEqual({ lastSeq: 3 });
+    expect(await db.flush()).toEqual({ lastSeq: 102 });
     await db.close();
   });
 
