@@ -41,7 +41,13 @@ function entries(collection: string, index: string): number {
 }
 
 const ORDERS = [
-  { pnr: 'A1', status: 'open', n: 1, tags: ['x', 'y', 'x'], legs: [{ from: 'CDG' }, { from: 'JFK' }] },
+  {
+    pnr: 'A1',
+    status: 'open',
+    n: 1,
+    tags: ['x', 'y', 'x'],
+    legs: [{ from: 'CDG' }, { from: 'JFK' }],
+  },
   { pnr: 'A2', status: 'open', n: 2, tags: ['y'], legs: [{ from: 'CDG' }] },
   { pnr: 'A3', status: 'closed', n: 2, tags: [], legs: [] },
   { pnr: 'A4', status: 'closed', tags: 'notarray' },
@@ -68,9 +74,7 @@ describe('creating indexes', () => {
   it('auto-names unnamed indexes idx_<collection>_<path>', async () => {
     const c = db.collection('orders');
     expect((await c.createIndex({ paths: ['fare.total'] })).name).toBe('idx_orders_fare_total');
-    expect((await c.createIndex({ paths: ['legs[*].from'] })).name).toBe(
-      'idx_orders_legs____from',
-    );
+    expect((await c.createIndex({ paths: ['legs[*].from'] })).name).toBe('idx_orders_legs____from');
     expect((await c.createIndex({ paths: ['status', 'n'] })).name).toBe('idx_orders_status_n');
   });
 
@@ -140,7 +144,10 @@ describe('creating indexes', () => {
       [{ paths: ['_id'] }, 'ERR_INDEX_INVALID'],
       [{ paths: ['a'], name: 'bad name' }, 'ERR_INDEX_INVALID'],
       [{ paths: ['a'], unique: 'yes' }, 'ERR_INDEX_INVALID'],
-      [{ paths: Array.from({ length: INDEX_PATHS_MAX + 1 }, (_, i) => `p${i}`) }, 'ERR_INDEX_INVALID'],
+      [
+        { paths: Array.from({ length: INDEX_PATHS_MAX + 1 }, (_, i) => `p${i}`) },
+        'ERR_INDEX_INVALID',
+      ],
     ];
     for (const [spec, expected] of bad) {
       expect(await code(c.createIndex(spec as never))).toContain(expected);
@@ -234,8 +241,6 @@ describe('stale indexes, rebuild and drop', () => {
     expect(c.listIndexes()).toEqual([]);
     expect(c.findBy('status', 'open').index).toBeUndefined();
     expect(await code(c.dropIndex('ByStatus'))).toContain('ERR_INDEX_NOT_FOUND');
-    expect(await code(db.collection('ghost').dropIndex('x'))).toContain(
-      'ERR_COLLECTION_NOT_FOUND',
-    );
+    expect(await code(db.collection('ghost').dropIndex('x'))).toContain('ERR_COLLECTION_NOT_FOUND');
   });
 });

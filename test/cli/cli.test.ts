@@ -1,0 +1,163 @@
+/**
+ * Runs `bin/docdb` as a user would and proves the commands that exist so far: help and
+ * version in every spelling, `inspect` (text and --json, read-only, works while a writer
+ * holds the file), `compact` (measured result, refuses while another process holds the
+ * file), and the exit codes: 0 success, 1 failure, 2 usage.
+ */
+
+import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { open } from '../../src/index.js';
+import { makeTempDir } from '../support/temp-dir.js';
+
+const ROOT = path.resolve(import.meta.dirname, '../..');
+const BIN = path.join(ROOT, 'bin/docdb');
+const VERSION = JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8')).version;
+
+function docdb(...args: string[]): { code: number; stdout: string; stderr: string } {
+  const result = spawnSync(BIN, args, {
+    encoding: 'utf8',
+    env: { ...process.env, NO_COLOR: '1' },
+  });
+  return { code: result.status ?? -1, stdout: result.stdout, stderr: result.stderr };
+}
+
+let dir: string;
+let cleanup: () => void;
+
+beforeEach(() => {
+  ({ dir, cleanup } = makeTempDir('docdb-cli-'));
+});
+afterEach(() => cleanup());
+
+async function seedFile(): Promise<void> {
+  const db = await open(dir);
+  const c = db.collection('orders');
+  await c.insertMany(
+    Array.from({ length: 300 }, (_, i) => ({ pnr: `P${i}`, pad: 'x'.repeat(300) })),
+  );
+  await c.createIndex({ paths: ['pnr'], unique: true, name: 'pnr_u' });
+  await db.close();
+}
+
+describe('help and version', () => {
+  it('prints help for help, --help and -h, listing the commands', () => {
+    for (const args of [['help'], ['--help'], ['-h']]) {
+      const r = docdb(...args);
+      expect(r.code).toBe(0);
+      expect(r.stdout).toContain('Usage: docdb');
+      expect(r.stdout).toMatch(/inspect .*<file>/);
+      expect(r.stdout).toContain('compact');
+    }
+  });
+
+  it('prints the version for version, --version and -v', () => {
+    for (const args of [['version'], ['--version'], ['-v']]) {
+      const r = docdb(...args);
+      expect(r.code).toBe(0);
+      expect(r.stdout.trim()).toBe(VERSION);
+    }
+  });
+
+  it('gives every command its own help', () => {
+    for (const command of ['inspect', 'compact', 'version']) {
+      const r = docdb(command, '--help');
+      expect(r.code).toBe(0);
+      expect(r.stdout).toContain(`Usage: docdb ${command}`);
+      expect(docdb('help', command).stdout).toContain(`Usage: docdb ${command}`);
+    }
+  });
+
+  it('exits 2 on usage errors', () => {
+    expect(docdb('frobnicate').code).toBe(2);
+    expect(docdb('inspect').code).toBe(2);
+    expect(docdb('compact', dir).code).toBe(2);
+    expect(docdb('inspect', dir, '--bogus').code).toBe(2);
+  });
+});
+
+describe('inspect', () => {
+  it('prints size, pages, collections and indexes', async () => {
+    await seedFile();
+    const r = docdb('inspect', dir);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toContain('data.docdb');
+    expect(r.stdout).toMatch(/pages\s+\d+ used, \d+ free/);
+    expect(r.stdout).toContain('orders  300 documents');
+    expect(r.stdout).toContain('pnr_u (pnr) [unique, ready] 300 entries');
+  });
+
+  it('prints JSON with --json, for the data dir or the file', async () => {
+    await seedFile();
+    for (const target of [dir, path.join(dir, 'data.docdb')]) {
+      const r = docdb('inspect', target, '--json');
+      expect(r.code).toBe(0);
+      const stats = JSON.parse(r.stdout);
+      expect(stats.collections[0]).toMatchObject({ name: 'orders', count: 300 });
+      expect(stats.fileSizeBytes).toBe(fs.statSync(path.join(dir, 'data.docdb')).size);
+    }
+  });
+
+  it('fails with exit 1 and a clear message for a missing file', () => {
+    const r = docdb('inspect', path.join(dir, 'nope'));
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain('no docdb data file');
+    expect(r.stderr).toContain('ERR_STORAGE_NOT_FOUND');
+  });
+});
+
+describe('compact', () => {
+  it('reports pages and bytes reclaimed and file sizes', async () => {
+    await seedFile();
+    const db = await open(dir);
+    for (const d of db.collection('orders').list({ limit: 250 })) {
+      await db.collection('orders').delete(d._id as string);
+    }
+    await db.close();
+    const text = docdb('compact', dir, 'Orders');
+    expect(text.code).toBe(0);
+    expect(text.stdout).toMatch(/pages\s+\d+ → \d+ \(\d+ reclaimed\)/);
+    expect(text.stdout).toContain('file size');
+    const json = JSON.parse(docdb('compact', dir, 'orders', '--json').stdout);
+    expect(json).toMatchObject({ collection: 'orders' });
+    expect(json.bytesReclaimed).toBe(json.pagesCompacted * 4096);
+    expect(typeof json.fileSizeBytesBefore).toBe('number');
+  });
+
+  it('fails clearly for an unknown collection', async () => {
+    await seedFile();
+    const r = docdb('compact', dir, 'ghost');
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain("unknown collection 'ghost'");
+    expect(r.stderr).toContain('orders');
+  });
+
+  it('refuses while another process holds the file, naming it; inspect still works', async () => {
+    await seedFile();
+    const holder: ChildProcess = spawn(
+      process.execPath,
+      [
+        '--import',
+        'tsx',
+        '-e',
+        `import('${path.join(ROOT, 'src/index.ts')}').then(async ({ open }) => {
+           await open(${JSON.stringify(dir)}); console.log('holding'); setInterval(() => {}, 1000);
+         });`,
+      ],
+      { cwd: ROOT, stdio: ['ignore', 'pipe', 'inherit'] },
+    );
+    try {
+      await new Promise<void>((resolve) => holder.stdout?.once('data', () => resolve()));
+      const r = docdb('compact', dir, 'orders');
+      expect(r.code).toBe(1);
+      expect(r.stderr).toContain('held for writing');
+      expect(r.stderr).toContain(`process ${holder.pid}`);
+      expect(r.stderr).toContain('ERR_STORAGE_LOCKED');
+      expect(docdb('inspect', dir).code).toBe(0);
+    } finally {
+      holder.kill('SIGKILL');
+    }
+  });
+});
