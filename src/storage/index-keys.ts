@@ -37,26 +37,44 @@ export function indexTuples(index: LiveIndex, doc: unknown): unknown[][] {
 /** One value part of an index entry; `hasNull` marks tuples that unique checks skip (SQL rule). */
 export interface IndexValue extends EncodedKey {
   hasNull: boolean;
-  /** The indexed values, for error messages. */
+  /** The indexed values, for rechecks of truncated keys and for error messages. */
   tuple: unknown[];
+}
+
+function toIndexValue(tuple: unknown[]): IndexValue | undefined {
+  const key = encodeTuple(tuple);
+  if (!key) return undefined;
+  let hasNull = false;
+  for (const v of tuple) if (v === null || v === undefined) hasNull = true;
+  return { bytes: key.bytes, truncated: key.truncated, tuple, hasNull };
 }
 
 /** The distinct encoded value parts a document contributes to an index. */
 export function indexValues(index: LiveIndex, doc: unknown): IndexValue[] {
+  if (!index.def.multikey) {
+    // One tuple per document: no expansion, no dedupe.
+    const tuple = index.paths.map((path) => valueAt(doc, path));
+    const value = toIndexValue(tuple);
+    return value ? [value] : [];
+  }
   const out: IndexValue[] = [];
   const seen = new Set<string>();
   for (const tuple of indexTuples(index, doc)) {
-    const key = encodeTuple(tuple);
-    if (!key) continue;
-    const text = key.bytes.toString('latin1');
+    const value = toIndexValue(tuple);
+    if (!value) continue;
+    const text = sameValueKey(value);
     if (seen.has(text)) continue;
     seen.add(text);
-    out.push({ ...key, tuple, hasNull: tuple.some((v) => v === null || v === undefined) });
+    out.push(value);
   }
   return out;
 }
 
-/** An index entry key: the encoded value part followed by the id. */
-export function entryKey(valueKey: Buffer, id: Buffer): Buffer {
-  return Buffer.concat([valueKey, id]);
+/**
+ * A string that is equal for two index values exactly when their tuples are equal: the
+ * encoded bytes, plus the full tuple when the bytes were truncated.
+ */
+export function sameValueKey(value: IndexValue): string {
+  const text = value.bytes.toString('latin1');
+  return value.truncated ? `${text}\u0000${JSON.stringify(value.tuple)}` : text;
 }

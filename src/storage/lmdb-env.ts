@@ -33,10 +33,13 @@ export function openEnv(file: string, readOnly: boolean): Env {
   });
 }
 
-/** Opens (creating unless read-only) a named sub-database of the environment. */
-export function openSubDb(env: Env, name: string, create: boolean): SubDb {
+/**
+ * Opens (creating unless read-only) a named sub-database. Index sub-databases are dupsort:
+ * the key is the encoded value, each data item a 16-byte id, so a unique probe is one get.
+ */
+export function openSubDb(env: Env, name: string, create: boolean, dupSort = false): SubDb {
   // `create` is an lmdb-js option its type definitions leave out.
-  const options = { keyEncoding: 'binary', encoding: 'binary', create } as const;
+  const options = { keyEncoding: 'binary', encoding: 'binary', create, dupSort } as const;
   return env.openDB<Buffer, Buffer>(name, options as Parameters<Env['openDB']>[1]);
 }
 

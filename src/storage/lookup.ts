@@ -44,7 +44,11 @@ export interface FindOptions {
   limit?: number;
 }
 
-const PAST_ID = Buffer.alloc(17, 0xff);
+/**
+ * Appended to an encoded value, sorts after every key that starts with it: the byte after a
+ * complete value encoding is another value's tag (0x01–0x05) or the end of the key.
+ */
+const PAST_VALUE = Buffer.from([0xff]);
 
 function candidates(doc: unknown, path: JsonPath): unknown[] {
   if (path.multikey) return valuesAt(doc, path);
@@ -149,7 +153,7 @@ export function findTuple(
   if (values.some((v) => v !== undefined && v !== null && !isScalar(v)) || !encoded) {
     return { documents: [], index: index?.name };
   }
-  const range = { start: encoded.bytes, end: Buffer.concat([encoded.bytes, PAST_ID]) };
+  const range = { start: encoded.bytes, end: Buffer.concat([encoded.bytes, PAST_VALUE]) };
   return collect(store, def, index, range, accept, limit);
 }
 
@@ -158,18 +162,18 @@ function lowerKey(bounds: RangeBounds, tag: number): Buffer {
   if (bounds.gt !== undefined) {
     // Past every entry of the bound's value; a truncated bound stays inclusive (rechecked).
     const key = encodeTuple([bounds.gt]) as { bytes: Buffer; truncated: boolean };
-    return key.truncated ? key.bytes : Buffer.concat([key.bytes, PAST_ID]);
+    return key.truncated ? key.bytes : Buffer.concat([key.bytes, PAST_VALUE]);
   }
   return Buffer.from([tag]);
 }
 
 function upperKey(bounds: RangeBounds, tag: number): Buffer {
   if (bounds.lte !== undefined) {
-    return Buffer.concat([(encodeTuple([bounds.lte]) as { bytes: Buffer }).bytes, PAST_ID]);
+    return Buffer.concat([(encodeTuple([bounds.lte]) as { bytes: Buffer }).bytes, PAST_VALUE]);
   }
   if (bounds.lt !== undefined) {
     const key = encodeTuple([bounds.lt]) as { bytes: Buffer; truncated: boolean };
-    return key.truncated ? Buffer.concat([key.bytes, PAST_ID]) : key.bytes;
+    return key.truncated ? Buffer.concat([key.bytes, PAST_VALUE]) : key.bytes;
   }
   return Buffer.from([tag === TAG_FALSE ? TAG_NUMBER : tag + 1]);
 }

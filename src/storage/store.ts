@@ -28,7 +28,14 @@ import {
 import { type ChangeEntry, type ChangeOp, seqKey, seqOfKey } from './change-log.js';
 import { decodeValue, encodeValue } from './codec/index.js';
 import type { Document } from './document-check.js';
-import { entryKey, indexValues, type LiveIndex, liveIndex } from './index-keys.js';
+import {
+  type IndexValue,
+  indexTuples,
+  indexValues,
+  type LiveIndex,
+  liveIndex,
+  sameValueKey,
+} from './index-keys.js';
 import {
   type Env,
   envStats,
@@ -46,7 +53,6 @@ export const DATA_FILE_NAME = 'data.docdb';
 
 const META_KEY = Buffer.from('meta');
 const COLLECTION_PREFIX = 'c/';
-const EMPTY = Buffer.alloc(0);
 /** Lowest possible id key; keys below it (none today) are reserved. */
 const ID_MIN = Buffer.alloc(ID_BYTES, 0);
 /** Greater than every 16-byte id: the start of a reverse scan. */
@@ -315,7 +321,7 @@ export class Store {
   private subDb(name: string): SubDb {
     const opened = this.staged?.openedDbs.get(name) ?? this.dbs.get(name);
     if (opened) return opened;
-    const db = openSubDb(this.env, name, false);
+    const db = openSubDb(this.env, name, false, name.startsWith('i'));
     this.dbs.set(name, db);
     return db;
   }
@@ -325,7 +331,7 @@ export class Store {
     const name = `${prefix}${staged.meta.nextDbId}`;
     staged.meta = { ...staged.meta, nextDbId: staged.meta.nextDbId + 1 };
     this.catalogDb.putSync(META_KEY, encodeValue(staged.meta));
-    const db = openSubDb(this.env, name, true);
+    const db = openSubDb(this.env, name, true, prefix === 'i');
     staged.openedDbs.set(name, db);
     return { name, db };
   }
@@ -383,14 +389,26 @@ export class Store {
     return this.subDb(def.dbName).getBinaryFast(id) !== undefined;
   }
 
-  /** Another document than `self` holding the same complete value in a unique index. */
-  private uniqueHolder(index: LiveIndex, valueKey: Buffer, self: Buffer | undefined): boolean {
+  /**
+   * True when a document other than `self` holds the same complete value in a unique index.
+   * One exact get answers it, except for truncated keys, whose holders are rechecked.
+   */
+  private uniqueTaken(def: CollectionDef, index: LiveIndex, value: IndexValue, self?: Buffer) {
     const db = this.subDb(index.def.dbName);
-    const end = Buffer.concat([valueKey, ID_PAST_MAX]);
-    for (const key of db.getKeys({ start: valueKey, end })) {
-      if (key.length !== valueKey.length + ID_BYTES) continue;
-      if (self && key.subarray(valueKey.length).equals(self)) continue;
-      return true;
+    if (!value.truncated) {
+      const first = db.getBinaryFast(value.bytes);
+      if (first === undefined) return false;
+      if (!self || !first.equals(self)) return true;
+      return db.getValuesCount(value.bytes) > 1;
+    }
+    const wanted = sameValueKey(value);
+    for (const holder of db.getValues(value.bytes)) {
+      if (self?.equals(holder)) continue;
+      const body = this.getBody(def, holder);
+      if (!body) continue;
+      for (const tuple of indexTuples(index, body)) {
+        if (sameValueKey({ ...value, tuple }) === wanted) return true;
+      }
     }
     return false;
   }
@@ -477,9 +495,9 @@ export class Store {
       if (index.def.unique) {
         for (const value of values) {
           if (value.hasNull) continue;
-          const text = value.bytes.toString('latin1');
+          const text = sameValueKey(value);
           const seen = batchUnique[i] as Set<string>;
-          if (seen.has(text) || this.uniqueHolder(index, value.bytes, undefined)) {
+          if (seen.has(text) || this.uniqueTaken(def, index, value)) {
             throw this.uniqueViolation(def, index, value.tuple);
           }
           claims.push([seen, text]);
@@ -506,13 +524,11 @@ export class Store {
     const append = !last || first.compare(last) > 0;
     for (const item of ordered) db.putSync(item.id, item.doc.encoded, { append });
     indexes.forEach((index, i) => {
-      const entries: Buffer[] = [];
+      const entries: IndexEntry[] = [];
       for (const item of accepted) {
-        for (const valueKey of item.keys[i] as Buffer[]) entries.push(entryKey(valueKey, item.id));
+        for (const key of item.keys[i] as Buffer[]) entries.push({ key, id: item.id });
       }
-      entries.sort(Buffer.compare);
-      const idb = this.subDb(index.def.dbName);
-      for (const entry of entries) idb.putSync(entry, EMPTY);
+      putEntries(this.subDb(index.def.dbName), entries);
     });
     for (const item of accepted) {
       this.appendChange({
@@ -536,20 +552,18 @@ export class Store {
       if (index.def.state !== 'ready') continue;
       const before = indexValues(index, old);
       const after = indexValues(index, doc.body);
-      const beforeSet = new Set(before.map((v) => v.bytes.toString('latin1')));
-      const afterSet = new Set(after.map((v) => v.bytes.toString('latin1')));
+      const beforeKeys = new Set(before.map(sameValueKey));
+      const afterKeys = new Set(after.map(sameValueKey));
       const idb = this.subDb(index.def.dbName);
       for (const value of after) {
-        if (beforeSet.has(value.bytes.toString('latin1'))) continue;
-        if (index.def.unique && !value.hasNull && this.uniqueHolder(index, value.bytes, id)) {
+        if (beforeKeys.has(sameValueKey(value))) continue;
+        if (index.def.unique && !value.hasNull && this.uniqueTaken(def, index, value, id)) {
           throw this.uniqueViolation(def, index, value.tuple);
         }
-        idb.putSync(entryKey(value.bytes, id), EMPTY);
+        idb.putSync(value.bytes, id);
       }
       for (const value of before) {
-        if (!afterSet.has(value.bytes.toString('latin1'))) {
-          idb.removeSync(entryKey(value.bytes, id));
-        }
+        if (!afterKeys.has(sameValueKey(value))) idb.removeSync(value.bytes, id);
       }
     }
     db.putSync(id, doc.encoded);
@@ -568,7 +582,7 @@ export class Store {
     for (const index of this.liveIndexes(def)) {
       if (index.def.state !== 'ready') continue;
       const idb = this.subDb(index.def.dbName);
-      for (const value of indexValues(index, old)) idb.removeSync(entryKey(value.bytes, id));
+      for (const value of indexValues(index, old)) idb.removeSync(value.bytes, id);
     }
     db.removeSync(id);
     this.appendChange({ op: 'delete', collection: def.name, id: formatId(id) });
@@ -627,22 +641,21 @@ export class Store {
 
   /** Fills an empty index sub-database from every document, in key order. */
   private buildIndex(def: CollectionDef, index: LiveIndex): number {
-    const entries: Buffer[] = [];
+    const entries: IndexEntry[] = [];
     const seen = new Set<string>();
-    for (const { key: id, value } of this.subDb(def.dbName).getRange({ start: ID_MIN })) {
+    for (const { key, value } of this.subDb(def.dbName).getRange({ start: ID_MIN })) {
       const body = decodeValue<Document>(value);
+      const id = Buffer.from(key);
       for (const v of indexValues(index, body)) {
         if (index.def.unique && !v.hasNull) {
-          const text = v.bytes.toString('latin1');
+          const text = sameValueKey(v);
           if (seen.has(text)) throw this.uniqueViolation(def, index, v.tuple);
           seen.add(text);
         }
-        entries.push(entryKey(v.bytes, Buffer.from(id)));
+        entries.push({ key: v.bytes, id });
       }
     }
-    entries.sort(Buffer.compare);
-    const idb = this.subDb(index.def.dbName);
-    for (const entry of entries) idb.putSync(entry, EMPTY, { append: true });
+    putEntries(this.subDb(index.def.dbName), entries);
     return entries.length;
   }
 
@@ -718,14 +731,13 @@ export class Store {
    */
   *indexIds(index: IndexDef, start: Buffer, end: Buffer): Generator<Buffer> {
     const seen = index.multikey ? new Set<string>() : undefined;
-    for (const key of this.subDb(index.dbName).getKeys({ start, end })) {
-      const id = key.subarray(key.length - ID_BYTES);
+    for (const { value: id } of this.subDb(index.dbName).getRange({ start, end })) {
       if (seen) {
         const text = id.toString('latin1');
         if (seen.has(text)) continue;
         seen.add(text);
       }
-      yield Buffer.from(id);
+      yield id;
     }
   }
 
@@ -796,8 +808,8 @@ export class Store {
         const copy: IndexDef = { ...index, dbName: this.allocateDb('i').name };
         const olddb = this.subDb(index.dbName);
         const newdb = this.subDb(copy.dbName);
-        for (const key of olddb.getKeys({ start: Buffer.alloc(1, 0) })) {
-          newdb.putSync(key, EMPTY, { append: true });
+        for (const { key, value } of olddb.getRange({ start: Buffer.alloc(1, 0) })) {
+          newdb.putSync(key, value);
         }
         fresh.indexes.push(copy);
       }
@@ -912,6 +924,18 @@ export interface StoreStats {
   }>;
   changeLog: { entries: number; lastSeq: number; firstSeq: number };
   term: number;
+}
+
+/** One index entry: the encoded value (the key) and the document id (the data item). */
+interface IndexEntry {
+  key: Buffer;
+  id: Buffer;
+}
+
+/** Writes index entries sorted by key, then id: LMDB fills pages in order. */
+function putEntries(db: SubDb, entries: IndexEntry[]): void {
+  entries.sort((a, b) => a.key.compare(b.key) || a.id.compare(b.id));
+  for (const entry of entries) db.putSync(entry.key, entry.id);
 }
 
 function emptyMeta(): NodeMeta {

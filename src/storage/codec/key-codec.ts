@@ -22,42 +22,57 @@ export const TAG_STRING = 0x05;
  */
 export const KEY_VALUE_BYTES_MAX = 1024;
 
-const numberScratch = Buffer.alloc(8);
-
-function encodeNumber(value: number, out: number[]): void {
-  numberScratch.writeDoubleBE(value === 0 ? 0 : value, 0);
-  const negative = (numberScratch[0] as number) & 0x80;
-  out.push(TAG_NUMBER);
-  for (let i = 0; i < 8; i++) {
-    const byte = numberScratch[i] as number;
-    out.push(negative ? ~byte & 0xff : i === 0 ? byte ^ 0x80 : byte);
-  }
-}
-
-function encodeString(value: string, out: number[]): void {
-  out.push(TAG_STRING);
-  const bytes = Buffer.from(value, 'utf8');
-  for (const byte of bytes) {
-    out.push(byte);
-    if (byte === 0) out.push(0xff);
-  }
-  out.push(0, 0);
-}
-
-function encodeScalar(value: unknown, out: number[]): boolean {
-  if (value === null || value === undefined) out.push(TAG_NULL);
-  else if (value === false) out.push(TAG_FALSE);
-  else if (value === true) out.push(TAG_TRUE);
-  else if (typeof value === 'number' && Number.isFinite(value)) encodeNumber(value, out);
-  else if (typeof value === 'string') encodeString(value, out);
-  else return false;
-  return true;
-}
-
 /** An encoded tuple; `truncated` is true when it was cut to KEY_VALUE_BYTES_MAX. */
 export interface EncodedKey {
   bytes: Buffer;
   truncated: boolean;
+}
+
+// Encoding writes into one scratch buffer and copies the result out: one small allocation
+// per key instead of a byte array and a conversion (index upkeep is on the write hot path).
+let scratch = Buffer.allocUnsafe(4096);
+
+function ensure(bytes: number): void {
+  if (bytes > scratch.length) scratch = Buffer.allocUnsafe(Math.max(bytes, scratch.length * 2));
+}
+
+function writeNumber(value: number, at: number): number {
+  scratch[at] = TAG_NUMBER;
+  scratch.writeDoubleBE(value === 0 ? 0 : value, at + 1);
+  if ((scratch[at + 1] as number) & 0x80) {
+    for (let i = at + 1; i <= at + 8; i++) scratch[i] = ~(scratch[i] as number) & 0xff;
+  } else {
+    scratch[at + 1] = (scratch[at + 1] as number) ^ 0x80;
+  }
+  return at + 9;
+}
+
+function writeString(value: string, at: number): number {
+  // Worst case: 3 UTF-8 bytes per UTF-16 unit, each byte escaped, plus tag and terminator.
+  ensure(at + value.length * 6 + 3);
+  scratch[at] = TAG_STRING;
+  let end = at + 1 + scratch.write(value, at + 1, 'utf8');
+  if (value.includes('\u0000')) {
+    const raw = Buffer.from(scratch.subarray(at + 1, end));
+    end = at + 1;
+    for (const byte of raw) {
+      scratch[end++] = byte;
+      if (byte === 0) scratch[end++] = 0xff;
+    }
+  }
+  scratch[end] = 0;
+  scratch[end + 1] = 0;
+  return end + 2;
+}
+
+function writeScalar(value: unknown, at: number): number {
+  ensure(at + 9);
+  if (value === null || value === undefined) scratch[at] = TAG_NULL;
+  else if (value === false) scratch[at] = TAG_FALSE;
+  else if (value === true) scratch[at] = TAG_TRUE;
+  else if (typeof value === 'number') return writeNumber(value, at);
+  else return writeString(value as string, at);
+  return at + 1;
 }
 
 /**
@@ -65,13 +80,15 @@ export interface EncodedKey {
  * value is an array or object, which an index does not list.
  */
 export function encodeTuple(values: readonly unknown[]): EncodedKey | undefined {
-  const out: number[] = [];
+  let end = 0;
   for (const value of values) {
     if (value !== undefined && !isScalar(value)) return undefined;
-    encodeScalar(value, out);
+    end = writeScalar(value, end);
   }
-  const truncated = out.length > KEY_VALUE_BYTES_MAX;
-  const bytes = Buffer.from(truncated ? out.slice(0, KEY_VALUE_BYTES_MAX) : out);
+  const truncated = end > KEY_VALUE_BYTES_MAX;
+  const length = truncated ? KEY_VALUE_BYTES_MAX : end;
+  const bytes = Buffer.allocUnsafe(length);
+  scratch.copy(bytes, 0, 0, length);
   return { bytes, truncated };
 }
 
