@@ -6,7 +6,7 @@
  * checkpoint and compaction measure what they report.
  */
 
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -268,5 +268,38 @@ describe('stats and compaction', () => {
       .insert({})
       .catch((e: unknown) => e);
     expect(isDbError(error, 'ERR_STORAGE_CLOSED')).toBe(true);
+  });
+});
+
+describe('read-only refresh', () => {
+  it('a reader sees what the writer committed after it opened, including new collections', async () => {
+    const db = await open(dir);
+    await db.collection('a').insert({ n: 1 });
+    const script = path.join(dir, 'reader.mts');
+    fs.writeFileSync(
+      script,
+      `import { open } from '${path.join(ROOT, 'src/index.js')}';
+       const ro = await open(${JSON.stringify(dir)}, { readOnly: true });
+       const show = () => console.log(ro.listCollections().join(',') + ' ' + ro.collection('a').count());
+       show();
+       process.stdin.once('data', async () => { show(); await ro.close(); process.exit(0); });`,
+    );
+    const child = spawn(process.execPath, ['--import', 'tsx', script], { cwd: ROOT });
+    const lines: string[] = [];
+    const nextLine = () =>
+      new Promise<string>((resolve) => {
+        const onData = (chunk: Buffer) => {
+          lines.push(...chunk.toString().trim().split('\n'));
+          child.stdout.off('data', onData);
+          resolve(lines[lines.length - 1] as string);
+        };
+        child.stdout.on('data', onData);
+      });
+    expect(await nextLine()).toBe('a 1');
+    await db.collection('a').insert({ n: 2 });
+    await db.collection('b').insert({ n: 3 });
+    child.stdin.write('go\n');
+    expect(await nextLine()).toBe('a,b 2');
+    await db.close();
   });
 });

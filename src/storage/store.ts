@@ -210,8 +210,9 @@ export class Store {
    * Cheap when nothing changed (one comparison of LMDB's last transaction id).
    */
   refresh(): void {
-    refreshSnapshot(this.env);
+    // The writing process sees its own commits at once; only readers need a new snapshot.
     if (!this.readOnly) return;
+    refreshSnapshot(this.env);
     const txn = envStats(this.env).lastTxnId;
     if (txn === this.lastTxnSeen) return;
     this.dbs.clear();
