@@ -36,6 +36,19 @@ export const ERROR_CATALOGUE = {
   },
   ERR_BULK_TOO_LARGE: { status: 413, meaning: 'A bulk insert holds more documents than allowed.' },
   ERR_BAD_ARGUMENT: { status: 400, meaning: 'An argument of an API call is not valid.' },
+  ERR_SQL_SYNTAX: {
+    status: 400,
+    meaning: 'A SQL statement cannot be parsed; the message gives line and column.',
+  },
+  ERR_SQL_PARAM: {
+    status: 400,
+    meaning: 'The `?` placeholders and the parameter values do not match.',
+  },
+  ERR_SQL_INVALID: {
+    status: 400,
+    meaning: 'A SQL statement parses but asks for something the dialect does not allow.',
+  },
+  ERR_SQL_TOO_LONG: { status: 413, meaning: 'A SQL text is longer than the limit.' },
   ERR_STORAGE_LOCKED: {
     status: 409,
     meaning: 'Another process holds the data file for writing.',

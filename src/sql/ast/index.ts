@@ -1,0 +1,3 @@
+/** The SQL AST types. Pure. */
+
+export * from './ast.js';

@@ -1,0 +1,3 @@
+/** The SQL lexer. Pure. */
+
+export { Lexer, syntaxError, type Token, type TokenKind, tokenize } from './lexer.js';

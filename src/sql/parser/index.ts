@@ -1,0 +1,3 @@
+/** The SQL parser. Pure. */
+
+export { type Parsed, parse } from './parser.js';
