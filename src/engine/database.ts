@@ -14,12 +14,14 @@ import {
   type StoreStats,
 } from '../storage/index.js';
 import { Collection } from './collection.js';
+import { type QueryResult, runQuery, StatementCache } from './query.js';
 
 /** Options of open(). */
 export interface OpenOptions extends StoreOptions {}
 
 export class Database {
   private readonly handles = new Map<string, Collection>();
+  private readonly statements = new StatementCache();
 
   constructor(private readonly store: Store) {}
 
@@ -57,6 +59,15 @@ export class Database {
 
   private unknownCollection(name: string): DbError {
     return collectionNotFound(name, this.store.collectionNames());
+  }
+
+  /**
+   * Runs one SQL statement; `?` placeholders take `params` in order, so applications never
+   * build SQL from strings. Reads give `{ plan, count, executionMs, documents }`; writes add
+   * `affected` (and `ids` for INSERT).
+   */
+  query(sql: string, params: readonly unknown[] = []): Promise<QueryResult> {
+    return runQuery(this.store, this.statements, sql, params);
   }
 
   /** Canonical names of every collection, sorted. */

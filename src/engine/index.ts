@@ -7,3 +7,4 @@ export {
   type InsertManyOptions,
 } from './collection.js';
 export { Database, type OpenOptions, open } from './database.js';
+export type { QueryResult } from './query.js';

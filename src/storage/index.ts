@@ -21,6 +21,8 @@ export {
   findEqual,
   findRange,
   findTuple,
+  idsForKeys,
+  idsForRange,
   matchesEqual,
   matchesRange,
   type RangeBounds,

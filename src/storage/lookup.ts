@@ -209,3 +209,34 @@ export function findRange(
   if (!range) return { documents: [], index: index?.name };
   return collect(store, def, index, range, accept, limit);
 }
+
+/**
+ * Ids listed under any of the given key tuples of an index, each id once. Truncated keys can
+ * add candidates that do not match: callers always recheck the documents.
+ */
+export function* idsForKeys(store: Store, index: IndexDef, tuples: unknown[][]): Generator<Buffer> {
+  const seen = tuples.length > 1 || index.multikey ? new Set<string>() : undefined;
+  for (const tuple of tuples) {
+    const encoded = encodeTuple(tuple);
+    if (!encoded || tuple.some((v) => v === null || v === undefined)) continue;
+    const end = Buffer.concat([encoded.bytes, PAST_VALUE]);
+    for (const id of store.indexIds(index, encoded.bytes, end)) {
+      if (seen) {
+        const text = id.toString('latin1');
+        if (seen.has(text)) continue;
+        seen.add(text);
+      }
+      yield id;
+    }
+  }
+}
+
+/** Ids whose indexed value lies within the bounds (of one type), each id once. */
+export function* idsForRange(
+  store: Store,
+  index: IndexDef,
+  bounds: RangeBounds,
+): Generator<Buffer> {
+  const range = rangeKeys(bounds);
+  if (range) yield* store.indexIds(index, range.start, range.end);
+}

@@ -29,5 +29,9 @@ export const BULK_DOCUMENTS_MAX = 100_000;
 export const LIST_LIMIT_DEFAULT = 100;
 /** Largest limit a list accepts. */
 export const LIST_LIMIT_MAX = 10_000;
+/** Longest SQL text accepted, in characters. */
+export const SQL_CHARS_MAX = 1024 * 1024;
+/** Parsed statements kept in the cache, keyed by SQL text. */
+export const STATEMENT_CACHE_ENTRIES = 1000;
 /** Change-log entries kept behind the newest one when a checkpoint trims the log. */
 export const CHANGE_LOG_RETAIN_ENTRIES = 1_000_000;

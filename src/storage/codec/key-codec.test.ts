@@ -6,7 +6,7 @@
  */
 
 import fc from 'fast-check';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { compareValues } from '../../util/value-order.js';
 import {
   encodeTuple,
@@ -316,6 +316,35 @@ describe('truncation at KEY_VALUE_BYTES_MAX', () => {
         expect(Buffer.compare(bytesOf([prefix + x]), bytesOf([prefix + y]))).toBeLessThanOrEqual(0);
       }),
       { numRuns: 500 },
+    );
+  });
+});
+
+describe('the scratch buffer', () => {
+  // Bug: encodeTuple writes into a module-level scratch buffer that `ensure` replaces with
+  // a bigger, uninitialised one when a string does not fit (it reserves 6 bytes per UTF-16
+  // unit), without copying the bytes already written for the tuple's earlier values. So
+  // whenever a tuple needs more room than any tuple before it in the process, and a value
+  // precedes the long string, the key starts with garbage: in a fresh process the entry of
+  // a composite index (n, s) for { n: 1, s: <2,000 chars> } is stored under a wrong key, and
+  // that document is missing from every lookup through the index until a rebuild.
+  // A fresh module instance stands for a fresh process.
+  it.fails('keeps the earlier values of a tuple when it grows', async () => {
+    vi.resetModules();
+    const fresh = await import('./key-codec.js');
+    const long = 'y'.repeat(2000);
+    const first = fresh.encodeTuple([1, long]) as { bytes: Buffer };
+    const again = fresh.encodeTuple([1, long]) as { bytes: Buffer };
+    expect(first.bytes.subarray(0, 9).toString('hex')).toBe('04bff0000000000000');
+    expect(first.bytes.equals(again.bytes)).toBe(true);
+  });
+
+  it('gives the right bytes for a long tuple once the buffer has grown past its need', () => {
+    encodeTuple(['y'.repeat(20_000)]);
+    const long = 'y'.repeat(5000);
+    expect(hex([1, long]).slice(0, 18)).toBe('04bff0000000000000');
+    expect(hex([1, long])).toBe(
+      fullEncoding([1, long]).subarray(0, KEY_VALUE_BYTES_MAX).toString('hex'),
     );
   });
 });

@@ -1,0 +1,138 @@
+/**
+ * `db.query(sql, params)`: parse (cached by SQL text), resolve collections, plan, execute.
+ * Reads answer `{ plan, count, executionMs, documents }`; writes add `affected` (and `ids` for
+ * INSERT) with empty `documents`. The unknown-collection error names the known collections.
+ */
+
+import { DbError } from '../errors/index.js';
+import {
+  type Parsed,
+  parse,
+  planSelect,
+  runCreateIndex,
+  runDelete,
+  runDropIndex,
+  runInsert,
+  runSelect,
+  runUpdate,
+  type SelectStatement,
+  type Source,
+  type Statement,
+  viewOf,
+  type WriteOutcome,
+} from '../sql/index.js';
+import {
+  collectionNotFound,
+  type Document,
+  normalizeCollectionName,
+  type Store,
+} from '../storage/index.js';
+import { SQL_CHARS_MAX, STATEMENT_CACHE_ENTRIES } from '../util/index.js';
+
+/** The result of one statement. */
+export interface QueryResult {
+  plan: string;
+  count: number;
+  executionMs: number;
+  documents: Document[];
+  affected?: number;
+  ids?: string[];
+}
+
+/** Parses SQL through a bounded cache keyed by the text (least recently used goes first). */
+export class StatementCache {
+  private readonly entries = new Map<string, Parsed>();
+
+  get(sql: string): Parsed {
+    if (typeof sql !== 'string') {
+      throw new DbError('ERR_SQL_SYNTAX', 'the SQL text must be a string');
+    }
+    if (sql.length > SQL_CHARS_MAX) {
+      throw new DbError(
+        'ERR_SQL_TOO_LONG',
+        `the SQL text has ${sql.length} characters; the limit is ${SQL_CHARS_MAX}`,
+      );
+    }
+    let parsed = this.entries.get(sql);
+    if (parsed) {
+      this.entries.delete(sql);
+    } else {
+      parsed = parse(sql);
+      if (this.entries.size >= STATEMENT_CACHE_ENTRIES) {
+        this.entries.delete(this.entries.keys().next().value as string);
+      }
+    }
+    this.entries.set(sql, parsed);
+    return parsed;
+  }
+}
+
+function checkParams(parsed: Parsed, params: readonly unknown[]): void {
+  if (!Array.isArray(params)) {
+    throw new DbError('ERR_SQL_PARAM', 'parameters must be an array of values');
+  }
+  if (params.length !== parsed.paramCount) {
+    throw new DbError(
+      'ERR_SQL_PARAM',
+      `the statement has ${parsed.paramCount} placeholder(s) but ${params.length} parameter(s) were given`,
+    );
+  }
+}
+
+function sources(store: Store, statement: SelectStatement): Source[] {
+  const names = [statement.from, ...statement.joins.map((j) => j.collection)];
+  return names.map((raw) => {
+    const name = normalizeCollectionName(raw);
+    const def = store.getCollection(name);
+    if (!def) throw collectionNotFound(raw, store.collectionNames());
+    return { def, view: viewOf(def) };
+  });
+}
+
+async function runWrite(
+  store: Store,
+  statement: Exclude<Statement, SelectStatement>,
+  params: readonly unknown[],
+): Promise<WriteOutcome> {
+  switch (statement.kind) {
+    case 'insert':
+      return runInsert(store, statement, params);
+    case 'update':
+      return runUpdate(store, statement, params);
+    case 'delete':
+      return runDelete(store, statement, params);
+    case 'createIndex':
+      return runCreateIndex(store, statement);
+    case 'dropIndex':
+      return runDropIndex(store, statement);
+  }
+}
+
+/** Runs one statement against the store. */
+export async function runQuery(
+  store: Store,
+  cache: StatementCache,
+  sql: string,
+  params: readonly unknown[] = [],
+): Promise<QueryResult> {
+  const started = performance.now();
+  const parsed = cache.get(sql);
+  checkParams(parsed, params);
+  store.refresh();
+  const { statement } = parsed;
+  if (statement.kind === 'select') {
+    const plan = planSelect(statement, sources(store, statement));
+    const documents = runSelect(store, plan, params);
+    const executionMs = performance.now() - started;
+    return { plan: plan.plan, count: documents.length, executionMs, documents };
+  }
+  const outcome = await runWrite(store, statement, params);
+  return {
+    plan: outcome.plan,
+    count: outcome.affected,
+    executionMs: performance.now() - started,
+    affected: outcome.affected,
+    documents: [],
+    ...(outcome.ids && { ids: outcome.ids }),
+  };
+}

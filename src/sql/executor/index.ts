@@ -1,0 +1,20 @@
+/** The SQL executor: runs plans over storage. */
+
+export { evaluate, likeRegex, type Row, type Truth, valueOf } from './evaluate.js';
+export {
+  candidates,
+  matchingRows,
+  planSelect,
+  runSelect,
+  type SelectPlan,
+  type Source,
+  viewOf,
+} from './select.js';
+export {
+  runCreateIndex,
+  runDelete,
+  runDropIndex,
+  runInsert,
+  runUpdate,
+  type WriteOutcome,
+} from './write.js';

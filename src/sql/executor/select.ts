@@ -1,0 +1,371 @@
+/**
+ * Runs SELECT plans over storage, pulling rows through iterators: candidates from the access
+ * path, hash joins, the WHERE filter, then either an early stop at LIMIT (rule 5) or
+ * materialisation for ORDER BY, GROUP BY, aggregates and DISTINCT.
+ */
+
+import { DbError } from '../../errors/index.js';
+import {
+  type CollectionDef,
+  type Document,
+  findIndex,
+  idsForKeys,
+  idsForRange,
+  type Store,
+  withId,
+} from '../../storage/index.js';
+import { compareValues, valueAt } from '../../util/index.js';
+import type { OrderItem, SelectItem, SelectStatement, Value } from '../ast/index.js';
+import {
+  type Access,
+  checkSelectList,
+  chooseAccess,
+  type CollectionView,
+  isAggregate,
+  limitPushesDown,
+  PathResolver,
+  selectPlanString,
+} from '../planner/index.js';
+import { evaluate, type Row, valueOf } from './evaluate.js';
+
+/** A collection resolved for execution: its definition and what the planner sees of it. */
+export interface Source {
+  def: CollectionDef;
+  view: CollectionView;
+}
+
+/** The prepared form of a SELECT: plan chosen, ready to run with parameters. */
+export interface SelectPlan {
+  statement: SelectStatement;
+  sources: Source[];
+  resolver: PathResolver;
+  access: Access;
+  plan: string;
+}
+
+/** A view of a collection for the planner. */
+export function viewOf(def: CollectionDef): CollectionView {
+  return {
+    name: def.name,
+    indexes: def.indexes.map((i) => ({
+      name: i.name,
+      paths: i.paths,
+      unique: i.unique,
+      multikey: i.multikey,
+      state: i.state,
+    })),
+  };
+}
+
+/** Plans a SELECT over resolved sources (FROM first, then each JOIN). */
+export function planSelect(statement: SelectStatement, sources: Source[]): SelectPlan {
+  checkSelectList(statement);
+  const resolver = new PathResolver(sources.map((s) => s.def.name));
+  // Resolve every path once now, so a bad join prefix fails before any work.
+  for (const join of statement.joins) {
+    resolver.resolve(join.left);
+    resolver.resolve(join.right);
+  }
+  const access = chooseAccess(statement.where, (sources[0] as Source).view, resolver);
+  const plan = selectPlanString(
+    statement,
+    access,
+    sources.slice(1).map((s) => s.def.name),
+  );
+  return { statement, sources, resolver, access, plan };
+}
+
+function limitOf(value: Value | undefined, params: readonly unknown[], clause: string): number {
+  if (value === undefined) return clause === 'LIMIT' ? Number.POSITIVE_INFINITY : 0;
+  const n = valueOf(value, params);
+  if (typeof n !== 'number' || !Number.isInteger(n) || n < 0) {
+    throw new DbError(
+      'ERR_SQL_PARAM',
+      `${clause} must be a non-negative integer; got ${JSON.stringify(n)}`,
+    );
+  }
+  return n;
+}
+
+/** Candidate documents of the access path (not yet filtered), with `_id` attached. */
+export function* candidates(
+  store: Store,
+  def: CollectionDef,
+  access: Access,
+  params: readonly unknown[],
+): Generator<Document> {
+  const index = access.kind === 'scan' ? undefined : findIndex(def, access.index.name);
+  if (access.kind === 'scan' || !index || index.state !== 'ready') {
+    for (const { id, body } of store.scan(def)) yield withId(id, body);
+    return;
+  }
+  const ids =
+    access.kind === 'index'
+      ? idsForKeys(
+          store,
+          index,
+          access.keys.map((tuple) => tuple.map((v) => valueOf(v, params))),
+        )
+      : idsForRange(store, index, {
+          ...(access.lower && {
+            [access.lower.inclusive ? 'gte' : 'gt']: valueOf(access.lower.value, params),
+          }),
+          ...(access.upper && {
+            [access.upper.inclusive ? 'lte' : 'lt']: valueOf(access.upper.value, params),
+          }),
+        });
+  for (const id of ids) {
+    const body = store.getBody(def, id);
+    if (body) yield withId(id, body);
+  }
+}
+
+/** A typed key for hash joins and grouping: 1 and "1" differ, 1 and 1.0 do not. */
+function typedKey(value: unknown): string | undefined {
+  if (value === undefined || value === null) return undefined;
+  return JSON.stringify(value);
+}
+
+function* joined(store: Store, plan: SelectPlan, left: Iterable<Row>): Generator<Row> {
+  let rows: Iterable<Row> = left;
+  plan.statement.joins.forEach((join, j) => {
+    const source = j + 1;
+    const a = plan.resolver.resolve(join.left);
+    const b = plan.resolver.resolve(join.right);
+    const [mine, theirs] = a.source === source ? [a, b] : [b, a];
+    if (mine.source !== source || theirs.source >= source) {
+      throw new DbError(
+        'ERR_SQL_INVALID',
+        `JOIN ${join.collection} ON must compare a path of ${join.collection} with a path of a collection before it`,
+      );
+    }
+    const table = new Map<string, Document[]>();
+    for (const { id, body } of store.scan((plan.sources[source] as Source).def)) {
+      const doc = withId(id, body);
+      const key = typedKey(valueAt(doc, mine.path));
+      if (key === undefined) continue;
+      const bucket = table.get(key);
+      if (bucket) bucket.push(doc);
+      else table.set(key, [doc]);
+    }
+    const previous = rows;
+    rows = (function* () {
+      for (const row of previous) {
+        const key = typedKey(valueAt(row[theirs.source], theirs.path));
+        if (key === undefined) continue;
+        for (const match of table.get(key) ?? []) yield [...row, match];
+      }
+    })();
+  });
+  yield* rows;
+}
+
+/** Every row that satisfies WHERE, in access order. */
+export function* matchingRows(
+  store: Store,
+  plan: SelectPlan,
+  params: readonly unknown[],
+): Generator<Row> {
+  const first = plan.sources[0] as Source;
+  const left = (function* () {
+    for (const doc of candidates(store, first.def, plan.access, params)) yield [doc] as Row;
+  })();
+  const rows = plan.statement.joins.length > 0 ? joined(store, plan, left) : left;
+  const where = plan.statement.where;
+  for (const row of rows) {
+    if (!where || evaluate(where, row, plan.resolver, params) === true) yield row;
+  }
+}
+
+function rowDocument(plan: SelectPlan, row: Row): Document {
+  if (row.length === 1) return row[0] as Document;
+  const out: Document = {};
+  plan.sources.forEach((s, i) => {
+    out[s.def.name] = row[i];
+  });
+  return out;
+}
+
+function project(plan: SelectPlan, row: Row): Document {
+  const items = plan.statement.items;
+  if (items === '*') return rowDocument(plan, row);
+  const out: Document = {};
+  if (!plan.statement.distinct && row.length === 1) out._id = (row[0] as Document)._id;
+  for (const item of items as SelectItem[]) {
+    if (item.kind !== 'column') continue;
+    const resolved = plan.resolver.resolve(item.path);
+    const value = valueAt(row[resolved.source], resolved.path);
+    out[item.name] = value === undefined ? null : value;
+  }
+  return out;
+}
+
+function compareRows(plan: SelectPlan, order: OrderItem[], a: Row, b: Row): number {
+  for (const item of order) {
+    const resolved = plan.resolver.resolve(item.path);
+    const c = compareValues(
+      valueAt(a[resolved.source], resolved.path),
+      valueAt(b[resolved.source], resolved.path),
+    );
+    if (c !== 0) return item.descending ? -c : c;
+  }
+  // Ties break by _id, source by source, so results are deterministic.
+  for (let i = 0; i < a.length; i++) {
+    const c = compareValues((a[i] as Document)._id, (b[i] as Document)._id);
+    if (c !== 0) return c;
+  }
+  return 0;
+}
+
+function dedupe(documents: Document[]): Document[] {
+  const seen = new Set<string>();
+  return documents.filter((d) => {
+    const key = JSON.stringify(d);
+    if (seen.has(key)) return false;
+    seen.add(key);
+    return true;
+  });
+}
+
+interface Accumulator {
+  count: number;
+  sum: number;
+  best: unknown;
+}
+
+function accumulate(
+  acc: Accumulator,
+  item: SelectItem & { kind: 'aggregate' },
+  value: unknown,
+): void {
+  if (item.arg === '*') {
+    acc.count++;
+    return;
+  }
+  if (value === undefined || value === null) return;
+  if (item.fn === 'SUM' || item.fn === 'AVG') {
+    if (typeof value !== 'number') return;
+    acc.sum += value;
+    acc.count++;
+    return;
+  }
+  acc.count++;
+  if (acc.best === undefined) acc.best = value;
+  else {
+    const c = compareValues(value, acc.best);
+    if ((item.fn === 'MIN' && c < 0) || (item.fn === 'MAX' && c > 0)) acc.best = value;
+  }
+}
+
+function finish(acc: Accumulator, item: SelectItem & { kind: 'aggregate' }): unknown {
+  switch (item.fn) {
+    case 'COUNT':
+      return acc.count;
+    case 'SUM':
+      return acc.count === 0 ? null : acc.sum;
+    case 'AVG':
+      return acc.count === 0 ? null : acc.sum / acc.count;
+    default:
+      return acc.best === undefined ? null : acc.best;
+  }
+}
+
+function aggregateRows(plan: SelectPlan, rows: Iterable<Row>): Document[] {
+  const statement = plan.statement;
+  const items = statement.items === '*' ? [] : statement.items;
+  const aggregates = items.filter(
+    (i): i is SelectItem & { kind: 'aggregate' } => i.kind === 'aggregate',
+  );
+  const groupPaths = statement.groupBy.map((g) => plan.resolver.resolve(g));
+  const aggPaths = aggregates.map((a) =>
+    a.arg === '*' ? undefined : plan.resolver.resolve(a.arg),
+  );
+  const groups = new Map<string, { values: unknown[]; accs: Accumulator[] }>();
+  for (const row of rows) {
+    const values = groupPaths.map((g) => {
+      const v = valueAt(row[g.source], g.path);
+      return v === undefined ? null : v;
+    });
+    const key = JSON.stringify(values);
+    let group = groups.get(key);
+    if (!group) {
+      group = { values, accs: aggregates.map(() => ({ count: 0, sum: 0, best: undefined })) };
+      groups.set(key, group);
+    }
+    aggregates.forEach((item, k) => {
+      const p = aggPaths[k];
+      accumulate(
+        group.accs[k] as Accumulator,
+        item,
+        p ? valueAt(row[p.source], p.path) : undefined,
+      );
+    });
+  }
+  if (groups.size === 0 && groupPaths.length === 0) {
+    groups.set('', {
+      values: [],
+      accs: aggregates.map(() => ({ count: 0, sum: 0, best: undefined })),
+    });
+  }
+  const aliasOf = new Map(
+    items
+      .filter((i) => i.kind === 'column')
+      .map((i) => [(i as { path: { text: string } }).path.text, i.name]),
+  );
+  return [...groups.values()].map((group) => {
+    const out: Document = {};
+    statement.groupBy.forEach((g, k) => {
+      out[aliasOf.get(g.text) ?? g.text] = group.values[k];
+    });
+    aggregates.forEach((item, k) => {
+      out[item.name] = finish(group.accs[k] as Accumulator, item);
+    });
+    return out;
+  });
+}
+
+function sortOutput(documents: Document[], order: OrderItem[]): void {
+  if (order.length === 0) return;
+  const value = (doc: Document, text: string) => (text in doc ? doc[text] : undefined);
+  documents.sort((a, b) => {
+    for (const item of order) {
+      const c = compareValues(value(a, item.path.text), value(b, item.path.text));
+      if (c !== 0) return item.descending ? -c : c;
+    }
+    return 0;
+  });
+}
+
+/** The result documents of a SELECT, and whether LIMIT stopped the scan early. */
+export function runSelect(store: Store, plan: SelectPlan, params: readonly unknown[]): Document[] {
+  const { statement } = plan;
+  const limit = limitOf(statement.limit, params, 'LIMIT');
+  const offset = limitOf(statement.offset, params, 'OFFSET');
+  if (limitPushesDown(statement)) {
+    const out: Document[] = [];
+    if (limit === 0) return out;
+    let skipped = 0;
+    for (const row of matchingRows(store, plan, params)) {
+      if (skipped < offset) {
+        skipped++;
+        continue;
+      }
+      out.push(project(plan, row));
+      if (out.length >= limit) break;
+    }
+    return out;
+  }
+  let documents: Document[];
+  if (isAggregate(statement)) {
+    documents = aggregateRows(plan, matchingRows(store, plan, params));
+    sortOutput(documents, statement.orderBy);
+    if (statement.distinct) documents = dedupe(documents);
+  } else {
+    const rows = [...matchingRows(store, plan, params)];
+    if (statement.orderBy.length > 0)
+      rows.sort((a, b) => compareRows(plan, statement.orderBy, a, b));
+    documents = rows.map((row) => project(plan, row));
+    if (statement.distinct) documents = dedupe(documents);
+  }
+  return documents.slice(offset, limit === Number.POSITIVE_INFINITY ? undefined : offset + limit);
+}

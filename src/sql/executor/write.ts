@@ -1,0 +1,215 @@
+/**
+ * Runs write statements. Each statement is one atomic job in the store's group commit: an
+ * UPDATE or DELETE finds its rows (through an index when the plan has one) inside the write
+ * transaction, collects their ids first (so changing an index never disturbs the scan that
+ * reads it), then writes; any failure rolls the whole statement back.
+ */
+
+import { DbError } from '../../errors/index.js';
+import {
+  type BulkResult,
+  type CollectionDef,
+  checkDocument,
+  checkIndexSpec,
+  collectionNotFound,
+  type Document,
+  normalizeCollectionName,
+  type PreparedDocument,
+  prepareDocument,
+  type Store,
+} from '../../storage/index.js';
+import { parseId, parsePath } from '../../util/index.js';
+import type {
+  CreateIndexStatement,
+  DeleteStatement,
+  DropIndexStatement,
+  InsertStatement,
+  PathRef,
+  UpdateStatement,
+} from '../ast/index.js';
+import { accessLabel, chooseAccess, PathResolver } from '../planner/index.js';
+import { evaluate, valueOf } from './evaluate.js';
+import { candidates, viewOf } from './select.js';
+
+/** What a write statement reports. */
+export interface WriteOutcome {
+  plan: string;
+  affected: number;
+  ids?: string[];
+}
+
+function requireDef(store: Store, name: string): CollectionDef {
+  const def = store.getCollection(name);
+  if (!def) throw collectionNotFound(name, store.collectionNames());
+  return def;
+}
+
+/** INSERT: one document, a JSON array of documents, or `?` holding either; all or nothing. */
+export async function runInsert(
+  store: Store,
+  statement: InsertStatement,
+  params: readonly unknown[],
+): Promise<WriteOutcome> {
+  const collection = normalizeCollectionName(statement.collection);
+  const docs: unknown[] = [];
+  for (const item of statement.documents) {
+    const value = valueOf(item, params);
+    if (Array.isArray(value)) docs.push(...value);
+    else docs.push(value);
+  }
+  const prepared: PreparedDocument[] = docs.map((doc, i) => {
+    try {
+      const { body, id } = checkDocument(doc);
+      return prepareDocument(body, id);
+    } catch (error) {
+      if (error instanceof DbError && docs.length > 1) {
+        throw new DbError(
+          error.code,
+          `document ${i + 1} of ${docs.length}: ${error.message}`,
+          error.details,
+        );
+      }
+      throw error;
+    }
+  });
+  const result: BulkResult = await store.write(() =>
+    store.insertDocuments(collection, prepared, { atomic: true }),
+  );
+  const failure = result.errors[0];
+  if (failure) {
+    const where = docs.length > 1 ? `document ${failure.index + 1} of ${docs.length}: ` : '';
+    throw new DbError(
+      failure.code as DbError['code'],
+      `${where}${failure.error}; nothing was inserted`,
+    );
+  }
+  return { plan: 'INSERT', affected: result.ids.length, ids: result.ids };
+}
+
+/** The ids of the rows a WHERE selects, read inside the current write job. */
+function matchingIds(
+  store: Store,
+  def: CollectionDef,
+  statement: UpdateStatement | DeleteStatement,
+  params: readonly unknown[],
+): { plan: string; docs: Document[] } {
+  const resolver = new PathResolver([def.name]);
+  const access = chooseAccess(statement.where, viewOf(def), resolver);
+  const docs: Document[] = [];
+  for (const doc of candidates(store, def, access, params)) {
+    if (!statement.where || evaluate(statement.where, [doc], resolver, params) === true) {
+      docs.push(doc);
+    }
+  }
+  return { plan: accessLabel(access), docs };
+}
+
+/** Sets `value` at `path` inside `doc`, creating objects along the way. */
+function assign(doc: Record<string, unknown>, ref: PathRef, value: unknown): void {
+  const path = parsePath(ref.text);
+  const first = path.segments[0];
+  if (first?.kind === 'field' && first.name === '_id') {
+    throw new DbError('ERR_SQL_INVALID', '_id cannot be changed by UPDATE');
+  }
+  let current: unknown = doc;
+  path.segments.forEach((segment, i) => {
+    const last = i === path.segments.length - 1;
+    const next = path.segments[i + 1];
+    if (segment.kind === 'field') {
+      if (current === null || typeof current !== 'object' || Array.isArray(current)) {
+        throw cannotSet(ref, i);
+      }
+      const target = current as Record<string, unknown>;
+      if (last) target[segment.name] = value;
+      else {
+        if (target[segment.name] === undefined || target[segment.name] === null) {
+          target[segment.name] = next?.kind === 'index' ? [] : {};
+        }
+        current = target[segment.name];
+      }
+    } else if (segment.kind === 'index') {
+      if (!Array.isArray(current) || segment.index > current.length) throw cannotSet(ref, i);
+      if (last) current[segment.index] = value;
+      else {
+        if (current[segment.index] === undefined || current[segment.index] === null) {
+          current[segment.index] = next?.kind === 'index' ? [] : {};
+        }
+        current = current[segment.index];
+      }
+    }
+  });
+}
+
+function cannotSet(ref: PathRef, step: number): DbError {
+  return new DbError(
+    'ERR_SQL_INVALID',
+    `cannot SET ${ref.text}: step ${step + 1} of the path does not lead into an object or an array with that position`,
+    { line: ref.at.line, column: ref.at.column },
+  );
+}
+
+/** UPDATE … SET path = value [, …] [WHERE …]: every matching document, atomically. */
+export async function runUpdate(
+  store: Store,
+  statement: UpdateStatement,
+  params: readonly unknown[],
+): Promise<WriteOutcome> {
+  const name = normalizeCollectionName(statement.collection);
+  const values = statement.assignments.map((a) => valueOf(a.value, params));
+  requireDef(store, name);
+  return store.write(() => {
+    const def = requireDef(store, name);
+    const { plan, docs } = matchingIds(store, def, statement, params);
+    for (const doc of docs) {
+      const { _id, ...body } = structuredClone(doc);
+      statement.assignments.forEach((a, k) => assign(body, a.path, structuredClone(values[k])));
+      const checked = checkDocument(body);
+      const id = parseId(_id) as Buffer;
+      store.replaceDocument(name, id, prepareDocument(checked.body, id));
+    }
+    return { plan, affected: docs.length };
+  });
+}
+
+/** DELETE FROM … [WHERE …]: every matching document (all of them without WHERE). */
+export async function runDelete(
+  store: Store,
+  statement: DeleteStatement,
+  params: readonly unknown[],
+): Promise<WriteOutcome> {
+  const name = normalizeCollectionName(statement.collection);
+  requireDef(store, name);
+  return store.write(() => {
+    const def = requireDef(store, name);
+    const { plan, docs } = matchingIds(store, def, statement, params);
+    for (const doc of docs) store.deleteDocument(name, parseId(doc._id) as Buffer);
+    return { plan, affected: docs.length };
+  });
+}
+
+/** CREATE [UNIQUE] INDEX name ON collection (paths). The collection must exist. */
+export async function runCreateIndex(
+  store: Store,
+  statement: CreateIndexStatement,
+): Promise<WriteOutcome> {
+  const name = normalizeCollectionName(statement.collection);
+  requireDef(store, name);
+  const spec = checkIndexSpec(name, {
+    paths: statement.paths,
+    name: statement.name,
+    unique: statement.unique,
+  });
+  await store.write(() => store.createIndex(name, spec));
+  return { plan: 'CREATE INDEX', affected: 0 };
+}
+
+/** DROP INDEX name ON collection. */
+export async function runDropIndex(
+  store: Store,
+  statement: DropIndexStatement,
+): Promise<WriteOutcome> {
+  const name = normalizeCollectionName(statement.collection);
+  requireDef(store, name);
+  await store.write(() => store.dropIndex(name, statement.name));
+  return { plan: 'DROP INDEX', affected: 0 };
+}

@@ -1,0 +1,6 @@
+/** The SQL layer: text → tokens → AST → plan → rows. */
+
+export * from './ast/index.js';
+export * from './executor/index.js';
+export { type Parsed, parse } from './parser/index.js';
+export * from './planner/index.js';

@@ -1,0 +1,3 @@
+/** The SQL planner: access paths and plan strings. Pure; never imports storage. */
+
+export * from './planner.js';
