@@ -17,7 +17,7 @@ export type Row = readonly Record<string, unknown>[];
 export type Truth = boolean | null;
 
 /** Resolves a Value against the statement's parameters. */
-export function valueOf(value: Value, params: readonly unknown[]): unknown {
+export function resolveValue(value: Value, params: readonly unknown[]): unknown {
   if (value.kind === 'literal') return value.value;
   if (value.index >= params.length) {
     throw new DbError(
@@ -81,7 +81,7 @@ export function evaluate(
   params: readonly unknown[],
 ): Truth {
   const operand = (o: Operand): unknown => {
-    if (o.kind !== 'path') return valueOf(o, params);
+    if (o.kind !== 'path') return resolveValue(o, params);
     const resolved = resolver.resolve(o);
     return valueAt(row[resolved.source], resolved.path);
   };
@@ -90,7 +90,7 @@ export function evaluate(
       return compare(condition.op, operand(condition.left), operand(condition.right));
     case 'like': {
       const value = operand(condition.path);
-      const pattern = valueOf(condition.pattern, params);
+      const pattern = resolveValue(condition.pattern, params);
       if (value === undefined || value === null || pattern === null || pattern === undefined) {
         return null;
       }

@@ -1,6 +1,6 @@
 /** The SQL executor: runs plans over storage. */
 
-export { evaluate, likeRegex, type Row, type Truth, valueOf } from './evaluate.js';
+export { evaluate, likeRegex, type Row, type Truth, resolveValue } from './evaluate.js';
 export {
   candidates,
   matchingRows,

@@ -26,7 +26,7 @@ import {
   PathResolver,
   selectPlanString,
 } from '../planner/index.js';
-import { evaluate, type Row, valueOf } from './evaluate.js';
+import { evaluate, type Row, resolveValue } from './evaluate.js';
 
 /** A collection resolved for execution: its definition and what the planner sees of it. */
 export interface Source {
@@ -77,7 +77,7 @@ export function planSelect(statement: SelectStatement, sources: Source[]): Selec
 
 function limitOf(value: Value | undefined, params: readonly unknown[], clause: string): number {
   if (value === undefined) return clause === 'LIMIT' ? Number.POSITIVE_INFINITY : 0;
-  const n = valueOf(value, params);
+  const n = resolveValue(value, params);
   if (typeof n !== 'number' || !Number.isInteger(n) || n < 0) {
     throw new DbError(
       'ERR_SQL_PARAM',
@@ -104,14 +104,14 @@ export function* candidates(
       ? idsForKeys(
           store,
           index,
-          access.keys.map((tuple) => tuple.map((v) => valueOf(v, params))),
+          access.keys.map((tuple) => tuple.map((v) => resolveValue(v, params))),
         )
       : idsForRange(store, index, {
           ...(access.lower && {
-            [access.lower.inclusive ? 'gte' : 'gt']: valueOf(access.lower.value, params),
+            [access.lower.inclusive ? 'gte' : 'gt']: resolveValue(access.lower.value, params),
           }),
           ...(access.upper && {
-            [access.upper.inclusive ? 'lte' : 'lt']: valueOf(access.upper.value, params),
+            [access.upper.inclusive ? 'lte' : 'lt']: resolveValue(access.upper.value, params),
           }),
         });
   for (const id of ids) {

@@ -28,7 +28,7 @@ import type {
   UpdateStatement,
 } from '../ast/index.js';
 import { accessLabel, chooseAccess, PathResolver } from '../planner/index.js';
-import { evaluate, valueOf } from './evaluate.js';
+import { evaluate, resolveValue } from './evaluate.js';
 import { candidates, viewOf } from './select.js';
 
 /** What a write statement reports. */
@@ -53,7 +53,7 @@ export async function runInsert(
   const collection = normalizeCollectionName(statement.collection);
   const docs: unknown[] = [];
   for (const item of statement.documents) {
-    const value = valueOf(item, params);
+    const value = resolveValue(item, params);
     if (Array.isArray(value)) docs.push(...value);
     else docs.push(value);
   }
@@ -155,14 +155,16 @@ export async function runUpdate(
   params: readonly unknown[],
 ): Promise<WriteOutcome> {
   const name = normalizeCollectionName(statement.collection);
-  const values = statement.assignments.map((a) => valueOf(a.value, params));
+  const values = statement.assignments.map((a) => resolveValue(a.value, params));
   requireDef(store, name);
   return store.write(() => {
     const def = requireDef(store, name);
     const { plan, docs } = matchingIds(store, def, statement, params);
     for (const doc of docs) {
       const { _id, ...body } = structuredClone(doc);
-      statement.assignments.forEach((a, k) => assign(body, a.path, structuredClone(values[k])));
+      statement.assignments.forEach((a, k) => {
+        assign(body, a.path, structuredClone(values[k]));
+      });
       const checked = checkDocument(body);
       const id = parseId(_id) as Buffer;
       store.replaceDocument(name, id, prepareDocument(checked.body, id));
