@@ -5,6 +5,9 @@
 
 import type { Command } from 'commander';
 import { open } from '../engine/index.js';
+import { DbError } from '../errors/index.js';
+import { resolveDataFile } from '../storage/index.js';
+import { dataFileExists } from './open-file.js';
 import { bold, formatBytes, printJson } from './output.js';
 
 export function registerCompact(program: Command): void {
@@ -15,6 +18,12 @@ export function registerCompact(program: Command): void {
     .argument('<collection>', 'the collection to compact')
     .option('--json', 'print JSON for scripts')
     .action(async (file: string, collection: string, options: { json?: boolean }) => {
+      if (!dataFileExists(file)) {
+        throw new DbError(
+          'ERR_STORAGE_NOT_FOUND',
+          `no docdb data file at ${resolveDataFile(file).file}`,
+        );
+      }
       const db = await open(file);
       try {
         const sizeBefore = db.stats().fileSizeBytes;

@@ -25,7 +25,13 @@ import {
   type Store,
   withId,
 } from '../storage/index.js';
-import { BULK_DOCUMENTS_MAX, formatId, LIST_LIMIT_DEFAULT, parseId } from '../util/index.js';
+import {
+  BULK_DOCUMENTS_MAX,
+  formatId,
+  LIST_LIMIT_DEFAULT,
+  LIST_LIMIT_MAX,
+  parseId,
+} from '../util/index.js';
 
 /** Options of insertMany. */
 export interface InsertManyOptions {
@@ -106,9 +112,9 @@ export class Collection {
   /** Inserts one document; resolves with its `_id` once the write is durable. */
   async insert(doc: unknown): Promise<string> {
     const prepared = prepare(doc);
-    const result = await this.store.write(() => this.store.insertDocuments(this.name, [prepared]));
-    const failure = result.errors[0];
-    if (failure) throw new DbError(failure.code as DbError['code'], failure.error);
+    const result = await this.store.write(() =>
+      this.store.insertDocuments(this.name, [prepared], { throwFirst: true }),
+    );
     return result.ids[0] as string;
   }
 
@@ -177,8 +183,11 @@ export class Collection {
   /** Up to `limit` documents (default 100) in `_id` order, after the `after` id when given. */
   list(options: { limit?: number; after?: string } = {}): Document[] {
     const limit = options.limit ?? LIST_LIMIT_DEFAULT;
-    if (!Number.isInteger(limit) || limit < 0) {
-      throw new DbError('ERR_BAD_ARGUMENT', `limit must be a non-negative integer; got ${limit}`);
+    if (!Number.isInteger(limit) || limit < 0 || limit > LIST_LIMIT_MAX) {
+      throw new DbError(
+        'ERR_BAD_ARGUMENT',
+        `limit must be an integer from 0 to ${LIST_LIMIT_MAX}; got ${limit} (use scan() for everything)`,
+      );
     }
     const def = this.def();
     if (!def || limit === 0) return [];

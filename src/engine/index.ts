@@ -8,3 +8,11 @@ export {
 } from './collection.js';
 export { Database, type OpenOptions, open } from './database.js';
 export type { QueryResult } from './query.js';
+export {
+  SEED_COUNT_DEFAULT,
+  SEED_COUNT_MAX,
+  SEED_INDEXES,
+  type SeedOptions,
+  type SeedResult,
+  seedOrders,
+} from './seed.js';

@@ -59,11 +59,14 @@ export const ERROR_CATALOGUE = {
   },
   ERR_STORAGE_NOT_FOUND: { status: 404, meaning: 'No data file exists at the given path.' },
   ERR_STORAGE_FORMAT: {
-    status: 500,
+    status: 409,
     meaning: 'The data file was written by an incompatible version of docdb.',
   },
   ERR_STORAGE_CLOSED: { status: 503, meaning: 'The database has been closed.' },
-  ERR_STORAGE_FAILED: { status: 500, meaning: 'The storage engine failed to commit a write.' },
+  ERR_STORAGE_FAILED: {
+    status: 503,
+    meaning: 'The storage engine could not commit a write (for example, the disk is full).',
+  },
 } as const satisfies Record<string, { status: number; meaning: string }>;
 
 /** Every stable error code docdb can report. */

@@ -13,8 +13,8 @@ import {
   parsePath,
 } from '../util/index.js';
 
-/** The data-file format this build reads and writes. */
-export const FORMAT_VERSION = 1;
+/** The data-file format this build reads and writes (2: index sub-databases are dupsort). */
+export const FORMAT_VERSION = 2;
 
 /** Node metadata kept under the catalog key `meta`. */
 export interface NodeMeta {

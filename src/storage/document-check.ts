@@ -32,6 +32,14 @@ function fail(message: string, field?: string): never {
 function checkValue(value: unknown, field: string, depth: number): void {
   switch (typeof value) {
     case 'string':
+      // A lone UTF-16 surrogate has no UTF-8 form: it would be stored as U+FFFD and lost.
+      if (!value.isWellFormed()) {
+        fail(
+          `field '${field}' holds a string with a lone UTF-16 surrogate (not valid Unicode)`,
+          field,
+        );
+      }
+      return;
     case 'boolean':
       return;
     case 'number':
@@ -57,6 +65,7 @@ function checkValue(value: unknown, field: string, depth: number): void {
 function checkFields(object: Record<string, unknown>, prefix: string, depth: number): void {
   for (const key of Object.keys(object)) {
     if (key === '__proto__') fail(`field name '${prefix}__proto__' is not allowed`, prefix + key);
+    if (!key.isWellFormed()) fail(`field name '${prefix}${key}' holds a lone UTF-16 surrogate`);
     checkValue(object[key], prefix + key, depth);
   }
 }

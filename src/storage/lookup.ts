@@ -9,6 +9,7 @@
  * element does.
  */
 
+import { DbError } from '../errors/index.js';
 import {
   compareValues,
   isScalar,
@@ -88,17 +89,18 @@ export function matchesRange(doc: unknown, path: JsonPath, bounds: RangeBounds):
   return candidates(doc, path).some((c) => inRange(c, bounds));
 }
 
+/**
+ * The ready index on exactly these paths. A composite index does not serve its leading
+ * paths alone: a document whose later path holds an array or object has no entry in it.
+ */
 function usable(def: CollectionDef, paths: string[], useIndex: boolean): IndexDef | undefined {
   if (!useIndex) return undefined;
-  const exact = def.indexes.find(
+  return def.indexes.find(
     (i) =>
       i.state === 'ready' &&
       i.paths.length === paths.length &&
       i.paths.every((p, k) => p === paths[k]),
   );
-  if (exact) return exact;
-  // A composite index whose leading paths are the ones asked serves by prefix.
-  return def.indexes.find((i) => i.state === 'ready' && paths.every((p, k) => i.paths[k] === p));
 }
 
 function collect(
@@ -110,7 +112,7 @@ function collect(
   limit: number,
 ): FindResult {
   const documents: Document[] = [];
-  if (index && !range) return { documents, index: index.name };
+  if (limit <= 0 || (index && !range)) return { documents, index: index?.name };
   if (index && range) {
     for (const id of store.indexIds(index, range.start, range.end)) {
       const body = store.getBody(def, id);
@@ -202,6 +204,9 @@ export function findRange(
   options: FindOptions = {},
 ): FindResult {
   const path = parsePath(pathText, { allowEach: true });
+  if ([bounds.gt, bounds.gte, bounds.lt, bounds.lte].every((b) => b === undefined)) {
+    throw new DbError('ERR_BAD_ARGUMENT', 'a range find needs at least one of gt, gte, lt, lte');
+  }
   const accept = (body: Document) => matchesRange(body, path, bounds);
   const index = usable(def, [pathText], options.useIndex !== false);
   const limit = options.limit ?? Number.POSITIVE_INFINITY;

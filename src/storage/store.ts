@@ -141,7 +141,14 @@ export class Store {
     this.catalogDb = openSubDb(this.env, 'catalog', !readOnly);
     this.changesDb = openSubDb(this.env, 'changes', !readOnly);
     this.queue = new WriteQueue({
-      runOuter: (body) => this.env.transactionSync(body),
+      runOuter: (body) => {
+        try {
+          this.env.transactionSync(body);
+        } catch (error) {
+          // The commit itself failed (disk full, I/O error): nothing of the batch is stored.
+          throw storageFailed(error);
+        }
+      },
       runChild: (job) => this.env.transactionSync(job),
       beginJob: () => this.beginJob(),
       afterBatch: (error) => this.afterBatch(error),
@@ -309,9 +316,7 @@ export class Store {
         ),
       );
     }
-    return this.queue.enqueue(job).catch((error: unknown) => {
-      throw error instanceof DbError || !(error instanceof Error) ? error : storageFailed(error);
-    });
+    return this.queue.enqueue(job);
   }
 
   private stagedState(): Staged {
@@ -323,7 +328,10 @@ export class Store {
     const opened = this.staged?.openedDbs.get(name) ?? this.dbs.get(name);
     if (opened) return opened;
     const db = openSubDb(this.env, name, false, name.startsWith('i'));
-    this.dbs.set(name, db);
+    // A handle opened inside a write job belongs to its transaction: LMDB discards it when
+    // the job rolls back, so it joins the shared cache only once the batch commits.
+    if (this.staged) this.staged.openedDbs.set(name, db);
+    else this.dbs.set(name, db);
     return db;
   }
 
@@ -434,7 +442,7 @@ export class Store {
   insertDocuments(
     collection: string,
     docs: Array<PreparedDocument | DbError>,
-    options: { atomic?: boolean; skipIndexes?: boolean } = {},
+    options: { atomic?: boolean; skipIndexes?: boolean; throwFirst?: boolean } = {},
   ): BulkResult {
     const def = this.collectionForWrite(collection, true) as CollectionDef;
     const indexes = options.skipIndexes
@@ -452,7 +460,7 @@ export class Store {
         accepted.push({ id, doc, keys });
         result.ids.push(formatId(id));
       } catch (error) {
-        if (!(error instanceof DbError)) throw error;
+        if (!(error instanceof DbError) || options.throwFirst) throw error;
         result.errors.push({ index: position, error: error.message, code: error.code });
       }
     });
@@ -553,18 +561,25 @@ export class Store {
       if (index.def.state !== 'ready') continue;
       const before = indexValues(index, old);
       const after = indexValues(index, doc.body);
-      const beforeKeys = new Set(before.map(sameValueKey));
-      const afterKeys = new Set(after.map(sameValueKey));
+      // Entries are keyed by (possibly truncated) bytes; uniqueness is about whole values.
+      const beforeBytes = new Set(before.map((v) => v.bytes.toString('latin1')));
+      const afterBytes = new Set(after.map((v) => v.bytes.toString('latin1')));
+      const beforeValues = new Set(before.map(sameValueKey));
       const idb = this.subDb(index.def.dbName);
       for (const value of after) {
-        if (beforeKeys.has(sameValueKey(value))) continue;
-        if (index.def.unique && !value.hasNull && this.uniqueTaken(def, index, value, id)) {
+        const isNew = !beforeValues.has(sameValueKey(value));
+        if (
+          isNew &&
+          index.def.unique &&
+          !value.hasNull &&
+          this.uniqueTaken(def, index, value, id)
+        ) {
           throw this.uniqueViolation(def, index, value.tuple);
         }
-        idb.putSync(value.bytes, id);
+        if (!beforeBytes.has(value.bytes.toString('latin1'))) idb.putSync(value.bytes, id);
       }
       for (const value of before) {
-        if (!afterKeys.has(sameValueKey(value))) idb.removeSync(value.bytes, id);
+        if (!afterBytes.has(value.bytes.toString('latin1'))) idb.removeSync(value.bytes, id);
       }
     }
     db.putSync(id, doc.encoded);

@@ -4,8 +4,10 @@
  * back alone, and the batch in one durable commit. Every job's promise settles only after
  * that commit returned, so an acknowledged write is on disk.
  *
- * lmdb-js's asynchronous `transaction()` never calls back on this platform (measured: it
- * hangs on Node 20 with lmdb 2.9–3.5), so batching is done here over `transactionSync`.
+ * Batching is done here over `transactionSync` rather than lmdb-js's asynchronous
+ * `transaction()`: a child transaction per job gives per-write rollback, and a synchronous
+ * commit (overlappingSync off) makes "the promise resolved" mean "fsync returned"
+ * (docs/adr/0001-storage-on-lmdb.md).
  */
 
 /** Thrown by a job to roll back its own writes while still resolving with a value. */

@@ -54,22 +54,54 @@ export function acquireWriterLock(file: string): WriterLock {
   try {
     for (let attempt = 0; attempt < 3; attempt++) {
       try {
+        // link() fails if the lock exists: taking a free lock is atomic.
         fs.linkSync(temp, lockPath);
         return { path: lockPath, release: () => releaseIfMine(lockPath) };
       } catch (error) {
         if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
       }
       const owner = readOwner(lockPath);
-      if (owner && owner.pid === process.pid) {
+      if (owner && owner.pid === process.pid && owner.host === me.host) {
         throw locked(file, owner, 'this process already has it open');
       }
-      if (owner && owner.host === me.host && isAlive(owner.pid)) throw locked(file, owner);
-      // The holder is gone (or the file is unreadable debris): take the lock over.
-      fs.rmSync(lockPath, { force: true });
+      if (owner && owner.host !== me.host) {
+        throw locked(
+          file,
+          owner,
+          `host ${owner.host} (process ${owner.pid}) holds it, and its liveness cannot be checked from here; remove ${lockPath} if that process is gone`,
+        );
+      }
+      if (owner && isAlive(owner.pid)) throw locked(file, owner);
+      takeOverStale(lockPath, owner);
     }
     throw new DbError('ERR_STORAGE_LOCKED', `could not take the writer lock of ${file}`);
   } finally {
     fs.rmSync(temp, { force: true });
+  }
+}
+
+/**
+ * Moves a dead holder's lock aside. rename() is atomic, so of two processes racing here
+ * only one moves the file; if what was moved is not the dead lock that was read (another
+ * process took the lock in between), it is put back and the caller tries again.
+ */
+function takeOverStale(lockPath: string, stale: LockOwner | undefined): void {
+  const aside = `${lockPath}.stale.${process.pid}`;
+  try {
+    fs.renameSync(lockPath, aside);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return;
+    throw error;
+  }
+  const moved = readOwner(aside);
+  if (moved?.pid === stale?.pid && moved?.since === stale?.since) {
+    fs.rmSync(aside, { force: true });
+    return;
+  }
+  try {
+    fs.linkSync(aside, lockPath);
+  } finally {
+    fs.rmSync(aside, { force: true });
   }
 }
 

@@ -95,7 +95,8 @@ export function valueAt(doc: unknown, path: JsonPath): unknown {
   for (const segment of path.segments) {
     if (current === null || typeof current !== 'object') return undefined;
     if (segment.kind === 'field') {
-      if (Array.isArray(current)) return undefined;
+      // Own fields only: `constructor` or `toString` must not come from Object.prototype.
+      if (Array.isArray(current) || !Object.hasOwn(current, segment.name)) return undefined;
       current = (current as Record<string, unknown>)[segment.name];
     } else if (segment.kind === 'index') {
       if (!Array.isArray(current)) return undefined;
@@ -125,7 +126,7 @@ function collect(current: unknown, segments: PathSegment[], at: number, out: unk
   if (current === null || typeof current !== 'object') return;
   const segment = segments[at] as PathSegment;
   if (segment.kind === 'field') {
-    if (!Array.isArray(current)) {
+    if (!Array.isArray(current) && Object.hasOwn(current, segment.name)) {
       collect((current as Record<string, unknown>)[segment.name], segments, at + 1, out);
     }
   } else if (segment.kind === 'index') {

@@ -321,7 +321,7 @@ describe('truncation at KEY_VALUE_BYTES_MAX', () => {
 });
 
 describe('the scratch buffer', () => {
-  // Bug: encodeTuple writes into a module-level scratch buffer that `ensure` replaces with
+  // Was: encodeTuple wrote into a module-level scratch buffer that `ensure` replaces with
   // a bigger, uninitialised one when a string does not fit (it reserves 6 bytes per UTF-16
   // unit), without copying the bytes already written for the tuple's earlier values. So
   // whenever a tuple needs more room than any tuple before it in the process, and a value
@@ -329,7 +329,7 @@ describe('the scratch buffer', () => {
   // a composite index (n, s) for { n: 1, s: <2,000 chars> } is stored under a wrong key, and
   // that document is missing from every lookup through the index until a rebuild.
   // A fresh module instance stands for a fresh process.
-  it.fails('keeps the earlier values of a tuple when it grows', async () => {
+  it('keeps the earlier values of a tuple when it grows', async () => {
     vi.resetModules();
     const fresh = await import('./key-codec.js');
     const long = 'y'.repeat(2000);

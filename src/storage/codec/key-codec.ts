@@ -33,7 +33,11 @@ export interface EncodedKey {
 let scratch = Buffer.allocUnsafe(4096);
 
 function ensure(bytes: number): void {
-  if (bytes > scratch.length) scratch = Buffer.allocUnsafe(Math.max(bytes, scratch.length * 2));
+  if (bytes <= scratch.length) return;
+  // Earlier values of the tuple are already in the scratch buffer: carry them over.
+  const grown = Buffer.allocUnsafe(Math.max(bytes, scratch.length * 2));
+  scratch.copy(grown);
+  scratch = grown;
 }
 
 function writeNumber(value: number, at: number): number {
