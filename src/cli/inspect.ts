@@ -2,10 +2,11 @@
 
 import type { Command } from 'commander';
 import { open } from '../engine/index.js';
-import type { StoreStats } from '../storage/index.js';
+import type { StoreStats } from '../engine/index.js';
 import { bold, dim, formatBytes, printJson } from './output.js';
 
-function printStats(stats: StoreStats): void {
+/** Prints storage facts for people (inspect, and `stats` in the repl). */
+export function printStats(stats: StoreStats): void {
   const lines = [
     `${bold('file')}        ${stats.file}`,
     `${bold('size')}        ${formatBytes(stats.fileSizeBytes)} (${stats.fileSizeBytes} bytes)`,

@@ -8,6 +8,9 @@ import { Command, CommanderError } from 'commander';
 import { VERSION } from '../version.js';
 import { registerCompact } from './compact.js';
 import { registerInspect } from './inspect.js';
+import { registerQuery } from './query.js';
+import { registerRepl } from './repl.js';
+import { registerSeed } from './seed.js';
 import { EXIT_USAGE, reportError } from './output.js';
 
 export function buildProgram(): Command {
@@ -25,7 +28,10 @@ export function buildProgram(): Command {
       process.stdout.write(`${VERSION}\n`);
     });
   registerInspect(program);
+  registerQuery(program);
+  registerRepl(program);
   registerCompact(program);
+  registerSeed(program);
   for (const command of program.commands) command.exitOverride();
   return program;
 }

@@ -16,3 +16,4 @@ export {
   type SeedResult,
   seedOrders,
 } from './seed.js';
+export type { StoreStats } from '../storage/index.js';
