@@ -14,6 +14,7 @@ export {
   type InsertManyOptions,
   type OpenOptions,
   open,
+  type QueryMeta,
   type QueryResult,
 } from './engine/index.js';
 export { DbError, ERROR_CATALOGUE, type ErrorCode, isDbError } from './errors/index.js';

@@ -6,6 +6,7 @@
 import type { DbError } from '../errors/index.js';
 import {
   type ChangeEntry,
+  type Document,
   type CompactResult,
   collectionNotFound,
   normalizeCollectionName,
@@ -14,7 +15,13 @@ import {
   type StoreStats,
 } from '../storage/index.js';
 import { Collection } from './collection.js';
-import { type QueryResult, runQuery, StatementCache } from './query.js';
+import {
+  type QueryMeta,
+  type QueryResult,
+  runQuery,
+  StatementCache,
+  streamQuery,
+} from './query.js';
 
 /** Options of open(). */
 export interface OpenOptions extends StoreOptions {}
@@ -68,6 +75,18 @@ export class Database {
    */
   query(sql: string, params: readonly unknown[] = []): Promise<QueryResult> {
     return runQuery(this.store, this.statements, sql, params);
+  }
+
+  /**
+   * Runs one statement as a stream: the first value is the meta `{ plan, count,
+   * executionMs }`, then one document at a time (writes yield only the meta). Memory grows
+   * with the number of matching ids, not documents; stop early with `break`.
+   */
+  queryStream(
+    sql: string,
+    params: readonly unknown[] = [],
+  ): AsyncGenerator<QueryMeta | Document, void, undefined> {
+    return streamQuery(this.store, this.statements, sql, params);
   }
 
   /** Canonical names of every collection, sorted. */

@@ -7,7 +7,7 @@ export {
   type InsertManyOptions,
 } from './collection.js';
 export { Database, type OpenOptions, open } from './database.js';
-export type { QueryResult } from './query.js';
+export type { QueryMeta, QueryResult } from './query.js';
 export {
   SEED_COUNT_DEFAULT,
   SEED_COUNT_MAX,

@@ -15,6 +15,7 @@ import {
   runInsert,
   runSelect,
   runUpdate,
+  streamSelect,
   type SelectStatement,
   type Source,
   type Statement,
@@ -135,4 +136,45 @@ export async function runQuery(
     documents: [],
     ...(outcome.ids && { ids: outcome.ids }),
   };
+}
+
+/** The first value a query stream yields: known before any document. */
+export interface QueryMeta {
+  plan: string;
+  count: number;
+  executionMs: number;
+  affected?: number;
+  ids?: string[];
+}
+
+/**
+ * Runs one statement and yields its meta first, then its documents one at a time (a write
+ * yields only its meta). Documents come from one snapshot, so they match the count even when
+ * writes land while the consumer reads slowly.
+ */
+export async function* streamQuery(
+  store: Store,
+  cache: StatementCache,
+  sql: string,
+  params: readonly unknown[] = [],
+): AsyncGenerator<QueryMeta | Document, void, undefined> {
+  const started = performance.now();
+  const parsed = cache.get(sql);
+  checkParams(parsed, params);
+  store.refresh();
+  const { statement } = parsed;
+  if (statement.kind !== 'select') {
+    const { documents: _, ...meta } = await runQuery(store, cache, sql, params);
+    yield meta;
+    return;
+  }
+  const snapshot = store.openSnapshot();
+  try {
+    const plan = planSelect(statement, sources(store, statement));
+    const streamed = streamSelect(store, plan, params, snapshot);
+    yield { plan: plan.plan, count: streamed.count, executionMs: performance.now() - started };
+    for (const document of streamed.documents) yield document;
+  } finally {
+    snapshot.release();
+  }
 }

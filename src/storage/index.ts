@@ -32,6 +32,7 @@ export {
   type CompactResult,
   collectionNotFound,
   DATA_FILE_NAME,
+  type DocumentSnapshot,
   type PreparedDocument,
   prepareDocument,
   resolveDataFile,

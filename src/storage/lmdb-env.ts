@@ -95,3 +95,18 @@ export function envStats(env: Env): EnvStats {
 export function refreshSnapshot(env: Env): void {
   env.resetReadTxn();
 }
+
+/** A pinned read snapshot: reads through it see one committed state until it is released. */
+export interface ReadSnapshot {
+  get(db: SubDb, key: Buffer): Buffer | undefined;
+  release(): void;
+}
+
+/** Pins LMDB's current read transaction for reads spread over several event-loop turns. */
+export function pinSnapshot(env: Env): ReadSnapshot {
+  const transaction = env.useReadTransaction();
+  return {
+    get: (db, key) => db.get(key, { transaction } as Parameters<SubDb['get']>[1]),
+    release: () => transaction.done(),
+  };
+}

@@ -41,6 +41,7 @@ import {
   envStats,
   openEnv,
   openSubDb,
+  pinSnapshot,
   refreshSnapshot,
   type SubDb,
   treeStats,
@@ -728,6 +729,21 @@ export class Store {
     return bytes === undefined ? undefined : decodeValue<Document>(bytes);
   }
 
+  /**
+   * Pins the current committed state for reads that span event-loop turns (a streamed
+   * result). Release it when done: a pinned snapshot keeps old pages from reuse.
+   */
+  openSnapshot(): DocumentSnapshot {
+    const snapshot = pinSnapshot(this.env);
+    return {
+      getBody: (def, id) => {
+        const bytes = snapshot.get(this.subDb(def.dbName), id);
+        return bytes === undefined ? undefined : decodeValue<Document>(bytes);
+      },
+      release: () => snapshot.release(),
+    };
+  }
+
   /** Documents in id order, starting after `afterId` when given. */
   *scan(def: CollectionDef, afterId?: Buffer): Generator<{ id: Buffer; body: Document }> {
     const start = afterId ? Buffer.concat([afterId, Buffer.from([0])]) : ID_MIN;
@@ -906,6 +922,12 @@ export class Store {
   get isClosed(): boolean {
     return this.closed;
   }
+}
+
+/** Reads of documents as they were when the snapshot was opened. */
+export interface DocumentSnapshot {
+  getBody(def: CollectionDef, id: Buffer): Document | undefined;
+  release(): void;
 }
 
 /** What a compaction measured. */

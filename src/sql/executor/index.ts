@@ -10,6 +10,7 @@ export {
   type Source,
   viewOf,
 } from './select.js';
+export { type StreamedSelect, streamSelect } from './stream.js';
 export {
   runCreateIndex,
   runDelete,

@@ -75,7 +75,11 @@ export function planSelect(statement: SelectStatement, sources: Source[]): Selec
   return { statement, sources, resolver, access, plan };
 }
 
-function limitOf(value: Value | undefined, params: readonly unknown[], clause: string): number {
+export function limitOf(
+  value: Value | undefined,
+  params: readonly unknown[],
+  clause: string,
+): number {
   if (value === undefined) return clause === 'LIMIT' ? Number.POSITIVE_INFINITY : 0;
   const n = resolveValue(value, params);
   if (typeof n !== 'number' || !Number.isInteger(n) || n < 0) {
@@ -186,7 +190,8 @@ function rowDocument(plan: SelectPlan, row: Row): Document {
   return out;
 }
 
-function project(plan: SelectPlan, row: Row): Document {
+/** The result document of a row: the whole row for `*`, else `_id` plus the listed paths. */
+export function project(plan: SelectPlan, row: Row): Document {
   const items = plan.statement.items;
   if (items === '*') return rowDocument(plan, row);
   const out: Document = {};

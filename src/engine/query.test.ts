@@ -1,0 +1,132 @@
+/**
+ * Proves the query entry points of the embedded API: `db.query` result shapes for reads and
+ * writes, `?` parameters and their errors, the SQL length limit, and `db.queryStream`: meta
+ * first with the final count, documents one at a time from one snapshot (writes landing
+ * meanwhile do not change what the stream returns), ORDER BY/LIMIT/OFFSET, early stop.
+ */
+
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { makeTempDir } from '../../test/support/temp-dir.js';
+import { SQL_CHARS_MAX } from '../util/index.js';
+import { type Database, open, type QueryMeta } from './index.js';
+
+let db: Database;
+let cleanup: () => void;
+
+beforeEach(async () => {
+  const temp = makeTempDir();
+  cleanup = temp.cleanup;
+  db = await open(temp.dir);
+  await db
+    .collection('t')
+    .insertMany(Array.from({ length: 50 }, (_, i) => ({ i, even: i % 2 === 0 })));
+  await db.collection('t').createIndex({ paths: ['i'], name: 'by_i', unique: true });
+});
+
+afterEach(async () => {
+  await db.close();
+  cleanup();
+});
+
+async function collect(stream: AsyncGenerator<unknown>): Promise<[QueryMeta, unknown[]]> {
+  const items: unknown[] = [];
+  for await (const item of stream) items.push(item);
+  return [items[0] as QueryMeta, items.slice(1)];
+}
+
+describe('db.query', () => {
+  it('answers reads with plan, count, executionMs and documents', async () => {
+    const r = await db.query('SELECT i FROM t WHERE i = ?', [7]);
+    expect(r.plan).toBe('INDEX_SCAN(by_i)');
+    expect(r.count).toBe(1);
+    expect(r.executionMs).toBeGreaterThanOrEqual(0);
+    expect(r.documents).toEqual([{ _id: expect.any(String), i: 7 }]);
+    expect(r.affected).toBeUndefined();
+  });
+
+  it('answers writes with affected, empty documents, and ids for INSERT', async () => {
+    const ins = await db.query('INSERT INTO t VALUES ?', [[{ i: 100 }, { i: 101 }]]);
+    expect(ins).toMatchObject({ plan: 'INSERT', count: 2, affected: 2, documents: [] });
+    expect(ins.ids).toHaveLength(2);
+    const del = await db.query('DELETE FROM t WHERE i >= ?', [100]);
+    expect(del).toMatchObject({ plan: 'INDEX_RANGE_SCAN(by_i)', affected: 2, documents: [] });
+  });
+
+  it('rejects a parameter count that does not match the placeholders', async () => {
+    await expect(db.query('SELECT * FROM t WHERE i = ?')).rejects.toMatchObject({
+      code: 'ERR_SQL_PARAM',
+    });
+    await expect(db.query('SELECT * FROM t', [1])).rejects.toMatchObject({ code: 'ERR_SQL_PARAM' });
+    await expect(db.query('SELECT * FROM t LIMIT ?', ['x'])).rejects.toMatchObject({
+      code: 'ERR_SQL_PARAM',
+    });
+  });
+
+  it('accepts SQL at the length limit and rejects one character more', async () => {
+    const pad = (n: number) => `SELECT * FROM t WHERE i = 1${' '.repeat(n)}`;
+    const base = pad(0).length;
+    await expect(db.query(pad(SQL_CHARS_MAX - base))).resolves.toMatchObject({ count: 1 });
+    await expect(db.query(pad(SQL_CHARS_MAX - base + 1))).rejects.toMatchObject({
+      code: 'ERR_SQL_TOO_LONG',
+    });
+  });
+
+  it('an atomic statement: a failing UPDATE changes nothing', async () => {
+    await expect(db.query('UPDATE t SET i = 1 WHERE i > 40')).rejects.toMatchObject({
+      code: 'ERR_UNIQUE_VIOLATION',
+    });
+    const r = await db.query('SELECT COUNT(*) FROM t WHERE i > 40');
+    expect(r.documents[0]).toEqual({ 'COUNT(*)': 9 });
+  });
+});
+
+describe('db.queryStream', () => {
+  it('yields the meta first, then every document', async () => {
+    const [meta, docs] = await collect(db.queryStream('SELECT i FROM t WHERE even = true'));
+    expect(meta).toMatchObject({ plan: 'COLLECTION_SCAN', count: 25 });
+    expect(docs).toHaveLength(25);
+    expect(docs[0]).toEqual({ _id: expect.any(String), i: 0 });
+  });
+
+  it('orders, offsets and limits like query does', async () => {
+    const sql = 'SELECT i FROM t WHERE i >= 10 ORDER BY i DESC LIMIT 3 OFFSET 2';
+    const [meta, docs] = await collect(db.queryStream(sql));
+    const plain = await db.query(sql);
+    expect(meta.count).toBe(3);
+    expect(docs).toEqual(plain.documents);
+    expect(docs.map((d) => (d as { i: number }).i)).toEqual([47, 46, 45]);
+  });
+
+  it('keeps returning the snapshot it counted while writes land', async () => {
+    const stream = db.queryStream('SELECT i FROM t ORDER BY i');
+    const meta = (await stream.next()).value as QueryMeta;
+    expect(meta.count).toBe(50);
+    const first = (await stream.next()).value as { i: number };
+    await db.query('DELETE FROM t');
+    expect((await db.query('SELECT COUNT(*) FROM t')).documents[0]).toEqual({ 'COUNT(*)': 0 });
+    const rest: unknown[] = [];
+    for await (const doc of stream) rest.push(doc);
+    expect(first.i).toBe(0);
+    expect(rest).toHaveLength(49);
+  });
+
+  it('streams aggregates and writes as their meta and rows', async () => {
+    const [meta, docs] = await collect(
+      db.queryStream('SELECT even, COUNT(*) FROM t GROUP BY even'),
+    );
+    expect(meta.plan).toBe('COLLECTION_SCAN + AGGREGATE');
+    expect(docs).toHaveLength(2);
+    const [write, none] = await collect(db.queryStream('UPDATE t SET flag = true WHERE i < 5'));
+    expect(write).toMatchObject({ affected: 5, count: 5 });
+    expect(none).toEqual([]);
+  });
+
+  it('stops early without leaking the snapshot', async () => {
+    for (let round = 0; round < 200; round++) {
+      for await (const item of db.queryStream('SELECT * FROM t')) {
+        if (item) break;
+      }
+    }
+    expect((await db.query('SELECT COUNT(*) FROM t')).documents[0]).toEqual({ 'COUNT(*)': 50 });
+  });
+});
