@@ -130,3 +130,26 @@ describe('db.queryStream', () => {
     expect((await db.query('SELECT COUNT(*) FROM t')).documents[0]).toEqual({ 'COUNT(*)': 50 });
   });
 });
+
+describe('statement and plan cache', () => {
+  it('reuses a plan until an index change, then plans again', async () => {
+    const sql = 'SELECT i FROM t WHERE even = true LIMIT 1';
+    expect((await db.query(sql)).plan).toBe('COLLECTION_SCAN');
+    expect((await db.query(sql)).plan).toBe('COLLECTION_SCAN');
+    await db.collection('t').createIndex({ paths: ['even'], name: 'by_even' });
+    expect((await db.query(sql)).plan).toBe('INDEX_SCAN(by_even)');
+    await db.collection('t').insertMany([{ i: 500, even: true }], { skipIndexes: true });
+    expect((await db.query(sql)).plan).toBe('COLLECTION_SCAN');
+    await db.collection('t').rebuildIndexes();
+    expect((await db.query(sql)).plan).toBe('INDEX_SCAN(by_even)');
+    await db.collection('t').dropIndex('by_even');
+    expect((await db.query(sql)).plan).toBe('COLLECTION_SCAN');
+  });
+
+  it('answers an unknown collection again after it is dropped', async () => {
+    const sql = 'SELECT COUNT(*) FROM t';
+    await db.query(sql);
+    await db.dropCollection('t');
+    await expect(db.query(sql)).rejects.toMatchObject({ code: 'ERR_COLLECTION_NOT_FOUND' });
+  });
+});

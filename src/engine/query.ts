@@ -16,6 +16,7 @@ import {
   runSelect,
   runUpdate,
   streamSelect,
+  type SelectPlan,
   type SelectStatement,
   type Source,
   type Statement,
@@ -40,11 +41,19 @@ export interface QueryResult {
   ids?: string[];
 }
 
-/** Parses SQL through a bounded cache keyed by the text (least recently used goes first). */
-export class StatementCache {
-  private readonly entries = new Map<string, Parsed>();
+/** A parsed statement and, for SELECT, its plan under one catalog version. */
+export interface CachedStatement extends Parsed {
+  plan?: { catalogVersion: number; select: SelectPlan };
+}
 
-  get(sql: string): Parsed {
+/**
+ * Parsed statements and SELECT plans, keyed by the SQL text (least recently used goes
+ * first). A plan is reused while the catalog version it was made under holds.
+ */
+export class StatementCache {
+  private readonly entries = new Map<string, CachedStatement>();
+
+  get(sql: string): CachedStatement {
     if (typeof sql !== 'string') {
       throw new DbError('ERR_SQL_SYNTAX', 'the SQL text must be a string');
     }
@@ -54,7 +63,7 @@ export class StatementCache {
         `the SQL text has ${sql.length} characters; the limit is ${SQL_CHARS_MAX}`,
       );
     }
-    let parsed = this.entries.get(sql);
+    let parsed: CachedStatement | undefined = this.entries.get(sql);
     if (parsed) {
       this.entries.delete(sql);
     } else {
@@ -78,6 +87,19 @@ function checkParams(parsed: Parsed, params: readonly unknown[]): void {
       `the statement has ${parsed.paramCount} placeholder(s) but ${params.length} parameter(s) were given`,
     );
   }
+}
+
+/** The SELECT plan of a cached statement, made again only when the catalog changed. */
+function selectPlanOf(
+  store: Store,
+  cached: CachedStatement,
+  statement: SelectStatement,
+): SelectPlan {
+  const version = store.catalogVersion;
+  if (cached.plan?.catalogVersion === version) return cached.plan.select;
+  const select = planSelect(statement, sources(store, statement));
+  cached.plan = { catalogVersion: version, select };
+  return select;
 }
 
 function sources(store: Store, statement: SelectStatement): Source[] {
@@ -122,7 +144,7 @@ export async function runQuery(
   store.refresh();
   const { statement } = parsed;
   if (statement.kind === 'select') {
-    const plan = planSelect(statement, sources(store, statement));
+    const plan = selectPlanOf(store, parsed, statement);
     const documents = runSelect(store, plan, params);
     const executionMs = performance.now() - started;
     return { plan: plan.plan, count: documents.length, executionMs, documents };
@@ -170,7 +192,7 @@ export async function* streamQuery(
   }
   const snapshot = store.openSnapshot();
   try {
-    const plan = planSelect(statement, sources(store, statement));
+    const plan = selectPlanOf(store, parsed, statement);
     const streamed = streamSelect(store, plan, params, snapshot);
     yield { plan: plan.plan, count: streamed.count, executionMs: performance.now() - started };
     for (const document of streamed.documents) yield document;

@@ -132,6 +132,7 @@ export class Store {
   private lastSeq = 0;
   private staged: Staged | undefined;
   private lastTxnSeen = -1;
+  private catalogVersionCounter = 0;
   private closed = false;
 
   private constructor(file: string, readOnly: boolean, lock: WriterLock | undefined) {
@@ -202,6 +203,7 @@ export class Store {
     }
     this.defs = defs;
     this.live.clear();
+    this.catalogVersionCounter++;
     this.lastSeq = Math.max(this.meta.seqFloor, this.lastChangeSeq());
     this.lastTxnSeen = envStats(this.env).lastTxnId;
   }
@@ -225,6 +227,14 @@ export class Store {
     if (txn === this.lastTxnSeen) return;
     this.dbs.clear();
     this.loadCatalog();
+  }
+
+  /**
+   * A number that changes whenever a collection or index definition changes: plans cached
+   * under one version are still right while it holds.
+   */
+  get catalogVersion(): number {
+    return this.catalogVersionCounter;
   }
 
   /** Canonical names of every collection, sorted. */
@@ -298,6 +308,7 @@ export class Store {
       else this.defs.delete(name);
       this.live.delete(name);
     }
+    if (staged.defs.size > 0) this.catalogVersionCounter++;
     for (const [name, db] of staged.openedDbs) this.dbs.set(name, db);
     for (const name of staged.droppedDbs) this.dbs.delete(name);
     this.meta = staged.meta;
