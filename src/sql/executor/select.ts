@@ -275,6 +275,24 @@ function finish(acc: Accumulator, item: SelectItem & { kind: 'aggregate' }): unk
   }
 }
 
+/**
+ * `SELECT COUNT(*) [, COUNT(*) AS n…] FROM c` with nothing else: LMDB keeps the entry count of
+ * every tree, so the answer needs no scan.
+ */
+function countOnly(store: Store, plan: SelectPlan): Document[] | undefined {
+  const { statement } = plan;
+  if (statement.where || statement.joins.length > 0 || statement.groupBy.length > 0)
+    return undefined;
+  if (
+    statement.items === '*' ||
+    statement.items.some((i) => i.kind !== 'aggregate' || i.arg !== '*')
+  ) {
+    return undefined;
+  }
+  const count = store.count((plan.sources[0] as Source).def);
+  return [Object.fromEntries(statement.items.map((i) => [i.name, count]))];
+}
+
 function aggregateRows(plan: SelectPlan, rows: Iterable<Row>): Document[] {
   const statement = plan.statement;
   const items = statement.items === '*' ? [] : statement.items;
@@ -362,7 +380,7 @@ export function runSelect(store: Store, plan: SelectPlan, params: readonly unkno
   }
   let documents: Document[];
   if (isAggregate(statement)) {
-    documents = aggregateRows(plan, matchingRows(store, plan, params));
+    documents = countOnly(store, plan) ?? aggregateRows(plan, matchingRows(store, plan, params));
     sortOutput(documents, statement.orderBy);
     if (statement.distinct) documents = dedupe(documents);
   } else {

@@ -1,0 +1,84 @@
+/**
+ * What the crash writer (writer.ts) and the crash harness (crash-harness.ts) share: the
+ * collection and indexes under test, the stdout line protocol between them, and a seeded
+ * random generator so a failing run can be replayed from its seed. No I/O here.
+ */
+
+/** The collection every crash cycle writes to. */
+export const CRASH_COLLECTION = 'crash';
+
+/** An index the writer ensures and the harness checks. */
+export interface CrashIndex {
+  name: string;
+  paths: string[];
+  unique: boolean;
+  multikey: boolean;
+}
+
+/** The indexes under test: unique, single path, multikey and composite. */
+export const CRASH_INDEXES: readonly CrashIndex[] = [
+  { name: 'by_pnr', paths: ['pnr'], unique: true, multikey: false },
+  { name: 'by_status', paths: ['status'], unique: false, multikey: false },
+  { name: 'by_tag', paths: ['tags[*]'], unique: false, multikey: true },
+  { name: 'by_status_n', paths: ['status', 'n'], unique: false, multikey: false },
+];
+
+/**
+ * A document body as the writer makes it (without `_id`). `w` is unique per write, so a
+ * document inserted with a generated id can be recognised even when its ack never arrived.
+ */
+export type CrashDoc = Record<string, unknown> & { w: string };
+
+/** Whether a write is meant to succeed or to be refused by the unique index. */
+export type Expect = 'ok' | 'reject';
+
+/** One document of an insertMany intent. */
+export interface BatchItem {
+  id?: string;
+  doc: CrashDoc;
+  expect: Expect;
+}
+
+/** Printed just before a write is issued: it may or may not land if the writer dies. */
+export type IntentLine =
+  | { intent: 'insert'; op: number; id?: string; doc: CrashDoc; expect: Expect }
+  | { intent: 'insertMany'; op: number; atomic: boolean; items: BatchItem[] }
+  | { intent: 'replace'; op: number; id: string; doc: CrashDoc; expect: Expect }
+  | { intent: 'delete'; op: number; id: string };
+
+/** Printed once a write's promise resolved: the write is durable (or durably refused). */
+export type AckLine =
+  | { ack: 'insert'; op: number; id: string; doc: CrashDoc }
+  | { ack: 'insertMany'; op: number; ids: Array<string | null> }
+  | { ack: 'replace'; op: number; id: string; doc: CrashDoc }
+  | { ack: 'delete'; op: number; id: string }
+  | { ack: 'rejected'; op: number; code: string };
+
+/** Every line the writer prints on stdout, one JSON object per line. */
+export type WriterLine =
+  | { ready: { pid: number; documents: number; lanes: number } }
+  | { fatal: string }
+  | IntentLine
+  | AckLine;
+
+/** A seeded generator of floats in [0, 1) (mulberry32): small, fast, reproducible. */
+export function seededRandom(seed: number): () => number {
+  let state = seed >>> 0;
+  return () => {
+    state = (state + 0x6d2b79f5) >>> 0;
+    let t = state;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+/** An integer in [min, max] from a generator. */
+export function randomInt(random: () => number, min: number, max: number): number {
+  return min + Math.floor(random() * (max - min + 1));
+}
+
+/** A random element of a non-empty array. */
+export function pick<T>(random: () => number, items: readonly T[]): T {
+  return items[Math.floor(random() * items.length)] as T;
+}
