@@ -71,6 +71,12 @@ module.exports = {
       to: { path: 'node_modules/fastify/' },
     },
     {
+      name: 'prom-client-only-in-metrics',
+      severity: 'error',
+      from: { pathNot: '^src/server/metrics\\.ts$' },
+      to: { path: 'node_modules/prom-client/' },
+    },
+    {
       name: 'commander-only-in-cli',
       severity: 'error',
       from: { pathNot: layer('cli') },

@@ -49,6 +49,40 @@ export const ERROR_CATALOGUE = {
     meaning: 'A SQL statement parses but asks for something the dialect does not allow.',
   },
   ERR_SQL_TOO_LONG: { status: 413, meaning: 'A SQL text is longer than the limit.' },
+  ERR_BAD_REQUEST: {
+    status: 400,
+    meaning: 'A request is malformed: a missing or invalid field, parameter or header.',
+  },
+  ERR_UNAUTHORIZED: {
+    status: 401,
+    meaning: 'The API key is missing or wrong (`Authorization: Bearer <key>`).',
+  },
+  ERR_ROUTE_NOT_FOUND: { status: 404, meaning: 'No endpoint has that method and path.' },
+  ERR_BODY_TOO_LARGE: { status: 413, meaning: 'The request body is larger than the limit.' },
+  ERR_UNSUPPORTED_MEDIA_TYPE: {
+    status: 415,
+    meaning: 'The request body is not JSON (send Content-Type: application/json).',
+  },
+  ERR_CONFIRMATION_REQUIRED: {
+    status: 400,
+    meaning: 'Dropping a collection needs the header `X-Confirm: true`.',
+  },
+  ERR_AMBIGUOUS_MATCH: {
+    status: 409,
+    meaning: 'A replace by key matched more than one document.',
+  },
+  ERR_NODE_READ_ONLY: {
+    status: 503,
+    meaning: 'The node refuses writes: it is read-only (handover) or a follower.',
+  },
+  ERR_CONFIG_INVALID: {
+    status: 400,
+    meaning: 'A node setting (config file, flag or environment variable) is invalid.',
+  },
+  ERR_INTERNAL: {
+    status: 500,
+    meaning: 'A bug in docdb. The body carries a request id; the log has the detail.',
+  },
   ERR_STORAGE_LOCKED: {
     status: 409,
     meaning: 'Another process holds the data file for writing.',

@@ -29,6 +29,8 @@ export const BULK_DOCUMENTS_MAX = 100_000;
 export const LIST_LIMIT_DEFAULT = 100;
 /** Largest limit a list accepts. */
 export const LIST_LIMIT_MAX = 10_000;
+/** Largest HTTP request body the server reads. */
+export const BODY_BYTES_MAX = 32 * MiB;
 /** Longest SQL text accepted, in characters. */
 export const SQL_CHARS_MAX = 1024 * 1024;
 /** Parsed statements kept in the cache, keyed by SQL text. */

@@ -1,0 +1,105 @@
+/**
+ * The Fastify app factory: one Database, the node's status, authentication, request ids,
+ * limits, error mapping, metrics, and one plugin per route group. It never listens; node.ts
+ * does. Tests drive it with `app.inject()`.
+ */
+
+import { randomUUID } from 'node:crypto';
+import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
+import type { Database } from '../engine/index.js';
+import { BODY_BYTES_MAX } from '../util/index.js';
+import { VERSION } from '../version.js';
+import { bearerAuth } from './auth.js';
+import { errorHandler } from './errors.js';
+import { Metrics } from './metrics.js';
+import type { NodeStatus } from './node-status.js';
+import { newNodeStatus } from './node-status.js';
+import { registerAdminRoutes } from './routes/admin.js';
+import { registerDocumentRoutes } from './routes/documents.js';
+import { registerIndexRoutes } from './routes/indexes.js';
+import { registerInfoRoutes } from './routes/info.js';
+import { registerQueryRoutes } from './routes/query.js';
+import { OpenApi } from './routes/openapi.js';
+
+/** Options of buildApp. */
+export interface AppOptions {
+  /** The node's name (health output, logs). Default node-1. */
+  nodeName?: string;
+  /** When set, every request but GET /health needs `Authorization: Bearer <apiKey>`. */
+  apiKey?: string | undefined;
+  /** Fastify logger setting: false (default, tests) or pino options. */
+  logger?: FastifyServerOptions['logger'];
+  /** Largest request body in bytes (default BODY_BYTES_MAX). */
+  bodyBytesMax?: number;
+  /** Shared status object (replication changes it); a fresh one when omitted. */
+  status?: NodeStatus;
+  /** Passed to Fastify for HTTPS (node.ts fills it from the TLS settings). */
+  https?: FastifyServerOptions & { https: unknown };
+}
+
+/** What route plugins receive. */
+export interface RouteContext {
+  db: Database;
+  status: NodeStatus;
+  metrics: Metrics;
+  version: string;
+}
+
+const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
+
+/** Builds the app; call `await app.ready()` (inject does it) or `listen`. */
+export function buildApp(db: Database, options: AppOptions = {}): FastifyInstance {
+  const app = Fastify({
+    logger: options.logger ?? false,
+    bodyLimit: options.bodyBytesMax ?? BODY_BYTES_MAX,
+    // Keep an incoming X-Request-Id when it looks sane, so a trace can cross services.
+    genReqId: (req) => {
+      const given = req.headers['x-request-id'];
+      return typeof given === 'string' && REQUEST_ID.test(given) ? given : randomUUID();
+    },
+    ...(options.https as object),
+  }) as unknown as FastifyInstance;
+  // Bodies are JSON only: anything else is a 415, never a string handed to the engine.
+  app.removeContentTypeParser('text/plain');
+  const status = options.status ?? newNodeStatus(options.nodeName ?? 'node-1');
+  const metrics = new Metrics();
+  const context: RouteContext = { db, status, metrics, version: VERSION };
+  const openapi = new OpenApi(VERSION);
+
+  app.addHook('onRoute', (route) => openapi.add(route));
+  app.addHook('onRequest', async (request, reply) => {
+    reply.header('X-Request-Id', request.id);
+  });
+  if (options.apiKey) app.addHook('onRequest', bearerAuth(options.apiKey));
+  app.addHook('onResponse', async (request, reply) => {
+    const route = request.routeOptions.url ?? 'unmatched';
+    metrics.requests.inc({ method: request.method, route, status: String(reply.statusCode) });
+    metrics.latency.observe({ method: request.method, route }, reply.elapsedTime / 1000);
+  });
+
+  app.setErrorHandler(
+    errorHandler({
+      // Spec §7: on POST /query an unknown collection is a 400, like a parse error.
+      statusFor: (request, code) =>
+        request.routeOptions.url === '/query' && code === 'ERR_COLLECTION_NOT_FOUND'
+          ? 400
+          : undefined,
+    }),
+  );
+  app.setNotFoundHandler((request, reply) => {
+    reply.status(404).send({
+      error: `no endpoint ${request.method} ${request.url.split('?')[0]}`,
+      code: 'ERR_ROUTE_NOT_FOUND',
+    });
+  });
+
+  registerInfoRoutes(app, context);
+  registerQueryRoutes(app, context);
+  registerDocumentRoutes(app, context);
+  registerIndexRoutes(app, context);
+  registerAdminRoutes(app, context);
+  app.get('/openapi.json', { schema: { summary: 'This API as an OpenAPI 3 document' } }, async () =>
+    openapi.document(),
+  );
+  return app;
+}

@@ -1,0 +1,77 @@
+/**
+ * Turns every error into an HTTP answer: a DbError keeps its status and code; Fastify's own
+ * errors (validation, body size, media type, bad JSON) get docdb codes; anything else is a
+ * bug, answered 500 with only a request id while the log keeps the detail.
+ */
+
+import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
+import { DbError, type ErrorCode, isDbError } from '../errors/index.js';
+
+/** The JSON body of an error response. */
+export interface ErrorBody {
+  error: string;
+  code: string;
+  [detail: string]: unknown;
+}
+
+function fromFastify(error: FastifyError): DbError | undefined {
+  switch (error.code) {
+    case 'FST_ERR_CTP_BODY_TOO_LARGE':
+      return new DbError('ERR_BODY_TOO_LARGE', 'the request body is larger than the limit');
+    case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
+      return new DbError(
+        'ERR_UNSUPPORTED_MEDIA_TYPE',
+        `unsupported content type; send JSON with Content-Type: application/json`,
+      );
+    case 'FST_ERR_CTP_EMPTY_JSON_BODY':
+      return new DbError('ERR_BAD_REQUEST', 'the request body is empty; send a JSON value');
+    case 'FST_ERR_VALIDATION':
+      return new DbError('ERR_BAD_REQUEST', validationMessage(error));
+    default:
+      break;
+  }
+  if (error instanceof SyntaxError || error.code === 'FST_ERR_CTP_INVALID_JSON_BODY') {
+    return new DbError('ERR_BAD_REQUEST', `the request body is not valid JSON: ${error.message}`);
+  }
+  if (typeof error.statusCode === 'number' && error.statusCode >= 400 && error.statusCode < 500) {
+    return new DbError('ERR_BAD_REQUEST', error.message);
+  }
+  return undefined;
+}
+
+function validationMessage(error: FastifyError): string {
+  const first = error.validation?.[0];
+  if (!first) return error.message;
+  const where = error.validationContext ?? 'request';
+  const params = first.params as { missingProperty?: string; additionalProperty?: string };
+  if (first.keyword === 'required') return `${where}: missing field '${params.missingProperty}'`;
+  if (first.keyword === 'additionalProperties') {
+    return `${where}: unknown field '${params.additionalProperty}'`;
+  }
+  const field = first.instancePath.replace(/^\//, '').replaceAll('/', '.');
+  return `${where}${field ? ` field '${field}'` : ''} ${first.message ?? 'is invalid'}`;
+}
+
+/** Options of the error mapping. */
+export interface ErrorMapping {
+  /** Per-route overrides of a code's status (POST /query answers 400 for unknown collections). */
+  statusFor?: (request: FastifyRequest, code: ErrorCode) => number | undefined;
+}
+
+/** The Fastify error handler. */
+export function errorHandler(mapping: ErrorMapping = {}) {
+  return (error: FastifyError, request: FastifyRequest, reply: FastifyReply) => {
+    const known = isDbError(error) ? error : fromFastify(error);
+    if (!known) {
+      request.log.error({ err: error }, 'unhandled error');
+      return reply.status(500).send({
+        error: 'internal error',
+        code: 'ERR_INTERNAL',
+        requestId: request.id,
+      } satisfies ErrorBody);
+    }
+    const status = mapping.statusFor?.(request, known.code) ?? known.status;
+    const body: ErrorBody = { error: known.message, code: known.code, ...(known.details ?? {}) };
+    return reply.status(status).send(body);
+  };
+}

@@ -1,0 +1,42 @@
+/**
+ * The settings of one node, as `docdb serve` resolves them from the config file, flags,
+ * environment variables and defaults (spec §1, §2). Plain data; config.ts builds it.
+ */
+
+/** Where a setting's value came from. */
+export type SettingSource = 'default' | 'file' | 'flag' | 'env';
+
+export interface TlsSettings {
+  /** A PKCS#12 file (.pfx/.p12) or a PEM file holding the certificate chain and private key. */
+  certPath: string;
+  /** Unlocks the key; `env:VAR_NAME` in the file is resolved before it lands here. */
+  certPassword?: string;
+}
+
+export interface ReplicationSettings {
+  role: 'leader' | 'follower';
+  port: number;
+  leaderHost?: string;
+  leaderPort?: number;
+  autoFailover?: { silenceSeconds: number; newLeaderPort?: number };
+}
+
+export interface NodeConfig {
+  nodeName: string;
+  port: number;
+  dataDir: string;
+  bindAll: boolean;
+  apiKey?: string;
+  replicationSecret?: string;
+  tls?: TlsSettings;
+  replication?: ReplicationSettings;
+}
+
+/** The defaults of spec §1 and §8. */
+export const NODE_DEFAULTS = {
+  nodeName: 'node-1',
+  port: 5000,
+  dataDir: './data',
+  bindAll: false,
+  replicationPort: 5500,
+} as const;

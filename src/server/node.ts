@@ -1,0 +1,146 @@
+/**
+ * Runs a node: opens the data directory, builds the app, listens (HTTPS when TLS is set),
+ * logs one start-up line with the effective settings and their sources (never secrets), and
+ * shuts down gracefully on SIGINT/SIGTERM: stop accepting, finish in-flight requests, flush,
+ * close the file.
+ */
+
+import * as fs from 'node:fs';
+import type { FastifyInstance } from 'fastify';
+import { type Database, open } from '../engine/index.js';
+import { DbError } from '../errors/index.js';
+import { buildApp } from './app.js';
+import type { NodeConfig, SettingSource } from './node-config.js';
+import { newNodeStatus, type NodeStatus } from './node-status.js';
+
+/** A running node. */
+export interface RunningNode {
+  app: FastifyInstance;
+  db: Database;
+  status: NodeStatus;
+  /** The address it listens on, e.g. https://127.0.0.1:5000. */
+  url: string;
+  /** Stops accepting, finishes in-flight requests, flushes and closes the data file. */
+  close(): Promise<void>;
+}
+
+/** Options of startNode. */
+export interface StartOptions {
+  /** Where each setting came from, for the start-up log line. */
+  sources?: Partial<Record<keyof NodeConfig, SettingSource>>;
+  /** Log to stdout (default true; tests may turn it off). */
+  log?: boolean;
+  /** Install SIGINT/SIGTERM handlers that close the node and exit (default true). */
+  handleSignals?: boolean;
+}
+
+function tlsOptions(config: NodeConfig): { https: Record<string, unknown> } | undefined {
+  if (!config.tls) return undefined;
+  const { certPath, certPassword } = config.tls;
+  let content: Buffer;
+  try {
+    content = fs.readFileSync(certPath);
+  } catch (error) {
+    throw new DbError(
+      'ERR_CONFIG_INVALID',
+      `security.tls.certPath: cannot read ${certPath} (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`,
+    );
+  }
+  const passphrase = certPassword === undefined ? {} : { passphrase: certPassword };
+  if (/\.(pfx|p12)$/i.test(certPath)) return { https: { pfx: content, ...passphrase } };
+  // A PEM file holds the chain and the key: Node reads both from the same text.
+  return { https: { cert: content, key: content, ...passphrase } };
+}
+
+/** Describes the effective settings for the log, with sources and without secrets. */
+export function describeSettings(
+  config: NodeConfig,
+  sources: Partial<Record<keyof NodeConfig, SettingSource>> = {},
+): string {
+  const from = (key: keyof NodeConfig) => (sources[key] ? ` (${sources[key]})` : '');
+  const parts = [
+    `node=${config.nodeName}${from('nodeName')}`,
+    `port=${config.port}${from('port')}`,
+    `dataDir=${config.dataDir}${from('dataDir')}`,
+    `bind=${config.bindAll ? '0.0.0.0' : '127.0.0.1'}${from('bindAll')}`,
+    `apiKey=${config.apiKey ? 'set' : 'off'}${from('apiKey')}`,
+    `tls=${config.tls ? 'on' : 'off'}${from('tls')}`,
+    `replication=${config.replication?.role ?? 'off'}${from('replication')}`,
+  ];
+  return parts.join(' ');
+}
+
+/** Starts a node with resolved settings. Rejects with a DbError naming what is wrong. */
+export async function startNode(
+  config: NodeConfig,
+  options: StartOptions = {},
+): Promise<RunningNode> {
+  const https = tlsOptions(config);
+  const db = await open(config.dataDir);
+  const status = newNodeStatus(config.nodeName);
+  const log = options.log !== false;
+  let app: FastifyInstance;
+  try {
+    app = buildApp(db, {
+      nodeName: config.nodeName,
+      apiKey: config.apiKey,
+      status,
+      logger: log ? { level: 'info' } : false,
+      ...(https && { https: https as never }),
+    });
+    await app.listen({ port: config.port, host: config.bindAll ? '0.0.0.0' : '127.0.0.1' });
+  } catch (error) {
+    await db.close();
+    throw listenError(error, config);
+  }
+  const url = `${https ? 'https' : 'http'}://${config.bindAll ? '0.0.0.0' : '127.0.0.1'}:${config.port}`;
+  app.log.info(`docdb node listening on ${url}; ${describeSettings(config, options.sources)}`);
+  let closing: Promise<void> | undefined;
+  const close = () => {
+    closing ??= (async () => {
+      await app.close();
+      await db.flush();
+      await db.close();
+    })();
+    return closing;
+  };
+  if (options.handleSignals !== false) {
+    const onSignal = (signal: NodeJS.Signals) => {
+      app.log.info(`${signal}: stopping (finishing in-flight requests, flushing)`);
+      close().then(
+        () => process.exit(0),
+        (error: unknown) => {
+          app.log.error({ err: error }, 'shutdown failed');
+          process.exit(1);
+        },
+      );
+    };
+    process.once('SIGINT', onSignal);
+    process.once('SIGTERM', onSignal);
+  }
+  return { app, db, status, url, close };
+}
+
+function listenError(error: unknown, config: NodeConfig): unknown {
+  const code = (error as NodeJS.ErrnoException).code;
+  if (code === 'EADDRINUSE') {
+    return new DbError(
+      'ERR_CONFIG_INVALID',
+      `port ${config.port} is already in use; pick another with --port`,
+    );
+  }
+  if (code === 'EACCES') {
+    return new DbError(
+      'ERR_CONFIG_INVALID',
+      `port ${config.port} needs privileges this process lacks`,
+    );
+  }
+  const message = (error as Error).message ?? '';
+  if (/mac verify|bad decrypt|passphrase|PEM|asn1|pkcs12|key/i.test(message)) {
+    return new DbError(
+      'ERR_CONFIG_INVALID',
+      `security.tls: cannot use the certificate (${message}); check certPath and certPassword`,
+    );
+  }
+  return error;
+}

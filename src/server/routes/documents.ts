@@ -1,0 +1,310 @@
+/**
+ * Document endpoints under /collections/{name}: insert, bulk insert, list, lookups by a
+ * business key (`/by/{field}/{value}`) and by internal `_id`, replace, delete and drop.
+ * Bodies follow DESIGN §5. A by-key value is text, so it matches the string and also the
+ * number, boolean or null the text spells (`/by/age/30` finds 30 and "30").
+ */
+
+import type { FastifyInstance } from 'fastify';
+import type { Collection, Database } from '../../engine/index.js';
+import { DbError } from '../../errors/index.js';
+import { formatId, LIST_LIMIT_DEFAULT, LIST_LIMIT_MAX, parseId } from '../../util/index.js';
+import type { RouteContext } from '../app.js';
+import { requireWritable } from '../node-status.js';
+
+type Doc = Record<string, unknown>;
+
+const nameParam = {
+  type: 'object',
+  required: ['name'],
+  properties: { name: { type: 'string' } },
+} as const;
+
+const idParams = {
+  type: 'object',
+  required: ['name', 'id'],
+  properties: { name: { type: 'string' }, id: { type: 'string' } },
+} as const;
+
+const keyParams = {
+  type: 'object',
+  required: ['name', 'field', 'value'],
+  properties: { name: { type: 'string' }, field: { type: 'string' }, value: { type: 'string' } },
+} as const;
+
+const JSON_NUMBER = /^-?(0|[1-9]\d*)(\.\d+)?([eE][+-]?\d+)?$/;
+
+/** The values a by-key path text stands for: the string, and the scalar it spells. */
+export function keyValues(text: string): unknown[] {
+  const values: unknown[] = [text];
+  if (text === 'null') values.push(null);
+  else if (text === 'true') values.push(true);
+  else if (text === 'false') values.push(false);
+  else if (JSON_NUMBER.test(text) && Number.isFinite(Number(text))) values.push(Number(text));
+  return values;
+}
+
+/** Documents whose `field` equals any value `text` stands for, each once, in `_id` order. */
+export function findByKey(
+  collection: Collection,
+  field: string,
+  text: string,
+): { documents: Doc[]; plan: string } {
+  const values = keyValues(text);
+  const seen = new Set<unknown>();
+  const documents: Doc[] = [];
+  let index: string | undefined;
+  for (const value of values) {
+    const found = collection.findBy(field, value);
+    index = found.index;
+    for (const doc of found.documents) {
+      if (seen.has(doc._id)) continue;
+      seen.add(doc._id);
+      documents.push(doc);
+    }
+  }
+  documents.sort((a, b) => String(a._id).localeCompare(String(b._id)));
+  const plan =
+    index === undefined
+      ? 'COLLECTION_SCAN'
+      : values.length === 1
+        ? `INDEX_SCAN(${index})`
+        : `INDEX_SCAN_MULTI(${index}, ${values.length} keys)`;
+  return { documents, plan };
+}
+
+function existing(db: Database, name: string): Collection {
+  return db.requireCollection(name);
+}
+
+export function registerDocumentRoutes(
+  app: FastifyInstance,
+  { db, status, metrics }: RouteContext,
+): void {
+  app.post<{ Params: { name: string }; Body: unknown }>(
+    '/collections/:name',
+    { schema: { summary: 'Insert one document', params: nameParam } },
+    async (request, reply) => {
+      requireWritable(status);
+      const collection = db.collection(request.params.name);
+      const id = await collection.insert(request.body);
+      metrics.documentsWritten.inc({ operation: 'insert' });
+      reply.status(201).header('Location', `/collections/${collection.name}/${id}`);
+      return { id };
+    },
+  );
+
+  app.post<{
+    Params: { name: string };
+    Body: unknown[];
+    Querystring: { atomic?: boolean; skipIndexes?: boolean };
+  }>(
+    '/collections/:name/bulk',
+    {
+      schema: {
+        summary: 'Insert many documents: per-item results; atomic=true for all-or-nothing',
+        params: nameParam,
+        body: { type: 'array' },
+        querystring: {
+          type: 'object',
+          properties: { atomic: { type: 'boolean' }, skipIndexes: { type: 'boolean' } },
+        },
+      },
+    },
+    async (request, reply) => {
+      requireWritable(status);
+      const { atomic = false, skipIndexes = false } = request.query;
+      const collection = db.collection(request.params.name);
+      const result = await collection.insertMany(request.body, { atomic, skipIndexes });
+      metrics.documentsWritten.inc({ operation: 'insert' }, result.ids.length);
+      const firstError = result.errors[0];
+      if (atomic && firstError) {
+        // All-or-nothing failed: the status of the first failure, and the per-item report.
+        const failed = new DbError(firstError.code as DbError['code'], firstError.error);
+        reply.status(failed.status);
+        return {
+          ...result,
+          error: `atomic bulk insert rejected ${result.errors.length} of ${request.body.length} documents; nothing was inserted`,
+          code: failed.code,
+        };
+      }
+      return result;
+    },
+  );
+
+  app.get<{ Params: { name: string }; Querystring: { limit?: number; after?: string } }>(
+    '/collections/:name',
+    {
+      schema: {
+        summary: `List documents in _id order (limit default ${LIST_LIMIT_DEFAULT}, max ${LIST_LIMIT_MAX})`,
+        params: nameParam,
+        querystring: {
+          type: 'object',
+          properties: {
+            limit: { type: 'integer', minimum: 0, maximum: LIST_LIMIT_MAX },
+            after: { type: 'string' },
+          },
+        },
+      },
+    },
+    async (request) => {
+      const collection = existing(db, request.params.name);
+      const documents = collection.list({
+        limit: request.query.limit ?? LIST_LIMIT_DEFAULT,
+        ...(request.query.after !== undefined && { after: request.query.after }),
+      });
+      return { documents, count: documents.length };
+    },
+  );
+
+  app.get<{ Params: { name: string; field: string; value: string } }>(
+    '/collections/:name/by/:field/:value',
+    { schema: { summary: 'Documents whose field equals the value', params: keyParams } },
+    async (request) => {
+      const { name, field, value } = request.params;
+      const { documents, plan } = findByKey(existing(db, name), field, value);
+      return { documents, count: documents.length, plan };
+    },
+  );
+
+  app.put<{ Params: { name: string; field: string; value: string }; Body: unknown }>(
+    '/collections/:name/by/:field/:value',
+    {
+      schema: {
+        summary: 'Replace the one document whose field equals the value',
+        params: keyParams,
+      },
+    },
+    async (request) => {
+      requireWritable(status);
+      const { name, field, value } = request.params;
+      const collection = existing(db, name);
+      const { documents } = findByKey(collection, field, value);
+      if (documents.length === 0) {
+        throw new DbError(
+          'ERR_DOCUMENT_NOT_FOUND',
+          `no document in ${collection.name} has ${field} = ${value}`,
+        );
+      }
+      if (documents.length > 1) {
+        throw new DbError(
+          'ERR_AMBIGUOUS_MATCH',
+          `${documents.length} documents in ${collection.name} have ${field} = ${value}; replace one by its _id instead`,
+          { matched: documents.length },
+        );
+      }
+      const id = String((documents[0] as Doc)._id);
+      await collection.replace(id, withoutId(request.body, id));
+      metrics.documentsWritten.inc({ operation: 'replace' });
+      return { id, matched: 1 };
+    },
+  );
+
+  app.delete<{ Params: { name: string; field: string; value: string } }>(
+    '/collections/:name/by/:field/:value',
+    {
+      schema: { summary: 'Delete every document whose field equals the value', params: keyParams },
+    },
+    async (request) => {
+      requireWritable(status);
+      const { name, field, value } = request.params;
+      const collection = existing(db, name);
+      const { documents } = findByKey(collection, field, value);
+      const results = await Promise.all(documents.map((d) => collection.delete(String(d._id))));
+      const deleted = results.filter(Boolean).length;
+      metrics.documentsWritten.inc({ operation: 'delete' }, deleted);
+      return { deleted };
+    },
+  );
+
+  app.get<{ Params: { name: string; id: string } }>(
+    '/collections/:name/:id',
+    { schema: { summary: 'The document with this _id', params: idParams } },
+    async (request) => {
+      const { name, id } = request.params;
+      const collection = existing(db, name);
+      const doc = await collection.get(id);
+      if (!doc)
+        throw new DbError(
+          'ERR_DOCUMENT_NOT_FOUND',
+          `no document with _id ${id} in ${collection.name}`,
+        );
+      return doc;
+    },
+  );
+
+  app.put<{ Params: { name: string; id: string }; Body: unknown }>(
+    '/collections/:name/:id',
+    {
+      schema: { summary: 'Replace the document with this _id (the _id is kept)', params: idParams },
+    },
+    async (request) => {
+      requireWritable(status);
+      const { name, id } = request.params;
+      const collection = existing(db, name);
+      await collection.replace(id, withoutId(request.body, id));
+      metrics.documentsWritten.inc({ operation: 'replace' });
+      return { id: formatId(parseId(id) as Buffer) };
+    },
+  );
+
+  app.delete<{ Params: { name: string; id: string } }>(
+    '/collections/:name/:id',
+    { schema: { summary: 'Delete the document with this _id', params: idParams } },
+    async (request) => {
+      requireWritable(status);
+      const { name, id } = request.params;
+      const collection = existing(db, name);
+      if (!(await collection.delete(id))) {
+        throw new DbError(
+          'ERR_DOCUMENT_NOT_FOUND',
+          `no document with _id ${id} in ${collection.name}`,
+        );
+      }
+      metrics.documentsWritten.inc({ operation: 'delete' });
+      return { deleted: 1 };
+    },
+  );
+
+  app.delete<{ Params: { name: string } }>(
+    '/collections/:name',
+    {
+      schema: {
+        summary: 'Drop the collection (needs the header X-Confirm: true)',
+        params: nameParam,
+      },
+    },
+    async (request) => {
+      requireWritable(status);
+      if (request.headers['x-confirm'] !== 'true') {
+        throw new DbError(
+          'ERR_CONFIRMATION_REQUIRED',
+          'dropping a collection deletes every document in it; send the header X-Confirm: true to confirm',
+        );
+      }
+      const collection = existing(db, request.params.name);
+      await collection.drop();
+      return { dropped: collection.name };
+    },
+  );
+}
+
+/**
+ * A replacement body keeps the stored `_id`: a body `_id` must match it (any case or the
+ * undashed form) and is dropped before the replace.
+ */
+function withoutId(body: unknown, id: string): unknown {
+  if (body === null || typeof body !== 'object' || Array.isArray(body) || !('_id' in body))
+    return body;
+  const { _id, ...rest } = body as Doc;
+  const same =
+    typeof _id === 'string' &&
+    _id.replaceAll('-', '').toLowerCase() === id.replaceAll('-', '').toLowerCase();
+  if (!same) {
+    throw new DbError(
+      'ERR_DOCUMENT_ID_INVALID',
+      `the body's _id ${JSON.stringify(_id)} differs from ${id}; _id cannot change`,
+    );
+  }
+  return rest;
+}

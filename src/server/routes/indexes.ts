@@ -1,0 +1,61 @@
+/** GET /indexes/{collection} and POST /index. */
+
+import type { FastifyInstance } from 'fastify';
+import type { RouteContext } from '../app.js';
+import { requireWritable } from '../node-status.js';
+
+interface IndexBody {
+  collection: string;
+  path?: string;
+  paths?: string[];
+  name?: string;
+  unique?: boolean;
+}
+
+export function registerIndexRoutes(app: FastifyInstance, { db, status }: RouteContext): void {
+  app.get<{ Params: { collection: string } }>(
+    '/indexes/:collection',
+    {
+      schema: {
+        summary: 'The indexes of a collection',
+        params: {
+          type: 'object',
+          required: ['collection'],
+          properties: { collection: { type: 'string' } },
+        },
+      },
+    },
+    async (request) => db.requireCollection(request.params.collection).listIndexes(),
+  );
+
+  app.post<{ Body: IndexBody }>(
+    '/index',
+    {
+      schema: {
+        summary: 'Create an index (built from existing documents); `paths` for a composite index',
+        body: {
+          type: 'object',
+          required: ['collection'],
+          properties: {
+            collection: { type: 'string' },
+            path: { type: 'string' },
+            paths: { type: 'array', items: { type: 'string' }, minItems: 1 },
+            name: { type: 'string' },
+            unique: { type: 'boolean' },
+          },
+          oneOf: [{ required: ['path'] }, { required: ['paths'] }],
+          additionalProperties: false,
+        },
+      },
+    },
+    async (request, reply) => {
+      requireWritable(status);
+      const { collection, path, paths, name, unique } = request.body;
+      const created = await db
+        .collection(collection)
+        .createIndex({ paths: paths ?? [path as string], name, unique });
+      reply.status(201);
+      return { collection: db.collection(collection).name, ...created };
+    },
+  );
+}

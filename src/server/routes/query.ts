@@ -1,0 +1,74 @@
+/**
+ * POST /query: one SQL statement with optional `params`. The default answer is the whole
+ * result as JSON; with `Accept: application/x-ndjson` or `?stream=true` it is NDJSON: line 1
+ * the meta `{ plan, count, executionMs }`, then one document per line, sent with
+ * backpressure. Every answer carries X-DOCDB-Plan, X-DOCDB-Count and X-DOCDB-ExecutionMs.
+ */
+
+import { Readable } from 'node:stream';
+import type { FastifyInstance, FastifyReply } from 'fastify';
+import type { QueryMeta } from '../../engine/index.js';
+import { parse } from '../../sql/index.js';
+import type { RouteContext } from '../app.js';
+import { requireWritable } from '../node-status.js';
+
+interface QueryBody {
+  sql: string;
+  params?: unknown[];
+}
+
+const schema = {
+  summary: 'Run one SQL statement',
+  body: {
+    type: 'object',
+    required: ['sql'],
+    properties: {
+      sql: { type: 'string', minLength: 1 },
+      params: { type: 'array' },
+    },
+    additionalProperties: false,
+  },
+  querystring: {
+    type: 'object',
+    properties: { stream: { type: 'boolean' } },
+  },
+} as const;
+
+function setMetaHeaders(reply: FastifyReply, meta: QueryMeta): void {
+  reply.header('X-DOCDB-Plan', meta.plan);
+  reply.header('X-DOCDB-Count', String(meta.count));
+  reply.header('X-DOCDB-ExecutionMs', meta.executionMs.toFixed(3));
+}
+
+export function registerQueryRoutes(
+  app: FastifyInstance,
+  { db, status, metrics }: RouteContext,
+): void {
+  app.post<{ Body: QueryBody; Querystring: { stream?: boolean } }>(
+    '/query',
+    { schema },
+    async (request, reply) => {
+      const { sql, params = [] } = request.body;
+      if (parse(sql).statement.kind !== 'select') requireWritable(status);
+      const accept = request.headers.accept ?? '';
+      const streaming = request.query.stream === true || accept.includes('application/x-ndjson');
+      if (!streaming) {
+        const result = await db.query(sql, params);
+        setMetaHeaders(reply, result);
+        metrics.countPlan(result.plan);
+        return result;
+      }
+      const stream = db.queryStream(sql, params);
+      const first = await stream.next();
+      const meta = first.value as QueryMeta;
+      setMetaHeaders(reply, meta);
+      metrics.countPlan(meta.plan);
+      const lines = (async function* () {
+        yield `${JSON.stringify(meta)}\n`;
+        for await (const document of stream) yield `${JSON.stringify(document)}\n`;
+      })();
+      reply.type('application/x-ndjson');
+      return reply.send(Readable.from(lines));
+    },
+  );
+}
