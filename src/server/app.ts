@@ -14,6 +14,7 @@ import { errorHandler } from './errors.js';
 import { Metrics } from './metrics.js';
 import type { NodeStatus } from './node-status.js';
 import { newNodeStatus } from './node-status.js';
+import type { RouteContext } from './route-context.js';
 import { registerAdminRoutes } from './routes/admin.js';
 import { registerDocumentRoutes } from './routes/documents.js';
 import { registerIndexRoutes } from './routes/indexes.js';
@@ -35,14 +36,6 @@ export interface AppOptions {
   status?: NodeStatus;
   /** Passed to Fastify for HTTPS (node.ts fills it from the TLS settings). */
   https?: FastifyServerOptions & { https: unknown };
-}
-
-/** What route plugins receive. */
-export interface RouteContext {
-  db: Database;
-  status: NodeStatus;
-  metrics: Metrics;
-  version: string;
 }
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;

@@ -1,6 +1,7 @@
 /** The REST server: the Fastify app factory and the node that runs it. */
 
-export { type AppOptions, buildApp, type RouteContext } from './app.js';
+export { type AppOptions, buildApp } from './app.js';
+export type { RouteContext } from './route-context.js';
 export {
   NODE_DEFAULTS,
   type NodeConfig,

@@ -2,7 +2,7 @@
 
 import type { FastifyInstance } from 'fastify';
 import { SEED_COUNT_MAX, seedOrders } from '../../engine/index.js';
-import type { RouteContext } from '../app.js';
+import type { RouteContext } from '../route-context.js';
 import { requireWritable } from '../node-status.js';
 
 const collectionParam = {

@@ -9,7 +9,7 @@ import type { FastifyInstance } from 'fastify';
 import type { Collection, Database } from '../../engine/index.js';
 import { DbError } from '../../errors/index.js';
 import { formatId, LIST_LIMIT_DEFAULT, LIST_LIMIT_MAX, parseId } from '../../util/index.js';
-import type { RouteContext } from '../app.js';
+import type { RouteContext } from '../route-context.js';
 import { requireWritable } from '../node-status.js';
 
 type Doc = Record<string, unknown>;

@@ -1,7 +1,7 @@
 /** GET /indexes/{collection} and POST /index. */
 
 import type { FastifyInstance } from 'fastify';
-import type { RouteContext } from '../app.js';
+import type { RouteContext } from '../route-context.js';
 import { requireWritable } from '../node-status.js';
 
 interface IndexBody {

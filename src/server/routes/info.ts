@@ -1,7 +1,7 @@
 /** GET /health (public), GET /stats, GET /collections and GET /metrics. */
 
 import type { FastifyInstance } from 'fastify';
-import type { RouteContext } from '../app.js';
+import type { RouteContext } from '../route-context.js';
 
 export function registerInfoRoutes(
   app: FastifyInstance,

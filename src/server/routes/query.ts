@@ -9,7 +9,7 @@ import { Readable } from 'node:stream';
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import type { QueryMeta } from '../../engine/index.js';
 import { parse } from '../../sql/index.js';
-import type { RouteContext } from '../app.js';
+import type { RouteContext } from '../route-context.js';
 import { requireWritable } from '../node-status.js';
 
 interface QueryBody {
