@@ -293,3 +293,15 @@ describe('drop', () => {
     expect(error.message).toContain('orders');
   });
 });
+
+describe('deleteMany', () => {
+  it('deletes the given ids in one write and counts those that existed', async () => {
+    const c = db.collection('c');
+    const { ids } = await c.insertMany([{ a: 1 }, { a: 2 }, { a: 3 }]);
+    const absent = '0193a4f2-7c1e-7d3a-9b2e-4f6a8c0d1e2f';
+    expect(await c.deleteMany([ids[0] as string, ids[2] as string, absent])).toBe(2);
+    expect(c.list().map((d) => d.a)).toEqual([2]);
+    await expect(c.deleteMany(['bad'])).rejects.toMatchObject({ code: 'ERR_DOCUMENT_ID_INVALID' });
+    expect(c.count()).toBe(1);
+  });
+});

@@ -180,6 +180,17 @@ export class Collection {
     return this.store.write(() => this.store.deleteDocument(this.name, bytes));
   }
 
+  /**
+   * Deletes the documents with these `_id`s in one atomic write; resolves with how many
+   * existed. Ids that are not in the collection are skipped.
+   */
+  async deleteMany(ids: string[]): Promise<number> {
+    const keys = ids.map(requireId);
+    return this.store.write(
+      () => keys.filter((key) => this.store.deleteDocument(this.name, key)).length,
+    );
+  }
+
   /** Up to `limit` documents (default 100) in `_id` order, after the `after` id when given. */
   list(options: { limit?: number; after?: string } = {}): Document[] {
     const limit = options.limit ?? LIST_LIMIT_DEFAULT;

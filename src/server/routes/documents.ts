@@ -210,8 +210,7 @@ export function registerDocumentRoutes(
       const { name, field, value } = request.params;
       const collection = existing(db, name);
       const { documents } = findByKey(collection, field, value);
-      const results = await Promise.all(documents.map((d) => collection.delete(String(d._id))));
-      const deleted = results.filter(Boolean).length;
+      const deleted = await collection.deleteMany(documents.map((d) => String(d._id)));
       metrics.documentsWritten.inc({ operation: 'delete' }, deleted);
       return { deleted };
     },
