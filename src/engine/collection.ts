@@ -20,7 +20,6 @@ import {
   type IndexDef,
   type IndexSpec,
   type PreparedDocument,
-  prepareDocument,
   type RangeBounds,
   type Store,
   withId,
@@ -67,9 +66,9 @@ function requireId(id: unknown): Buffer {
   return bytes;
 }
 
-function prepare(doc: unknown): PreparedDocument {
+function prepare(store: Store, doc: unknown): PreparedDocument {
   const { body, id } = checkDocument(doc);
-  return prepareDocument(body, id);
+  return store.prepareDocument(body, id);
 }
 
 function indexInfo(index: IndexDef): IndexInfo {
@@ -111,7 +110,7 @@ export class Collection {
 
   /** Inserts one document; resolves with its `_id` once the write is durable. */
   async insert(doc: unknown): Promise<string> {
-    const prepared = prepare(doc);
+    const prepared = prepare(this.store, doc);
     const result = await this.store.write(() =>
       this.store.insertDocuments(this.name, [prepared], { throwFirst: true }),
     );
@@ -134,7 +133,7 @@ export class Collection {
     }
     const prepared = docs.map((doc) => {
       try {
-        return prepare(doc);
+        return prepare(this.store, doc);
       } catch (error) {
         if (error instanceof DbError) return error;
         throw error;
@@ -162,7 +161,7 @@ export class Collection {
         `the new document's _id ${formatId(given)} differs from ${formatId(bytes)}; _id cannot change`,
       );
     }
-    const prepared = prepareDocument(body, bytes);
+    const prepared = this.store.prepareDocument(body, bytes);
     const replaced = await this.store.write(() =>
       this.store.replaceDocument(this.name, bytes, prepared),
     );

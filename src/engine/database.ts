@@ -124,7 +124,7 @@ export class Database {
   }
 
   /** Change-log entries after `seq`, oldest first (replication reads these). */
-  changesSince(seq: number): Iterable<ChangeEntry> {
+  changesSince(seq: number): Iterable<ChangeEntry<Document>> {
     return this.store.changesAfter(seq);
   }
 

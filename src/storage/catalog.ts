@@ -13,8 +13,11 @@ import {
   parsePath,
 } from '../util/index.js';
 
-/** The data-file format this build reads and writes (2: index sub-databases are dupsort). */
-export const FORMAT_VERSION = 2;
+/**
+ * The data-file format this build reads and writes (2: index sub-databases are dupsort;
+ * 3: documents are MessagePack records with structures shared across the file).
+ */
+export const FORMAT_VERSION = 3;
 
 /** Node metadata kept under the catalog key `meta`. */
 export interface NodeMeta {

@@ -5,17 +5,20 @@
 
 import type { IndexSpec } from './catalog.js';
 
-/** What a change-log entry records. Documents travel in their stored encoding. */
-export type ChangeOp =
-  | { op: 'insert'; collection: string; id: string; doc: Buffer }
-  | { op: 'replace'; collection: string; id: string; doc: Buffer }
+/**
+ * What a change-log entry records. In the file a document is kept in its stored encoding
+ * (`D = Buffer`, readable only with the file's shared structures); readers get it decoded.
+ */
+export type ChangeOp<D = Buffer> =
+  | { op: 'insert'; collection: string; id: string; doc: D }
+  | { op: 'replace'; collection: string; id: string; doc: D }
   | { op: 'delete'; collection: string; id: string }
   | { op: 'dropCollection'; collection: string }
   | { op: 'createIndex'; collection: string; index: Required<IndexSpec> }
   | { op: 'dropIndex'; collection: string; name: string };
 
-/** A change-log entry as stored. */
-export type ChangeEntry = ChangeOp & { seq: number; term: number; atMs: number };
+/** A change-log entry; `D` is the document form (stored bytes or a decoded object). */
+export type ChangeEntry<D = Buffer> = ChangeOp<D> & { seq: number; term: number; atMs: number };
 
 /** The 8-byte big-endian key of a seq, so keys sort in seq order. */
 export function seqKey(seq: number): Buffer {

@@ -34,7 +34,6 @@ export {
   DATA_FILE_NAME,
   type DocumentSnapshot,
   type PreparedDocument,
-  prepareDocument,
   resolveDataFile,
   Store,
   type StoreOptions,

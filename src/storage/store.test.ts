@@ -114,9 +114,10 @@ describe('change log', () => {
 
   it('checkpoint trims to the retention bound and seqs continue after a reopen', async () => {
     const store = Store.open(dir);
-    const { prepareDocument } = await import('./index.js');
     for (let i = 0; i < 10; i++) {
-      await store.write(() => store.insertDocuments('c', [prepareDocument({ i }, undefined)]));
+      await store.write(() =>
+        store.insertDocuments('c', [store.prepareDocument({ i }, undefined)]),
+      );
     }
     const result = await store.checkpoint(3);
     expect(result).toEqual({ lastSeq: 10, trimmedEntries: 7, firstSeq: 8 });
@@ -126,7 +127,9 @@ describe('change log', () => {
     await store.close();
     const reopened = Store.open(dir);
     expect(reopened.nodeState()).toEqual({ term: 1, lastSeq: 10, seqFloor: 10 });
-    await reopened.write(() => reopened.insertDocuments('c', [prepareDocument({}, undefined)]));
+    await reopened.write(() =>
+      reopened.insertDocuments('c', [reopened.prepareDocument({}, undefined)]),
+    );
     expect([...reopened.changesAfter(0)].map((e) => e.seq)).toEqual([11]);
     await reopened.close();
   });
@@ -148,11 +151,10 @@ describe('durability and concurrency', () => {
 
   it('concurrent writes share commits (group commit) and all resolve', async () => {
     const store = Store.open(dir);
-    const { prepareDocument } = await import('./index.js');
-    await store.write(() => store.insertDocuments('c', [prepareDocument({}, undefined)]));
+    await store.write(() => store.insertDocuments('c', [store.prepareDocument({}, undefined)]));
     const before = store.lastTxnId();
     const writes = Array.from({ length: 200 }, (_, i) =>
-      store.write(() => store.insertDocuments('c', [prepareDocument({ i }, undefined)])),
+      store.write(() => store.insertDocuments('c', [store.prepareDocument({ i }, undefined)])),
     );
     const results = await Promise.all(writes);
     expect(results.every((r) => r.ids.length === 1)).toBe(true);
@@ -268,6 +270,28 @@ describe('stats and compaction', () => {
       .insert({})
       .catch((e: unknown) => e);
     expect(isDbError(error, 'ERR_STORAGE_CLOSED')).toBe(true);
+  });
+});
+
+describe('document size limit', () => {
+  it('stores a document of exactly DOCUMENT_BYTES_MAX bytes and refuses one byte more', async () => {
+    const { DOCUMENT_BYTES_MAX } = await import('../util/index.js');
+    const store = Store.open(dir);
+    // The stored size of { s: <n chars> } is n plus a fixed header: measure the header.
+    const probe = 1 << 20;
+    const header =
+      store.prepareDocument({ s: 'x'.repeat(probe) }, undefined).encoded.length - probe;
+    const atLimit = store.prepareDocument(
+      { s: 'x'.repeat(DOCUMENT_BYTES_MAX - header) },
+      undefined,
+    );
+    expect(atLimit.encoded.length).toBe(DOCUMENT_BYTES_MAX);
+    const result = await store.write(() => store.insertDocuments('big', [atLimit]));
+    expect(result.ids).toHaveLength(1);
+    expect(() =>
+      store.prepareDocument({ s: 'x'.repeat(DOCUMENT_BYTES_MAX - header + 1) }, undefined),
+    ).toThrow(expect.objectContaining({ code: 'ERR_DOCUMENT_TOO_LARGE' }));
+    await store.close();
   });
 });
 

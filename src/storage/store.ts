@@ -26,7 +26,7 @@ import {
   type NodeMeta,
 } from './catalog.js';
 import { type ChangeEntry, type ChangeOp, seqKey, seqOfKey } from './change-log.js';
-import { decodeValue, encodeValue } from './codec/index.js';
+import { DocumentCodec, decodeValue, encodeValue, type Structure } from './codec/index.js';
 import type { Document } from './document-check.js';
 import {
   type IndexValue,
@@ -53,6 +53,7 @@ import { RollbackWith, WriteQueue } from './write-queue.js';
 export const DATA_FILE_NAME = 'data.docdb';
 
 const META_KEY = Buffer.from('meta');
+const STRUCTURES_KEY = Buffer.from('structures');
 const COLLECTION_PREFIX = 'c/';
 /** Lowest possible id key; keys below it (none today) are reserved. */
 const ID_MIN = Buffer.alloc(ID_BYTES, 0);
@@ -95,19 +96,6 @@ export function withId(id: Buffer, body: Document): Document {
   return { _id: formatId(id), ...body };
 }
 
-/** Encodes a validated body; enforces the document size limit. */
-export function prepareDocument(body: Document, id: Buffer | undefined): PreparedDocument {
-  const encoded = encodeValue(body);
-  if (encoded.length > DOCUMENT_BYTES_MAX) {
-    throw new DbError(
-      'ERR_DOCUMENT_TOO_LARGE',
-      `the document takes ${encoded.length} bytes stored; the limit is ${DOCUMENT_BYTES_MAX}`,
-      { bytes: encoded.length, limit: DOCUMENT_BYTES_MAX },
-    );
-  }
-  return { body, encoded, id };
-}
-
 /** State a batch has changed in memory, applied to the store only once the batch commits. */
 interface Staged {
   defs: Map<string, CollectionDef | null>;
@@ -115,6 +103,8 @@ interface Staged {
   droppedDbs: Set<string>;
   meta: NodeMeta;
   lastSeq: number;
+  /** Shared document structures when the batch began (restored if it fails). */
+  structures: number;
 }
 
 export class Store {
@@ -133,6 +123,7 @@ export class Store {
   private staged: Staged | undefined;
   private lastTxnSeen = -1;
   private catalogVersionCounter = 0;
+  private readonly docs: DocumentCodec;
   private closed = false;
 
   private constructor(file: string, readOnly: boolean, lock: WriterLock | undefined) {
@@ -142,6 +133,7 @@ export class Store {
     this.env = openEnv(file, readOnly);
     this.catalogDb = openSubDb(this.env, 'catalog', !readOnly);
     this.changesDb = openSubDb(this.env, 'changes', !readOnly);
+    this.docs = new DocumentCodec([], (structures) => this.persistStructures(structures));
     this.queue = new WriteQueue({
       runOuter: (body) => {
         try {
@@ -204,6 +196,8 @@ export class Store {
     this.defs = defs;
     this.live.clear();
     this.catalogVersionCounter++;
+    const structures = this.catalogDb.get(STRUCTURES_KEY);
+    this.docs.reset(structures ? decodeValue<Structure[]>(structures) : []);
     this.lastSeq = Math.max(this.meta.seqFloor, this.lastChangeSeq());
     this.lastTxnSeen = envStats(this.env).lastTxnId;
   }
@@ -264,6 +258,41 @@ export class Store {
     return { term: this.meta.term, lastSeq: this.lastSeq, seqFloor: this.meta.seqFloor };
   }
 
+  // ---- documents in their stored form ---------------------------------------------------
+
+  /** Encodes a validated body for storage; enforces the document size limit. */
+  prepareDocument(body: Document, id: Buffer | undefined): PreparedDocument {
+    if (this.closed) throw new DbError('ERR_STORAGE_CLOSED', 'the database is closed');
+    const encoded = this.docs.encode(body);
+    if (encoded.length > DOCUMENT_BYTES_MAX) {
+      throw new DbError(
+        'ERR_DOCUMENT_TOO_LARGE',
+        `the document takes ${encoded.length} bytes stored; the limit is ${DOCUMENT_BYTES_MAX}`,
+        { bytes: encoded.length, limit: DOCUMENT_BYTES_MAX },
+      );
+    }
+    return { body, encoded, id };
+  }
+
+  /** Decodes a stored document body. */
+  decodeDocument(bytes: Uint8Array): Document {
+    return this.docs.decode<Document>(bytes);
+  }
+
+  /**
+   * Stores the shared structures after encoding added one: inside a write job, in its
+   * transaction (a rollback also drops the structure from the encoder); otherwise in a
+   * commit of its own, durable before the document that needs it is written.
+   */
+  private persistStructures(structures: Structure[]): void {
+    if (this.readOnly) {
+      throw new DbError('ERR_STORAGE_READ_ONLY', `${this.file} is open read-only`);
+    }
+    const bytes = encodeValue(structures);
+    if (this.staged) this.catalogDb.putSync(STRUCTURES_KEY, bytes);
+    else this.env.transactionSync(() => this.catalogDb.putSync(STRUCTURES_KEY, bytes));
+  }
+
   // ---- the write machinery -------------------------------------------------------------
 
   private beginJob(): () => void {
@@ -275,8 +304,10 @@ export class Store {
       dropped: new Set(staged.droppedDbs),
       meta: staged.meta,
       lastSeq: staged.lastSeq,
+      structures: this.docs.structureCount,
     };
     return () => {
+      this.docs.truncate(snapshot.structures);
       staged.defs = snapshot.defs;
       staged.openedDbs = snapshot.opened;
       staged.droppedDbs = snapshot.dropped;
@@ -292,6 +323,7 @@ export class Store {
       droppedDbs: new Set(),
       meta: this.meta,
       lastSeq: this.lastSeq,
+      structures: this.docs.structureCount,
     };
   }
 
@@ -568,7 +600,7 @@ export class Store {
     const db = this.subDb(def.dbName);
     const oldBytes = db.getBinaryFast(id);
     if (oldBytes === undefined) return false;
-    const old = decodeValue<Document>(oldBytes);
+    const old = this.decodeDocument(oldBytes);
     for (const index of this.liveIndexes(def)) {
       if (index.def.state !== 'ready') continue;
       const before = indexValues(index, old);
@@ -606,7 +638,7 @@ export class Store {
     const db = this.subDb(def.dbName);
     const oldBytes = db.getBinaryFast(id);
     if (oldBytes === undefined) return false;
-    const old = decodeValue<Document>(oldBytes);
+    const old = this.decodeDocument(oldBytes);
     for (const index of this.liveIndexes(def)) {
       if (index.def.state !== 'ready') continue;
       const idb = this.subDb(index.def.dbName);
@@ -672,7 +704,7 @@ export class Store {
     const entries: IndexEntry[] = [];
     const seen = new Set<string>();
     for (const { key, value } of this.subDb(def.dbName).getRange({ start: ID_MIN })) {
-      const body = decodeValue<Document>(value);
+      const body = this.decodeDocument(value);
       const id = Buffer.from(key);
       for (const v of indexValues(index, body)) {
         if (index.def.unique && !v.hasNull) {
@@ -737,7 +769,7 @@ export class Store {
   /** The stored body of a document, or undefined. */
   getBody(def: CollectionDef, id: Buffer): Document | undefined {
     const bytes = this.subDb(def.dbName).getBinaryFast(id);
-    return bytes === undefined ? undefined : decodeValue<Document>(bytes);
+    return bytes === undefined ? undefined : this.decodeDocument(bytes);
   }
 
   /**
@@ -749,7 +781,7 @@ export class Store {
     return {
       getBody: (def, id) => {
         const bytes = snapshot.get(this.subDb(def.dbName), id);
-        return bytes === undefined ? undefined : decodeValue<Document>(bytes);
+        return bytes === undefined ? undefined : this.decodeDocument(bytes);
       },
       release: () => snapshot.release(),
     };
@@ -759,7 +791,7 @@ export class Store {
   *scan(def: CollectionDef, afterId?: Buffer): Generator<{ id: Buffer; body: Document }> {
     const start = afterId ? Buffer.concat([afterId, Buffer.from([0])]) : ID_MIN;
     for (const { key, value } of this.subDb(def.dbName).getRange({ start })) {
-      yield { id: key, body: decodeValue<Document>(value) };
+      yield { id: key, body: this.decodeDocument(value) };
     }
   }
 
@@ -785,9 +817,14 @@ export class Store {
   }
 
   /** Every change-log entry with seq greater than `afterSeq`, in order. */
-  *changesAfter(afterSeq: number): Generator<ChangeEntry> {
+  *changesAfter(afterSeq: number): Generator<ChangeEntry<Document>> {
     for (const { value } of this.changesDb.getRange({ start: seqKey(afterSeq + 1) })) {
-      yield decodeValue<ChangeEntry>(value);
+      const entry = decodeValue<ChangeEntry>(value);
+      if (entry.op === 'insert' || entry.op === 'replace') {
+        yield { ...entry, doc: this.decodeDocument(entry.doc) };
+      } else {
+        yield entry;
+      }
     }
   }
 

@@ -15,7 +15,6 @@ import {
   type Document,
   normalizeCollectionName,
   type PreparedDocument,
-  prepareDocument,
   type Store,
 } from '../../storage/index.js';
 import { parseId, parsePath } from '../../util/index.js';
@@ -60,7 +59,7 @@ export async function runInsert(
   const prepared: PreparedDocument[] = docs.map((doc, i) => {
     try {
       const { body, id } = checkDocument(doc);
-      return prepareDocument(body, id);
+      return store.prepareDocument(body, id);
     } catch (error) {
       if (error instanceof DbError && docs.length > 1) {
         throw new DbError(
@@ -167,7 +166,7 @@ export async function runUpdate(
       });
       const checked = checkDocument(body);
       const id = parseId(_id) as Buffer;
-      store.replaceDocument(name, id, prepareDocument(checked.body, id));
+      store.replaceDocument(name, id, store.prepareDocument(checked.body, id));
     }
     return { plan, affected: docs.length };
   });
