@@ -11,6 +11,7 @@ import { registerInspect } from './inspect.js';
 import { registerQuery } from './query.js';
 import { registerRepl } from './repl.js';
 import { registerSeed } from './seed.js';
+import { registerServe } from './serve.js';
 import { EXIT_USAGE, reportError } from './output.js';
 
 export function buildProgram(): Command {
@@ -32,6 +33,7 @@ export function buildProgram(): Command {
   registerRepl(program);
   registerCompact(program);
   registerSeed(program);
+  registerServe(program);
   for (const command of program.commands) command.exitOverride();
   return program;
 }

@@ -9,5 +9,11 @@ export {
   type SettingSource,
   type TlsSettings,
 } from './node-config.js';
+export {
+  type ResolvedConfig,
+  type ResolveInput,
+  resolveConfig,
+  type ServeFlags,
+} from './config.js';
 export { describeSettings, type RunningNode, type StartOptions, startNode } from './node.js';
 export { type NodeStatus, newNodeStatus, requireWritable, type Role } from './node-status.js';

@@ -6,6 +6,7 @@
  */
 
 import * as fs from 'node:fs';
+import { createSecureContext } from 'node:tls';
 import type { FastifyInstance } from 'fastify';
 import { type Database, open } from '../engine/index.js';
 import { DbError } from '../errors/index.js';
@@ -47,9 +48,20 @@ function tlsOptions(config: NodeConfig): { https: Record<string, unknown> } | un
     );
   }
   const passphrase = certPassword === undefined ? {} : { passphrase: certPassword };
-  if (/\.(pfx|p12)$/i.test(certPath)) return { https: { pfx: content, ...passphrase } };
-  // A PEM file holds the chain and the key: Node reads both from the same text.
-  return { https: { cert: content, key: content, ...passphrase } };
+  const https = /\.(pfx|p12)$/i.test(certPath)
+    ? { pfx: content, ...passphrase }
+    : // A PEM file holds the chain and the key: Node reads both from the same text.
+      { cert: content, key: content, ...passphrase };
+  try {
+    // Build the context now, so a bad file or password fails here with a clear message.
+    createSecureContext(https);
+  } catch (error) {
+    throw new DbError(
+      'ERR_CONFIG_INVALID',
+      `security.tls: cannot use ${certPath} (${(error as Error).message}); check certPath (a .pfx/.p12, or a PEM with the certificate chain and the private key) and certPassword`,
+    );
+  }
+  return { https };
 }
 
 /** Describes the effective settings for the log, with sources and without secrets. */
@@ -133,13 +145,6 @@ function listenError(error: unknown, config: NodeConfig): unknown {
     return new DbError(
       'ERR_CONFIG_INVALID',
       `port ${config.port} needs privileges this process lacks`,
-    );
-  }
-  const message = (error as Error).message ?? '';
-  if (/mac verify|bad decrypt|passphrase|PEM|asn1|pkcs12|key/i.test(message)) {
-    return new DbError(
-      'ERR_CONFIG_INVALID',
-      `security.tls: cannot use the certificate (${message}); check certPath and certPassword`,
     );
   }
   return error;
