@@ -52,4 +52,10 @@ export async function main(argv: string[]): Promise<void> {
   }
 }
 
+// A reader that went away (`docdb query … | head`) ends the command quietly, not with a trace.
+process.stdout.on('error', (error: NodeJS.ErrnoException) => {
+  if (error.code === 'EPIPE') process.exit(0);
+  throw error;
+});
+
 await main(process.argv.slice(2));

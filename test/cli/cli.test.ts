@@ -161,3 +161,11 @@ describe('compact', () => {
     }
   });
 });
+
+describe('output to a closed pipe', () => {
+  it('ends quietly when the reader goes away', () => {
+    const r = spawnSync('sh', ['-c', `"${BIN}" help | head -1`], { encoding: 'utf8' });
+    expect(r.stdout).toContain('Usage: docdb');
+    expect(r.stderr).not.toContain('EPIPE');
+  });
+});
