@@ -81,6 +81,20 @@ function checkParams(parsed: Parsed, params: readonly unknown[]): void {
   if (!Array.isArray(params)) {
     throw new DbError('ERR_SQL_PARAM', 'parameters must be an array of values');
   }
+  params.forEach((value, i) => {
+    const bad =
+      value === undefined ||
+      typeof value === 'function' ||
+      typeof value === 'symbol' ||
+      typeof value === 'bigint' ||
+      (typeof value === 'number' && !Number.isFinite(value));
+    if (bad) {
+      throw new DbError(
+        'ERR_SQL_PARAM',
+        `parameter ${i + 1} is ${String(value)}; parameters are JSON values (finite numbers, strings, booleans, null, arrays, objects)`,
+      );
+    }
+  });
   if (params.length !== parsed.paramCount) {
     throw new DbError(
       'ERR_SQL_PARAM',

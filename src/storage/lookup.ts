@@ -224,8 +224,7 @@ export function* idsForKeys(store: Store, index: IndexDef, tuples: unknown[][]):
   for (const tuple of tuples) {
     const encoded = encodeTuple(tuple);
     if (!encoded || tuple.some((v) => v === null || v === undefined)) continue;
-    const end = Buffer.concat([encoded.bytes, PAST_VALUE]);
-    for (const id of store.indexIds(index, encoded.bytes, end)) {
+    for (const id of store.indexIdsForKey(index, encoded.bytes)) {
       if (seen) {
         const text = id.toString('latin1');
         if (seen.has(text)) continue;

@@ -816,6 +816,21 @@ export class Store {
     }
   }
 
+  /**
+   * Ids listed under exactly one key of an index. Keys are whole encoded tuples (or their
+   * truncated form), so equality needs no range scan: one get for a unique index, the key's
+   * data items otherwise.
+   */
+  *indexIdsForKey(index: IndexDef, key: Buffer): Generator<Buffer> {
+    const db = this.subDb(index.dbName);
+    if (index.unique) {
+      const id = db.get(key);
+      if (id !== undefined) yield id;
+      return;
+    }
+    yield* db.getValues(key);
+  }
+
   /** Every change-log entry with seq greater than `afterSeq`, in order. */
   *changesAfter(afterSeq: number): Generator<ChangeEntry<Document>> {
     for (const { value } of this.changesDb.getRange({ start: seqKey(afterSeq + 1) })) {

@@ -33,6 +33,8 @@ export const LIST_LIMIT_MAX = 10_000;
 export const BODY_BYTES_MAX = 32 * MiB;
 /** Longest SQL text accepted, in characters. */
 export const SQL_CHARS_MAX = 1024 * 1024;
+/** Deepest nesting of parentheses and NOT in one SQL condition. */
+export const SQL_NESTING_MAX = 256;
 /** Parsed statements kept in the cache, keyed by SQL text. */
 export const STATEMENT_CACHE_ENTRIES = 1000;
 /** Change-log entries kept behind the newest one when a checkpoint trims the log. */

@@ -44,13 +44,16 @@ export type Operand = PathRef | Value;
 
 export type CompareOp = '=' | '!=' | '<' | '<=' | '>' | '>=';
 
-/** A boolean condition of WHERE or ON. `IN` is lowered to an OR of equalities (rule 2). */
+/**
+ * A boolean condition of WHERE or ON. `IN` is lowered to an OR of equalities (rule 2). AND and
+ * OR are n-ary (flat lists), so a long IN list or AND chain is a wide node, not a deep tree.
+ */
 export type Condition =
   | { kind: 'compare'; op: CompareOp; left: Operand; right: Operand }
   | { kind: 'like'; path: PathRef; pattern: Value; caseInsensitive: boolean; negated: boolean }
   | { kind: 'isNull'; path: PathRef; negated: boolean }
-  | { kind: 'and'; left: Condition; right: Condition }
-  | { kind: 'or'; left: Condition; right: Condition }
+  | { kind: 'and'; conditions: Condition[] }
+  | { kind: 'or'; conditions: Condition[] }
   | { kind: 'not'; condition: Condition };
 
 export type AggregateFn = 'COUNT' | 'SUM' | 'AVG' | 'MIN' | 'MAX';

@@ -94,8 +94,11 @@ export function evaluate(
       if (value === undefined || value === null || pattern === null || pattern === undefined) {
         return null;
       }
-      if (typeof value !== 'string' || typeof pattern !== 'string') return false;
-      const match = likeRegex(pattern, condition.caseInsensitive).test(value);
+      // A non-string never matches, so `x NOT LIKE p` is true for it, as NOT (x LIKE p) is.
+      const match =
+        typeof value === 'string' &&
+        typeof pattern === 'string' &&
+        likeRegex(pattern, condition.caseInsensitive).test(value);
       return condition.negated ? !match : match;
     }
     case 'isNull': {
@@ -104,18 +107,23 @@ export function evaluate(
       return condition.negated ? !isNull : isNull;
     }
     case 'and': {
-      const left = evaluate(condition.left, row, resolver, params);
-      if (left === false) return false;
-      const right = evaluate(condition.right, row, resolver, params);
-      if (right === false) return false;
-      return left === null || right === null ? null : true;
+      // false wins, then unknown; true only when every part is true.
+      let unknown = false;
+      for (const part of condition.conditions) {
+        const truth = evaluate(part, row, resolver, params);
+        if (truth === false) return false;
+        if (truth === null) unknown = true;
+      }
+      return unknown ? null : true;
     }
     case 'or': {
-      const left = evaluate(condition.left, row, resolver, params);
-      if (left === true) return true;
-      const right = evaluate(condition.right, row, resolver, params);
-      if (right === true) return true;
-      return left === null || right === null ? null : false;
+      let unknown = false;
+      for (const part of condition.conditions) {
+        const truth = evaluate(part, row, resolver, params);
+        if (truth === true) return true;
+        if (truth === null) unknown = true;
+      }
+      return unknown ? null : false;
     }
     case 'not': {
       const inner = evaluate(condition.condition, row, resolver, params);

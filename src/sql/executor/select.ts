@@ -14,12 +14,13 @@ import {
   type Store,
   withId,
 } from '../../storage/index.js';
-import { compareValues, valueAt } from '../../util/index.js';
+import { compareValues, isScalar, valueAt } from '../../util/index.js';
 import type { OrderItem, SelectItem, SelectStatement, Value } from '../ast/index.js';
 import {
   type Access,
   checkSelectList,
   chooseAccess,
+  conditionPaths,
   type CollectionView,
   isAggregate,
   limitPushesDown,
@@ -58,14 +59,41 @@ export function viewOf(def: CollectionDef): CollectionView {
 }
 
 /** Plans a SELECT over resolved sources (FROM first, then each JOIN). */
+/**
+ * ORDER BY may name a select-list alias. In a plain SELECT it is replaced by the aliased path;
+ * in an aggregate SELECT output rows are sorted by their keys, which are the aliases already.
+ */
+function withAliasesResolved(statement: SelectStatement): SelectStatement {
+  if (statement.items === '*' || isAggregate(statement) || statement.orderBy.length === 0) {
+    return statement;
+  }
+  const aliased = new Map<string, SelectItem & { kind: 'column' }>();
+  for (const item of statement.items) {
+    if (item.kind === 'column' && item.name !== item.path.text) aliased.set(item.name, item);
+  }
+  if (aliased.size === 0) return statement;
+  const orderBy = statement.orderBy.map((o) => {
+    const item = aliased.get(o.path.text);
+    return item ? { ...o, path: item.path } : o;
+  });
+  return { ...statement, orderBy };
+}
+
 export function planSelect(statement: SelectStatement, sources: Source[]): SelectPlan {
   checkSelectList(statement);
   const resolver = new PathResolver(sources.map((s) => s.def.name));
-  // Resolve every path once now, so a bad join prefix fails before any work.
-  for (const join of statement.joins) {
-    resolver.resolve(join.left);
-    resolver.resolve(join.right);
-  }
+  const ordered = withAliasesResolved(statement);
+  // Resolve every path now, so a bad join prefix fails before any work, rows or not.
+  const items = statement.items === '*' ? [] : statement.items;
+  const paths = [
+    ...statement.joins.flatMap((j) => [j.left, j.right]),
+    ...items.flatMap((i) => (i.kind === 'column' ? [i.path] : i.arg === '*' ? [] : [i.arg])),
+    ...conditionPaths(statement.where),
+    ...statement.groupBy,
+    ...(isAggregate(statement) ? [] : ordered.orderBy.map((o) => o.path)),
+  ];
+  for (const path of paths) resolver.resolve(path);
+  statement = ordered;
   const access = chooseAccess(statement.where, (sources[0] as Source).view, resolver);
   const plan = selectPlanString(
     statement,
@@ -99,17 +127,19 @@ export function* candidates(
   params: readonly unknown[],
 ): Generator<Document> {
   const index = access.kind === 'scan' ? undefined : findIndex(def, access.index.name);
-  if (access.kind === 'scan' || !index || index.state !== 'ready') {
+  const tuples =
+    access.kind === 'index'
+      ? access.keys.map((tuple) => tuple.map((v) => resolveValue(v, params)))
+      : [];
+  // Indexes list scalars only: a parameter holding an array or object is answered by a scan.
+  const scalarKeys = tuples.every((tuple) => tuple.every((v) => v === null || isScalar(v)));
+  if (access.kind === 'scan' || !index || index.state !== 'ready' || !scalarKeys) {
     for (const { id, body } of store.scan(def)) yield withId(id, body);
     return;
   }
   const ids =
     access.kind === 'index'
-      ? idsForKeys(
-          store,
-          index,
-          access.keys.map((tuple) => tuple.map((v) => resolveValue(v, params))),
-        )
+      ? idsForKeys(store, index, tuples)
       : idsForRange(store, index, {
           ...(access.lower && {
             [access.lower.inclusive ? 'gte' : 'gt']: resolveValue(access.lower.value, params),
@@ -347,12 +377,17 @@ function aggregateRows(plan: SelectPlan, rows: Iterable<Row>): Document[] {
   });
 }
 
-function sortOutput(documents: Document[], order: OrderItem[]): void {
+function sortOutput(documents: Document[], order: OrderItem[], items: SelectItem[]): void {
   if (order.length === 0) return;
-  const value = (doc: Document, text: string) => (text in doc ? doc[text] : undefined);
+  // A grouping column listed with an alias sits under the alias in the output row.
+  const keyOf = (text: string) =>
+    items.find((i) => i.kind === 'column' && i.path.text === text)?.name ?? text;
+  const keys = order.map((o) => keyOf(o.path.text));
+  const value = (doc: Document, key: string) => (key in doc ? doc[key] : undefined);
   documents.sort((a, b) => {
-    for (const item of order) {
-      const c = compareValues(value(a, item.path.text), value(b, item.path.text));
+    for (let k = 0; k < order.length; k++) {
+      const item = order[k] as OrderItem;
+      const c = compareValues(value(a, keys[k] as string), value(b, keys[k] as string));
       if (c !== 0) return item.descending ? -c : c;
     }
     return 0;
@@ -381,7 +416,7 @@ export function runSelect(store: Store, plan: SelectPlan, params: readonly unkno
   let documents: Document[];
   if (isAggregate(statement)) {
     documents = countOnly(store, plan) ?? aggregateRows(plan, matchingRows(store, plan, params));
-    sortOutput(documents, statement.orderBy);
+    sortOutput(documents, statement.orderBy, statement.items === '*' ? [] : statement.items);
     if (statement.distinct) documents = dedupe(documents);
   } else {
     const rows = [...matchingRows(store, plan, params)];

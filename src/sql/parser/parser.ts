@@ -6,7 +6,7 @@
  */
 
 import { DbError } from '../../errors/index.js';
-import { parsePath } from '../../util/index.js';
+import { parsePath, SQL_NESTING_MAX } from '../../util/index.js';
 import type {
   AggregateFn,
   CompareOp,
@@ -77,6 +77,7 @@ function describe(token: Token): string {
 class Parser {
   private index = 0;
   private params = 0;
+  private depth = 0;
 
   constructor(private readonly tokens: Token[]) {}
 
@@ -311,21 +312,35 @@ class Parser {
   // ---- conditions ----------------------------------------------------------------------
 
   private condition(): Condition {
-    let left = this.conjunction();
-    while (this.acceptKeyword('OR')) left = { kind: 'or', left, right: this.conjunction() };
-    return left;
+    const parts = [this.conjunction()];
+    while (this.acceptKeyword('OR')) parts.push(this.conjunction());
+    return parts.length === 1 ? (parts[0] as Condition) : { kind: 'or', conditions: parts };
   }
 
   private conjunction(): Condition {
-    let left = this.negation();
-    while (this.acceptKeyword('AND')) left = { kind: 'and', left, right: this.negation() };
-    return left;
+    const parts = [this.negation()];
+    while (this.acceptKeyword('AND')) parts.push(this.negation());
+    return parts.length === 1 ? (parts[0] as Condition) : { kind: 'and', conditions: parts };
+  }
+
+  /** Parentheses and NOT nest by recursion; the depth is bounded so no input overflows the stack. */
+  private nest<T>(parse: () => T): T {
+    if (++this.depth > SQL_NESTING_MAX) {
+      this.fail(`conditions nest deeper than ${SQL_NESTING_MAX} levels of parentheses and NOT`);
+    }
+    try {
+      return parse();
+    } finally {
+      this.depth--;
+    }
   }
 
   private negation(): Condition {
-    if (this.acceptKeyword('NOT')) return { kind: 'not', condition: this.negation() };
+    if (this.acceptKeyword('NOT')) {
+      return this.nest(() => ({ kind: 'not', condition: this.negation() }));
+    }
     if (this.acceptPunct('(')) {
-      const inner = this.condition();
+      const inner = this.nest(() => this.condition());
       this.expectPunct(')', 'to close the parenthesis');
       return inner;
     }
@@ -380,15 +395,15 @@ class Parser {
       seen.add(key);
     } while (this.acceptPunct(','));
     this.expectPunct(')', `to close the IN list opened at ${open.at.line}:${open.at.column}`);
-    let lowered: Condition = { kind: 'compare', op: '=', left: path, right: values[0] as Value };
-    for (const value of values.slice(1)) {
-      lowered = {
-        kind: 'or',
-        left: lowered,
-        right: { kind: 'compare', op: '=', left: path, right: value },
-      };
-    }
-    return lowered;
+    const equalities: Condition[] = values.map((value) => ({
+      kind: 'compare',
+      op: '=',
+      left: path,
+      right: value,
+    }));
+    return equalities.length === 1
+      ? (equalities[0] as Condition)
+      : { kind: 'or', conditions: equalities };
   }
 
   private requirePath(operand: Operand, what: string, token: Token): PathRef {

@@ -138,8 +138,7 @@ function flip(op: CompareOp): CompareOp {
 
 function conjuncts(condition: Condition | undefined): Condition[] {
   if (!condition) return [];
-  if (condition.kind === 'and')
-    return [...conjuncts(condition.left), ...conjuncts(condition.right)];
+  if (condition.kind === 'and') return condition.conditions.flatMap(conjuncts);
   return [condition];
 }
 
@@ -194,10 +193,15 @@ function equalityUnion(
   source: number,
 ): { path: string; values: Value[] } | undefined {
   if (condition.kind === 'or') {
-    const left = equalityUnion(condition.left, resolver, source);
-    const right = equalityUnion(condition.right, resolver, source);
-    if (!left || !right || left.path !== right.path) return undefined;
-    return { path: left.path, values: [...left.values, ...right.values] };
+    const values: Value[] = [];
+    let path: string | undefined;
+    for (const part of condition.conditions) {
+      const union = equalityUnion(part, resolver, source);
+      if (!union || (path !== undefined && union.path !== path)) return undefined;
+      path = union.path;
+      values.push(...union.values);
+    }
+    return path === undefined ? undefined : { path, values };
   }
   const c = comparison(condition, resolver, source);
   return c && c.op === '=' ? { path: c.path, values: [c.value] } : undefined;
@@ -273,8 +277,12 @@ export function chooseAccess(
     return { kind: 'index', label, index, keys: keys.map((k) => [k]) };
   }
   for (const index of byPreference) {
-    const onPath = ranges.filter((r) => covers(index.paths[0] as string, r.path));
-    if (onPath.length === 0) continue;
+    const covered = ranges.filter((r) => covers(index.paths[0] as string, r.path));
+    if (covered.length === 0) continue;
+    // Both bounds must come from one path: on a multikey index `tags[0] < x AND tags[1] > y`
+    // are two different elements, and one key range over both would miss rows.
+    const first = (covered[0] as Candidate).path;
+    const onPath = covered.filter((r) => r.path === first);
     const lower = onPath.find((r) => r.op === '>' || r.op === '>=');
     const upper = onPath.find((r) => r.op === '<' || r.op === '<=');
     return {
@@ -285,6 +293,25 @@ export function chooseAccess(
     };
   }
   return { kind: 'scan' };
+}
+
+/** Every path a condition mentions, in order. */
+export function conditionPaths(condition: Condition | undefined): PathRef[] {
+  if (!condition) return [];
+  switch (condition.kind) {
+    case 'compare':
+      return [condition.left, condition.right].filter((o): o is PathRef => o.kind === 'path');
+    case 'like':
+    case 'isNull':
+      return [condition.path];
+    case 'and':
+    case 'or':
+      return condition.conditions.flatMap(conditionPaths);
+    case 'not':
+      return conditionPaths(condition.condition);
+    default:
+      return assertNever(condition);
+  }
 }
 
 /** True when the SELECT aggregates (aggregate items or GROUP BY). */
