@@ -44,6 +44,9 @@ const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 export function buildApp(db: Database, options: AppOptions = {}): FastifyInstance {
   const app = Fastify({
     logger: options.logger ?? false,
+    // Two log lines per request would cost more than serving it; the node logs errors (with
+    // their request id), start-up and shutdown, and /metrics counts every request.
+    disableRequestLogging: true,
     bodyLimit: options.bodyBytesMax ?? BODY_BYTES_MAX,
     // Keep an incoming X-Request-Id when it looks sane, so a trace can cross services.
     genReqId: (req) => {
