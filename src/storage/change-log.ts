@@ -1,6 +1,8 @@
 /**
  * The change log: one entry per write, keyed by a strictly increasing seq, written in the
- * same transaction as the write it records. Replication ships it; checkpoints trim it.
+ * same transaction as the write it records. A bulk insert is one write and one entry, so a
+ * follower applies it as atomically as the leader did. Replication ships it; checkpoints
+ * trim it.
  */
 
 import type { IndexSpec } from './catalog.js';
@@ -10,7 +12,8 @@ import type { IndexSpec } from './catalog.js';
  * (`D = Buffer`, readable only with the file's shared structures); readers get it decoded.
  */
 export type ChangeOp<D = Buffer> =
-  | { op: 'insert'; collection: string; id: string; doc: D }
+  /** One atomic write of one or more documents (a bulk insert is one entry). */
+  | { op: 'insert'; collection: string; documents: Array<{ id: string; doc: D }> }
   | { op: 'replace'; collection: string; id: string; doc: D }
   | { op: 'delete'; collection: string; id: string }
   | { op: 'dropCollection'; collection: string }

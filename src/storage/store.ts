@@ -583,14 +583,11 @@ export class Store {
       }
       putEntries(this.subDb(index.def.dbName), entries);
     });
-    for (const item of accepted) {
-      this.appendChange({
-        op: 'insert',
-        collection: def.name,
-        id: formatId(item.id),
-        doc: item.doc.encoded,
-      });
-    }
+    this.appendChange({
+      op: 'insert',
+      collection: def.name,
+      documents: accepted.map((item) => ({ id: formatId(item.id), doc: item.doc.encoded })),
+    });
   }
 
   /** Replaces the document with `id`, keeping the id. Returns false when it does not exist. */
@@ -835,7 +832,13 @@ export class Store {
   *changesAfter(afterSeq: number): Generator<ChangeEntry<Document>> {
     for (const { value } of this.changesDb.getRange({ start: seqKey(afterSeq + 1) })) {
       const entry = decodeValue<ChangeEntry>(value);
-      if (entry.op === 'insert' || entry.op === 'replace') {
+      if (entry.op === 'insert') {
+        const documents = entry.documents.map((d) => ({
+          id: d.id,
+          doc: this.decodeDocument(d.doc),
+        }));
+        yield { ...entry, documents };
+      } else if (entry.op === 'replace') {
         yield { ...entry, doc: this.decodeDocument(entry.doc) };
       } else {
         yield entry;

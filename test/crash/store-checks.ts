@@ -159,7 +159,7 @@ export interface ChangeLogState {
 
 /**
  * The change log since the last verified seq: seqs contiguous and increasing, the newest one
- * equal to `nodeState().lastSeq`, nothing trimmed, one document entry per stored change
+ * equal to `nodeState().lastSeq`, nothing trimmed, one document record per stored change
  * (`changes` = acknowledged plus landed in-flight), and the last entry of each id agreeing
  * with whether it is stored.
  */
@@ -180,10 +180,17 @@ export function checkChangeLog(
     }
     next += 1;
     if (entry.collection !== CRASH_COLLECTION) continue;
-    if (entry.op === 'insert' || entry.op === 'replace' || entry.op === 'delete') {
+    // An insert entry records every document of one atomic write (a bulk insert is one entry).
+    const written =
+      entry.op === 'insert'
+        ? entry.documents.map((d) => d.id)
+        : entry.op === 'replace' || entry.op === 'delete'
+          ? [entry.id]
+          : [];
+    for (const id of written) {
       documentEntries += 1;
-      state.lastOp.set(entry.id, entry.op);
-      touched.add(entry.id);
+      state.lastOp.set(id, entry.op as 'insert' | 'replace' | 'delete');
+      touched.add(id);
     }
   }
   const lastSeq = next - 1;
