@@ -42,6 +42,8 @@ export interface SelectPlan {
   resolver: PathResolver;
   access: Access;
   plan: string;
+  /** WHERE names `_id`, so rows need it before they are filtered. */
+  whereUsesId: boolean;
 }
 
 /** A view of a collection for the planner. */
@@ -100,7 +102,11 @@ export function planSelect(statement: SelectStatement, sources: Source[]): Selec
     access,
     sources.slice(1).map((s) => s.def.name),
   );
-  return { statement, sources, resolver, access, plan };
+  const whereUsesId = conditionPaths(statement.where).some((p) => {
+    const first = resolver.resolve(p).path.segments[0];
+    return first?.kind === 'field' && first.name === '_id';
+  });
+  return { statement, sources, resolver, access, plan, whereUsesId };
 }
 
 export function limitOf(
@@ -119,13 +125,19 @@ export function limitOf(
   return n;
 }
 
-/** Candidate documents of the access path (not yet filtered), with `_id` attached. */
+/** A stored document before `_id` is attached to its body. */
+export interface Candidate {
+  id: Buffer;
+  body: Document;
+}
+
+/** Candidate documents of the access path, not yet filtered. */
 export function* candidates(
   store: Store,
   def: CollectionDef,
   access: Access,
   params: readonly unknown[],
-): Generator<Document> {
+): Generator<Candidate> {
   const index = access.kind === 'scan' ? undefined : findIndex(def, access.index.name);
   const tuples =
     access.kind === 'index'
@@ -134,7 +146,7 @@ export function* candidates(
   // Indexes list scalars only: a parameter holding an array or object is answered by a scan.
   const scalarKeys = tuples.every((tuple) => tuple.every((v) => v === null || isScalar(v)));
   if (access.kind === 'scan' || !index || index.state !== 'ready' || !scalarKeys) {
-    for (const { id, body } of store.scan(def)) yield withId(id, body);
+    yield* store.scan(def);
     return;
   }
   const ids =
@@ -150,7 +162,7 @@ export function* candidates(
         });
   for (const id of ids) {
     const body = store.getBody(def, id);
-    if (body) yield withId(id, body);
+    if (body) yield { id, body };
   }
 }
 
@@ -201,11 +213,22 @@ export function* matchingRows(
   params: readonly unknown[],
 ): Generator<Row> {
   const first = plan.sources[0] as Source;
+  const where = plan.statement.where;
+  const found = candidates(store, first.def, plan.access, params);
+  if (plan.statement.joins.length === 0 && !plan.whereUsesId) {
+    // Filter the stored body first: most rows of a scan fail WHERE, and attaching `_id` (a
+    // copy of the document) only to those that pass saves that work for the rest.
+    for (const { id, body } of found) {
+      if (!where || evaluate(where, [body], plan.resolver, params) === true) {
+        yield [withId(id, body)];
+      }
+    }
+    return;
+  }
   const left = (function* () {
-    for (const doc of candidates(store, first.def, plan.access, params)) yield [doc] as Row;
+    for (const { id, body } of found) yield [withId(id, body)] as Row;
   })();
   const rows = plan.statement.joins.length > 0 ? joined(store, plan, left) : left;
-  const where = plan.statement.where;
   for (const row of rows) {
     if (!where || evaluate(where, row, plan.resolver, params) === true) yield row;
   }

@@ -16,6 +16,7 @@ import {
   normalizeCollectionName,
   type PreparedDocument,
   type Store,
+  withId,
 } from '../../storage/index.js';
 import { parseId, parsePath } from '../../util/index.js';
 import type {
@@ -28,7 +29,7 @@ import type {
 } from '../ast/index.js';
 import { accessLabel, chooseAccess, PathResolver } from '../planner/index.js';
 import { evaluate, resolveValue } from './evaluate.js';
-import { candidates, viewOf } from './select.js';
+import { type Candidate, candidates, viewOf } from './select.js';
 
 /** What a write statement reports. */
 export interface WriteOutcome {
@@ -91,16 +92,17 @@ function matchingIds(
   def: CollectionDef,
   statement: UpdateStatement | DeleteStatement,
   params: readonly unknown[],
-): { plan: string; docs: Document[] } {
+): { plan: string; rows: Candidate[] } {
   const resolver = new PathResolver([def.name]);
   const access = chooseAccess(statement.where, viewOf(def), resolver);
-  const docs: Document[] = [];
-  for (const doc of candidates(store, def, access, params)) {
-    if (!statement.where || evaluate(statement.where, [doc], resolver, params) === true) {
-      docs.push(doc);
+  const rows: Candidate[] = [];
+  for (const row of candidates(store, def, access, params)) {
+    const where = statement.where;
+    if (!where || evaluate(where, [withId(row.id, row.body)], resolver, params) === true) {
+      rows.push(row);
     }
   }
-  return { plan: accessLabel(access), docs };
+  return { plan: accessLabel(access), rows };
 }
 
 /** Sets `value` at `path` inside `doc`, creating objects along the way. */
@@ -158,17 +160,16 @@ export async function runUpdate(
   requireDef(store, name);
   return store.write(() => {
     const def = requireDef(store, name);
-    const { plan, docs } = matchingIds(store, def, statement, params);
-    for (const doc of docs) {
-      const { _id, ...body } = structuredClone(doc);
+    const { plan, rows } = matchingIds(store, def, statement, params);
+    for (const row of rows) {
+      const body = structuredClone(row.body);
       statement.assignments.forEach((a, k) => {
         assign(body, a.path, structuredClone(values[k]));
       });
       const checked = checkDocument(body);
-      const id = parseId(_id) as Buffer;
-      store.replaceDocument(name, id, store.prepareDocument(checked.body, id));
+      store.replaceDocument(name, row.id, store.prepareDocument(checked.body, row.id));
     }
-    return { plan, affected: docs.length };
+    return { plan, affected: rows.length };
   });
 }
 
@@ -182,9 +183,9 @@ export async function runDelete(
   requireDef(store, name);
   return store.write(() => {
     const def = requireDef(store, name);
-    const { plan, docs } = matchingIds(store, def, statement, params);
-    for (const doc of docs) store.deleteDocument(name, parseId(doc._id) as Buffer);
-    return { plan, affected: docs.length };
+    const { plan, rows } = matchingIds(store, def, statement, params);
+    for (const row of rows) store.deleteDocument(name, row.id);
+    return { plan, affected: rows.length };
   });
 }
 
