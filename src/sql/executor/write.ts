@@ -12,13 +12,12 @@ import {
   checkDocument,
   checkIndexSpec,
   collectionNotFound,
-  type Document,
   normalizeCollectionName,
   type PreparedDocument,
   type Store,
   withId,
 } from '../../storage/index.js';
-import { parseId, parsePath } from '../../util/index.js';
+import { parsePath } from '../../util/index.js';
 import type {
   CreateIndexStatement,
   DeleteStatement,
