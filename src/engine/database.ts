@@ -89,6 +89,14 @@ export class Database {
     return streamQuery(this.store, this.statements, sql, params);
   }
 
+  /**
+   * The kind of a statement (`select`, `insert`, …) without running it: parsed through the
+   * statement cache, so the length limit applies first and the parse is reused.
+   */
+  statementKind(sql: string): string {
+    return this.statements.get(sql).statement.kind;
+  }
+
   /** Canonical names of every collection, sorted. */
   listCollections(): string[] {
     this.store.refresh();

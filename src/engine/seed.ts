@@ -205,7 +205,9 @@ export async function seedOrders(db: Database, options: SeedOptions = {}): Promi
     options.onProgress?.(start + batch.length, count);
   }
   // Missing indexes are built once after the load, which is faster than upkeep per batch.
-  const have = new Set(orders.listIndexes().map((i) => i.name.toLowerCase()));
+  const have = new Set(
+    orders.exists() ? orders.listIndexes().map((i) => i.name.toLowerCase()) : [],
+  );
   const created: string[] = [];
   for (const spec of SEED_INDEXES) {
     if (have.has(spec.name.toLowerCase())) continue;

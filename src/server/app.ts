@@ -5,9 +5,15 @@
  */
 
 import { randomUUID } from 'node:crypto';
-import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
+import Fastify, {
+  type FastifyInstance,
+  type FastifyReply,
+  type FastifyServerOptions,
+  LogController,
+} from 'fastify';
 import type { Database } from '../engine/index.js';
-import { BODY_BYTES_MAX } from '../util/index.js';
+import { statusOf } from '../errors/index.js';
+import { BODY_BYTES_MAX, PATH_PARAM_CHARS_MAX } from '../util/index.js';
 import { VERSION } from '../version.js';
 import { bearerAuth } from './auth.js';
 import { errorHandler } from './errors.js';
@@ -46,7 +52,17 @@ export function buildApp(db: Database, options: AppOptions = {}): FastifyInstanc
     logger: options.logger ?? false,
     // Two log lines per request would cost more than serving it; the node logs errors (with
     // their request id), start-up and shutdown, and /metrics counts every request.
-    disableRequestLogging: true,
+    logController: new LogController({ disableRequestLogging: true }),
+    // Path segments carry collection names (128 characters) and by-key values of any length.
+    routerOptions: { maxParamLength: PATH_PARAM_CHARS_MAX },
+    // Bodies are validated as sent: no unknown fields dropped, no types coerced (a string is
+    // not an array). Query strings are declared as strings and parsed by the routes.
+    ajv: { customOptions: { removeAdditional: false, coerceTypes: false, useDefaults: false } },
+    // Errors Fastify raises before routing (a malformed URL) get docdb's body and request id.
+    frameworkErrors: (error, request, reply) => {
+      const body = { error: `bad request: ${error.message}`, code: 'ERR_BAD_REQUEST' };
+      (reply as unknown as FastifyReply).status(400).header('X-Request-Id', request.id).send(body);
+    },
     bodyLimit: options.bodyBytesMax ?? BODY_BYTES_MAX,
     // Keep an incoming X-Request-Id when it looks sane, so a trace can cross services.
     genReqId: (req) => {
@@ -65,21 +81,25 @@ export function buildApp(db: Database, options: AppOptions = {}): FastifyInstanc
   app.addHook('onRoute', (route) => openapi.add(route));
   app.addHook('onRequest', async (request, reply) => {
     reply.header('X-Request-Id', request.id);
+    metrics.inFlight.inc({
+      method: request.method,
+      route: request.routeOptions.url ?? 'unmatched',
+    });
   });
   if (options.apiKey) app.addHook('onRequest', bearerAuth(options.apiKey));
   app.addHook('onResponse', async (request, reply) => {
     const route = request.routeOptions.url ?? 'unmatched';
+    metrics.inFlight.dec({ method: request.method, route });
     metrics.requests.inc({ method: request.method, route, status: String(reply.statusCode) });
     metrics.latency.observe({ method: request.method, route }, reply.elapsedTime / 1000);
   });
 
   app.setErrorHandler(
     errorHandler({
-      // Spec §7: on POST /query an unknown collection is a 400, like a parse error.
+      // Spec §7: on POST /query an error about the statement (unknown collection or index
+      // included) is a 400, like a parse error.
       statusFor: (request, code) =>
-        request.routeOptions.url === '/query' && code === 'ERR_COLLECTION_NOT_FOUND'
-          ? 400
-          : undefined,
+        request.routeOptions.url === '/query' && statusOf(code) === 404 ? 400 : undefined,
     }),
   );
   app.setNotFoundHandler((request, reply) => {

@@ -16,7 +16,8 @@ function digest(text: string): Buffer {
 export function bearerAuth(apiKey: string) {
   const expected = digest(apiKey);
   return async (request: FastifyRequest): Promise<void> => {
-    if (request.method === 'GET' && request.routeOptions.url === '/health') return;
+    const read = request.method === 'GET' || request.method === 'HEAD';
+    if (read && request.routeOptions.url === '/health') return;
     const header = request.headers.authorization;
     const match = typeof header === 'string' ? /^Bearer\s+(.+)$/i.exec(header.trim()) : null;
     if (!match) {

@@ -1,10 +1,10 @@
 /**
  * Prometheus metrics of one app (its own registry, so several apps in one process do not
- * mix): requests by route and status, a latency histogram, documents written and query plans
- * used. The only importer of prom-client.
+ * mix): requests by route and status, requests in flight, a latency histogram, documents
+ * written and query plans used. The only importer of prom-client.
  */
 
-import { Counter, Histogram, Registry } from 'prom-client';
+import { Counter, Gauge, Histogram, Registry } from 'prom-client';
 
 export class Metrics {
   readonly registry = new Registry();
@@ -19,6 +19,12 @@ export class Metrics {
     help: 'HTTP request latency by method and route.',
     labelNames: ['method', 'route'] as const,
     buckets: [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5],
+    registers: [this.registry],
+  });
+  readonly inFlight = new Gauge({
+    name: 'docdb_http_requests_in_flight',
+    help: 'HTTP requests received and not yet answered, by method and route.',
+    labelNames: ['method', 'route'] as const,
     registers: [this.registry],
   });
   readonly documentsWritten = new Counter({

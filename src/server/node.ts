@@ -92,6 +92,7 @@ export async function startNode(
   const status = newNodeStatus(config.nodeName);
   const log = options.log !== false;
   let app: FastifyInstance;
+  let inFlight = 0;
   try {
     app = buildApp(db, {
       nodeName: config.nodeName,
@@ -99,6 +100,12 @@ export async function startNode(
       status,
       logger: log ? { level: 'info' } : false,
       ...(https && { https: https as never }),
+    });
+    app.addHook('onRequest', async () => {
+      inFlight++;
+    });
+    app.addHook('onResponse', async () => {
+      inFlight--;
     });
     await app.listen({ port: config.port, host: config.bindAll ? '0.0.0.0' : '127.0.0.1' });
   } catch (error) {
@@ -118,9 +125,14 @@ export async function startNode(
   };
   if (options.handleSignals !== false) {
     const onSignal = (signal: NodeJS.Signals) => {
-      app.log.info(`${signal}: stopping (finishing in-flight requests, flushing)`);
+      app.log.info(
+        `${signal}: stopping with ${inFlight} requests in flight (finishing them, then flushing)`,
+      );
       close().then(
-        () => process.exit(0),
+        () => {
+          app.log.info('stopped: every request answered, data flushed and closed');
+          process.exit(0);
+        },
         (error: unknown) => {
           app.log.error({ err: error }, 'shutdown failed');
           process.exit(1);

@@ -78,11 +78,13 @@ export function checkDocument(doc: unknown): { body: Document; id: Buffer | unde
   if (!isPlainObject(doc)) {
     const what = Array.isArray(doc)
       ? 'an array'
-      : doc === null
-        ? 'null'
-        : typeof doc === 'object'
-          ? describe(doc)
-          : `a ${typeof doc}`;
+      : doc === undefined
+        ? 'nothing (the body is empty)'
+        : doc === null
+          ? 'null'
+          : typeof doc === 'object'
+            ? describe(doc)
+            : `a ${typeof doc}`;
     fail(`a document must be a JSON object, not ${what}`);
   }
   let id: Buffer | undefined;

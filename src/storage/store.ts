@@ -914,9 +914,11 @@ export class Store {
       for (const index of def.indexes) this.dropDb(index.dbName);
       this.dropDb(def.dbName);
       this.saveCollection(fresh);
-      return { def: fresh, pagesBefore };
+      // Measured inside the job: a drop or compaction queued right behind this one may remove
+      // the fresh trees before this promise settles.
+      return { def: fresh, pagesBefore, pagesAfter: this.collectionPages(fresh) };
     });
-    const pagesAfter = this.collectionPages(result.def);
+    const { pagesAfter } = result;
     const after = this.pageUsage();
     const pageSize = after.pageSizeBytes;
     return {

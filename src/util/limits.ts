@@ -31,6 +31,8 @@ export const LIST_LIMIT_DEFAULT = 100;
 export const LIST_LIMIT_MAX = 10_000;
 /** Largest HTTP request body the server reads. */
 export const BODY_BYTES_MAX = 32 * MiB;
+/** Longest path segment of a URL (a collection name, an `_id`, a by-key field or value). */
+export const PATH_PARAM_CHARS_MAX = 8192;
 /** Longest SQL text accepted, in characters. */
 export const SQL_CHARS_MAX = 1024 * 1024;
 /** Deepest nesting of parentheses and NOT in one SQL condition. */

@@ -64,13 +64,24 @@ describe('SIGTERM with requests in flight', () => {
       request(`${node.url}/collections/bulk_b/bulk`, { body: bulk('b') }),
       request(`${node.url}/seed`, { body: { orders: SEED_ORDERS, seed: 7 } }),
     ];
-    // In flight means the node has read the request line: its log says "incoming request".
-    const urls = ['/collections/bulk_a/bulk', '/collections/bulk_b/bulk', '/seed'];
-    await waitFor(
-      () => (urls.every((url) => node.stdout().includes(`"url":"${url}"`)) ? true : undefined),
-      20_000,
-      () => `the node never received all three requests\n${node.stdout().slice(-2000)}`,
-    );
+    // The node has received all three once /metrics counts them, in flight or answered.
+    const received = (text: string, route: string) => {
+      let n = 0;
+      const pattern = /^docdb_http_requests_(?:in_flight|total)\{([^}]*)\} (\d+)/gm;
+      for (const match of text.matchAll(pattern)) {
+        if ((match[1] as string).includes(`route="${route}"`)) n += Number(match[2]);
+      }
+      return n;
+    };
+    const deadline = Date.now() + 20_000;
+    for (;;) {
+      const text = await (await fetch(`${node.url}/metrics`)).text();
+      if (received(text, '/collections/:name/bulk') >= 2 && received(text, '/seed') >= 1) break;
+      if (Date.now() > deadline) {
+        throw new Error(`the node never received all three requests\n${text.slice(0, 500)}`);
+      }
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
     node.child.kill('SIGTERM');
     await waitFor(
       () => (node.stdout().includes('SIGTERM: stopping') ? true : undefined),
@@ -94,9 +105,10 @@ describe('SIGTERM with requests in flight', () => {
     expect((seeded.json as { inserted: number }).inserted).toBe(SEED_ORDERS);
     const exit = await node.waitForExit();
     expect(exit, node.stderr()).toEqual({ code: 0, signal: null });
-    // They really were in flight: requests completed after the node logged the SIGTERM.
-    const afterSignal = node.stdout().split('SIGTERM: stopping')[1] ?? '';
-    expect(afterSignal.split('"msg":"request completed"').length - 1).toBeGreaterThanOrEqual(1);
+    // They really were in flight: the node counted them when the signal came.
+    const atSignal = /SIGTERM: stopping with (\d+) requests in flight/.exec(node.stdout());
+    expect(Number(atSignal?.[1] ?? 0), node.stdout().slice(-1000)).toBeGreaterThanOrEqual(1);
+    expect(node.stdout()).toContain('stopped: every request answered, data flushed and closed');
 
     const restarted = await startOn(dataDir);
     expect(await counts(restarted.url)).toMatchObject({

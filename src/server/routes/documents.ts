@@ -11,6 +11,7 @@ import { DbError } from '../../errors/index.js';
 import { formatId, LIST_LIMIT_DEFAULT, LIST_LIMIT_MAX, parseId } from '../../util/index.js';
 import type { RouteContext } from '../route-context.js';
 import { requireWritable } from '../node-status.js';
+import { COUNT, count, FLAG, flag } from './query-string.js';
 
 type Doc = Record<string, unknown>;
 
@@ -97,7 +98,7 @@ export function registerDocumentRoutes(
   app.post<{
     Params: { name: string };
     Body: unknown[];
-    Querystring: { atomic?: boolean; skipIndexes?: boolean };
+    Querystring: { atomic?: string; skipIndexes?: string };
   }>(
     '/collections/:name/bulk',
     {
@@ -107,13 +108,14 @@ export function registerDocumentRoutes(
         body: { type: 'array' },
         querystring: {
           type: 'object',
-          properties: { atomic: { type: 'boolean' }, skipIndexes: { type: 'boolean' } },
+          properties: { atomic: FLAG, skipIndexes: FLAG },
         },
       },
     },
     async (request, reply) => {
       requireWritable(status);
-      const { atomic = false, skipIndexes = false } = request.query;
+      const atomic = flag(request.query.atomic);
+      const skipIndexes = flag(request.query.skipIndexes);
       const collection = db.collection(request.params.name);
       const result = await collection.insertMany(request.body, { atomic, skipIndexes });
       metrics.documentsWritten.inc({ operation: 'insert' }, result.ids.length);
@@ -132,7 +134,7 @@ export function registerDocumentRoutes(
     },
   );
 
-  app.get<{ Params: { name: string }; Querystring: { limit?: number; after?: string } }>(
+  app.get<{ Params: { name: string }; Querystring: { limit?: string; after?: string } }>(
     '/collections/:name',
     {
       schema: {
@@ -141,7 +143,7 @@ export function registerDocumentRoutes(
         querystring: {
           type: 'object',
           properties: {
-            limit: { type: 'integer', minimum: 0, maximum: LIST_LIMIT_MAX },
+            limit: COUNT,
             after: { type: 'string' },
           },
         },
@@ -149,8 +151,15 @@ export function registerDocumentRoutes(
     },
     async (request) => {
       const collection = existing(db, request.params.name);
+      const limit = count(request.query.limit, LIST_LIMIT_DEFAULT);
+      if (limit > LIST_LIMIT_MAX) {
+        throw new DbError(
+          'ERR_BAD_REQUEST',
+          `querystring field 'limit' must be <= ${LIST_LIMIT_MAX}; got ${limit}`,
+        );
+      }
       const documents = collection.list({
-        limit: request.query.limit ?? LIST_LIMIT_DEFAULT,
+        limit,
         ...(request.query.after !== undefined && { after: request.query.after }),
       });
       return { documents, count: documents.length };

@@ -8,9 +8,9 @@
 import { Readable } from 'node:stream';
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import type { QueryMeta } from '../../engine/index.js';
-import { parse } from '../../sql/index.js';
 import type { RouteContext } from '../route-context.js';
 import { requireWritable } from '../node-status.js';
+import { FLAG, flag } from './query-string.js';
 
 interface QueryBody {
   sql: string;
@@ -30,7 +30,7 @@ const schema = {
   },
   querystring: {
     type: 'object',
-    properties: { stream: { type: 'boolean' } },
+    properties: { stream: FLAG },
   },
 } as const;
 
@@ -44,14 +44,14 @@ export function registerQueryRoutes(
   app: FastifyInstance,
   { db, status, metrics }: RouteContext,
 ): void {
-  app.post<{ Body: QueryBody; Querystring: { stream?: boolean } }>(
+  app.post<{ Body: QueryBody; Querystring: { stream?: string } }>(
     '/query',
     { schema },
     async (request, reply) => {
       const { sql, params = [] } = request.body;
-      if (parse(sql).statement.kind !== 'select') requireWritable(status);
+      if (db.statementKind(sql) !== 'select') requireWritable(status);
       const accept = request.headers.accept ?? '';
-      const streaming = request.query.stream === true || accept.includes('application/x-ndjson');
+      const streaming = flag(request.query.stream) || accept.includes('application/x-ndjson');
       if (!streaming) {
         const result = await db.query(sql, params);
         setMetaHeaders(reply, result);
