@@ -590,14 +590,23 @@ export class Store {
     });
   }
 
+  /** The stored document with `id` inside a write job, with its collection and tree. */
+  private stored(
+    collection: string,
+    id: Buffer,
+  ): { def: CollectionDef; db: SubDb; old: Document } | undefined {
+    const def = this.collectionForWrite(collection, false);
+    if (!def) return undefined;
+    const db = this.subDb(def.dbName);
+    const bytes = db.getBinaryFast(id);
+    return bytes === undefined ? undefined : { def, db, old: this.decodeDocument(bytes) };
+  }
+
   /** Replaces the document with `id`, keeping the id. Returns false when it does not exist. */
   replaceDocument(collection: string, id: Buffer, doc: PreparedDocument): boolean {
-    const def = this.collectionForWrite(collection, false);
-    if (!def) return false;
-    const db = this.subDb(def.dbName);
-    const oldBytes = db.getBinaryFast(id);
-    if (oldBytes === undefined) return false;
-    const old = this.decodeDocument(oldBytes);
+    const found = this.stored(collection, id);
+    if (!found) return false;
+    const { def, db, old } = found;
     for (const index of this.liveIndexes(def)) {
       if (index.def.state !== 'ready') continue;
       const before = indexValues(index, old);
@@ -630,12 +639,9 @@ export class Store {
 
   /** Deletes the document with `id`. Returns false when it does not exist. */
   deleteDocument(collection: string, id: Buffer): boolean {
-    const def = this.collectionForWrite(collection, false);
-    if (!def) return false;
-    const db = this.subDb(def.dbName);
-    const oldBytes = db.getBinaryFast(id);
-    if (oldBytes === undefined) return false;
-    const old = this.decodeDocument(oldBytes);
+    const found = this.stored(collection, id);
+    if (!found) return false;
+    const { def, db, old } = found;
     for (const index of this.liveIndexes(def)) {
       if (index.def.state !== 'ready') continue;
       const idb = this.subDb(index.def.dbName);
