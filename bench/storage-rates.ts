@@ -8,7 +8,7 @@
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { open } from '../src/index.js';
+import { open } from '../dist/index.js';
 
 const docsArg = process.argv.indexOf('--docs');
 const DOCS = docsArg > 0 ? Number(process.argv[docsArg + 1]) : 100_000;

@@ -1,0 +1,256 @@
+/**
+ * Renders docs/benchmarks.md from bench/results/latest.json (a full run) and, when present,
+ * bench/results/scale.json: the method, the machine, every figure and the targets of
+ * issue 5. The page is generated; edit this file, not the page.
+ */
+
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { DOCDB_SQL } from './embedded/system.js';
+import { DIRS } from './machine.js';
+import { formatMs, formatRate, formatRatio } from './measure.js';
+import { SCALE_MODE_ABOVE_DOCS } from './options.js';
+import { busyNote, type Report, SYSTEM_ORDER, systemTitle } from './report.js';
+import type { ScaleReport } from './scale.js';
+import { WORKLOADS } from './workloads.js';
+
+function readJson<T>(file: string): T | undefined {
+  return fs.existsSync(file) ? (JSON.parse(fs.readFileSync(file, 'utf8')) as T) : undefined;
+}
+
+const METHOD = `## Method
+
+- **Data.** One seeded generator (\`bench/data.ts\`) makes airline orders of about 520 B of
+  JSON: a unique \`pnr\`, a \`status\` (4 values), 1–2 passengers, 1–2 flight segments, a fare
+  and a payment. Document *i* depends only on *i*, so every system gets the same documents
+  (with the same UUIDv7 \`_id\`) and the load workers can make them without sharing memory.
+- **Indexes.** The same five on every system: unique \`pnr\`, \`status\`,
+  \`passengers[*].lastName\`, \`flights[*].from\`, \`fare.total\`, all created before the load.
+- **Embedded peers** (same process as the harness, workloads 1–8):
+  - *docdb*: \`collection.insertMany\` for the load, \`db.query(sql, params)\` for the rest,
+    run from the compiled package in \`dist/\` (\`npm run bench\` builds it first), as
+    applications run it.
+  - *SQLite* (better-sqlite3): \`orders(id INTEGER PRIMARY KEY, doc TEXT)\` of JSON text, WAL
+    with \`synchronous=FULL\` (each commit is fsynced, durable like docdb), other settings at
+    SQLite's defaults. Scalar paths have expression indexes on \`json_extract(doc, '$.path')\`.
+    Multikey paths cannot be an expression index in SQLite, so each is a side table
+    \`(value, order_id)\` with that pair as its primary key (WITHOUT ROWID), filled and cleaned
+    by triggers that read the document with \`json_each\`, inside the same transaction.
+    Documents come back through \`JSON.parse\`, as docdb hands back objects.
+  - *NeDB* (\`@seald-io/nedb\`): a persistent datastore with \`ensureIndex\` on the five paths.
+    It has no SQL, GROUP BY or JOIN: those are a find plus JavaScript, as its users write
+    them. Its appends are **not fsynced**, so its writes are not durable like the others'.
+- **Served peers** (workload 9; each server in its own process, load from autocannon in
+  another):
+  - *docdb*: \`startNode\` on the file the embedded phase loaded (REST API of docs/rest.md).
+  - *PostgreSQL* from Debian: a private cluster initialised by the harness in a temp dir,
+    127.0.0.1 on a free port, default settings and durability (\`fsync\`, synchronous commit);
+    \`orders(id uuid PRIMARY KEY, doc jsonb)\` with B-tree expression indexes on the scalar
+    paths and GIN indexes on \`jsonb_path_query_array(doc, '$.passengers[*].lastName')\` and
+    \`…'$.flights[*].from'\`. It is served by the same Fastify as the ceiling with the
+    handlers an application would write over a \`pg\` pool of 8 connections: prepared
+    statements returning \`doc::text\` (no JSON parse in Node), bulk insert by
+    \`COPY … FROM STDIN\` (pg-copy-streams), streaming through a cursor fetched 1,000 rows at
+    a time.
+  - *HTTP ceiling*: a bare Fastify server answering each route with a constant body of
+    docdb's size (the document, the query answer, the 1,000 ids of a bulk answer, the stream
+    of as many documents). No server of this machine can answer faster.
+- **Method.** A warm-up of every workload on every system (a 10,000-document load into a
+  scratch store for workload 1), then rounds in which the systems take turns (A B C, A B C,
+  …) with the same query parameters. Workload 1 loads a fresh store per round; the last
+  round's stores serve the rest. Reads run for a time box per system per round; update and
+  delete run a fixed count of single durable statements, one at a time. Before any read is
+  timed, each runs on every system with the same parameters and the row counts must agree.
+  Served workloads: 32 connections for the point requests, 8 for bulk, 1 for the stream.
+  Figures are medians over the rounds; the ratio is docdb/peer per round, then its median
+  (above 1 means docdb is faster).
+- **Honesty.** Every figure of the run is below, including the misses. A ratio is only
+  comparable within one run on one machine.`;
+
+function workloadTable(): string {
+  const statements: Record<string, string> = {
+    'bulk-load': '`insertMany` of 1,000 documents per call, durable commit each',
+    'point-lookup': `\`${DOCDB_SQL.point}\``,
+    'equality-limit': `\`${DOCDB_SQL.equality}\``,
+    'range-limit': `\`${DOCDB_SQL.range}\` (a window holding ~1,000)`,
+    'unindexed-filter': `\`${DOCDB_SQL.filter}\` ('CHD')`,
+    'group-by': `\`${DOCDB_SQL.groupBy}\``,
+    join: `\`${DOCDB_SQL.join}\` (a window holding ~500)`,
+    'update-by-key': `\`${DOCDB_SQL.update}\``,
+    'delete-by-key': `\`${DOCDB_SQL.remove}\``,
+    'rest-get-by-id': '`GET /collections/orders/{_id}`, random ids',
+    'rest-query-point': '`POST /query` with the point lookup, random pnrs',
+    'rest-bulk-insert': '`POST /collections/orders/bulk` of 1,000 new documents',
+    'rest-stream-all': `\`POST /query?stream=true\` \`${DOCDB_SQL.streamAll}\`, NDJSON`,
+  };
+  const lines = ['| Workload | docdb statement | Unit |', '|---|---|---|'];
+  for (const w of WORKLOADS) lines.push(`| ${w.title} | ${statements[w.id]} | ${w.unit} |`);
+  return lines.join('\n');
+}
+
+function resultsTable(report: Report, served: boolean): string {
+  const ids = new Set(WORKLOADS.filter((w) => w.served === served).map((w) => w.id));
+  const rows = report.results.filter((r) => ids.has(r.workload));
+  const systems = SYSTEM_ORDER.filter((s) => rows.some((r) => r.system === s));
+  if (systems.length === 0) return 'Not run.';
+  const header = `| Workload | ${systems.map(systemTitle).join(' | ')} | docdb/peer (median) |`;
+  const lines = [header, `|---|${systems.map(() => '---:|').join('')}---|`];
+  for (const w of WORKLOADS) {
+    if (!ids.has(w.id)) continue;
+    const cells = systems.map((s) => {
+      const row = rows.find((r) => r.workload === w.id && r.system === s);
+      if (!row) return '';
+      const lat =
+        row.p50Ms === null ? '' : `<br>p50 ${formatMs(row.p50Ms)} / p99 ${formatMs(row.p99Ms)} ms`;
+      return `${formatRate(row.opsPerSec)}${lat}`;
+    });
+    const ratios = report.ratios
+      .filter((r) => r.workload === w.id)
+      .map((r) => `${formatRatio(r.median)} vs ${systemTitle(r.vs)}`)
+      .join(', ');
+    lines.push(`| ${w.title} (${w.unit}) | ${cells.join(' | ')} | ${ratios} |`);
+  }
+  return lines.join('\n');
+}
+
+function perRoundTable(report: Report): string {
+  const lines = ['| Workload | vs | ratio per round | median |', '|---|---|---|---:|'];
+  for (const r of report.ratios) {
+    lines.push(
+      `| ${r.workload} | ${systemTitle(r.vs)} | ${r.perRound.map((x) => x.toFixed(2)).join(', ')} | ${formatRatio(r.median)} |`,
+    );
+  }
+  return lines.join('\n');
+}
+
+function targetsTable(report: Report, scale: ScaleReport | undefined): string {
+  const lines = ['| Target | Measured (median ratio) | Verdict |', '|---|---|---|'];
+  for (const t of report.targets) {
+    const measured = t.ratios
+      .map((r) => `${r.workload}: ${r.median === null ? 'n/a' : formatRatio(r.median)}`)
+      .join(', ');
+    const verdict =
+      t.met === null
+        ? 'not measured'
+        : t.met
+          ? 'met'
+          : `**missed**: ${formatRatio(Math.min(...t.ratios.map((r) => r.median ?? 0)))}, target ${formatRatio(t.atLeast)}`;
+    lines.push(`| ${t.target} | ${measured} | ${verdict} |`);
+  }
+  const scaleVerdict = !scale
+    ? 'not measured (run scale mode)'
+    : scale.targetMet === null
+      ? `not judged (scale run reached ${scale.docs.toLocaleString('en-US')} documents)`
+      : scale.targetMet
+        ? 'met'
+        : '**missed**';
+  const scaleMeasured = scale
+    ? `lookup ${formatRatio(scale.lookupRatio)} at ${scale.docs.toLocaleString('en-US')}; file ${(scale.fileBytesAt10M / 1e9).toFixed(2)} GB${scale.fileProjected ? ' (projected)' : ''}`
+    : '—';
+  lines.push(
+    `| scale to 10M: lookup rate ≥ 0.8× its rate at 250k; file ≤ 2.9 GB | ${scaleMeasured} | ${scaleVerdict} |`,
+  );
+  return lines.join('\n');
+}
+
+function scaleSection(scale: ScaleReport): string {
+  const lines = [
+    '## Scale mode',
+    '',
+    `\`npm run bench -- --docs ${scale.docs}${scale.docs > SCALE_MODE_ABOVE_DOCS ? '' : ' --scale'}\` (docdb alone, ${scale.date.slice(0, 10)}, ${scale.machine.cores} cores, Node ${scale.machine.node}). Lookups and gets are random keys over the whole collection for 2 s; the scan is one unindexed filter over every document.`,
+    '',
+    '| Documents | Load (docs/s) | Point lookup (SQL, /s) | Get by _id (/s) | Unindexed scan (docs/s) | File | Bytes/doc |',
+    '|---:|---:|---:|---:|---:|---:|---:|',
+  ];
+  for (const p of scale.points) {
+    lines.push(
+      `| ${p.docs.toLocaleString('en-US')} | ${formatRate(p.loadDocsPerSec)} | ${formatRate(p.pointLookupsPerSec)} | ${formatRate(p.getByIdPerSec)} | ${formatRate(p.scanDocsPerSec)} | ${(p.fileBytes / 1e9).toFixed(2)} GB | ${Math.round(p.bytesPerDoc)} |`,
+    );
+  }
+  lines.push('');
+  lines.push(
+    `Growth from the first to the last checkpoint: point lookups ${formatRatio(scale.lookupRatio)}, gets ${formatRatio(scale.getByIdRatio)}, scan rate ${formatRatio(scale.scanRatio)}. File at 10,000,000 documents: ${(scale.fileBytesAt10M / 1e9).toFixed(2)} GB${scale.fileProjected ? ', projected linearly from the last checkpoint' : ''}.`,
+  );
+  return lines.join('\n');
+}
+
+function machineSection(report: Report): string {
+  const m = report.machine;
+  const packages = Object.entries(m.packages)
+    .map(([name, version]) => `${name} ${version}`)
+    .join(', ');
+  return [
+    '## Machine',
+    '',
+    `${m.cpu}, ${m.cores} cores, ${m.memoryGiB} GiB, ${m.os}, Node ${m.node}; stores in ${m.tmpdir}.`,
+    '',
+    `Packages: ${packages}.`,
+  ].join('\n');
+}
+
+/** Rewrites docs/benchmarks.md from the results in `resultsDir`. */
+export function writeBenchmarksDoc(resultsDir: string): void {
+  const report = readJson<Report>(path.join(resultsDir, 'latest.json'));
+  const scale = readJson<ScaleReport>(path.join(resultsDir, 'scale.json'));
+  const parts = [
+    '# Benchmarks',
+    '',
+    '<!-- Generated by `npm run bench` from bench/results/latest.json (and scale.json). Do not edit: change bench/docs.ts. -->',
+    '',
+    'docdb is measured against what its users would otherwise pick, on the same machine in the same run (issue 5). Every performance claim in the README or docs points here; the figures are ratios within one run, never absolute promises.',
+    '',
+    '## How to run',
+    '',
+    '```',
+    'npm run bench                 # full run: 250,000 documents, 3 rounds, under 15 minutes',
+    'npm run bench -- --quick      # one-minute smoke run (20,000 documents, 1 round)',
+    'npm run bench -- --docs N     # another size; above 1,000,000 it is scale mode',
+    'npm run bench -- --docs 10000000   # scale mode: docdb alone, 250k → 10M',
+    'npm run bench -- --docs 1000000 --scale   # scale mode at a smaller size',
+    'npm run bench -- --only embedded  # one phase (writes quick.json, like --quick)',
+    '```',
+    '',
+    'The first run installs `bench/` (its own package.json: better-sqlite3 compiles from source, about a minute). PostgreSQL comes from Debian: `apt-get install -y postgresql`; without it the PostgreSQL workloads are skipped with a note. A full run writes `bench/results/latest.json` and this page; a quick run writes `bench/results/quick.json` only.',
+    '',
+    METHOD,
+    '',
+    '### Workloads',
+    '',
+    workloadTable(),
+    '',
+  ];
+  if (report) {
+    parts.push(
+      machineSection(report),
+      '',
+      `## Results (${report.date.slice(0, 10)}, ${report.mode} run, ${report.docs.toLocaleString('en-US')} documents, ${report.rounds} round${report.rounds === 1 ? '' : 's'}, ${report.durationSeconds} s)`,
+      '',
+      '### Embedded (workloads 1–8)',
+      '',
+      resultsTable(report, false),
+      '',
+      '### Served (workload 9; latency per request, autocannon, whole milliseconds)',
+      '',
+      resultsTable(report, true),
+      '',
+      '### Ratio docdb/peer per round',
+      '',
+      perRoundTable(report),
+      '',
+      '## Targets of issue 5',
+      '',
+      targetsTable(report, scale),
+      '',
+    );
+    if (report.postgresSkipped) parts.push(`Note: ${report.postgresSkipped}`, '');
+    const busy = busyNote(report);
+    if (busy) parts.push(`Note: ${busy}`, '');
+    for (const note of report.notes) parts.push(`- ${note}`);
+    if (report.notes.length > 0) parts.push('');
+  } else {
+    parts.push('## Results', '', 'No full run recorded yet: run `npm run bench`.', '');
+  }
+  if (scale) parts.push(scaleSection(scale), '');
+  const file = path.join(DIRS.root, 'docs', 'benchmarks.md');
+  fs.writeFileSync(file, parts.join('\n'));
+}

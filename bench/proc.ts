@@ -1,0 +1,137 @@
+/**
+ * Processes and clean-up of the harness: child processes running TypeScript entry points
+ * (servers, load workers) and one registry of things to undo — children to stop, clusters to
+ * shut down, temp dirs to remove — run at the end, on an error and on Ctrl-C alike.
+ */
+
+import { type ChildProcess, spawn } from 'node:child_process';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+
+/** The tsx loader, so children run the .ts sources as the harness does. */
+const TSX_LOADER = import.meta.resolve('tsx/esm');
+/** How long a server child may take to say it listens. */
+const SERVER_READY_MS = 60_000;
+
+const undo: { name: string; run: () => void }[] = [];
+
+/** Registers a synchronous clean-up step; returns a function that runs it now, once. */
+export function onCleanup(name: string, run: () => void): () => void {
+  const entry = { name, run };
+  undo.push(entry);
+  return () => {
+    const at = undo.indexOf(entry);
+    if (at >= 0) {
+      undo.splice(at, 1);
+      run();
+    }
+  };
+}
+
+/** Runs every registered clean-up step, newest first. */
+export function cleanupAll(): void {
+  while (undo.length > 0) {
+    const entry = undo.pop() as (typeof undo)[number];
+    try {
+      entry.run();
+    } catch (error) {
+      console.error(`clean-up of ${entry.name} failed: ${(error as Error).message}`);
+    }
+  }
+}
+
+/** Installs the handlers that clean up on Ctrl-C, SIGTERM and process exit. */
+export function installCleanupHandlers(): void {
+  for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+    process.once(signal, () => {
+      console.error(`\n${signal}: stopping the peers and removing temp files…`);
+      cleanupAll();
+      process.exit(130);
+    });
+  }
+  process.once('exit', cleanupAll);
+}
+
+/** A fresh temp dir, removed at clean-up. */
+export function tempDir(prefix: string): string {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), prefix));
+  onCleanup(`temp dir ${dir}`, () => fs.rmSync(dir, { recursive: true, force: true }));
+  return dir;
+}
+
+function spawnTs(script: string, args: string[]): ChildProcess {
+  const entry = new URL(script, import.meta.url);
+  return spawn(process.execPath, ['--import', TSX_LOADER, entry.pathname, ...args], {
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+}
+
+/** A server child that printed its ready line. */
+export interface ServerChild {
+  child: ChildProcess;
+  /** Stops it with SIGTERM and waits for it to exit. */
+  stop(): Promise<void>;
+}
+
+/** Starts a server entry point (relative to bench/) and waits for its `{"ready":true}` line. */
+export function startServerChild(script: string, args: string[]): Promise<ServerChild> {
+  const child = spawnTs(script, args);
+  const kill = onCleanup(`${script} (pid ${child.pid})`, () => {
+    if (child.exitCode === null) child.kill('SIGKILL');
+  });
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  const stop = async () => {
+    if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
+    await exited;
+    kill();
+  };
+  let stderr = '';
+  child.stderr?.on('data', (chunk: Buffer) => {
+    stderr += chunk.toString();
+  });
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => {
+      reject(new Error(`${script} did not start within ${SERVER_READY_MS} ms:\n${stderr}`));
+    }, SERVER_READY_MS);
+    let stdout = '';
+    child.stdout?.on('data', (chunk: Buffer) => {
+      stdout += chunk.toString();
+      if (stdout.includes('"ready":true')) {
+        clearTimeout(timer);
+        resolve({ child, stop });
+      }
+    });
+    child.once('exit', (code) => {
+      clearTimeout(timer);
+      reject(new Error(`${script} exited with ${code} before it was ready:\n${stderr}`));
+    });
+  });
+}
+
+/** Runs an entry point to completion and parses the JSON its last stdout line holds. */
+export function runJsonChild<T>(script: string, args: string[]): Promise<T> {
+  const child = spawnTs(script, args);
+  const kill = onCleanup(`${script} (pid ${child.pid})`, () => {
+    if (child.exitCode === null) child.kill('SIGKILL');
+  });
+  let stdout = '';
+  let stderr = '';
+  child.stdout?.on('data', (chunk: Buffer) => {
+    stdout += chunk.toString();
+  });
+  child.stderr?.on('data', (chunk: Buffer) => {
+    stderr += chunk.toString();
+  });
+  return new Promise((resolve, reject) => {
+    child.once('exit', (code) => {
+      kill();
+      const last = stdout.trim().split('\n').pop() ?? '';
+      if (code !== 0 || !last.startsWith('{')) {
+        reject(new Error(`${script} failed (exit ${code}):\n${stderr}${stdout}`));
+        return;
+      }
+      resolve(JSON.parse(last) as T);
+    });
+  });
+}

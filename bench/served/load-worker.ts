@@ -1,0 +1,117 @@
+/**
+ * The load generator of the served phase, in its own process so it never shares an event
+ * loop with a server under test: autocannon drives one workload against one URL and the
+ * summary is printed as one JSON line. Request bodies are made before the clock starts. The
+ * only importer of autocannon.
+ *
+ * Usage: load-worker.ts '<LoadSpec as JSON>'
+ */
+
+import autocannon from 'autocannon';
+import { DOCDB_SQL } from '../embedded/system.js';
+import { idAt, keyPicker, ordersFrom, pnrAt } from '../data.js';
+
+/** What to load and how hard. */
+export interface LoadSpec {
+  url: string;
+  kind: 'get' | 'query' | 'bulk' | 'stream';
+  connections: number;
+  /** Run for this long… */
+  durationSeconds?: number;
+  /** …or send exactly this many requests. */
+  amount?: number;
+  /** Keys are drawn from documents [0, keyBound). */
+  keyBound: number;
+  seed: number;
+  /** Bulk: the first document number and the batch size. */
+  bulkStart?: number;
+  batchSize?: number;
+  timeoutSeconds: number;
+}
+
+/** What the worker prints. */
+export interface LoadOutcome {
+  requests: number;
+  elapsedMs: number;
+  p50Ms: number;
+  p99Ms: number;
+  errors: number;
+  timeouts: number;
+  non2xx: number;
+}
+
+type Request = { method?: string; path?: string; body?: string | Buffer; headers?: object };
+
+function requestMaker(spec: LoadSpec): (req: Request) => Request {
+  const pick = keyPicker(spec.keyBound, spec.seed);
+  switch (spec.kind) {
+    case 'get':
+      return (req) => ({ ...req, method: 'GET', path: `/collections/orders/${idAt(pick())}` });
+    case 'query':
+      return (req) => ({
+        ...req,
+        method: 'POST',
+        path: '/query',
+        body: JSON.stringify({ sql: DOCDB_SQL.point, params: [pnrAt(pick())] }),
+      });
+    case 'stream': {
+      const body = JSON.stringify({ sql: DOCDB_SQL.streamAll });
+      return (req) => ({ ...req, method: 'POST', path: '/query?stream=true', body });
+    }
+    case 'bulk': {
+      const size = spec.batchSize ?? 1000;
+      const bodies = Array.from({ length: spec.amount ?? 0 }, (_, b) =>
+        JSON.stringify(ordersFrom((spec.bulkStart ?? 0) + b * size, size)),
+      );
+      let next = 0;
+      return (req) => ({
+        ...req,
+        method: 'POST',
+        path: '/collections/orders/bulk',
+        body: bodies[next++ % bodies.length],
+      });
+    }
+  }
+}
+
+async function main(): Promise<void> {
+  const spec = JSON.parse(process.argv[2] ?? '{}') as LoadSpec;
+  const setupRequest = requestMaker(spec);
+  const started = performance.now();
+  let lastResponse = started;
+  const result = await new Promise<autocannon.Result>((resolve, reject) => {
+    const instance = autocannon(
+      {
+        url: spec.url,
+        connections: spec.connections,
+        pipelining: 1,
+        timeout: spec.timeoutSeconds,
+        headers: { 'content-type': 'application/json' },
+        ...(spec.amount === undefined
+          ? { duration: spec.durationSeconds ?? 1 }
+          : { amount: spec.amount }),
+        requests: [{ setupRequest: setupRequest as never }],
+      },
+      (error, done) => (error ? reject(error) : resolve(done)),
+    );
+    // autocannon ends a run on its one-second tick; the clock stops at the last answer.
+    instance.on('response', () => {
+      lastResponse = performance.now();
+    });
+  });
+  const outcome: LoadOutcome = {
+    requests: result.requests.total,
+    elapsedMs: lastResponse - started,
+    p50Ms: result.latency.p50,
+    p99Ms: result.latency.p99,
+    errors: result.errors,
+    timeouts: result.timeouts,
+    non2xx: result.non2xx,
+  };
+  process.stdout.write(`${JSON.stringify(outcome)}\n`);
+}
+
+main().catch((error: unknown) => {
+  console.error(error);
+  process.exit(1);
+});
