@@ -169,6 +169,17 @@ describe('NDJSON streaming', () => {
       .map((line) => JSON.parse(line));
   }
 
+  it('streams results far larger than one write chunk, every document once, in order', async () => {
+    const many = Array.from({ length: 3000 }, (_, i) => ({ i, pad: 'x'.repeat(100) }));
+    await h.request({ method: 'POST', url: '/collections/many/bulk', json: many });
+    const answer = await query('SELECT i, pad FROM many ORDER BY i', { url: '/query?stream=true' });
+    expect(answer.status).toBe(200);
+    expect(answer.text.length).toBeGreaterThan(4 * 64 * 1024);
+    const [meta, ...documents] = lines(answer.text);
+    expect(meta).toMatchObject({ count: 3000 });
+    expect(documents.map((d) => (d as { i: number }).i)).toEqual(many.map((d) => d.i));
+  });
+
   for (const [how, extra] of [
     ['Accept: application/x-ndjson', { headers: { accept: 'application/x-ndjson' } }],
     ['?stream=true', { url: '/query?stream=true' }],
