@@ -28,6 +28,11 @@ export interface NodeMeta {
   seqFloor: number;
   /** Counter behind sub-database names (`c<N>`, `i<N>`); never reused. */
   nextDbId: number;
+  /**
+   * Grows with every change of collection or index definitions or of document structures,
+   * so a reader in another process can tell with one read whether its catalog is current.
+   */
+  catalogGeneration?: number;
   createdAt: string;
 }
 

@@ -121,7 +121,6 @@ export class Store {
   private meta!: NodeMeta;
   private lastSeq = 0;
   private staged: Staged | undefined;
-  private lastTxnSeen = -1;
   private catalogVersionCounter = 0;
   private readonly docs: DocumentCodec;
   private closed = false;
@@ -199,7 +198,6 @@ export class Store {
     const structures = this.catalogDb.get(STRUCTURES_KEY);
     this.docs.reset(structures ? decodeValue<Structure[]>(structures) : []);
     this.lastSeq = Math.max(this.meta.seqFloor, this.lastChangeSeq());
-    this.lastTxnSeen = envStats(this.env).lastTxnId;
   }
 
   private lastChangeSeq(): number {
@@ -211,14 +209,15 @@ export class Store {
 
   /**
    * For read-only stores: picks up what a writing process committed since the last look.
-   * Cheap when nothing changed (one comparison of LMDB's last transaction id).
+   * Cheap when the catalog did not change: a fresh snapshot and one read of `meta`.
    */
   refresh(): void {
     // The writing process sees its own commits at once; only readers need a new snapshot.
     if (!this.readOnly) return;
     refreshSnapshot(this.env);
-    const txn = envStats(this.env).lastTxnId;
-    if (txn === this.lastTxnSeen) return;
+    const raw = this.catalogDb.get(META_KEY);
+    const generation = raw ? (decodeValue<NodeMeta>(raw).catalogGeneration ?? 0) : 0;
+    if (generation === (this.meta.catalogGeneration ?? 0)) return;
     this.dbs.clear();
     this.loadCatalog();
   }
@@ -289,8 +288,17 @@ export class Store {
       throw new DbError('ERR_STORAGE_READ_ONLY', `${this.file} is open read-only`);
     }
     const bytes = encodeValue(structures);
-    if (this.staged) this.catalogDb.putSync(STRUCTURES_KEY, bytes);
-    else this.env.transactionSync(() => this.catalogDb.putSync(STRUCTURES_KEY, bytes));
+    if (this.staged) {
+      this.catalogDb.putSync(STRUCTURES_KEY, bytes);
+      this.bumpCatalog();
+      return;
+    }
+    const meta = { ...this.meta, catalogGeneration: (this.meta.catalogGeneration ?? 0) + 1 };
+    this.env.transactionSync(() => {
+      this.catalogDb.putSync(STRUCTURES_KEY, bytes);
+      this.catalogDb.putSync(META_KEY, encodeValue(meta));
+    });
+    this.meta = meta;
   }
 
   // ---- the write machinery -------------------------------------------------------------
@@ -397,6 +405,14 @@ export class Store {
   private saveCollection(def: CollectionDef): void {
     this.catalogDb.putSync(Buffer.from(COLLECTION_PREFIX + def.name), encodeValue(def));
     this.stagedState().defs.set(def.name, def);
+    this.bumpCatalog();
+  }
+
+  /** Marks a catalog change for readers in other processes (see NodeMeta.catalogGeneration). */
+  private bumpCatalog(): void {
+    const staged = this.stagedState();
+    staged.meta = { ...staged.meta, catalogGeneration: (staged.meta.catalogGeneration ?? 0) + 1 };
+    this.catalogDb.putSync(META_KEY, encodeValue(staged.meta));
   }
 
   private appendChange(change: ChangeOp): number {
@@ -659,6 +675,7 @@ export class Store {
     for (const index of def.indexes) this.dropDb(index.dbName);
     this.dropDb(def.dbName);
     this.catalogDb.removeSync(Buffer.from(COLLECTION_PREFIX + def.name));
+    this.bumpCatalog();
     this.stagedState().defs.set(def.name, null);
     this.appendChange({ op: 'dropCollection', collection: def.name });
     return true;
