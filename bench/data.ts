@@ -6,6 +6,8 @@
  */
 
 /** A JSON document of the benchmark. */
+import { seededRandom } from './engine.js';
+
 export type Order = {
   _id: string;
   pnr: string;
@@ -112,17 +114,8 @@ const PNR_BITS = 30;
 /** An odd multiplier: i → i·M mod 2^30 is a bijection, so PNRs are unique and unordered. */
 const PNR_MULTIPLIER = 0x2545f491;
 
-/** mulberry32: a small seedable PRNG (benchmark data only). */
-export function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+/** The engine's seeded generator (mulberry32), so bench data and sample data agree on it. */
+export const prng = seededRandom;
 
 function pick<T>(random: () => number, list: readonly T[]): T {
   return list[Math.floor(random() * list.length)] as T;

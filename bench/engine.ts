@@ -11,3 +11,4 @@ export {
   VERSION,
 } from '../dist/index.js';
 export { startNode } from '../dist/server/index.js';
+export { seededRandom } from '../dist/util/index.js';

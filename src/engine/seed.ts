@@ -5,6 +5,7 @@
  */
 
 import { DbError } from '../errors/index.js';
+import { seededRandom } from '../util/index.js';
 import type { Database } from './database.js';
 
 /** The indexes `seed` creates on `orders`. */
@@ -82,18 +83,6 @@ const STATUSES = ['confirmed', 'ticketed', 'pending', 'cancelled'];
 const CABINS = ['Y', 'W', 'J', 'F'];
 const CHANNELS = ['web', 'mobile', 'agency', 'call-center'];
 const PNR_ALPHABET = 'ABCDEFGHJKLMNPQRSTUVWXYZ23456789';
-
-/** mulberry32: a small, fast, seedable PRNG (sample data only, never for security). */
-function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 function pick<T>(random: () => number, list: readonly T[]): T {
   return list[Math.floor(random() * list.length)] as T;
@@ -188,7 +177,7 @@ export async function seedOrders(db: Database, options: SeedOptions = {}): Promi
   const orders = db.collection('orders');
   const existing = orders.count();
   // Mix the existing size into the seed so seeding twice adds new PNRs instead of duplicates.
-  const random = prng((options.seed ?? 1) * 2654435761 + existing);
+  const random = seededRandom((options.seed ?? 1) * 2654435761 + existing);
   const seen = new Set<string>();
   let inserted = 0;
   let skipped = 0;

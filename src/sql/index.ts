@@ -2,5 +2,5 @@
 
 export * from './ast/index.js';
 export * from './executor/index.js';
-export { type Parsed, parse } from './parser/index.js';
+export { type Parsed, parse, SQL_KEYWORDS } from './parser/index.js';
 export * from './planner/index.js';

@@ -2,5 +2,6 @@
 
 export * from './json-path.js';
 export * from './limits.js';
+export * from './seeded-random.js';
 export * from './uuid7.js';
 export * from './value-order.js';

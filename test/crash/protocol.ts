@@ -5,6 +5,8 @@
  */
 
 /** The collection every crash cycle writes to. */
+import { seededRandom } from '../../src/util/index.js';
+
 export const CRASH_COLLECTION = 'crash';
 
 /** An index the writer ensures and the harness checks. */
@@ -61,17 +63,8 @@ export type WriterLine =
   | IntentLine
   | AckLine;
 
-/** A seeded generator of floats in [0, 1) (mulberry32): small, fast, reproducible. */
-export function seededRandom(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+/** A seeded generator of floats in [0, 1) (shared with the engine's sample data). */
+export { seededRandom };
 
 /** An integer in [min, max] from a generator. */
 export function randomInt(random: () => number, min: number, max: number): number {

@@ -14,6 +14,7 @@ import { type Database, open, seedOrders } from '../../src/engine/index.js';
 import { buildApp } from '../../src/server/app.js';
 import { DOCUMENTED_CODES } from '../support/app-harness.js';
 import { makeTempDir } from '../support/temp-dir.js';
+import { Rng } from '../../src/util/index.js';
 
 /** The API key of the fuzz app; most requests carry it, some a wrong one or none. */
 export const FUZZ_API_KEY = 'fuzz-key-7f3a9c';
@@ -50,36 +51,7 @@ export interface FuzzRequest {
   payload?: string | Buffer;
 }
 
-/** A seeded pseudo-random source (mulberry32): the same seed gives the same requests. */
-export class Rng {
-  private state: number;
-
-  constructor(seed: number) {
-    this.state = seed >>> 0;
-  }
-
-  /** A float in [0, 1). */
-  next(): number {
-    this.state = (this.state + 0x6d2b79f5) >>> 0;
-    let t = this.state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  }
-
-  /** An integer in [0, n). */
-  int(n: number): number {
-    return Math.floor(this.next() * n);
-  }
-
-  pick<T>(items: readonly T[]): T {
-    return items[this.int(items.length)] as T;
-  }
-
-  chance(p: number): boolean {
-    return this.next() < p;
-  }
-}
+export { Rng };
 
 /** Every route of spec §4 but replication, as method and template. */
 export const ROUTES: readonly (readonly [string, string])[] = [

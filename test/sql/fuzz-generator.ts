@@ -8,75 +8,14 @@
  */
 
 import { isDbError } from '../../src/index.js';
-import { parse } from '../../src/sql/index.js';
+import { parse, SQL_KEYWORDS } from '../../src/sql/index.js';
+import { Rng } from '../../src/util/index.js';
 
-/** A seeded pseudo-random source (mulberry32): the same seed gives the same inputs. */
-export class Rng {
-  private state: number;
+export { Rng };
 
-  constructor(seed: number) {
-    this.state = seed >>> 0;
-  }
-
-  /** A float in [0, 1). */
-  next(): number {
-    this.state = (this.state + 0x6d2b79f5) >>> 0;
-    let t = this.state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  }
-
-  /** An integer in [0, n). */
-  int(n: number): number {
-    return Math.floor(this.next() * n);
-  }
-
-  pick<T>(items: readonly T[]): T {
-    return items[this.int(items.length)] as T;
-  }
-
-  chance(p: number): boolean {
-    return this.next() < p;
-  }
-}
-
+/** The parser's keywords, the aggregate names, and a few in other letter cases. */
 const KEYWORDS = [
-  'SELECT',
-  'DISTINCT',
-  'FROM',
-  'JOIN',
-  'INNER',
-  'ON',
-  'WHERE',
-  'GROUP',
-  'BY',
-  'ORDER',
-  'ASC',
-  'DESC',
-  'LIMIT',
-  'OFFSET',
-  'AND',
-  'OR',
-  'NOT',
-  'IN',
-  'IS',
-  'NULL',
-  'TRUE',
-  'FALSE',
-  'LIKE',
-  'ILIKE',
-  'AS',
-  'INSERT',
-  'INTO',
-  'VALUES',
-  'UPDATE',
-  'SET',
-  'DELETE',
-  'CREATE',
-  'UNIQUE',
-  'INDEX',
-  'DROP',
+  ...SQL_KEYWORDS,
   'COUNT',
   'SUM',
   'AVG',

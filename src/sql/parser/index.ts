@@ -1,3 +1,3 @@
 /** The SQL parser. Pure. */
 
-export { type Parsed, parse } from './parser.js';
+export { type Parsed, parse, SQL_KEYWORDS } from './parser.js';

@@ -30,7 +30,8 @@ import type {
 } from '../ast/index.js';
 import { syntaxError, type Token, tokenize } from '../lexer/index.js';
 
-const KEYWORDS = new Set([
+/** Every keyword of the dialect (unquoted, these are never field names). */
+export const SQL_KEYWORDS: readonly string[] = [
   'SELECT',
   'DISTINCT',
   'FROM',
@@ -66,7 +67,8 @@ const KEYWORDS = new Set([
   'UNIQUE',
   'INDEX',
   'DROP',
-]);
+];
+const KEYWORDS = new Set(SQL_KEYWORDS);
 
 const AGGREGATES = new Set<AggregateFn>(['COUNT', 'SUM', 'AVG', 'MIN', 'MAX']);
 
