@@ -15,17 +15,7 @@ import {
   judgeParse,
   showInput,
 } from '../test/sql/fuzz-generator.js';
-
-function option(name: string, fallback: number): number {
-  const at = process.argv.indexOf(`--${name}`);
-  if (at < 0) return fallback;
-  const value = Number(process.argv[at + 1]);
-  if (!Number.isInteger(value) || value < 0) {
-    console.error(`--${name} takes a non-negative integer`);
-    process.exit(2);
-  }
-  return value;
-}
+import { option } from './cli-option.js';
 
 const count = option('count', 100_000);
 const seed = option('seed', Date.now() % 1_000_000);

@@ -5,11 +5,12 @@
  * file), and the exit codes: 0 success, 1 failure, 2 usage.
  */
 
-import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { open } from '../../src/index.js';
+import { holdFile } from '../support/hold-file.js';
 import { makeTempDir } from '../support/temp-dir.js';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
@@ -136,20 +137,8 @@ describe('compact', () => {
 
   it('refuses while another process holds the file, naming it; inspect still works', async () => {
     await seedFile();
-    const holder: ChildProcess = spawn(
-      process.execPath,
-      [
-        '--import',
-        'tsx',
-        '-e',
-        `import('${path.join(ROOT, 'src/index.ts')}').then(async ({ open }) => {
-           await open(${JSON.stringify(dir)}); console.log('holding'); setInterval(() => {}, 1000);
-         });`,
-      ],
-      { cwd: ROOT, stdio: ['ignore', 'pipe', 'inherit'] },
-    );
+    const holder = await holdFile(dir);
     try {
-      await new Promise<void>((resolve) => holder.stdout?.once('data', () => resolve()));
       const r = docdb('compact', dir, 'orders');
       expect(r.code).toBe(1);
       expect(r.stderr).toContain('held for writing');

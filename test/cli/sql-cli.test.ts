@@ -5,9 +5,10 @@
  * through piped stdin, its commands, and reads beside a process holding the file.
  */
 
-import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import * as path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { holdFile } from '../support/hold-file.js';
 import { makeTempDir } from '../support/temp-dir.js';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
@@ -125,20 +126,8 @@ describe('query', () => {
   });
 
   it('reads while another process holds the file; a write is refused clearly', async () => {
-    const holder: ChildProcess = spawn(
-      process.execPath,
-      [
-        '--import',
-        'tsx',
-        '-e',
-        `import('${path.join(ROOT, 'src/index.ts')}').then(async ({ open }) => {
-           await open(${JSON.stringify(dir)}); console.log('holding'); setInterval(() => {}, 1000);
-         });`,
-      ],
-      { cwd: ROOT, stdio: ['ignore', 'pipe', 'inherit'] },
-    );
+    const holder = await holdFile(dir);
     try {
-      await new Promise<void>((resolve) => holder.stdout?.once('data', () => resolve()));
       const read = docdb(['query', dir, 'SELECT COUNT(*) FROM orders', '--json']);
       expect(read.code).toBe(0);
       expect(JSON.parse(read.stdout).documents[0]['COUNT(*)']).toBe(200);
