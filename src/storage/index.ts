@@ -13,7 +13,7 @@ export {
   normalizeCollectionName,
 } from './catalog.js';
 export type { ChangeEntry, ChangeOp } from './change-log.js';
-export { KEY_VALUE_BYTES_MAX } from './codec/index.js';
+export { FieldSelection, KEY_VALUE_BYTES_MAX } from './codec/index.js';
 export { checkDocument, type Document } from './document-check.js';
 export {
   type FindOptions,

@@ -43,6 +43,36 @@ export function openSubDb(env: Env, name: string, create: boolean, dupSort = fal
   return env.openDB<Buffer, Buffer>(name, options as Parameters<Env['openDB']>[1]);
 }
 
+/**
+ * Reads a document's bytes in place, during the read: what `visit` returns is what the scan
+ * yields. The bytes are LMDB's shared buffer, valid only until `visit` returns.
+ */
+export type Visit = (bytes: Uint8Array, size: number) => unknown;
+
+/** A second handle on a collection's sub-database for scans that decode in place. */
+export interface ScanDb {
+  /** Entries from `start` in key order; set `visitor.visit` before each step. */
+  db: LmdbDatabase<unknown, Buffer>;
+  visitor: { visit: Visit };
+}
+
+/**
+ * Opens a scan handle: lmdb-js hands each value to the visitor without first copying it out
+ * of the map (about a third of a plain binary scan's time goes to that copy).
+ */
+export function openScanDb(env: Env, name: string): ScanDb {
+  const visitor = { visit: ((_bytes, size) => size) as Visit };
+  const encoder = {
+    encode: () => {
+      throw new Error('a scan handle is read-only');
+    },
+    decode: (bytes: Uint8Array, size: number) => visitor.visit(bytes, size),
+  };
+  const options = { keyEncoding: 'binary', encoder, create: false } as const;
+  const db = env.openDB(name, options as unknown as Parameters<Env['openDB']>[1]);
+  return { db: db as unknown as LmdbDatabase<unknown, Buffer>, visitor };
+}
+
 /** Page counts of one B+tree, as LMDB reports them. */
 export interface TreeStats {
   entries: number;

@@ -16,6 +16,8 @@ import {
   ID_BYTES,
   INDEXES_PER_COLLECTION_MAX,
   newId,
+  SELECTION_CACHE_DOCS_MAX,
+  valueAt,
 } from '../util/index.js';
 import {
   type CheckedIndexSpec,
@@ -26,7 +28,13 @@ import {
   type NodeMeta,
 } from './catalog.js';
 import { type ChangeEntry, type ChangeOp, seqKey, seqOfKey } from './change-log.js';
-import { DocumentCodec, decodeValue, encodeValue, type Structure } from './codec/index.js';
+import {
+  DocumentCodec,
+  decodeValue,
+  encodeValue,
+  type FieldSelection,
+  type Structure,
+} from './codec/index.js';
 import type { Document } from './document-check.js';
 import {
   type IndexValue,
@@ -38,8 +46,10 @@ import {
 } from './index-keys.js';
 import {
   type Env,
+  type ScanDb,
   envStats,
   openEnv,
+  openScanDb,
   openSubDb,
   pinSnapshot,
   refreshSnapshot,
@@ -57,6 +67,48 @@ const STRUCTURES_KEY = Buffer.from('structures');
 const COLLECTION_PREFIX = 'c/';
 /** Lowest possible id key; keys below it (none today) are reserved. */
 const ID_MIN = Buffer.alloc(ID_BYTES, 0);
+/** What a scan's visitor returns for a document the scan leaves out. */
+const SKIPPED = Symbol('skipped');
+
+/** The selected parts of every document of a collection, as one write generation left them. */
+interface CachedSelection {
+  generation: number;
+  /** The ids, 16 bytes each, in the order of `parts`. */
+  ids: Buffer;
+  parts: Document[];
+}
+
+/** Collects a scan's selected parts; gives up when a selected value is not a scalar. */
+class SelectionRecorder {
+  private readonly parts: Document[] = [];
+  private readonly ids: Buffer[] = [];
+  private usable = true;
+
+  constructor(private readonly selection: FieldSelection) {}
+
+  add(part: Document): void {
+    if (!this.usable) return;
+    for (const path of this.selection.paths) {
+      const value = valueAt(part, path);
+      if (value !== null && typeof value === 'object') {
+        this.usable = false;
+        this.parts.length = 0;
+        return;
+      }
+    }
+    this.parts.push(part);
+  }
+
+  addId(id: Buffer): void {
+    if (this.usable) this.ids.push(id);
+  }
+
+  /** The cache entry, when the scan ran to its end with every value a scalar. */
+  complete(generation: number): CachedSelection | undefined {
+    if (!this.usable || this.ids.length !== this.parts.length) return undefined;
+    return { generation, ids: Buffer.concat(this.ids), parts: this.parts };
+  }
+}
 /** Greater than every 16-byte id: the start of a reverse scan. */
 const ID_PAST_MAX = Buffer.alloc(ID_BYTES + 1, 0xff);
 
@@ -116,6 +168,11 @@ export class Store {
   private readonly lock: WriterLock | undefined;
   private readonly queue: WriteQueue;
   private readonly dbs = new Map<string, SubDb>();
+  private readonly scanDbs = new Map<string, ScanDb>();
+  /** Selections of whole scans, by collection sub-database and selection signature. */
+  private readonly selections = new Map<string, CachedSelection>();
+  /** Moves on with every write batch: a cached selection of an older one is stale. */
+  private dataGeneration = 0;
   private readonly live = new Map<string, LiveIndex>();
   private defs = new Map<string, CollectionDef>();
   private meta!: NodeMeta;
@@ -219,6 +276,7 @@ export class Store {
     const generation = raw ? (decodeValue<NodeMeta>(raw).catalogGeneration ?? 0) : 0;
     if (generation === (this.meta.catalogGeneration ?? 0)) return;
     this.dbs.clear();
+    this.scanDbs.clear();
     this.loadCatalog();
   }
 
@@ -304,6 +362,7 @@ export class Store {
   // ---- the write machinery -------------------------------------------------------------
 
   private beginJob(): () => void {
+    this.dataGeneration++;
     const staged = this.staged ?? this.newStaged();
     this.staged = staged;
     const snapshot = {
@@ -336,6 +395,7 @@ export class Store {
   }
 
   private afterBatch(error: unknown): void {
+    this.dataGeneration++;
     const staged = this.staged;
     this.staged = undefined;
     if (error !== undefined || !staged) {
@@ -350,7 +410,10 @@ export class Store {
     }
     if (staged.defs.size > 0) this.catalogVersionCounter++;
     for (const [name, db] of staged.openedDbs) this.dbs.set(name, db);
-    for (const name of staged.droppedDbs) this.dbs.delete(name);
+    for (const name of staged.droppedDbs) {
+      this.dbs.delete(name);
+      this.scanDbs.delete(name);
+    }
     this.meta = staged.meta;
     this.lastSeq = staged.lastSeq;
   }
@@ -808,10 +871,105 @@ export class Store {
   }
 
   /** Documents in id order, starting after `afterId` when given. */
-  *scan(def: CollectionDef, afterId?: Buffer): Generator<{ id: Buffer; body: Document }> {
+  scan(def: CollectionDef, afterId?: Buffer): Generator<{ id: Buffer; body: Document }> {
     const start = afterId ? Buffer.concat([afterId, Buffer.from([0])]) : ID_MIN;
-    for (const { key, value } of this.subDb(def.dbName).getRange({ start })) {
-      yield { id: key, body: this.decodeDocument(value) };
+    return this.visitDocuments(def, start, (bytes, size) =>
+      this.docs.decode<Document>(bytes.subarray(0, size)),
+    ) as Generator<{ id: Buffer; body: Document }>;
+  }
+
+  /**
+   * Documents in id order, decoding from each only what a query reads: the `selection` is
+   * decoded for `keep` to test, and a document kept is then decoded whole when `whole`, or
+   * yielded as the selection (enough for `valueAt` on every selected path).
+   *
+   * The writer keeps the selections of complete scans in memory until its next write, when
+   * every selected value is a scalar (so nothing a caller receives can alter the cache):
+   * repeated scans and aggregates over the same paths then read no documents at all.
+   */
+  *scanSelected(
+    def: CollectionDef,
+    selection: FieldSelection,
+    keep: ((part: Document) => boolean) | undefined,
+    whole: boolean,
+  ): Generator<{ id: Buffer; body: Document }> {
+    const cacheKey = `${def.dbName}\n${selection.signature}`;
+    const cached = this.selections.get(cacheKey);
+    if (cached?.generation === this.dataGeneration) {
+      const { ids, parts } = cached;
+      for (let i = 0; i < parts.length; i++) {
+        const part = parts[i] as Document;
+        if (keep && !keep(part)) continue;
+        const id = ids.subarray(i * ID_BYTES, (i + 1) * ID_BYTES);
+        const body = whole ? this.getBody(def, id) : part;
+        if (body) yield { id, body };
+      }
+      return;
+    }
+    const caching = !this.readOnly && !this.staged && this.count(def) <= SELECTION_CACHE_DOCS_MAX;
+    const record = caching ? new SelectionRecorder(selection) : undefined;
+    const generation = this.dataGeneration;
+    const found = this.visitDocuments(def, ID_MIN, (bytes, size) => {
+      const part = this.docs.decodeSelected<Document>(bytes, size, selection);
+      record?.add(part);
+      if (keep && !keep(part)) return SKIPPED;
+      return whole ? this.docs.decode<Document>(bytes.subarray(0, size)) : part;
+    });
+    for (const { id, body } of found) {
+      record?.addId(id);
+      if (body !== SKIPPED) yield { id, body: body as Document };
+    }
+    const complete = record?.complete(generation);
+    if (complete && generation === this.dataGeneration) this.cacheSelection(cacheKey, complete);
+  }
+
+  private cacheSelection(key: string, selection: CachedSelection): void {
+    this.selections.delete(key);
+    this.selections.set(key, selection);
+    let docs = 0;
+    for (const s of this.selections.values()) docs += s.parts.length;
+    // Oldest first, until the cached documents fit the budget again.
+    for (const [k, s] of this.selections) {
+      if (docs <= SELECTION_CACHE_DOCS_MAX) break;
+      this.selections.delete(k);
+      docs -= s.parts.length;
+    }
+  }
+
+  /**
+   * Runs `visit` on each stored document from `start`, in place in LMDB's buffer (no copy),
+   * and yields its id with what `visit` returns. Inside a write job the plain handle is used:
+   * a scan handle opened there would belong to the job's transaction.
+   */
+  private *visitDocuments(
+    def: CollectionDef,
+    start: Buffer,
+    visit: (bytes: Uint8Array, size: number) => unknown,
+  ): Generator<{ id: Buffer; body: unknown }> {
+    if (this.staged) {
+      for (const { key, value } of this.subDb(def.dbName).getRange({ start })) {
+        yield { id: key, body: visit(value, value.length) };
+      }
+      return;
+    }
+    let scanDb = this.scanDbs.get(def.dbName);
+    if (!scanDb) {
+      scanDb = openScanDb(this.env, def.dbName);
+      this.scanDbs.set(def.dbName, scanDb);
+    }
+    const { db, visitor } = scanDb;
+    const entries = db.getRange({ start })[Symbol.iterator]();
+    try {
+      for (;;) {
+        // Another scan of the same collection may have stepped in between (a join, a stream).
+        visitor.visit = visit;
+        const step = entries.next();
+        if (step.done) return;
+        const { key, value } = step.value as { key: Buffer; value: unknown };
+        yield { id: key, body: value };
+      }
+    } finally {
+      entries.return?.();
     }
   }
 

@@ -41,3 +41,9 @@ export const SQL_NESTING_MAX = 256;
 export const STATEMENT_CACHE_ENTRIES = 1000;
 /** Change-log entries kept behind the newest one when a checkpoint trims the log. */
 export const CHANGE_LOG_RETAIN_ENTRIES = 1_000_000;
+
+/**
+ * Documents whose scanned paths the writer keeps in memory, over all cached selections
+ * (store.ts, `scanSelected`). A selection of a larger collection is scanned from disk.
+ */
+export const SELECTION_CACHE_DOCS_MAX = 2_000_000;

@@ -8,6 +8,7 @@ import { DbError } from '../../errors/index.js';
 import {
   type CollectionDef,
   type Document,
+  FieldSelection,
   findIndex,
   idsForKeys,
   idsForRange,
@@ -44,6 +45,13 @@ export interface SelectPlan {
   plan: string;
   /** WHERE names `_id`, so rows need it before they are filtered. */
   whereUsesId: boolean;
+  /**
+   * What a scan of a single collection decodes of each document: every path the statement
+   * reads. Undefined when rows need more (a join, or `_id` read).
+   */
+  selection: FieldSelection | undefined;
+  /** The result holds whole documents (`SELECT *`): decode those WHERE keeps in full. */
+  readsWhole: boolean;
 }
 
 /** A view of a collection for the planner. */
@@ -94,7 +102,7 @@ export function planSelect(statement: SelectStatement, sources: Source[]): Selec
     ...statement.groupBy,
     ...(isAggregate(statement) ? [] : ordered.orderBy.map((o) => o.path)),
   ];
-  for (const path of paths) resolver.resolve(path);
+  const resolved = paths.map((path) => resolver.resolve(path).path);
   statement = ordered;
   const access = chooseAccess(statement.where, (sources[0] as Source).view, resolver);
   const plan = selectPlanString(
@@ -106,7 +114,14 @@ export function planSelect(statement: SelectStatement, sources: Source[]): Selec
     const first = resolver.resolve(p).path.segments[0];
     return first?.kind === 'field' && first.name === '_id';
   });
-  return { statement, sources, resolver, access, plan, whereUsesId };
+  const readsId = resolved.some((p) => {
+    const first = p.segments[0];
+    return first?.kind === 'field' && first.name === '_id';
+  });
+  const selection =
+    statement.joins.length === 0 && !readsId ? new FieldSelection(resolved) : undefined;
+  const readsWhole = statement.items === '*';
+  return { statement, sources, resolver, access, plan, whereUsesId, selection, readsWhole };
 }
 
 export function limitOf(
@@ -131,12 +146,16 @@ export interface Candidate {
   body: Document;
 }
 
-/** Candidate documents of the access path, not yet filtered. */
+/**
+ * Candidate documents of the access path, not yet filtered. `scan` reads the collection when
+ * the access path is (or falls back to) a scan.
+ */
 export function* candidates(
   store: Store,
   def: CollectionDef,
   access: Access,
   params: readonly unknown[],
+  scan: () => Iterable<Candidate> = () => store.scan(def),
 ): Generator<Candidate> {
   const index = access.kind === 'scan' ? undefined : findIndex(def, access.index.name);
   const tuples =
@@ -146,7 +165,7 @@ export function* candidates(
   // Indexes list scalars only: a parameter holding an array or object is answered by a scan.
   const scalarKeys = tuples.every((tuple) => tuple.every((v) => v === null || isScalar(v)));
   if (access.kind === 'scan' || !index || index.state !== 'ready' || !scalarKeys) {
-    yield* store.scan(def);
+    yield* scan();
     return;
   }
   const ids =
@@ -206,18 +225,38 @@ function* joined(store: Store, plan: SelectPlan, left: Iterable<Row>): Generator
   yield* rows;
 }
 
-/** Every row that satisfies WHERE, in access order. */
+/**
+ * Every row that satisfies WHERE, in access order. With `whole` false a scanned row may hold
+ * only `_id` and the paths the statement reads (a stream that reads bodies later).
+ */
 export function* matchingRows(
   store: Store,
   plan: SelectPlan,
   params: readonly unknown[],
+  whole = plan.readsWhole,
 ): Generator<Row> {
   const first = plan.sources[0] as Source;
   const where = plan.statement.where;
+  const { selection } = plan;
+  if (selection) {
+    // A scan decodes only the paths the statement reads and tests WHERE on those, so the
+    // documents WHERE rejects are never built; a kept one is decoded whole for `SELECT *`.
+    // Attaching `_id` (a copy) waits until a row has passed.
+    const passes = (body: Document) =>
+      !where || evaluate(where, [body], plan.resolver, params) === true;
+    let tested = false;
+    const found = candidates(store, first.def, plan.access, params, () => {
+      tested = true;
+      return store.scanSelected(first.def, selection, where && passes, whole);
+    });
+    const aggregate = isAggregate(plan.statement);
+    for (const { id, body } of found) {
+      if (tested || passes(body)) yield [aggregate ? body : withId(id, body)];
+    }
+    return;
+  }
   const found = candidates(store, first.def, plan.access, params);
   if (plan.statement.joins.length === 0 && !plan.whereUsesId) {
-    // Filter the stored body first: most rows of a scan fail WHERE, and attaching `_id` (a
-    // copy of the document) only to those that pass saves that work for the rest.
     for (const { id, body } of found) {
       if (!where || evaluate(where, [body], plan.resolver, params) === true) {
         yield [withId(id, body)];
@@ -356,26 +395,42 @@ function aggregateRows(plan: SelectPlan, rows: Iterable<Row>): Document[] {
   const aggPaths = aggregates.map((a) =>
     a.arg === '*' ? undefined : plan.resolver.resolve(a.arg),
   );
-  const groups = new Map<string, { values: unknown[]; accs: Accumulator[] }>();
+  const groups = new Map<unknown, { values: unknown[]; accs: Accumulator[] }>();
+  const single = groupPaths.length === 1;
+  const textKeys = new Map<string, object>();
+  const textKey = (values: unknown[]): object => {
+    const text = JSON.stringify(values);
+    let key = textKeys.get(text);
+    if (!key) {
+      key = { text };
+      textKeys.set(text, key);
+    }
+    return key;
+  };
   for (const row of rows) {
-    const values = groupPaths.map((g) => {
+    const values: unknown[] = [];
+    for (const g of groupPaths) {
       const v = valueAt(row[g.source], g.path);
-      return v === undefined ? null : v;
-    });
-    const key = JSON.stringify(values);
+      values.push(v === undefined ? null : v);
+    }
+    // One grouping value that is a scalar is its own key: a Map tells 1 from "1" and sees
+    // 1 and 1.0 as one, as the JSON text of the values does. Other keys are one object per
+    // JSON text, so that no text can collide with a string value.
+    const first = values[0];
+    const key = single && (first === null || typeof first !== 'object') ? first : textKey(values);
     let group = groups.get(key);
     if (!group) {
       group = { values, accs: aggregates.map(() => ({ count: 0, sum: 0, best: undefined })) };
       groups.set(key, group);
     }
-    aggregates.forEach((item, k) => {
+    for (let k = 0; k < aggregates.length; k++) {
       const p = aggPaths[k];
       accumulate(
         group.accs[k] as Accumulator,
-        item,
+        aggregates[k] as SelectItem & { kind: 'aggregate' },
         p ? valueAt(row[p.source], p.path) : undefined,
       );
-    });
+    }
   }
   if (groups.size === 0 && groupPaths.length === 0) {
     groups.set('', {

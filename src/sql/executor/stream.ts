@@ -47,7 +47,8 @@ export function streamSelect(
   const entries: Entry[] = [];
   const stopAt = limitPushesDown(statement) ? offset + limit : Number.POSITIVE_INFINITY;
   if (stopAt > 0) {
-    for (const row of matchingRows(store, plan, params)) {
+    // Only ids and ORDER BY keys are kept here; the documents are read when streamed.
+    for (const row of matchingRows(store, plan, params, false)) {
       const doc = row[0] as Document;
       entries.push({
         id: parseId(doc._id) as Buffer,

@@ -2,3 +2,4 @@
 
 export * from './key-codec.js';
 export * from './value-codec.js';
+export { FieldSelection } from './partial-decode.js';

@@ -13,6 +13,7 @@
  */
 
 import { Packr } from 'msgpackr';
+import { type FieldSelection, PartialReader } from './partial-decode.js';
 
 const plain = new Packr({ useRecords: false, mapsAsObjects: true, int64AsType: 'number' });
 
@@ -36,6 +37,10 @@ export type Structure = string[];
 export class DocumentCodec {
   private packr: Packr;
   private list: Structure[];
+  private readonly partial = new PartialReader(
+    () => this.list,
+    (bytes) => this.packr.unpack(bytes),
+  );
 
   /**
    * `structures` are the ones persisted in the file; `persist` stores the whole list when
@@ -83,6 +88,16 @@ export class DocumentCodec {
 
   decode<T = unknown>(bytes: Uint8Array): T {
     return this.packr.unpack(bytes) as T;
+  }
+
+  /**
+   * The values at the selected paths of the document in `bytes[0, size)`, as a sparse copy
+   * (`valueAt` answers each selected path as on the whole document). `bytes` may be a view
+   * that is only valid during the call: nothing returned refers to it.
+   */
+  decodeSelected<T = unknown>(bytes: Uint8Array, size: number, selection: FieldSelection): T {
+    return (this.partial.read(bytes, size, selection) ??
+      this.packr.unpack(bytes.subarray(0, size))) as T;
   }
 
   /** Forgets structures added after `count`: the write that added them rolled back. */
