@@ -21,6 +21,7 @@ export {
   findEqual,
   findRange,
   findTuple,
+  idForUniqueKey,
   idsForKeys,
   idsForRange,
   matchesEqual,

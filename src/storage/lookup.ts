@@ -235,6 +235,20 @@ export function* idsForKeys(store: Store, index: IndexDef, tuples: unknown[][]):
   }
 }
 
+/**
+ * The id listed under one tuple of a unique index, read with one get (a point lookup's
+ * whole index work). Undefined when none is, or the tuple holds null or a non-scalar.
+ */
+export function idForUniqueKey(
+  store: Store,
+  index: IndexDef,
+  tuple: unknown[],
+): Buffer | undefined {
+  if (!index.unique || tuple.some((v) => v === null || !isScalar(v))) return undefined;
+  const encoded = encodeTuple(tuple);
+  return encoded ? store.indexIdForUniqueKey(index, encoded.bytes) : undefined;
+}
+
 /** Ids whose indexed value lies within the bounds (of one type), each id once. */
 export function* idsForRange(
   store: Store,

@@ -1000,13 +1000,17 @@ export class Store {
    * data items otherwise.
    */
   *indexIdsForKey(index: IndexDef, key: Buffer): Generator<Buffer> {
-    const db = this.subDb(index.dbName);
     if (index.unique) {
-      const id = db.get(key);
+      const id = this.indexIdForUniqueKey(index, key);
       if (id !== undefined) yield id;
       return;
     }
-    yield* db.getValues(key);
+    yield* this.subDb(index.dbName).getValues(key);
+  }
+
+  /** The id under one key of a unique index. */
+  indexIdForUniqueKey(index: IndexDef, key: Buffer): Buffer | undefined {
+    return this.subDb(index.dbName).get(key);
   }
 
   /** Every change-log entry with seq greater than `afterSeq`, in order. */

@@ -10,6 +10,7 @@ import {
   type Document,
   FieldSelection,
   findIndex,
+  idForUniqueKey,
   idsForKeys,
   idsForRange,
   type Store,
@@ -183,6 +184,30 @@ export function* candidates(
     const body = store.getBody(def, id);
     if (body) yield { id, body };
   }
+}
+
+/**
+ * The candidate of an equality on every path of a ready unique index (a point lookup), read
+ * without the iterator chain: null when no document has the key, undefined when the plan is
+ * anything else (the general path answers it).
+ */
+function pointCandidate(
+  store: Store,
+  plan: SelectPlan,
+  params: readonly unknown[],
+): Candidate | null | undefined {
+  const { access } = plan;
+  if (access.kind !== 'index' || access.keys.length !== 1 || plan.statement.joins.length > 0) {
+    return undefined;
+  }
+  const def = (plan.sources[0] as Source).def;
+  const index = findIndex(def, access.index.name);
+  if (!index?.unique || index.state !== 'ready') return undefined;
+  const tuple = (access.keys[0] as Value[]).map((v) => resolveValue(v, params));
+  if (tuple.some((v) => v === null || !isScalar(v))) return undefined;
+  const id = idForUniqueKey(store, index, tuple);
+  const body = id && store.getBody(def, id);
+  return id && body ? { id, body } : null;
 }
 
 /** A typed key for hash joins and grouping: 1 and "1" differ, 1 and 1.0 do not. */
@@ -480,6 +505,15 @@ export function runSelect(store: Store, plan: SelectPlan, params: readonly unkno
   if (limitPushesDown(statement)) {
     const out: Document[] = [];
     if (limit === 0) return out;
+    const point = pointCandidate(store, plan, params);
+    if (point !== undefined) {
+      const where = statement.where;
+      if (point === null || offset > 0) return out;
+      const row = [withId(point.id, point.body)];
+      if (where && evaluate(where, row, plan.resolver, params) !== true) return out;
+      out.push(project(plan, row));
+      return out;
+    }
     let skipped = 0;
     for (const row of matchingRows(store, plan, params)) {
       if (skipped < offset) {
