@@ -29,11 +29,30 @@ function fail(message: string, field?: string): never {
   throw new DbError('ERR_DOCUMENT_INVALID', message, field === undefined ? undefined : { field });
 }
 
-function checkValue(value: unknown, field: string, depth: number): void {
+/**
+ * The path of the field being checked, as names and array positions. Building a path string
+ * for every field of every document cost more than the checks themselves; the string is
+ * made only for an error. Reset at the start of each check (a failed check leaves it full).
+ */
+const fieldPath: Array<string | number> = [];
+
+/** The dotted text of `fieldPath` (with `[i]` for positions), as errors name fields. */
+function pathText(): string {
+  let text = '';
+  for (let i = 0; i < fieldPath.length; i++) {
+    const step = fieldPath[i];
+    if (typeof step === 'number') text += `[${step}]`;
+    else text += i === 0 ? step : `.${step}`;
+  }
+  return text;
+}
+
+function checkValue(value: unknown, depth: number): void {
   switch (typeof value) {
     case 'string':
       // A lone UTF-16 surrogate has no UTF-8 form: it would be stored as U+FFFD and lost.
       if (!value.isWellFormed()) {
+        const field = pathText();
         fail(
           `field '${field}' holds a string with a lone UTF-16 surrogate (not valid Unicode)`,
           field,
@@ -43,30 +62,48 @@ function checkValue(value: unknown, field: string, depth: number): void {
     case 'boolean':
       return;
     case 'number':
-      if (!Number.isFinite(value)) fail(`field '${field}' holds ${describe(value)}`, field);
+      if (!Number.isFinite(value)) {
+        const field = pathText();
+        fail(`field '${field}' holds ${describe(value)}`, field);
+      }
       return;
     case 'object':
       if (value === null) return;
       if (depth >= DOCUMENT_DEPTH_MAX) {
+        const field = pathText();
         fail(`field '${field}' nests deeper than ${DOCUMENT_DEPTH_MAX} levels`, field);
       }
       if (Array.isArray(value)) {
-        for (let i = 0; i < value.length; i++) checkValue(value[i], `${field}[${i}]`, depth + 1);
+        for (let i = 0; i < value.length; i++) {
+          fieldPath.push(i);
+          checkValue(value[i], depth + 1);
+          fieldPath.pop();
+        }
         return;
       }
-      if (!isPlainObject(value)) fail(`field '${field}' holds ${describe(value)}`, field);
-      checkFields(value, `${field}.`, depth + 1);
+      if (!isPlainObject(value)) {
+        const field = pathText();
+        fail(`field '${field}' holds ${describe(value)}`, field);
+      }
+      checkFields(value, depth + 1);
       return;
-    default:
+    default: {
+      const field = pathText();
       fail(`field '${field}' holds ${describe(value)}`, field);
+    }
   }
 }
 
-function checkFields(object: Record<string, unknown>, prefix: string, depth: number): void {
+function checkFields(object: Record<string, unknown>, depth: number): void {
   for (const key of Object.keys(object)) {
-    if (key === '__proto__') fail(`field name '${prefix}__proto__' is not allowed`, prefix + key);
-    if (!key.isWellFormed()) fail(`field name '${prefix}${key}' holds a lone UTF-16 surrogate`);
-    checkValue(object[key], prefix + key, depth);
+    if (key === '__proto__' || !key.isWellFormed()) {
+      const prefix = fieldPath.length === 0 ? '' : `${pathText()}.`;
+      if (key === '__proto__') fail(`field name '${prefix}__proto__' is not allowed`, prefix + key);
+      fail(`field name '${prefix}${key}' holds a lone UTF-16 surrogate`);
+    }
+    fieldPath.push(key);
+    checkValue(object[key], depth);
+    fieldPath.pop();
   }
 }
 
@@ -102,6 +139,7 @@ export function checkDocument(doc: unknown): { body: Document; id: Buffer | unde
     const { _id: _, ...rest } = doc;
     body = rest;
   }
-  checkFields(body, '', 1);
+  fieldPath.length = 0;
+  checkFields(body, 1);
   return { body, id };
 }

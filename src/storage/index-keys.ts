@@ -45,29 +45,67 @@ function toIndexValue(tuple: unknown[]): IndexValue | undefined {
   const key = encodeTuple(tuple);
   if (!key) return undefined;
   let hasNull = false;
-  for (const v of tuple) if (v === null || v === undefined) hasNull = true;
+  for (let i = 0; i < tuple.length; i++) {
+    if (tuple[i] === null || tuple[i] === undefined) hasNull = true;
+  }
   return { bytes: key.bytes, truncated: key.truncated, tuple, hasNull };
 }
+
+/**
+ * Above this many values, a multikey document dedupes its keys with a set of strings; below
+ * it, comparing each new key with the earlier ones is cheaper than building the strings.
+ */
+const DEDUPE_SCAN_VALUES_MAX = 8;
 
 /** The distinct encoded value parts a document contributes to an index. */
 export function indexValues(index: LiveIndex, doc: unknown): IndexValue[] {
   if (!index.def.multikey) {
-    // One tuple per document: no expansion, no dedupe.
-    const tuple = index.paths.map((path) => valueAt(doc, path));
+    // One tuple per document: no expansion, no dedupe. A single path (the common case, on
+    // the bulk-insert hot path) skips the mapping too.
+    const tuple =
+      index.paths.length === 1
+        ? [valueAt(doc, index.paths[0] as JsonPath)]
+        : index.paths.map((path) => valueAt(doc, path));
     const value = toIndexValue(tuple);
     return value ? [value] : [];
   }
+  // A single `[*]` path: its elements are the tuples, without the general expansion.
+  const tuples =
+    index.paths.length === 1
+      ? valuesAt(doc, index.paths[0] as JsonPath).map((element) => [element])
+      : indexTuples(index, doc);
+  return distinctValues(tuples);
+}
+
+/** The distinct index values of a multikey document's tuples. */
+function distinctValues(tuples: unknown[][]): IndexValue[] {
   const out: IndexValue[] = [];
-  const seen = new Set<string>();
-  for (const tuple of indexTuples(index, doc)) {
+  const seen = tuples.length > DEDUPE_SCAN_VALUES_MAX ? new Set<string>() : undefined;
+  for (const tuple of tuples) {
     const value = toIndexValue(tuple);
     if (!value) continue;
-    const text = sameValueKey(value);
-    if (seen.has(text)) continue;
-    seen.add(text);
+    if (seen) {
+      const text = sameValueKey(value);
+      if (seen.has(text)) continue;
+      seen.add(text);
+    } else if (out.some((earlier) => sameValue(earlier, value))) {
+      continue;
+    }
     out.push(value);
   }
   return out;
+}
+
+/** sameValueKey(a) === sameValueKey(b), without building the strings in the usual case. */
+function sameValue(a: IndexValue, b: IndexValue): boolean {
+  if (a.truncated || b.truncated) return sameValueKey(a) === sameValueKey(b);
+  return sameBytes(a.bytes, b.bytes);
+}
+
+function sameBytes(a: Buffer, b: Buffer): boolean {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
 }
 
 /**

@@ -3,7 +3,8 @@
  * write with contiguous persisted seqs; a resolved write is visible to another process; one
  * writer per file (a second writer is refused by pid, a dead writer's lock is taken over)
  * while readers are always welcome; concurrent writes share commits; stats, flush,
- * checkpoint and compaction measure what they report.
+ * checkpoint and compaction measure what they report. Bulk inserts check client ids given in
+ * any order and keep indexes and the change log right when ids arrive out of order.
  */
 
 import { execFileSync, spawn } from 'node:child_process';
@@ -64,6 +65,67 @@ describe('files and paths', () => {
       code: 'ERR_STORAGE_READ_ONLY',
     });
     await ro.close();
+  });
+});
+
+describe('bulk insert', () => {
+  const idOf = (n: number) => `0193a4f2-7c1e-7d3a-9b2e-${n.toString(16).padStart(12, '0')}`;
+
+  it('checks client ids in and out of order against the batch and the stored documents', async () => {
+    const db = await open(dir);
+    const c = db.collection('c');
+    await c.insertMany([{ _id: idOf(10) }, { _id: idOf(20) }]);
+    const result = await c.insertMany([
+      { _id: idOf(30) }, // above every stored id
+      { _id: idOf(20) }, // stored, and the last stored id
+      { _id: idOf(15) }, // below the last stored id, new
+      { _id: idOf(10) }, // stored, below the last
+      { _id: idOf(30) }, // earlier in this batch
+      { _id: idOf(15) }, // earlier in this batch, out of order
+      { _id: idOf(40) },
+      { _id: idOf(35) }, // below an id of this batch, new
+    ]);
+    expect(result.errors.map((e) => [e.index, e.code])).toEqual([
+      [1, 'ERR_DOCUMENT_ID_EXISTS'],
+      [3, 'ERR_DOCUMENT_ID_EXISTS'],
+      [4, 'ERR_DOCUMENT_ID_EXISTS'],
+      [5, 'ERR_DOCUMENT_ID_EXISTS'],
+    ]);
+    expect(result.ids).toEqual([idOf(30), idOf(15), idOf(40), idOf(35)]);
+    expect(c.list({ limit: 100 }).map((d) => d._id)).toEqual([10, 15, 20, 30, 35, 40].map(idOf));
+    await db.close();
+  });
+
+  it('keeps index entries and the change log right when ids arrive out of order', async () => {
+    let db = await open(dir);
+    const c = db.collection('c');
+    await c.createIndex({ paths: ['tags[*]'] });
+    await c.createIndex({ paths: ['k'], unique: true });
+    const docs = [5, 1, 4, 2, 3].map((n) => ({
+      _id: idOf(n),
+      k: n,
+      tags: ['x', `t${n % 2}`, 'x'],
+    }));
+    const result = await c.insertMany(docs);
+    expect(result.errors).toEqual([]);
+    await db.close();
+    db = await open(dir);
+    const again = db.collection('c');
+    const ids = (tag: string) =>
+      again
+        .findBy('tags[*]', tag)
+        .documents.map((d) => d._id)
+        .sort();
+    expect(ids('x')).toEqual([1, 2, 3, 4, 5].map(idOf));
+    expect(ids('t1')).toEqual([1, 3, 5].map(idOf));
+    expect(again.findBy('k', 4).documents.map((d) => d._id)).toEqual([idOf(4)]);
+    const [entry] = [...db.changesSince(0)].filter((e) => e.op === 'insert');
+    expect(entry).toMatchObject({
+      op: 'insert',
+      collection: 'c',
+      documents: docs.map(({ _id, ...doc }) => ({ id: _id, doc })),
+    });
+    await db.close();
   });
 });
 

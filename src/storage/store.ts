@@ -572,16 +572,19 @@ export class Store {
       ? []
       : this.liveIndexes(def).filter((i) => i.def.state === 'ready');
     const result: BulkResult = { ids: [], errors: [] };
-    const accepted: Array<{ id: Buffer; doc: PreparedDocument; keys: Buffer[][] }> = [];
+    const accepted: AcceptedDocument[] = [];
+    const entries: IndexEntry[][] = indexes.map(() => []);
     const batchUnique = indexes.map(() => new Set<string>());
-    const batchIds = new Set<string>();
+    const claims: IdClaims = { highest: this.lastId(def), given: [], seen: undefined };
+    const storedLast = claims.highest;
     docs.forEach((doc, position) => {
       try {
         if (doc instanceof DbError) throw doc;
-        const id = this.claimId(def, doc.id, batchIds);
-        const keys = this.checkedIndexKeys(def, indexes, doc, batchUnique);
-        accepted.push({ id, doc, keys });
-        result.ids.push(formatId(id));
+        const id = this.claimId(def, doc.id, claims);
+        this.checkIndexKeys(def, indexes, doc, id, batchUnique, entries);
+        const text = formatId(id);
+        accepted.push({ id, text, doc });
+        result.ids.push(text);
       } catch (error) {
         if (!(error instanceof DbError) || options.throwFirst) throw error;
         result.errors.push({ index: position, error: error.message, code: error.code });
@@ -590,7 +593,7 @@ export class Store {
     if (options.atomic && result.errors.length > 0) {
       throw new RollbackWith<BulkResult>({ ids: [], errors: result.errors });
     }
-    this.writeAccepted(def, indexes, accepted);
+    this.writeAccepted(def, indexes, accepted, entries, storedLast);
     if (options.skipIndexes && def.indexes.some((i) => i.state === 'ready') && accepted.length) {
       this.saveCollection({
         ...def,
@@ -600,29 +603,60 @@ export class Store {
     return result;
   }
 
-  private claimId(def: CollectionDef, given: Buffer | undefined, batch: Set<string>): Buffer {
+  /** The greatest id stored in a collection, or undefined when it is empty. */
+  private lastId(def: CollectionDef): Buffer | undefined {
+    const db = this.subDb(def.dbName);
+    for (const key of db.getKeys({ start: ID_PAST_MAX, reverse: true, limit: 1 })) return key;
+    return undefined;
+  }
+
+  /**
+   * Claims a given id for a new document (or makes one). A given id above every id stored or
+   * claimed so far needs no lookup: ids from newId and most loads arrive in increasing order.
+   */
+  private claimId(def: CollectionDef, given: Buffer | undefined, claims: IdClaims): Buffer {
     if (!given) return newId();
+    claims.given.push(given);
+    if (claims.highest === undefined || given.compare(claims.highest) > 0) {
+      claims.highest = given;
+      claims.seen?.add(given.toString('hex'));
+      return given;
+    }
+    // Out of order: check against the batch's earlier ids and the stored documents.
     const text = given.toString('hex');
-    if (batch.has(text) || this.idExists(def, given)) {
+    if (!claims.seen) {
+      claims.seen = new Set();
+      for (let i = 0; i < claims.given.length - 1; i++) {
+        claims.seen.add((claims.given[i] as Buffer).toString('hex'));
+      }
+    }
+    if (claims.seen.has(text) || this.idExists(def, given)) {
       throw new DbError(
         'ERR_DOCUMENT_ID_EXISTS',
         `_id ${formatId(given)} already exists in ${def.name}; use replace to change it`,
         { _id: formatId(given) },
       );
     }
-    batch.add(text);
+    claims.seen.add(text);
     return given;
   }
 
-  private checkedIndexKeys(
+  /**
+   * Computes a document's index entries and checks its unique values against stored data and
+   * earlier items; only when every check passes are the entries added to `entries`.
+   */
+  private checkIndexKeys(
     def: CollectionDef,
     indexes: LiveIndex[],
     doc: PreparedDocument,
+    id: Buffer,
     batchUnique: Set<string>[],
-  ): Buffer[][] {
-    const keys: Buffer[][] = [];
-    const claims: Array<[Set<string>, string]> = [];
-    indexes.forEach((index, i) => {
+    entries: IndexEntry[][],
+  ): void {
+    const found: IndexValue[][] = [];
+    let claims: Array<[Set<string>, string]> | undefined;
+    for (let i = 0; i < indexes.length; i++) {
+      const index = indexes[i] as LiveIndex;
       const values = indexValues(index, doc.body);
       if (index.def.unique) {
         for (const value of values) {
@@ -632,40 +666,44 @@ export class Store {
           if (seen.has(text) || this.uniqueTaken(def, index, value)) {
             throw this.uniqueViolation(def, index, value.tuple);
           }
+          claims ??= [];
           claims.push([seen, text]);
         }
       }
-      keys.push(values.map((v) => v.bytes));
-    });
-    for (const [seen, text] of claims) seen.add(text);
-    return keys;
+      found.push(values);
+    }
+    if (claims) for (const [seen, text] of claims) seen.add(text);
+    for (let i = 0; i < found.length; i++) {
+      const list = entries[i] as IndexEntry[];
+      for (const value of found[i] as IndexValue[]) list.push({ key: value.bytes, id });
+    }
   }
 
+  /**
+   * Writes accepted documents, their index entries and one change-log entry. Documents go in
+   * id order, with `append` when they extend the collection (`storedLast` is its greatest id).
+   */
   private writeAccepted(
     def: CollectionDef,
     indexes: LiveIndex[],
-    accepted: Array<{ id: Buffer; doc: PreparedDocument; keys: Buffer[][] }>,
+    accepted: AcceptedDocument[],
+    entries: IndexEntry[][],
+    storedLast: Buffer | undefined,
   ): void {
     if (accepted.length === 0) return;
     const db = this.subDb(def.dbName);
-    const ordered =
-      accepted.length > 1 ? [...accepted].sort((a, b) => a.id.compare(b.id)) : accepted;
-    const first = (ordered[0] as (typeof ordered)[number]).id;
-    let last: Buffer | undefined;
-    for (const key of db.getKeys({ start: ID_PAST_MAX, reverse: true, limit: 1 })) last = key;
-    const append = !last || first.compare(last) > 0;
-    for (const item of ordered) db.putSync(item.id, item.doc.encoded, { append });
+    const ascending = idsAscending(accepted);
+    const ordered = ascending ? accepted : [...accepted].sort((a, b) => a.id.compare(b.id));
+    const first = (ordered[0] as AcceptedDocument).id;
+    const putOptions = { append: !storedLast || first.compare(storedLast) > 0 };
+    for (const item of ordered) db.putSync(item.id, item.doc.encoded, putOptions);
     indexes.forEach((index, i) => {
-      const entries: IndexEntry[] = [];
-      for (const item of accepted) {
-        for (const key of item.keys[i] as Buffer[]) entries.push({ key, id: item.id });
-      }
-      putEntries(this.subDb(index.def.dbName), entries);
+      putEntries(this.subDb(index.def.dbName), entries[i] as IndexEntry[], ascending);
     });
     this.appendChange({
       op: 'insert',
       collection: def.name,
-      documents: accepted.map((item) => ({ id: formatId(item.id), doc: item.doc.encoded })),
+      documents: accepted.map((item) => ({ id: item.text, doc: item.doc.encoded })),
     });
   }
 
@@ -798,7 +836,8 @@ export class Store {
         entries.push({ key: v.bytes, id });
       }
     }
-    putEntries(this.subDb(index.def.dbName), entries);
+    // Documents come in id order, and so do the entries made from them.
+    putEntries(this.subDb(index.def.dbName), entries, true);
     return entries.length;
   }
 
@@ -1223,9 +1262,58 @@ interface IndexEntry {
   id: Buffer;
 }
 
-/** Writes index entries sorted by key, then id: LMDB fills pages in order. */
-function putEntries(db: SubDb, entries: IndexEntry[]): void {
-  entries.sort((a, b) => a.key.compare(b.key) || a.id.compare(b.id));
+/** A document of a bulk insert that passed its checks, with its id in both forms. */
+interface AcceptedDocument {
+  id: Buffer;
+  text: string;
+  doc: PreparedDocument;
+}
+
+/** The ids a bulk insert claimed so far (see Store.claimId). */
+interface IdClaims {
+  /** The greatest id stored or claimed: a given id above it is new without a lookup. */
+  highest: Buffer | undefined;
+  /** Every given id claimed, in order. */
+  given: Buffer[];
+  /** Their hex forms, built when an id first arrives out of order. */
+  seen: Set<string> | undefined;
+}
+
+function idsAscending(accepted: AcceptedDocument[]): boolean {
+  for (let i = 1; i < accepted.length; i++) {
+    if (
+      compareBytes(
+        (accepted[i - 1] as AcceptedDocument).id,
+        (accepted[i] as AcceptedDocument).id,
+      ) >= 0
+    ) {
+      return false;
+    }
+  }
+  return true;
+}
+
+/**
+ * The order LMDB gives two keys (memcmp, then the shorter first). Keys are a few bytes: a
+ * loop here is several times cheaper than Buffer.compare's native call, and a batch of
+ * 1,000 documents sorts some 50,000 pairs.
+ */
+function compareBytes(a: Buffer, b: Buffer): number {
+  const length = a.length < b.length ? a.length : b.length;
+  for (let i = 0; i < length; i++) {
+    const difference = (a[i] as number) - (b[i] as number);
+    if (difference !== 0) return difference;
+  }
+  return a.length - b.length;
+}
+
+/**
+ * Writes index entries sorted by key, then id: LMDB fills pages in order. When the entries
+ * come in increasing id order (`idsAscending`), a stable sort on the key alone keeps it.
+ */
+function putEntries(db: SubDb, entries: IndexEntry[], idsAscending: boolean): void {
+  if (idsAscending) entries.sort((a, b) => compareBytes(a.key, b.key));
+  else entries.sort((a, b) => compareBytes(a.key, b.key) || compareBytes(a.id, b.id));
   for (const entry of entries) db.putSync(entry.key, entry.id);
 }
 

@@ -70,8 +70,14 @@ export function formatId(id: Uint8Array): string {
   return s;
 }
 
-const DASHED = /^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$/;
-const UNDASHED = /^[0-9a-fA-F]{32}$/;
+/** The value of each hex digit by UTF-16 code unit, -1 for every other unit. */
+const HEX_VALUE = new Int8Array(0x10000).fill(-1);
+for (let i = 0; i < 16; i++) {
+  HEX_VALUE[i.toString(16).charCodeAt(0)] = i;
+  HEX_VALUE[i.toString(16).toUpperCase().charCodeAt(0)] = i;
+}
+
+const DASH = 0x2d;
 
 /**
  * Parses an id written as a UUID, dashed or as 32 hex digits, in any letter case.
@@ -79,9 +85,23 @@ const UNDASHED = /^[0-9a-fA-F]{32}$/;
  */
 export function parseId(text: unknown): Buffer | undefined {
   if (typeof text !== 'string') return undefined;
-  if (DASHED.test(text)) return Buffer.from(text.replaceAll('-', ''), 'hex');
-  if (UNDASHED.test(text)) return Buffer.from(text, 'hex');
-  return undefined;
+  // Every document of a bulk insert with ids comes through here: one pass, no regex.
+  const dashed = text.length === 36;
+  if (!dashed && text.length !== 32) return undefined;
+  const id = Buffer.allocUnsafe(ID_BYTES);
+  let at = 0;
+  for (let i = 0; i < ID_BYTES; i++) {
+    if (dashed && (i === 4 || i === 6 || i === 8 || i === 10)) {
+      if (text.charCodeAt(at) !== DASH) return undefined;
+      at += 1;
+    }
+    const high = HEX_VALUE[text.charCodeAt(at)] as number;
+    const low = HEX_VALUE[text.charCodeAt(at + 1)] as number;
+    if ((high | low) < 0) return undefined;
+    id[i] = (high << 4) | low;
+    at += 2;
+  }
+  return id;
 }
 
 /** The millisecond timestamp held by a UUIDv7 id. */

@@ -28,6 +28,9 @@ export interface EncodedKey {
   truncated: boolean;
 }
 
+/** Keys up to this many bytes are copied out of the scratch buffer by a loop. */
+const SMALL_COPY_BYTES_MAX = 32;
+
 // Encoding writes into one scratch buffer and copies the result out: one small allocation
 // per key instead of a byte array and a conversion (index upkeep is on the write hot path).
 let scratch = Buffer.allocUnsafe(4096);
@@ -51,17 +54,35 @@ function writeNumber(value: number, at: number): number {
   return at + 9;
 }
 
+/** Strings up to this length are tried as ASCII in JavaScript before the native UTF-8 write. */
+const ASCII_FAST_CHARS_MAX = 64;
+
+/** Writes `value` at `at` if it is short ASCII without NUL; returns the end, or -1 if not. */
+function writeShortAscii(value: string, at: number): number {
+  if (value.length > ASCII_FAST_CHARS_MAX) return -1;
+  for (let i = 0; i < value.length; i++) {
+    const code = value.charCodeAt(i);
+    if (code === 0 || code > 0x7f) return -1;
+    scratch[at + i] = code;
+  }
+  return at + value.length;
+}
+
 function writeString(value: string, at: number): number {
   // Worst case: 3 UTF-8 bytes per UTF-16 unit, each byte escaped, plus tag and terminator.
   ensure(at + value.length * 6 + 3);
   scratch[at] = TAG_STRING;
-  let end = at + 1 + scratch.write(value, at + 1, 'utf8');
-  if (value.includes('\u0000')) {
-    const raw = Buffer.from(scratch.subarray(at + 1, end));
-    end = at + 1;
-    for (const byte of raw) {
-      scratch[end++] = byte;
-      if (byte === 0) scratch[end++] = 0xff;
+  // Short ASCII (codes, names, ids) is the common case: a JavaScript loop beats a native call.
+  let end = writeShortAscii(value, at + 1);
+  if (end < 0) {
+    end = at + 1 + scratch.write(value, at + 1, 'utf8');
+    if (value.includes('\u0000')) {
+      const raw = Buffer.from(scratch.subarray(at + 1, end));
+      end = at + 1;
+      for (const byte of raw) {
+        scratch[end++] = byte;
+        if (byte === 0) scratch[end++] = 0xff;
+      }
     }
   }
   scratch[end] = 0;
@@ -92,7 +113,10 @@ export function encodeTuple(values: readonly unknown[]): EncodedKey | undefined 
   const truncated = end > KEY_VALUE_BYTES_MAX;
   const length = truncated ? KEY_VALUE_BYTES_MAX : end;
   const bytes = Buffer.allocUnsafe(length);
-  scratch.copy(bytes, 0, 0, length);
+  // Index keys are mostly a few bytes: a loop is cheaper than the native copy's call.
+  if (length <= SMALL_COPY_BYTES_MAX)
+    for (let i = 0; i < length; i++) bytes[i] = scratch[i] as number;
+  else scratch.copy(bytes, 0, 0, length);
   return { bytes, truncated };
 }
 
