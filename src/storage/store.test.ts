@@ -14,7 +14,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { makeTempDir } from '../../test/support/temp-dir.js';
 import { type Database, open } from '../engine/index.js';
 import { isDbError } from '../errors/index.js';
-import { DATA_FILE_NAME, Store } from './index.js';
+import { type CollectionDef, DATA_FILE_NAME, Store } from './index.js';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
 
@@ -198,6 +198,32 @@ describe('change log', () => {
       reopened.insertDocuments('c', [reopened.prepareDocument({}, undefined)]),
     );
     expect([...reopened.changesAfter(0)].map((e) => e.seq)).toEqual([11]);
+    await reopened.close();
+  });
+
+  it('writes keep the change log within its byte bound, newest entries kept, seqs contiguous', async () => {
+    const store = Store.open(dir, { changeLogRetainBytes: 256 * 1024 });
+    const filler = 'x'.repeat(2000);
+    for (let batch = 0; batch < 40; batch++) {
+      const docs = Array.from({ length: 20 }, (_, i) =>
+        store.prepareDocument({ batch, i, filler }, undefined),
+      );
+      await store.write(() => store.insertDocuments('c', docs));
+    }
+    const { lastSeq, seqFloor } = store.nodeState();
+    expect(lastSeq).toBe(40);
+    // 40 entries of about 40 KiB do not fit in 256 KiB: the oldest went, at write time.
+    expect(seqFloor).toBeGreaterThan(0);
+    const seqs = [...store.changesAfter(0)].map((e) => e.seq);
+    expect(seqs).toEqual(Array.from({ length: lastSeq - seqFloor }, (_, i) => seqFloor + 1 + i));
+    // Within the bound, give or take the sixteenth between two checks and one entry.
+    expect(seqs.length * 40_000).toBeLessThan(256 * 1024 * (1 + 1 / 16) + 41_000);
+    expect(seqs.length).toBeGreaterThan(2);
+    // Every document is still there: only the log was trimmed.
+    expect(store.count(store.getCollection('c') as CollectionDef)).toBe(800);
+    await store.close();
+    const reopened = Store.open(dir);
+    expect(reopened.nodeState()).toEqual({ term: 1, lastSeq: 40, seqFloor });
     await reopened.close();
   });
 });

@@ -9,6 +9,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { DbError } from '../errors/index.js';
 import {
+  CHANGE_LOG_RETAIN_BYTES,
   CHANGE_LOG_RETAIN_ENTRIES,
   COLLECTIONS_MAX,
   DOCUMENT_BYTES_MAX,
@@ -67,6 +68,9 @@ const STRUCTURES_KEY = Buffer.from('structures');
 const COLLECTION_PREFIX = 'c/';
 /** Lowest possible id key; keys below it (none today) are reserved. */
 const ID_MIN = Buffer.alloc(ID_BYTES, 0);
+/** The change log's size is checked every this many entries (or sixteenths of its bound). */
+const CHANGE_LOG_SIZE_CHECK_EVERY = 16;
+
 /** What a scan's visitor returns for a document the scan leaves out. */
 const SKIPPED = Symbol('skipped');
 
@@ -116,6 +120,8 @@ const ID_PAST_MAX = Buffer.alloc(ID_BYTES + 1, 0xff);
 export interface StoreOptions {
   /** Open without the writer lock; every write is refused. */
   readOnly?: boolean;
+  /** Bytes the change log may hold before writes trim it (default CHANGE_LOG_RETAIN_BYTES). */
+  changeLogRetainBytes?: number;
 }
 
 /** A document ready to store: validated body, its encoding, and the id it should keep. */
@@ -173,6 +179,11 @@ export class Store {
   private readonly selections = new Map<string, CachedSelection>();
   /** Moves on with every write batch: a cached selection of an older one is stale. */
   private dataGeneration = 0;
+  /** LMDB's page size, read once. */
+  private pageBytes: number | undefined;
+  private changeLogRetainBytes = CHANGE_LOG_RETAIN_BYTES;
+  /** Bytes appended to the change log since its size was last checked. */
+  private changeBytesUnchecked = 0;
   private readonly live = new Map<string, LiveIndex>();
   private defs = new Map<string, CollectionDef>();
   private meta!: NodeMeta;
@@ -216,6 +227,7 @@ export class Store {
     const lock = readOnly ? undefined : acquireWriterLock(file);
     try {
       const store = new Store(file, readOnly, lock);
+      store.changeLogRetainBytes = options.changeLogRetainBytes ?? CHANGE_LOG_RETAIN_BYTES;
       store.loadCatalog();
       return store;
     } catch (error) {
@@ -482,9 +494,47 @@ export class Store {
     const staged = this.stagedState();
     const seq = staged.lastSeq + 1;
     const entry: ChangeEntry = { ...change, seq, term: staged.meta.term, atMs: Date.now() };
-    this.changesDb.putSync(seqKey(seq), encodeValue(entry), { append: true });
+    const bytes = encodeValue(entry);
+    this.changesDb.putSync(seqKey(seq), bytes, { append: true });
     staged.lastSeq = seq;
+    // Checked every few entries, or sooner when large ones come: the log overshoots its bound
+    // by at most a sixteenth of it and one entry.
+    this.changeBytesUnchecked += bytes.length;
+    if (
+      seq % CHANGE_LOG_SIZE_CHECK_EVERY === 0 ||
+      this.changeBytesUnchecked * CHANGE_LOG_SIZE_CHECK_EVERY >= this.changeLogRetainBytes
+    ) {
+      this.changeBytesUnchecked = 0;
+      this.trimChangesToSize();
+    }
     return seq;
+  }
+
+  /**
+   * Keeps the change log within its byte bound (`changeLogRetainBytes`): past it, the oldest entries go
+   * (about a tenth more than the excess, so trims come in steps), always keeping the newest.
+   * Their size is measured from the log's pages, so no entry is read.
+   */
+  private trimChangesToSize(): void {
+    const { entries, pages } = treeStats(this.changesDb);
+    this.pageBytes ??= envStats(this.env).pageSize;
+    const bytes = pages * this.pageBytes;
+    if (bytes <= this.changeLogRetainBytes || entries < 2) return;
+    const keep = (this.changeLogRetainBytes * 0.9) / bytes;
+    const staged = this.stagedState();
+    const drop = Math.ceil(entries * (1 - keep));
+    this.trimChangesTo(Math.min(staged.lastSeq - 1, staged.meta.seqFloor + drop));
+  }
+
+  /** Removes the change-log entries with a seq at or below `trimTo`; returns how many. */
+  private trimChangesTo(trimTo: number): number {
+    const staged = this.stagedState();
+    if (trimTo <= staged.meta.seqFloor) return 0;
+    const doomed = [...this.changesDb.getKeys({ start: seqKey(0), end: seqKey(trimTo + 1) })];
+    for (const key of doomed) this.changesDb.removeSync(key);
+    staged.meta = { ...staged.meta, seqFloor: trimTo };
+    this.catalogDb.putSync(META_KEY, encodeValue(staged.meta));
+    return doomed.length;
   }
 
   /** The collection's definition inside a write job, created on first use when `create`. */
@@ -1088,15 +1138,7 @@ export class Store {
     await this.flush();
     return this.write(() => {
       const staged = this.stagedState();
-      const trimTo = staged.lastSeq - retainEntries;
-      let trimmed = 0;
-      if (trimTo > staged.meta.seqFloor) {
-        const doomed = [...this.changesDb.getKeys({ start: seqKey(0), end: seqKey(trimTo + 1) })];
-        for (const key of doomed) this.changesDb.removeSync(key);
-        trimmed = doomed.length;
-        staged.meta = { ...staged.meta, seqFloor: trimTo };
-        this.catalogDb.putSync(META_KEY, encodeValue(staged.meta));
-      }
+      const trimmed = this.trimChangesTo(staged.lastSeq - retainEntries);
       return {
         lastSeq: staged.lastSeq,
         trimmedEntries: trimmed,

@@ -41,6 +41,11 @@ export const SQL_NESTING_MAX = 256;
 export const STATEMENT_CACHE_ENTRIES = 1000;
 /** Change-log entries kept behind the newest one when a checkpoint trims the log. */
 export const CHANGE_LOG_RETAIN_ENTRIES = 1_000_000;
+/**
+ * Bytes the change log may hold before its oldest entries are removed, at write time. A
+ * follower that falls further behind than this catches up from a snapshot (DESIGN §6).
+ */
+export const CHANGE_LOG_RETAIN_BYTES = 256 * MiB;
 
 /**
  * Documents whose scanned paths the writer keeps in memory, over all cached selections
