@@ -71,6 +71,9 @@ const ID_MIN = Buffer.alloc(ID_BYTES, 0);
 /** The change log's size is checked every this many entries (or sixteenths of its bound). */
 const CHANGE_LOG_SIZE_CHECK_EVERY = 16;
 
+/** Selections whose last scan is remembered (to tell a repeated scan); then it starts over. */
+const SCANNED_SELECTIONS_MAX = 1000;
+
 /** What a scan's visitor returns for a document the scan leaves out. */
 const SKIPPED = Symbol('skipped');
 
@@ -85,10 +88,18 @@ interface CachedSelection {
 /** Collects a scan's selected parts; gives up when a selected value is not a scalar. */
 class SelectionRecorder {
   private readonly parts: Document[] = [];
-  private readonly ids: Buffer[] = [];
+  /** The ids copied end to end (holding each key's own Buffer would cost far more). */
+  private ids: Buffer;
+  private idCount = 0;
   private usable = true;
 
-  constructor(private readonly selection: FieldSelection) {}
+  /** `expected`: the collection's document count, to size the id buffer. */
+  constructor(
+    private readonly selection: FieldSelection,
+    expected: number,
+  ) {
+    this.ids = Buffer.allocUnsafe(Math.max(1, expected) * ID_BYTES);
+  }
 
   add(part: Document): void {
     if (!this.usable) return;
@@ -104,15 +115,23 @@ class SelectionRecorder {
   }
 
   addId(id: Buffer): void {
-    if (this.usable) this.ids.push(id);
+    if (!this.usable) return;
+    if ((this.idCount + 1) * ID_BYTES > this.ids.length) {
+      const grown = Buffer.allocUnsafe(this.ids.length * 2);
+      this.ids.copy(grown);
+      this.ids = grown;
+    }
+    id.copy(this.ids, this.idCount * ID_BYTES);
+    this.idCount++;
   }
 
   /** The cache entry, when the scan ran to its end with every value a scalar. */
   complete(generation: number): CachedSelection | undefined {
-    if (!this.usable || this.ids.length !== this.parts.length) return undefined;
-    return { generation, ids: Buffer.concat(this.ids), parts: this.parts };
+    if (!this.usable || this.idCount !== this.parts.length) return undefined;
+    return { generation, ids: this.ids.subarray(0, this.idCount * ID_BYTES), parts: this.parts };
   }
 }
+
 /** Greater than every 16-byte id: the start of a reverse scan. */
 const ID_PAST_MAX = Buffer.alloc(ID_BYTES + 1, 0xff);
 
@@ -177,6 +196,8 @@ export class Store {
   private readonly scanDbs = new Map<string, ScanDb>();
   /** Selections of whole scans, by collection sub-database and selection signature. */
   private readonly selections = new Map<string, CachedSelection>();
+  /** The write generation at which each selection was last scanned from the file. */
+  private readonly scannedAt = new Map<string, number>();
   /** Moves on with every write batch: a cached selection of an older one is stale. */
   private dataGeneration = 0;
   /** LMDB's page size, read once. */
@@ -972,9 +993,10 @@ export class Store {
    * decoded for `keep` to test, and a document kept is then decoded whole when `whole`, or
    * yielded as the selection (enough for `valueAt` on every selected path).
    *
-   * The writer keeps the selections of complete scans in memory until its next write, when
-   * every selected value is a scalar (so nothing a caller receives can alter the cache):
-   * repeated scans and aggregates over the same paths then read no documents at all.
+   * The writer keeps the selection of a complete scan in memory until its next write when the
+   * same selection was scanned before since the last write, and every selected value is a
+   * scalar (so nothing a caller receives can alter the cache): further scans and aggregates
+   * over the same paths then read no documents at all.
    */
   *scanSelected(
     def: CollectionDef,
@@ -995,8 +1017,18 @@ export class Store {
       }
       return;
     }
-    const caching = !this.readOnly && !this.staged && this.count(def) <= SELECTION_CACHE_DOCS_MAX;
-    const record = caching ? new SelectionRecorder(selection) : undefined;
+    // Keeping a selection costs about as much as the scan (its objects outlive the young
+    // generation), so a scan keeps one only when the same selection was scanned before with
+    // no write in between: reads that repeat. Writes in between leave every scan lean.
+    const repeated = this.scannedAt.get(cacheKey) === this.dataGeneration;
+    if (this.scannedAt.size >= SCANNED_SELECTIONS_MAX) this.scannedAt.clear();
+    this.scannedAt.set(cacheKey, this.dataGeneration);
+    const documents =
+      this.readOnly || this.staged || !repeated ? Number.POSITIVE_INFINITY : this.count(def);
+    const record =
+      documents <= SELECTION_CACHE_DOCS_MAX
+        ? new SelectionRecorder(selection, documents)
+        : undefined;
     const generation = this.dataGeneration;
     const found = this.visitDocuments(def, ID_MIN, (bytes, size) => {
       const part = this.docs.decodeSelected<Document>(bytes, size, selection);
