@@ -4,7 +4,6 @@
  * does. Tests drive it with `app.inject()`.
  */
 
-import { randomUUID } from 'node:crypto';
 import Fastify, {
   type FastifyInstance,
   type FastifyReply,
@@ -21,6 +20,8 @@ import { Metrics } from './metrics.js';
 import type { NodeStatus } from './node-status.js';
 import { newNodeStatus } from './node-status.js';
 import type { RouteContext } from './route-context.js';
+import { addRequestHooks } from './request-hooks.js';
+import { requestIdGenerator } from './request-id.js';
 import { registerAdminRoutes } from './routes/admin.js';
 import { registerDocumentRoutes } from './routes/documents.js';
 import { registerIndexRoutes } from './routes/indexes.js';
@@ -46,8 +47,16 @@ export interface AppOptions {
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 
+const metricsOfApp = new WeakMap<FastifyInstance, Metrics>();
+
+/** Requests an app built by buildApp has received and not yet answered. */
+export function requestsInFlight(app: FastifyInstance): number {
+  return metricsOfApp.get(app)?.requestsInFlight() ?? 0;
+}
+
 /** Builds the app; call `await app.ready()` (inject does it) or `listen`. */
 export function buildApp(db: Database, options: AppOptions = {}): FastifyInstance {
+  const nextRequestId = requestIdGenerator();
   const app = Fastify({
     logger: options.logger ?? false,
     // Two log lines per request would cost more than serving it; the node logs errors (with
@@ -67,7 +76,7 @@ export function buildApp(db: Database, options: AppOptions = {}): FastifyInstanc
     // Keep an incoming X-Request-Id when it looks sane, so a trace can cross services.
     genReqId: (req) => {
       const given = req.headers['x-request-id'];
-      return typeof given === 'string' && REQUEST_ID.test(given) ? given : randomUUID();
+      return typeof given === 'string' && REQUEST_ID.test(given) ? given : nextRequestId();
     },
     ...(options.https as object),
   }) as unknown as FastifyInstance;
@@ -79,20 +88,11 @@ export function buildApp(db: Database, options: AppOptions = {}): FastifyInstanc
   const openapi = new OpenApi(VERSION);
 
   app.addHook('onRoute', (route) => openapi.add(route));
-  app.addHook('onRequest', async (request, reply) => {
-    reply.header('X-Request-Id', request.id);
-    metrics.inFlight.inc({
-      method: request.method,
-      route: request.routeOptions.url ?? 'unmatched',
-    });
-  });
+  // The request id and the metrics' hooks come first: the API-key check reads the route they
+  // looked up, and its 401s are counted like any answer.
+  addRequestHooks(app, metrics);
   if (options.apiKey) app.addHook('onRequest', bearerAuth(options.apiKey));
-  app.addHook('onResponse', async (request, reply) => {
-    const route = request.routeOptions.url ?? 'unmatched';
-    metrics.inFlight.dec({ method: request.method, route });
-    metrics.requests.inc({ method: request.method, route, status: String(reply.statusCode) });
-    metrics.latency.observe({ method: request.method, route }, reply.elapsedTime / 1000);
-  });
+  metricsOfApp.set(app, metrics);
 
   app.setErrorHandler(
     errorHandler({

@@ -5,19 +5,28 @@
  */
 
 import { createHash, timingSafeEqual } from 'node:crypto';
-import type { FastifyRequest } from 'fastify';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import { DbError } from '../errors/index.js';
 
 function digest(text: string): Buffer {
   return createHash('sha256').update(text).digest();
 }
 
-/** A checker for one configured key; throws ERR_UNAUTHORIZED for a missing or wrong key. */
+/**
+ * An onRequest hook for one configured key; fails with ERR_UNAUTHORIZED for a missing or
+ * wrong key. It takes a callback (a throw reaches Fastify's hook runner like `done(error)`),
+ * so a request pays no promise for it. It runs after request-hooks.ts has looked up the route
+ * (`request.routeStats`).
+ */
 export function bearerAuth(apiKey: string) {
   const expected = digest(apiKey);
-  return async (request: FastifyRequest): Promise<void> => {
+  return (request: FastifyRequest, _reply: FastifyReply, done: () => void): void => {
     const read = request.method === 'GET' || request.method === 'HEAD';
-    if (read && request.routeOptions.url === '/health') return;
+    const route = request.routeStats?.route ?? request.routeOptions.url;
+    if (read && route === '/health') {
+      done();
+      return;
+    }
     const header = request.headers.authorization;
     const match = typeof header === 'string' ? /^Bearer\s+(.+)$/i.exec(header.trim()) : null;
     if (!match) {
@@ -29,5 +38,6 @@ export function bearerAuth(apiKey: string) {
     if (!timingSafeEqual(digest(match[1] as string), expected)) {
       throw new DbError('ERR_UNAUTHORIZED', 'wrong API key');
     }
+    done();
   };
 }

@@ -2,47 +2,206 @@
  * Prometheus metrics of one app (its own registry, so several apps in one process do not
  * mix): requests by route and status, requests in flight, a latency histogram, documents
  * written and query plans used. The only importer of prom-client.
+ *
+ * Counting happens on every request and a scrape every few seconds, so the per-request
+ * numbers live in plain fields (one RouteStats per method and route, one count per plan kind)
+ * and reach prom-client only when /metrics is read: its label hashing cost more per request
+ * than the rest of a served point lookup's bookkeeping together.
  */
 
-import { Counter, Gauge, Histogram, Registry } from 'prom-client';
+import { Counter, Gauge, type Histogram, Registry } from 'prom-client';
+
+/** Upper bounds of the latency histogram's buckets, in seconds. */
+export const LATENCY_BUCKETS_SECONDS: readonly number[] = [
+  0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5,
+];
+
+/** The route label of requests no route matched (404s, and errors raised before routing). */
+export const UNMATCHED_ROUTE = 'unmatched';
+
+/** What one method on one route has counted: plain numbers, so counting costs a few adds. */
+export class RouteStats {
+  inFlight = 0;
+  /** Answers by HTTP status. */
+  readonly statuses = new Map<number, number>();
+  /** Answers per latency bucket (not cumulative); the last slot is above every bound. */
+  readonly bucketCounts = new Float64Array(LATENCY_BUCKETS_SECONDS.length + 1);
+  latencySumSeconds = 0;
+  latencyCount = 0;
+
+  constructor(
+    readonly method: string,
+    readonly route: string,
+  ) {}
+
+  /** Counts one answer and its latency. */
+  answered(status: number, seconds: number): void {
+    this.statuses.set(status, (this.statuses.get(status) ?? 0) + 1);
+    let bucket = 0;
+    while (
+      bucket < LATENCY_BUCKETS_SECONDS.length &&
+      seconds > (LATENCY_BUCKETS_SECONDS[bucket] as number)
+    ) {
+      bucket++;
+    }
+    this.bucketCounts[bucket] = (this.bucketCounts[bucket] as number) + 1;
+    this.latencySumSeconds += seconds;
+    this.latencyCount++;
+  }
+}
+
+/** One sample as prom-client's registry formats it. */
+interface Sample {
+  metricName: string;
+  labels: Record<string, string>;
+  value: number;
+}
+
+/**
+ * The latency histogram as prom-client's registry reads a metric (name, help, type,
+ * aggregator, `get()`), built at scrape time from the RouteStats. prom-client's own Histogram
+ * cannot take counts made elsewhere, and observing into it costs a label hash per request.
+ */
+class LatencyHistogram {
+  readonly name = 'docdb_http_request_duration_seconds';
+  readonly help = 'HTTP request latency by method and route.';
+  readonly type = 'histogram';
+  readonly aggregator = 'sum';
+
+  constructor(private readonly stats: () => Iterable<RouteStats>) {}
+
+  async get(): Promise<{
+    name: string;
+    help: string;
+    type: string;
+    aggregator: string;
+    values: Sample[];
+  }> {
+    const values: Sample[] = [];
+    for (const s of this.stats()) {
+      if (s.latencyCount === 0) continue;
+      let cumulative = 0;
+      LATENCY_BUCKETS_SECONDS.forEach((bound, i) => {
+        cumulative += s.bucketCounts[i] as number;
+        values.push({
+          metricName: `${this.name}_bucket`,
+          labels: { le: String(bound), method: s.method, route: s.route },
+          value: cumulative,
+        });
+      });
+      const labels = { method: s.method, route: s.route };
+      values.push(
+        {
+          metricName: `${this.name}_bucket`,
+          labels: { le: '+Inf', ...labels },
+          value: s.latencyCount,
+        },
+        { metricName: `${this.name}_sum`, labels, value: s.latencySumSeconds },
+        { metricName: `${this.name}_count`, labels, value: s.latencyCount },
+      );
+    }
+    return {
+      name: this.name,
+      help: this.help,
+      type: this.type,
+      aggregator: this.aggregator,
+      values,
+    };
+  }
+
+  /** The registry's resetMetrics() calls this; the counts belong to the RouteStats. */
+  reset(): void {}
+}
+
+/** The kind of access path a plan string names: its text up to the first '(' or space. */
+function planKind(plan: string): string {
+  for (let i = 0; i < plan.length; i++) {
+    const c = plan.charCodeAt(i);
+    if (c === 40 /* ( */ || c === 32 /* space */) return plan.slice(0, i);
+  }
+  return plan;
+}
 
 export class Metrics {
   readonly registry = new Registry();
-  readonly requests = new Counter({
-    name: 'docdb_http_requests_total',
-    help: 'HTTP requests by method, route and status.',
-    labelNames: ['method', 'route', 'status'] as const,
-    registers: [this.registry],
-  });
-  readonly latency = new Histogram({
-    name: 'docdb_http_request_duration_seconds',
-    help: 'HTTP request latency by method and route.',
-    labelNames: ['method', 'route'] as const,
-    buckets: [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5],
-    registers: [this.registry],
-  });
-  readonly inFlight = new Gauge({
-    name: 'docdb_http_requests_in_flight',
-    help: 'HTTP requests received and not yet answered, by method and route.',
-    labelNames: ['method', 'route'] as const,
-    registers: [this.registry],
-  });
   readonly documentsWritten = new Counter({
     name: 'docdb_documents_written_total',
     help: 'Documents inserted, replaced or deleted through the API.',
     labelNames: ['operation'] as const,
     registers: [this.registry],
   });
-  readonly plans = new Counter({
-    name: 'docdb_query_plans_total',
-    help: 'Queries by the kind of access path their plan used.',
-    labelNames: ['plan'] as const,
-    registers: [this.registry],
-  });
+  /** RouteStats by route, then by method. */
+  private readonly routes = new Map<string, Map<string, RouteStats>>();
+  /** Queries by plan kind (a handful: the planner's access paths). */
+  private readonly plans = new Map<string, number>();
+
+  constructor() {
+    const stats = () => this.allStats();
+    const plans = this.plans;
+    new Counter({
+      name: 'docdb_http_requests_total',
+      help: 'HTTP requests by method, route and status.',
+      labelNames: ['method', 'route', 'status'] as const,
+      registers: [this.registry],
+      collect() {
+        this.reset();
+        for (const s of stats()) {
+          for (const [status, n] of s.statuses) {
+            this.inc({ method: s.method, route: s.route, status: String(status) }, n);
+          }
+        }
+      },
+    });
+    this.registry.registerMetric(new LatencyHistogram(stats) as unknown as Histogram);
+    new Gauge({
+      name: 'docdb_http_requests_in_flight',
+      help: 'HTTP requests received and not yet answered, by method and route.',
+      labelNames: ['method', 'route'] as const,
+      registers: [this.registry],
+      collect() {
+        this.reset();
+        for (const s of stats()) this.set({ method: s.method, route: s.route }, s.inFlight);
+      },
+    });
+    new Counter({
+      name: 'docdb_query_plans_total',
+      help: 'Queries by the kind of access path their plan used.',
+      labelNames: ['plan'] as const,
+      registers: [this.registry],
+      collect() {
+        this.reset();
+        for (const [plan, n] of plans) this.inc({ plan }, n);
+      },
+    });
+  }
+
+  /** The stats of one method on one route (`undefined`: no route matched), made on first use. */
+  routeStats(method: string, route: string | undefined): RouteStats {
+    const path = route ?? UNMATCHED_ROUTE;
+    let byMethod = this.routes.get(path);
+    if (!byMethod) {
+      byMethod = new Map();
+      this.routes.set(path, byMethod);
+    }
+    let stats = byMethod.get(method);
+    if (!stats) {
+      stats = new RouteStats(method, path);
+      byMethod.set(method, stats);
+    }
+    return stats;
+  }
+
+  /** Requests received and not yet answered, over every route. */
+  requestsInFlight(): number {
+    let n = 0;
+    for (const s of this.allStats()) n += s.inFlight;
+    return n;
+  }
 
   /** Counts a query under its access path kind (the plan string up to the first '('). */
   countPlan(plan: string): void {
-    this.plans.inc({ plan: plan.split(/[( ]/)[0] ?? plan });
+    const kind = planKind(plan);
+    this.plans.set(kind, (this.plans.get(kind) ?? 0) + 1);
   }
 
   text(): Promise<string> {
@@ -51,5 +210,9 @@ export class Metrics {
 
   get contentType(): string {
     return this.registry.contentType;
+  }
+
+  private *allStats(): Generator<RouteStats> {
+    for (const byMethod of this.routes.values()) yield* byMethod.values();
   }
 }

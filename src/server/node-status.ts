@@ -20,9 +20,14 @@ export function newNodeStatus(name: string): NodeStatus {
   return { name, startedAtMs: Date.now(), role: 'none', readOnly: false };
 }
 
+/** True when the node takes writes: neither read-only nor a follower. */
+export function isWritable(status: NodeStatus): boolean {
+  return !status.readOnly && status.role !== 'follower';
+}
+
 /** Throws ERR_NODE_READ_ONLY when the node refuses writes, naming why and the leader. */
 export function requireWritable(status: NodeStatus): void {
-  if (!status.readOnly && status.role !== 'follower') return;
+  if (isWritable(status)) return;
   const why =
     status.role === 'follower' ? 'this node is a follower' : 'this node is read-only (handover)';
   const leader = status.leader ? `; send writes to the leader at ${status.leader}` : '';

@@ -10,7 +10,7 @@ import { createSecureContext } from 'node:tls';
 import type { FastifyInstance } from 'fastify';
 import { type Database, open } from '../engine/index.js';
 import { DbError } from '../errors/index.js';
-import { buildApp } from './app.js';
+import { buildApp, requestsInFlight } from './app.js';
 import type { NodeConfig, SettingSource } from './node-config.js';
 import { newNodeStatus, type NodeStatus } from './node-status.js';
 
@@ -92,7 +92,6 @@ export async function startNode(
   const status = newNodeStatus(config.nodeName);
   const log = options.log !== false;
   let app: FastifyInstance;
-  let inFlight = 0;
   try {
     app = buildApp(db, {
       nodeName: config.nodeName,
@@ -100,12 +99,6 @@ export async function startNode(
       status,
       logger: log ? { level: 'info' } : false,
       ...(https && { https: https as never }),
-    });
-    app.addHook('onRequest', async () => {
-      inFlight++;
-    });
-    app.addHook('onResponse', async () => {
-      inFlight--;
     });
     await app.listen({ port: config.port, host: config.bindAll ? '0.0.0.0' : '127.0.0.1' });
   } catch (error) {
@@ -126,7 +119,7 @@ export async function startNode(
   if (options.handleSignals !== false) {
     const onSignal = (signal: NodeJS.Signals) => {
       app.log.info(
-        `${signal}: stopping with ${inFlight} requests in flight (finishing them, then flushing)`,
+        `${signal}: stopping with ${requestsInFlight(app)} requests in flight (finishing them, then flushing)`,
       );
       close().then(
         () => {

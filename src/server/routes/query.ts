@@ -9,7 +9,7 @@ import { Readable } from 'node:stream';
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import type { QueryMeta } from '../../engine/index.js';
 import type { RouteContext } from '../route-context.js';
-import { requireWritable } from '../node-status.js';
+import { isWritable, requireWritable } from '../node-status.js';
 import { FLAG, flag } from './query-string.js';
 
 interface QueryBody {
@@ -36,10 +36,15 @@ const schema = {
 
 const NDJSON_CHUNK_CHARS = 64 * 1024;
 
+/**
+ * Sets X-DOCDB-Plan, X-DOCDB-Count and X-DOCDB-ExecutionMs. The names are written in lower
+ * case, as they go on the wire: Fastify lowercases every name it is given, and a name that
+ * changes makes a new string to hash on every request.
+ */
 function setMetaHeaders(reply: FastifyReply, meta: QueryMeta): void {
-  reply.header('X-DOCDB-Plan', meta.plan);
-  reply.header('X-DOCDB-Count', String(meta.count));
-  reply.header('X-DOCDB-ExecutionMs', meta.executionMs.toFixed(3));
+  reply.header('x-docdb-plan', meta.plan);
+  reply.header('x-docdb-count', String(meta.count));
+  reply.header('x-docdb-executionms', meta.executionMs.toFixed(3));
 }
 
 export function registerQueryRoutes(
@@ -51,7 +56,8 @@ export function registerQueryRoutes(
     { schema },
     async (request, reply) => {
       const { sql, params = [] } = request.body;
-      if (db.statementKind(sql) !== 'select') requireWritable(status);
+      // Only a node that refuses writes needs the statement's kind before running it.
+      if (!isWritable(status) && db.statementKind(sql) !== 'select') requireWritable(status);
       const accept = request.headers.accept ?? '';
       const streaming = flag(request.query.stream) || accept.includes('application/x-ndjson');
       if (!streaming) {
