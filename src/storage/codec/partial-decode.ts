@@ -11,7 +11,9 @@
  */
 
 import type { JsonPath } from '../../util/index.js';
-import type { Structure } from './value-codec.js';
+
+/** The key list of one shared structure (a MessagePack record's field names, in order). */
+export type Structure = string[];
 
 /** One step of a selection: the whole value, or some of its fields and array positions. */
 interface SelectionNode {

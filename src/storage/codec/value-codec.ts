@@ -13,7 +13,7 @@
  */
 
 import { Packr } from 'msgpackr';
-import { type FieldSelection, PartialReader } from './partial-decode.js';
+import { type FieldSelection, PartialReader, type Structure } from './partial-decode.js';
 
 const plain = new Packr({ useRecords: false, mapsAsObjects: true, int64AsType: 'number' });
 
@@ -30,8 +30,7 @@ export function decodeValue<T = unknown>(bytes: Uint8Array): T {
 /** Most shared structures per file; later shapes are written with inline structures. */
 export const SHARED_STRUCTURES_MAX = 1024;
 
-/** A key list of one shared structure. */
-export type Structure = string[];
+export type { Structure };
 
 /** Encodes and decodes documents with structures shared across one data file. */
 export class DocumentCodec {
