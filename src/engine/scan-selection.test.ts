@@ -124,3 +124,19 @@ describe('selected scans', () => {
     }
   });
 });
+
+describe('streams', () => {
+  it('stream every document as the first request of a freshly opened file', async () => {
+    await db.close();
+    db = await open(dir);
+    const stream = db.queryStream('SELECT * FROM o WHERE fare.total >= ?', [0]);
+    const meta = await stream.next();
+    expect(meta.value).toMatchObject({ plan: 'COLLECTION_SCAN', count: 300 });
+    let documents = 0;
+    for await (const document of stream) {
+      expect(document).toHaveProperty('legs');
+      documents++;
+    }
+    expect(documents).toBe(300);
+  });
+});

@@ -970,6 +970,10 @@ export class Store {
    * result). Release it when done: a pinned snapshot keeps old pages from reuse.
    */
   openSnapshot(): DocumentSnapshot {
+    // LMDB does not let a read transaction use a sub-database first opened after it began:
+    // open every collection's handle before pinning (the first request of a fresh process
+    // may well be a stream).
+    for (const def of this.defs.values()) this.subDb(def.dbName);
     const snapshot = pinSnapshot(this.env);
     return {
       getBody: (def, id) => {

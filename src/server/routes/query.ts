@@ -76,12 +76,19 @@ export function registerQueryRoutes(
         // Documents go out in chunks of about 64 KiB: one stream write per document would cost
         // more than encoding it. Backpressure still holds between chunks.
         let chunk = '';
-        for await (const document of stream) {
-          chunk += `${JSON.stringify(document)}\n`;
-          if (chunk.length >= NDJSON_CHUNK_CHARS) {
-            yield chunk;
-            chunk = '';
+        try {
+          for await (const document of stream) {
+            chunk += `${JSON.stringify(document)}\n`;
+            if (chunk.length >= NDJSON_CHUNK_CHARS) {
+              yield chunk;
+              chunk = '';
+            }
           }
+        } catch (error) {
+          // The status and meta line are already sent: all that is left is to cut the
+          // response short (the client sees fewer lines than the meta's count) and say why.
+          request.log.error({ err: error }, 'NDJSON stream failed after its meta line');
+          throw error;
         }
         if (chunk) yield chunk;
       })();
