@@ -68,8 +68,9 @@ const METHOD = `## Method
   caches, docdb the selections of whole scans (the scalar values at the paths a statement
   reads, kept by the writing process from the second scan after a write until the next write;
   docs/ARCHITECTURE.md). Workloads 5 and 6 run repeatedly with no write in between, so after
-  the warm-up docdb reads those selections, not the documents. A scan after a write reads the file again: the scan column
-  of scale mode is always such a first scan (it follows a load).
+  the warm-up docdb reads those selections, not the documents. A scan after a write reads
+  the file again: the scan column of scale mode is always such a first scan (it follows a
+  load).
 - **Honesty.** Every figure of the run is below, including the misses. A ratio is only
   comparable within one run on one machine.`;
 
