@@ -8,25 +8,15 @@
  * each route group in routes/.
  */
 
-import { afterEach, describe, expect, it } from 'vitest';
-import { type Harness, type Json, startHarness } from '../../test/support/app-harness.js';
+import { describe, expect, it } from 'vitest';
+import { harnessPerTest, type Json } from '../../test/support/app-harness.js';
 import { VERSION } from '../version.js';
 import { newNodeStatus } from './node-status.js';
 
 const KEY = 'test-key-0123456789';
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
-let h: Harness | undefined;
-
-async function start(options: Parameters<typeof startHarness>[0] = {}): Promise<Harness> {
-  h = await startHarness(options);
-  return h;
-}
-
-afterEach(async () => {
-  await h?.close();
-  h = undefined;
-});
+const start = harnessPerTest();
 
 describe('GET /health', () => {
   it('answers status, node, version, readOnly, role and uptimeSeconds', async () => {

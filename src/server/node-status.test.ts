@@ -5,20 +5,10 @@
  * with the status object passed to buildApp.
  */
 
-import { afterEach, describe, expect, it } from 'vitest';
-import { type Harness, type Json, startHarness } from '../../test/support/app-harness.js';
+import { describe, expect, it } from 'vitest';
+import { type Harness, harnessPerTest, type Json } from '../../test/support/app-harness.js';
 
-let h: Harness | undefined;
-
-async function start(options: Parameters<typeof startHarness>[0] = {}): Promise<Harness> {
-  h = await startHarness(options);
-  return h;
-}
-
-afterEach(async () => {
-  await h?.close();
-  h = undefined;
-});
+const start = harnessPerTest();
 
 describe('read-only and follower nodes', () => {
   async function seeded(): Promise<{ app: Harness; id: string }> {

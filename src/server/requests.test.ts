@@ -6,21 +6,11 @@
  * broken percent-encodings. Known bugs are kept as `it.fails` with the bug named.
  */
 
-import { afterEach, describe, expect, it } from 'vitest';
-import { type Harness, startHarness } from '../../test/support/app-harness.js';
+import { describe, expect, it } from 'vitest';
+import { harnessPerTest } from '../../test/support/app-harness.js';
 import { BODY_BYTES_MAX, COLLECTION_NAME_CHARS_MAX } from '../util/index.js';
 
-let h: Harness | undefined;
-
-async function start(options: Parameters<typeof startHarness>[0] = {}): Promise<Harness> {
-  h = await startHarness(options);
-  return h;
-}
-
-afterEach(async () => {
-  await h?.close();
-  h = undefined;
-});
+const start = harnessPerTest();
 
 describe('request bodies', () => {
   it('answers 415 ERR_UNSUPPORTED_MEDIA_TYPE for a body that is not JSON, storing nothing', async () => {

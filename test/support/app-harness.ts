@@ -8,9 +8,10 @@
 
 import * as fs from 'node:fs';
 import type { InjectOptions } from 'fastify';
+import { afterEach } from 'vitest';
 import { type Database, open } from '../../src/engine/index.js';
 import { type AppOptions, buildApp } from '../../src/server/app.js';
-import { newNodeStatus, type NodeStatus } from '../../src/server/node-status.js';
+import { type NodeStatus, newNodeStatus } from '../../src/server/node-status.js';
 import { makeTempDir } from './temp-dir.js';
 
 /** Every code docs/errors.md lists (its tables are the contract, not the catalogue). */
@@ -90,6 +91,22 @@ export function checkAnswer(call: Call, answer: Answer): void {
       throw new Error(`error code not in docs/errors.md: ${where}`);
     }
   }
+}
+
+/**
+ * For a test file whose tests each start their own harness with their own options: returns
+ * the `start` to call, and closes what it started after each test.
+ */
+export function harnessPerTest(): (options?: AppOptions) => Promise<Harness> {
+  let current: Harness | undefined;
+  afterEach(async () => {
+    await current?.close();
+    current = undefined;
+  });
+  return async (options = {}) => {
+    current = await startHarness(options);
+    return current;
+  };
 }
 
 /** Opens a database in a fresh temp dir and builds the app over it. */
