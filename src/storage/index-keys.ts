@@ -6,7 +6,7 @@
 
 import { type JsonPath, parsePath, valueAt, valuesAt } from '../util/index.js';
 import type { IndexDef } from './catalog.js';
-import { type EncodedKey, encodeTuple } from './codec/index.js';
+import { compareBytes, type EncodedKey, encodeTuple } from './codec/index.js';
 
 /** An index definition with its paths parsed once. */
 export interface LiveIndex {
@@ -99,13 +99,7 @@ function distinctValues(tuples: unknown[][]): IndexValue[] {
 /** sameValueKey(a) === sameValueKey(b), without building the strings in the usual case. */
 function sameValue(a: IndexValue, b: IndexValue): boolean {
   if (a.truncated || b.truncated) return sameValueKey(a) === sameValueKey(b);
-  return sameBytes(a.bytes, b.bytes);
-}
-
-function sameBytes(a: Buffer, b: Buffer): boolean {
-  if (a.length !== b.length) return false;
-  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
-  return true;
+  return compareBytes(a.bytes, b.bytes) === 0;
 }
 
 /**

@@ -5,8 +5,8 @@
  * left by a dead process is taken over. Readers never take it: LMDB's MVCC serves them.
  */
 
-import { hostname } from 'node:os';
 import * as fs from 'node:fs';
+import { hostname } from 'node:os';
 import { DbError } from '../errors/index.js';
 
 /** What the owner file records about the process holding the file. */

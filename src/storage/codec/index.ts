@@ -1,5 +1,5 @@
 /** Pure codecs: order-preserving index keys and the stored value encoding. */
 
 export * from './key-codec.js';
-export * from './value-codec.js';
 export { FieldSelection } from './partial-decode.js';
+export * from './value-codec.js';

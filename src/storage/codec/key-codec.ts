@@ -127,3 +127,17 @@ export function tagOf(value: unknown): number {
   if (value === true) return TAG_TRUE;
   return typeof value === 'number' ? TAG_NUMBER : TAG_STRING;
 }
+
+/**
+ * The order LMDB gives two keys (memcmp, then the shorter first). Keys are a few bytes: a
+ * loop here is several times cheaper than Buffer.compare's native call, and a batch of
+ * 1,000 documents sorts some 50,000 pairs.
+ */
+export function compareBytes(a: Buffer, b: Buffer): number {
+  const length = a.length < b.length ? a.length : b.length;
+  for (let i = 0; i < length; i++) {
+    const difference = (a[i] as number) - (b[i] as number);
+    if (difference !== 0) return difference;
+  }
+  return a.length - b.length;
+}
