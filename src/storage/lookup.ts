@@ -237,14 +237,14 @@ export function* idsForKeys(store: Store, index: IndexDef, tuples: unknown[][]):
 
 /**
  * The id listed under one tuple of a unique index, read with one get (a point lookup's
- * whole index work). Undefined when none is, or the tuple holds null or a non-scalar.
+ * whole index work). The caller has checked that the index is unique and the tuple holds
+ * only non-null scalars (what such an index lists).
  */
 export function idForUniqueKey(
   store: Store,
   index: IndexDef,
   tuple: unknown[],
 ): Buffer | undefined {
-  if (!index.unique || tuple.some((v) => v === null || !isScalar(v))) return undefined;
   const encoded = encodeTuple(tuple);
   return encoded ? store.indexIdForUniqueKey(index, encoded.bytes) : undefined;
 }
