@@ -2,10 +2,8 @@
 // insert, replace or delete, leaves no index entry without its document and no document
 // without its index entries, and leaves a contiguous change log (20 cycles over one file).
 
-import * as fs from 'node:fs';
-import * as os from 'node:os';
-import * as path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { makeTempDir } from '../support/temp-dir.js';
 import { runCrashCycles } from './crash-harness.js';
 
 /** Cycles in `npm test`; soak runs use `npm run test:crash -- --cycles N`. */
@@ -23,8 +21,8 @@ function seedOf(env: string | undefined): number {
 }
 
 describe('crash durability', () => {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'docdb-crash-'));
-  afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
+  const { dir, cleanup } = makeTempDir('docdb-crash-');
+  afterAll(cleanup);
 
   it(
     `keeps every acknowledged write across ${CYCLES} SIGKILLs`,

@@ -10,24 +10,23 @@
 // slot, silently wrote through it into that other sub-database. Fixed in store.ts: a handle
 // opened inside a write job joins the shared cache only once its batch commits.
 
-import * as fs from 'node:fs';
-import * as os from 'node:os';
-import * as path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { type Database, open } from '../../src/index.js';
+import { makeTempDir } from '../support/temp-dir.js';
 
 describe('writes after a rolled-back write in a reopened file', () => {
   let dir: string;
+  let cleanup: () => void;
   let db: Database | undefined;
 
   beforeEach(() => {
-    dir = fs.mkdtempSync(path.join(os.tmpdir(), 'docdb-crash-'));
+    ({ dir, cleanup } = makeTempDir('docdb-crash-'));
   });
 
   afterEach(async () => {
     await db?.close();
     db = undefined;
-    fs.rmSync(dir, { recursive: true, force: true });
+    cleanup();
   });
 
   /** A file with a unique index on t.pnr holding 'A' and 'B', reopened as after a restart. */

@@ -8,9 +8,6 @@
  * Real LMDB files in a temp dir; one database, a fresh collection per property run.
  */
 
-import * as fs from 'node:fs';
-import * as os from 'node:os';
-import * as path from 'node:path';
 import { inspect } from 'node:util';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -23,19 +20,20 @@ import {
   open,
   type RangeBounds,
 } from '../../src/index.js';
+import { makeTempDir } from '../support/temp-dir.js';
 
-let dir: string;
+let temp: ReturnType<typeof makeTempDir> | undefined;
 let db: Database;
 let collectionSeq = 0;
 
 beforeAll(async () => {
-  dir = fs.mkdtempSync(path.join(os.tmpdir(), 'docdb-'));
-  db = await open(dir);
+  temp = makeTempDir('docdb-');
+  db = await open(temp.dir);
 });
 
 afterAll(async () => {
   await db?.close();
-  if (dir) fs.rmSync(dir, { recursive: true, force: true });
+  temp?.cleanup();
 });
 
 /** Runs `body` on a fresh collection and drops it afterwards (a file holds 256 at most). */

@@ -41,11 +41,11 @@
  */
 
 import * as fs from 'node:fs';
-import * as os from 'node:os';
 import * as path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Database, isDbError, open } from '../../src/index.js';
+import { makeTempDir } from '../support/temp-dir.js';
 
 const GOLDEN_DIR = path.join(path.dirname(fileURLToPath(import.meta.url)), 'golden');
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
@@ -383,17 +383,17 @@ for (const file of files) {
   const steps = parseGolden(file, fs.readFileSync(path.join(GOLDEN_DIR, file), 'utf8'));
 
   describe(file, () => {
-    let dir: string;
+    let temp: ReturnType<typeof makeTempDir> | undefined;
     let db: Database;
 
     beforeAll(async () => {
-      dir = fs.mkdtempSync(path.join(os.tmpdir(), 'docdb-sql-'));
-      db = await open(dir);
+      temp = makeTempDir('docdb-sql-');
+      db = await open(temp.dir);
     });
 
     afterAll(async () => {
       await db?.close();
-      if (dir) fs.rmSync(dir, { recursive: true, force: true });
+      temp?.cleanup();
     });
 
     for (const step of steps) {

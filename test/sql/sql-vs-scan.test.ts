@@ -16,25 +16,23 @@
  * in a temp dir.
  */
 
-import * as fs from 'node:fs';
-import * as os from 'node:os';
-import * as path from 'node:path';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Database, type Document, open } from '../../src/index.js';
+import { makeTempDir } from '../support/temp-dir.js';
 
-let dir: string;
+let temp: ReturnType<typeof makeTempDir> | undefined;
 let db: Database;
 let runSeq = 0;
 
 beforeAll(async () => {
-  dir = fs.mkdtempSync(path.join(os.tmpdir(), 'docdb-sql-'));
-  db = await open(dir);
+  temp = makeTempDir('docdb-sql-');
+  db = await open(temp.dir);
 });
 
 afterAll(async () => {
   await db?.close();
-  if (dir) fs.rmSync(dir, { recursive: true, force: true });
+  temp?.cleanup();
 });
 
 /** Runs of the main property. Raise it to hunt: DOCDB_PROPERTY_RUNS=1000. */
