@@ -28,6 +28,7 @@ export {
   matchesRange,
   type RangeBounds,
 } from './lookup.js';
+export type { StoredDocument, StoreReader } from './reader.js';
 export {
   type BulkResult,
   type CompactResult,

@@ -22,7 +22,8 @@ import {
 import type { CollectionDef, IndexDef } from './catalog.js';
 import { encodeTuple, TAG_FALSE, TAG_NUMBER, TAG_STRING, tagOf } from './codec/index.js';
 import type { Document } from './document-check.js';
-import { type Store, withId } from './store.js';
+import type { StoreReader } from './reader.js';
+import { withId } from './store.js';
 
 /** Bounds of a range find; at least one should be given. */
 export interface RangeBounds {
@@ -104,7 +105,7 @@ function usable(def: CollectionDef, paths: string[], useIndex: boolean): IndexDe
 }
 
 function collect(
-  store: Store,
+  store: StoreReader,
   def: CollectionDef,
   index: IndexDef | undefined,
   range: { start: Buffer; end: Buffer } | undefined,
@@ -130,7 +131,7 @@ function collect(
 
 /** Documents whose `pathText` equals `value`. */
 export function findEqual(
-  store: Store,
+  store: StoreReader,
   def: CollectionDef,
   pathText: string,
   value: unknown,
@@ -141,7 +142,7 @@ export function findEqual(
 
 /** Documents whose values at `pathTexts` equal `values`, position by position. */
 export function findTuple(
-  store: Store,
+  store: StoreReader,
   def: CollectionDef,
   pathTexts: string[],
   values: unknown[],
@@ -197,7 +198,7 @@ export function rangeKeys(bounds: RangeBounds): { start: Buffer; end: Buffer } |
 
 /** Documents with a value at `pathText` inside the bounds. */
 export function findRange(
-  store: Store,
+  store: StoreReader,
   def: CollectionDef,
   pathText: string,
   bounds: RangeBounds,
@@ -219,7 +220,11 @@ export function findRange(
  * Ids listed under any of the given key tuples of an index, each id once. Truncated keys can
  * add candidates that do not match: callers always recheck the documents.
  */
-export function* idsForKeys(store: Store, index: IndexDef, tuples: unknown[][]): Generator<Buffer> {
+export function* idsForKeys(
+  store: StoreReader,
+  index: IndexDef,
+  tuples: unknown[][],
+): Generator<Buffer> {
   const seen = tuples.length > 1 || index.multikey ? new Set<string>() : undefined;
   for (const tuple of tuples) {
     const encoded = encodeTuple(tuple);
@@ -241,7 +246,7 @@ export function* idsForKeys(store: Store, index: IndexDef, tuples: unknown[][]):
  * only non-null scalars (what such an index lists).
  */
 export function idForUniqueKey(
-  store: Store,
+  store: StoreReader,
   index: IndexDef,
   tuple: unknown[],
 ): Buffer | undefined {
@@ -251,7 +256,7 @@ export function idForUniqueKey(
 
 /** Ids whose indexed value lies within the bounds (of one type), each id once. */
 export function* idsForRange(
-  store: Store,
+  store: StoreReader,
   index: IndexDef,
   bounds: RangeBounds,
 ): Generator<Buffer> {

@@ -58,6 +58,7 @@ import {
   type SubDb,
   treeStats,
 } from './lmdb-env.js';
+import type { StoreReader } from './reader.js';
 import { RollbackWith, WriteQueue } from './write-queue.js';
 import { acquireWriterLock, type WriterLock } from './writer-lock.js';
 
@@ -185,7 +186,7 @@ interface Staged {
   structures: number;
 }
 
-export class Store {
+export class Store implements StoreReader {
   readonly file: string;
   readonly readOnly: boolean;
   private readonly env: Env;
