@@ -111,8 +111,8 @@ export class Collection {
   /** Inserts one document; resolves with its `_id` once the write is durable. */
   async insert(doc: unknown): Promise<string> {
     const prepared = prepare(this.store, doc);
-    const result = await this.store.write(() =>
-      this.store.insertDocuments(this.name, [prepared], { throwFirst: true }),
+    const result = await this.store.write((txn) =>
+      txn.insertDocuments(this.name, [prepared], { throwFirst: true }),
     );
     return result.ids[0] as string;
   }
@@ -139,7 +139,7 @@ export class Collection {
         throw error;
       }
     });
-    return this.store.write(() => this.store.insertDocuments(this.name, prepared, options));
+    return this.store.write((txn) => txn.insertDocuments(this.name, prepared, options));
   }
 
   /** The document with this `_id`, or undefined. */
@@ -162,8 +162,8 @@ export class Collection {
       );
     }
     const prepared = this.store.prepareDocument(body, bytes);
-    const replaced = await this.store.write(() =>
-      this.store.replaceDocument(this.name, bytes, prepared),
+    const replaced = await this.store.write((txn) =>
+      txn.replaceDocument(this.name, bytes, prepared),
     );
     if (!replaced) {
       throw new DbError(
@@ -176,7 +176,7 @@ export class Collection {
   /** Deletes the document with this `_id`; resolves false when there was none. */
   async delete(id: string): Promise<boolean> {
     const bytes = requireId(id);
-    return this.store.write(() => this.store.deleteDocument(this.name, bytes));
+    return this.store.write((txn) => txn.deleteDocument(this.name, bytes));
   }
 
   /**
@@ -186,7 +186,7 @@ export class Collection {
   async deleteMany(ids: string[]): Promise<number> {
     const keys = ids.map(requireId);
     return this.store.write(
-      () => keys.filter((key) => this.store.deleteDocument(this.name, key)).length,
+      (txn) => keys.filter((key) => txn.deleteDocument(this.name, key)).length,
     );
   }
 
@@ -247,13 +247,13 @@ export class Collection {
   /** Creates an index and builds it from existing documents; resolves once durable. */
   async createIndex(options: CreateIndexOptions): Promise<IndexInfo> {
     const spec = checkIndexSpec(this.name, options);
-    return indexInfo(await this.store.write(() => this.store.createIndex(this.name, spec)));
+    return indexInfo(await this.store.write((txn) => txn.createIndex(this.name, spec)));
   }
 
   /** Drops an index by name (case-insensitive). */
   async dropIndex(name: string): Promise<IndexInfo> {
     this.requireDef();
-    return indexInfo(await this.store.write(() => this.store.dropIndex(this.name, name)));
+    return indexInfo(await this.store.write((txn) => txn.dropIndex(this.name, name)));
   }
 
   /** The collection's indexes. */
@@ -264,19 +264,19 @@ export class Collection {
   /** Rebuilds every index from the documents and marks them ready. */
   async rebuildIndexes(): Promise<IndexInfo[]> {
     this.requireDef();
-    return (await this.store.write(() => this.store.rebuildIndexes(this.name))).map(indexInfo);
+    return (await this.store.write((txn) => txn.rebuildIndexes(this.name))).map(indexInfo);
   }
 
   /** Rebuilds one index by name. */
   async rebuildIndex(name: string): Promise<IndexInfo> {
     this.requireDef();
-    const [index] = await this.store.write(() => this.store.rebuildIndexes(this.name, [name]));
+    const [index] = await this.store.write((txn) => txn.rebuildIndexes(this.name, [name]));
     return indexInfo(index as IndexDef);
   }
 
   /** Drops the collection with its indexes; resolves false when it did not exist. */
   async drop(): Promise<boolean> {
-    return this.store.write(() => this.store.dropCollection(this.name));
+    return this.store.write((txn) => txn.dropCollection(this.name));
   }
 }
 

@@ -1,18 +1,24 @@
 /**
- * The Database facade: what the CLI, the server and embedding applications call. It owns
- * one Store and hands out collection handles; SQL (`query`) joins it with the SQL issue.
+ * The Database facade: what the CLI, the server, replication and embedding applications
+ * call. It owns one Store, its write gate and the statement cache, and hands out collection
+ * handles. Every write it offers passes the gate; `applyChanges` (replication) is the one
+ * way past it.
  */
 
 import type { DbError } from '../errors/index.js';
 import {
   type ChangeEntry,
-  type Document,
+  type ChangeHold,
   type CompactResult,
   collectionNotFound,
+  type Document,
+  type FileSnapshot,
+  type LogPosition,
   normalizeCollectionName,
   Store,
   type StoreOptions,
   type StoreStats,
+  type WriteCounts,
 } from '../storage/index.js';
 import { Collection } from './collection.js';
 import {
@@ -22,6 +28,7 @@ import {
   StatementCache,
   streamQuery,
 } from './query.js';
+import { WriteGate } from './write-gate.js';
 
 /** Options of open(). */
 export interface OpenOptions extends StoreOptions {}
@@ -29,8 +36,12 @@ export interface OpenOptions extends StoreOptions {}
 export class Database {
   private readonly handles = new Map<string, Collection>();
   private readonly statements = new StatementCache();
+  /** The node's role and read-only mode: every client write passes it. */
+  readonly gate = new WriteGate();
 
-  constructor(private readonly store: Store) {}
+  constructor(private readonly store: Store) {
+    store.guardWrites(() => this.gate.check());
+  }
 
   /** The data file's path. */
   get file(): string {
@@ -131,14 +142,54 @@ export class Database {
     return this.store.compact(canonical);
   }
 
-  /** Change-log entries after `seq`, oldest first (replication reads these). */
-  changesSince(seq: number): Iterable<ChangeEntry<Document>> {
+  /** Change-log entries after `seq` that are still kept, oldest first. */
+  changesSince(seq: number): Iterable<ChangeEntry> {
     return this.store.changesAfter(seq);
   }
 
-  /** Replication term and newest change-log seq. */
-  nodeState(): { term: number; lastSeq: number; seqFloor: number } {
+  /**
+   * The change-log entries after `seq`, then each new one as it commits, until `signal`
+   * aborts: what a follower or a change feed reads. Rejects with ERR_CHANGES_TRIMMED when
+   * those entries were trimmed (read `openFileSnapshot()` first, then follow its seq).
+   */
+  followChanges(seq: number, signal?: AbortSignal): AsyncGenerator<ChangeEntry> {
+    return this.store.followChanges(seq, signal);
+  }
+
+  /** Keeps the change-log entries after `seq` from trims until released (a follower's place). */
+  holdChanges(seq: number): ChangeHold {
+    return this.store.holdChanges(seq);
+  }
+
+  /** Every collection, index definition and document at one seq, from one pinned state. */
+  openFileSnapshot(): FileSnapshot {
+    this.store.refresh();
+    return this.store.openFileSnapshot();
+  }
+
+  /**
+   * Applies a leader's change-log entries in one atomic write, past the write gate (a
+   * follower refuses client writes but takes its leader's): replication's apply, and nothing
+   * else. Each entry must follow the last seq without a gap and carry a term no older than
+   * this node's. Resolves with the new last seq once durable.
+   */
+  applyChanges(entries: readonly ChangeEntry[]): Promise<number> {
+    return this.store.applyEntries(entries);
+  }
+
+  /** Moves the node to a higher term, durably (a promotion); never lower. */
+  setTerm(term: number): Promise<number> {
+    return this.store.setTerm(term);
+  }
+
+  /** Replication term and the change log's newest and trimmed seqs. */
+  nodeState(): LogPosition {
     return this.store.nodeState();
+  }
+
+  /** Documents written through this handle since it opened the file, by operation. */
+  writeCounts(): WriteCounts {
+    return this.store.writeCounts();
   }
 
   /** Waits for queued writes, then closes the file and releases its writer lock. */

@@ -17,3 +17,4 @@ export {
   seedOrders,
 } from './seed.js';
 export type { StoreStats } from '../storage/index.js';
+export { type GateState, type Role, WriteGate } from './write-gate.js';

@@ -101,6 +101,22 @@ export const ERROR_CATALOGUE = {
     status: 503,
     meaning: 'The storage engine could not commit a write (for example, the disk is full).',
   },
+  ERR_CHANGE_INVALID: {
+    status: 400,
+    meaning: 'A change-log entry cannot be read or applied on this node.',
+  },
+  ERR_CHANGE_OUT_OF_ORDER: {
+    status: 409,
+    meaning: 'A change-log entry does not follow the last applied seq without a gap.',
+  },
+  ERR_CHANGE_STALE_TERM: {
+    status: 409,
+    meaning: 'A change-log entry or term is older than the term this node is in.',
+  },
+  ERR_CHANGES_TRIMMED: {
+    status: 410,
+    meaning: 'The change-log entries asked for were trimmed; resync from a snapshot.',
+  },
 } as const satisfies Record<string, { status: number; meaning: string }>;
 
 /** Every stable error code docdb can report. */

@@ -17,8 +17,7 @@ import { VERSION } from '../version.js';
 import { bearerAuth } from './auth.js';
 import { errorHandler } from './errors.js';
 import { Metrics } from './metrics.js';
-import type { NodeStatus } from './node-status.js';
-import { newNodeStatus } from './node-status.js';
+import { bindStatus, type NodeStatus, newNodeStatus } from './node-status.js';
 import type { RouteContext } from './route-context.js';
 import { addRequestHooks } from './request-hooks.js';
 import { requestIdGenerator } from './request-id.js';
@@ -82,8 +81,8 @@ export function buildApp(db: Database, options: AppOptions = {}): FastifyInstanc
   }) as unknown as FastifyInstance;
   // Bodies are JSON only: anything else is a 415, never a string handed to the engine.
   app.removeContentTypeParser('text/plain');
-  const status = options.status ?? newNodeStatus(options.nodeName ?? 'node-1');
-  const metrics = new Metrics();
+  const status = bindStatus(options.status ?? newNodeStatus(options.nodeName ?? 'node-1'), db.gate);
+  const metrics = new Metrics(() => db.writeCounts());
   const context: RouteContext = { db, status, metrics, version: VERSION };
   const openapi = new OpenApi(VERSION);
 

@@ -16,4 +16,4 @@ export {
   type ServeFlags,
 } from './config.js';
 export { describeSettings, type RunningNode, type StartOptions, startNode } from './node.js';
-export { type NodeStatus, newNodeStatus, requireWritable, type Role } from './node-status.js';
+export { bindStatus, type NodeStatus, newNodeStatus, type Role } from './node-status.js';

@@ -122,22 +122,30 @@ function planKind(plan: string): string {
   return plan;
 }
 
+/** Documents written so far, by operation: what the engine counted. */
+export type WriteCountsSource = () => { insert: number; replace: number; delete: number };
+
 export class Metrics {
   readonly registry = new Registry();
-  readonly documentsWritten = new Counter({
-    name: 'docdb_documents_written_total',
-    help: 'Documents inserted, replaced or deleted through the API.',
-    labelNames: ['operation'] as const,
-    registers: [this.registry],
-  });
   /** RouteStats by route, then by method. */
   private readonly routes = new Map<string, Map<string, RouteStats>>();
   /** Queries by plan kind (a handful: the planner's access paths). */
   private readonly plans = new Map<string, number>();
 
-  constructor() {
+  /** `written` reads the engine's count of documents written (every API: REST, SQL, seed). */
+  constructor(written: WriteCountsSource = () => ({ insert: 0, replace: 0, delete: 0 })) {
     const stats = () => this.allStats();
     const plans = this.plans;
+    new Counter({
+      name: 'docdb_documents_written_total',
+      help: 'Documents inserted, replaced or deleted, through any API.',
+      labelNames: ['operation'] as const,
+      registers: [this.registry],
+      collect() {
+        this.reset();
+        for (const [operation, n] of Object.entries(written())) this.inc({ operation }, n);
+      },
+    });
     new Counter({
       name: 'docdb_http_requests_total',
       help: 'HTTP requests by method, route and status.',

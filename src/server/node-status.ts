@@ -1,38 +1,50 @@
 /**
- * The node's live status: name, start time, replication role and read-only mode. Routes read
- * it; replication (a later issue) changes it. Writes are refused while it says read-only.
+ * What the server shows of the node: its name and start time, and, as a live view of the
+ * engine's write gate (engine/write-gate.ts), its replication role, read-only mode and
+ * leader. The gate, not the server, refuses writes; setting a field here sets the gate.
  */
 
-import { DbError } from '../errors/index.js';
+import type { GateState, Role, WriteGate } from '../engine/index.js';
 
-export type Role = 'leader' | 'follower' | 'none';
+export type { Role };
 
-export interface NodeStatus {
+export interface NodeStatus extends GateState {
   name: string;
   startedAtMs: number;
-  role: Role;
-  readOnly: boolean;
-  /** Address of the leader, when this node knows it (followers). */
-  leader?: string;
 }
 
 export function newNodeStatus(name: string): NodeStatus {
   return { name, startedAtMs: Date.now(), role: 'none', readOnly: false };
 }
 
-/** True when the node takes writes: neither read-only nor a follower. */
-export function isWritable(status: NodeStatus): boolean {
-  return !status.readOnly && status.role !== 'follower';
-}
-
-/** Throws ERR_NODE_READ_ONLY when the node refuses writes, naming why and the leader. */
-export function requireWritable(status: NodeStatus): void {
-  if (isWritable(status)) return;
-  const why =
-    status.role === 'follower' ? 'this node is a follower' : 'this node is read-only (handover)';
-  const leader = status.leader ? `; send writes to the leader at ${status.leader}` : '';
-  throw new DbError('ERR_NODE_READ_ONLY', `${why}${leader}`, {
-    role: status.role,
-    ...(status.leader && { leader: status.leader }),
+/**
+ * Makes `status` a view of `gate`: what the status held when bound goes to the gate, and from
+ * then on its role, readOnly and leader read and write the gate's.
+ */
+export function bindStatus(status: NodeStatus, gate: WriteGate): NodeStatus {
+  const { role, readOnly, leader } = status;
+  gate.setRole(role);
+  gate.setReadOnly(readOnly);
+  gate.setLeader(leader);
+  Object.defineProperties(status, {
+    role: {
+      get: () => gate.role,
+      set: (value: Role) => gate.setRole(value),
+      enumerable: true,
+      configurable: true,
+    },
+    readOnly: {
+      get: () => gate.readOnly,
+      set: (value: boolean) => gate.setReadOnly(value),
+      enumerable: true,
+      configurable: true,
+    },
+    leader: {
+      get: () => gate.leader,
+      set: (value: string | undefined) => gate.setLeader(value),
+      enumerable: true,
+      configurable: true,
+    },
   });
+  return status;
 }

@@ -14,15 +14,23 @@ import {
 } from '../util/index.js';
 
 /**
- * The data-file format this build reads and writes (2: index sub-databases are dupsort;
- * 3: documents are MessagePack records with structures shared across the file).
+ * The data-file format this build writes (2: index sub-databases are dupsort; 3: documents
+ * are MessagePack records with structures shared across the file; 4: change-log entries in
+ * the portable format of change-entry.ts).
  */
-export const FORMAT_VERSION = 3;
+export const FORMAT_VERSION = 4;
+
+/**
+ * Formats this build opens. A format-3 file is marked 4 on its first writing open: its old
+ * change-log entries stay readable (change-entry.ts reads both), and an older build then
+ * refuses the file instead of misreading the new entries.
+ */
+export const FORMAT_VERSIONS_READ: readonly number[] = [3, 4];
 
 /** Node metadata kept under the catalog key `meta`. */
 export interface NodeMeta {
   format: number;
-  /** Replication term of the last promotion this node saw (starts at 1). */
+  /** Replication term this node is in (starts at 1; change-log.ts sets it, never lower). */
   term: number;
   /** Highest seq ever trimmed from the change log; the log's seqs continue above it. */
   seqFloor: number;

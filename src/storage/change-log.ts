@@ -1,36 +1,354 @@
 /**
- * The change log: one entry per write, keyed by a strictly increasing seq, written in the
- * same transaction as the write it records. A bulk insert is one write and one entry, so a
- * follower applies it as atomically as the leader did. Replication ships it; checkpoints
- * trim it.
+ * The change log: one entry per change, keyed by a strictly increasing seq, written in the
+ * same transaction as the write it records (format in change-entry.ts). It appends the
+ * entries of a local write at the next seqs, or writes a leader's entries at their own seq
+ * and term (a follower's apply); it keeps the node's term, never lowering it; it tells
+ * waiting readers when a commit added entries; and it trims its oldest entries to a byte
+ * bound and at checkpoints, never past what a holder (a follower) still needs. It knows
+ * nothing of documents: the write that records an entry did the work.
  */
 
-import type { IndexSpec } from './catalog.js';
+import { DbError } from '../errors/index.js';
+import { CHANGE_LOG_HOLD_FACTOR } from '../util/index.js';
+import type { Catalog } from './catalog-state.js';
+import {
+  type ChangeEntry,
+  type ChangeOp,
+  decodeEntry,
+  encodeEntry,
+  seqKey,
+  seqOfKey,
+} from './change-entry.js';
+import type { Document } from './document-check.js';
+import type { Handles } from './handles.js';
+import { envStats, treeStats } from './lmdb-env.js';
+import type { TxnState } from './txn-state.js';
+
+/** The change log's size is checked every this many entries (or sixteenths of its bound). */
+const SIZE_CHECK_EVERY = 16;
+
+/** Greater than every seq key: the start of a reverse read. */
+const PAST_LAST_KEY = Buffer.alloc(9, 0xff);
+
+/** Entries a follow reads per synchronous step (between two awaits of its consumer). */
+const FOLLOW_CHUNK_ENTRIES = 64;
 
 /**
- * What a change-log entry records. In the file a document is kept in its stored encoding
- * (`D = Buffer`, readable only with the file's shared structures); readers get it decoded.
+ * A promise to keep the entries after `seq` (a follower that has applied up to `seq`).
+ * Trims stop at the lowest held seq, unless the log grows past CHANGE_LOG_HOLD_FACTOR times
+ * its byte bound: then the hold is broken (`lost`), the entries go, and its holder must
+ * catch up from a snapshot.
  */
-export type ChangeOp<D = Buffer> =
-  /** One atomic write of one or more documents (a bulk insert is one entry). */
-  | { op: 'insert'; collection: string; documents: Array<{ id: string; doc: D }> }
-  | { op: 'replace'; collection: string; id: string; doc: D }
-  | { op: 'delete'; collection: string; id: string }
-  | { op: 'dropCollection'; collection: string }
-  | { op: 'createIndex'; collection: string; index: Required<IndexSpec> }
-  | { op: 'dropIndex'; collection: string; name: string };
-
-/** A change-log entry; `D` is the document form (stored bytes or a decoded object). */
-export type ChangeEntry<D = Buffer> = ChangeOp<D> & { seq: number; term: number; atMs: number };
-
-/** The 8-byte big-endian key of a seq, so keys sort in seq order. */
-export function seqKey(seq: number): Buffer {
-  // Seqs stay below 2^48 (a million writes a second for nine years): the top two bytes are 0.
-  const key = Buffer.alloc(8);
-  key.writeUIntBE(seq, 2, 6);
-  return key;
+export interface ChangeHold {
+  readonly seq: number;
+  /** True once the entries it held were trimmed after all. */
+  readonly lost: boolean;
+  /** Moves the hold on (the holder needs less); never back. */
+  move(seq: number): void;
+  release(): void;
 }
 
-export function seqOfKey(key: Buffer): number {
-  return key.readUIntBE(2, 6);
+interface HoldState {
+  seq: number;
+  lost: boolean;
+}
+
+interface Waiter {
+  after: number;
+  resolve: (lastSeq: number) => void;
+  reject: (error: unknown) => void;
+}
+
+/** Where the log stands: the node's term and the seqs it holds. */
+export interface LogPosition {
+  term: number;
+  /** The newest entry's seq (0 before the first write). */
+  lastSeq: number;
+  /** The highest seq trimmed away: entries after it are kept. */
+  seqFloor: number;
+}
+
+export class ChangeLog {
+  private committedLastSeq = 0;
+  private pageBytes: number | undefined;
+  /** Bytes appended since the size was last checked. */
+  private uncheckedBytes = 0;
+  private readonly holds = new Set<HoldState>();
+  private waiters: Waiter[] = [];
+  private closed = false;
+
+  constructor(
+    private readonly handles: Handles,
+    private readonly catalog: Catalog,
+    private readonly retainBytes: number,
+    /** Reads the stored document bytes of a version-0 entry (format-3 files). */
+    private readonly decodeStored: (bytes: Uint8Array) => Document,
+  ) {}
+
+  /** Reads where the log ends (at open, and when the catalog is re-read). */
+  load(): void {
+    this.committedLastSeq = Math.max(this.catalog.meta.seqFloor, this.lastKeySeq());
+  }
+
+  private lastKeySeq(): number {
+    for (const key of this.handles.changes.getKeys({
+      start: PAST_LAST_KEY,
+      reverse: true,
+      limit: 1,
+    })) {
+      return seqOfKey(key);
+    }
+    return 0;
+  }
+
+  /** The committed position. */
+  position(): LogPosition {
+    const { term, seqFloor } = this.catalog.meta;
+    return { term, lastSeq: this.committedLastSeq, seqFloor };
+  }
+
+  get lastSeq(): number {
+    return this.committedLastSeq;
+  }
+
+  // ---- inside a write transaction -----------------------------------------------------
+
+  /** Records a change of the running job; its entry is written when the job ends. */
+  record(txn: TxnState, op: ChangeOp): void {
+    txn.pending.push(op);
+  }
+
+  /**
+   * Writes the running job's entries at the next seqs, in the job's transaction. A job that
+   * made several marks each with the last one's seq (`endSeq`), so it is applied whole.
+   */
+  writePending(txn: TxnState): void {
+    const ops = txn.pending;
+    if (ops.length === 0) return;
+    txn.pending = [];
+    const atMs = Date.now();
+    const first = txn.lastSeq + 1;
+    const endSeq = ops.length > 1 ? first + ops.length - 1 : undefined;
+    for (let i = 0; i < ops.length; i++) {
+      const entry: ChangeEntry = {
+        ...(ops[i] as ChangeOp),
+        seq: first + i,
+        term: txn.meta.term,
+        atMs,
+        ...(endSeq !== undefined && { endSeq }),
+      };
+      this.put(txn, entry);
+    }
+  }
+
+  /**
+   * Checks that a leader's entry can be applied next: it follows the last seq without a gap
+   * and its term is not older than this node's.
+   */
+  checkApplicable(txn: TxnState, entry: ChangeEntry): void {
+    if (entry.seq !== txn.lastSeq + 1) {
+      throw new DbError(
+        'ERR_CHANGE_OUT_OF_ORDER',
+        `change ${entry.seq} cannot be applied after ${txn.lastSeq}: entries apply in seq order without gaps; ask for the entries after ${txn.lastSeq}`,
+        { expectedSeq: txn.lastSeq + 1, seq: entry.seq },
+      );
+    }
+    if (entry.term < txn.meta.term) throw staleTerm(entry.term, txn.meta.term);
+  }
+
+  /** Writes a leader's entry at its own seq and term (after the caller applied its change). */
+  writeApplied(txn: TxnState, entry: ChangeEntry): void {
+    if (entry.term > txn.meta.term) this.catalog.saveMeta(txn, { ...txn.meta, term: entry.term });
+    this.put(txn, entry);
+  }
+
+  /** Moves the node to a higher term (a promotion, or a leader's newer term). */
+  setTerm(txn: TxnState, term: number): void {
+    if (!Number.isSafeInteger(term) || term < 1) {
+      throw new DbError('ERR_BAD_ARGUMENT', `a term is a positive integer; got ${term}`);
+    }
+    if (term < txn.meta.term) throw staleTerm(term, txn.meta.term);
+    if (term > txn.meta.term) this.catalog.saveMeta(txn, { ...txn.meta, term });
+  }
+
+  private put(txn: TxnState, entry: ChangeEntry): void {
+    const bytes = encodeEntry(entry);
+    this.handles.changes.putSync(seqKey(entry.seq), bytes, { append: true });
+    txn.lastSeq = entry.seq;
+    // Checked every few entries, or sooner when large ones come: the log overshoots its bound
+    // by at most a sixteenth of it and one entry.
+    this.uncheckedBytes += bytes.length;
+    if (
+      entry.seq % SIZE_CHECK_EVERY === 0 ||
+      this.uncheckedBytes * SIZE_CHECK_EVERY >= this.retainBytes
+    ) {
+      this.uncheckedBytes = 0;
+      this.trimToSize(txn);
+    }
+  }
+
+  /**
+   * Keeps the log within its byte bound: past it, the oldest entries go (about a tenth more
+   * than the excess, so trims come in steps), always keeping the newest. Their size is
+   * measured from the log's pages, so no entry is read.
+   */
+  private trimToSize(txn: TxnState): void {
+    const { entries, pages } = treeStats(this.handles.changes);
+    this.pageBytes ??= envStats(this.handles.env).pageSize;
+    const bytes = pages * this.pageBytes;
+    if (bytes <= this.retainBytes || entries < 2) return;
+    const keep = (this.retainBytes * 0.9) / bytes;
+    const drop = Math.ceil(entries * (1 - keep));
+    const wanted = Math.min(txn.lastSeq - 1, txn.meta.seqFloor + drop);
+    // Holders keep their entries until the log outgrows its bound several times over.
+    const breakHolds = bytes > this.retainBytes * CHANGE_LOG_HOLD_FACTOR;
+    this.trimTo(txn, breakHolds ? wanted : Math.min(wanted, this.heldFloor()), breakHolds);
+  }
+
+  /** The lowest seq a holder still needs entries after. */
+  private heldFloor(): number {
+    let floor = Number.POSITIVE_INFINITY;
+    for (const hold of this.holds) if (!hold.lost) floor = Math.min(floor, hold.seq);
+    return floor;
+  }
+
+  /**
+   * Removes the entries with a seq at or below `trimTo` (never past a hold unless
+   * `breakHolds`); returns how many went.
+   */
+  trimTo(txn: TxnState, trimTo: number, breakHolds = false): number {
+    const limit = breakHolds ? trimTo : Math.min(trimTo, this.heldFloor());
+    if (limit <= txn.meta.seqFloor) return 0;
+    const doomed = [...this.handles.changes.getKeys({ start: seqKey(0), end: seqKey(limit + 1) })];
+    for (const key of doomed) this.handles.changes.removeSync(key);
+    this.catalog.saveMeta(txn, { ...txn.meta, seqFloor: limit });
+    return doomed.length;
+  }
+
+  // ---- after a commit -----------------------------------------------------------------
+
+  /** Takes a committed transaction's log end, breaks holds it trimmed past, wakes readers. */
+  committed(txn: TxnState): void {
+    for (const hold of this.holds) if (hold.seq < txn.meta.seqFloor) hold.lost = true;
+    if (txn.lastSeq === this.committedLastSeq) return;
+    this.committedLastSeq = txn.lastSeq;
+    const waiting = this.waiters;
+    this.waiters = [];
+    for (const waiter of waiting) {
+      if (waiter.after < txn.lastSeq) waiter.resolve(txn.lastSeq);
+      else this.waiters.push(waiter);
+    }
+  }
+
+  // ---- reads --------------------------------------------------------------------------
+
+  /** Every retained entry with a seq greater than `afterSeq`, in order. */
+  *entriesAfter(afterSeq: number): Generator<ChangeEntry> {
+    for (const { value } of this.handles.changes.getRange({ start: seqKey(afterSeq + 1) })) {
+      yield decodeEntry(value, this.decodeStored);
+    }
+  }
+
+  /** Throws ERR_CHANGES_TRIMMED when entries after `afterSeq` are no longer all kept. */
+  requireRetained(afterSeq: number): void {
+    const { seqFloor } = this.catalog.meta;
+    if (afterSeq < seqFloor) {
+      throw new DbError(
+        'ERR_CHANGES_TRIMMED',
+        `the change log no longer holds the entries after ${afterSeq}: it starts after ${seqFloor}; read a snapshot, then the entries after its seq`,
+        { since: afterSeq, seqFloor },
+      );
+    }
+  }
+
+  /**
+   * Resolves with the last seq once a commit took the log past `afterSeq` (at once when it
+   * already is), or when `signal` aborts. Commits of this process only: a read-only process
+   * is not told of another's.
+   */
+  whenCommittedAfter(afterSeq: number, signal?: AbortSignal): Promise<number> {
+    if (this.committedLastSeq > afterSeq || signal?.aborted) {
+      return Promise.resolve(this.committedLastSeq);
+    }
+    if (this.closed) {
+      return Promise.reject(new DbError('ERR_STORAGE_CLOSED', 'the database is closed'));
+    }
+    return new Promise((resolve, reject) => {
+      const onAbort = () => {
+        this.waiters = this.waiters.filter((w) => w !== waiter);
+        resolve(this.committedLastSeq);
+      };
+      const waiter: Waiter = {
+        after: afterSeq,
+        resolve: (lastSeq) => {
+          signal?.removeEventListener('abort', onAbort);
+          resolve(lastSeq);
+        },
+        reject,
+      };
+      this.waiters.push(waiter);
+      signal?.addEventListener('abort', onAbort, { once: true });
+    });
+  }
+
+  /**
+   * The entries after `afterSeq`, then each new one as commits add it, until `signal`
+   * aborts: a tail that never polls. Throws ERR_CHANGES_TRIMMED when the entries it needs
+   * were trimmed (before or while it reads).
+   */
+  async *follow(afterSeq: number, signal?: AbortSignal): AsyncGenerator<ChangeEntry> {
+    let seq = afterSeq;
+    while (!signal?.aborted) {
+      this.requireRetained(seq);
+      const chunk: ChangeEntry[] = [];
+      for (const entry of this.entriesAfter(seq)) {
+        chunk.push(entry);
+        if (chunk.length >= FOLLOW_CHUNK_ENTRIES) break;
+      }
+      for (const entry of chunk) {
+        yield entry;
+        seq = entry.seq;
+        if (signal?.aborted) return;
+      }
+      if (chunk.length < FOLLOW_CHUNK_ENTRIES) await this.whenCommittedAfter(seq, signal);
+    }
+  }
+
+  /** Holds the entries after `seq` until released (see ChangeHold). */
+  hold(seq: number): ChangeHold {
+    const state: HoldState = { seq, lost: seq < this.catalog.meta.seqFloor };
+    this.holds.add(state);
+    return {
+      get seq() {
+        return state.seq;
+      },
+      get lost() {
+        return state.lost;
+      },
+      move: (next) => {
+        if (next > state.seq) state.seq = next;
+      },
+      release: () => {
+        this.holds.delete(state);
+      },
+    };
+  }
+
+  /** Wakes every waiting reader with ERR_STORAGE_CLOSED. */
+  close(): void {
+    this.closed = true;
+    const waiting = this.waiters;
+    this.waiters = [];
+    for (const waiter of waiting) {
+      waiter.reject(new DbError('ERR_STORAGE_CLOSED', 'the database is closed'));
+    }
+  }
+}
+
+function staleTerm(term: number, current: number): DbError {
+  return new DbError(
+    'ERR_CHANGE_STALE_TERM',
+    `term ${term} is older than this node's term ${current}: a leader of an older term is stale`,
+    { term, currentTerm: current },
+  );
 }

@@ -12,9 +12,24 @@ export {
   type IndexState,
   normalizeCollectionName,
 } from './catalog.js';
-export type { ChangeEntry, ChangeOp } from './change-log.js';
+export {
+  CHANGE_ENTRY_VERSION,
+  type ChangeEntry,
+  type ChangeOp,
+  type ChangeStamp,
+  decodeEntry,
+  encodeEntry,
+} from './change-entry.js';
+export type { ChangeHold, LogPosition } from './change-log.js';
 export { FieldSelection, KEY_VALUE_BYTES_MAX } from './codec/index.js';
 export { checkDocument, type Document } from './document-check.js';
+export {
+  type BulkResult,
+  collectionNotFound,
+  type InsertOptions,
+  type PreparedDocument,
+} from './documents.js';
+export { NOTHING_STORED } from './indexes.js';
 export {
   type FindOptions,
   type FindResult,
@@ -28,18 +43,21 @@ export {
   matchesRange,
   type RangeBounds,
 } from './lookup.js';
+export type { CompactResult, PageUsage, StoreStats } from './maintenance.js';
 export type { StoredDocument, StoreReader } from './reader.js';
+export { withId } from './records.js';
+export type {
+  DocumentSnapshot,
+  FileSnapshot,
+  SnapshotCollection,
+  SnapshotIndex,
+} from './snapshot.js';
 export {
-  type BulkResult,
-  type CompactResult,
-  collectionNotFound,
   DATA_FILE_NAME,
-  type DocumentSnapshot,
-  type PreparedDocument,
   resolveDataFile,
   Store,
   type StoreOptions,
-  type StoreStats,
-  withId,
 } from './store.js';
+export type { WriteCounts } from './txn-state.js';
+export type { WriteTxn } from './write-txn.js';
 export { type LockOwner, lockHolder } from './writer-lock.js';

@@ -129,6 +129,11 @@ export function refreshSnapshot(env: Env): void {
 /** A pinned read snapshot: reads through it see one committed state until it is released. */
 export interface ReadSnapshot {
   get(db: SubDb, key: Buffer): Buffer | undefined;
+  /** Entries from `start` (to `end`, excluded), in key order, or backwards with `reverse`. */
+  range(
+    db: SubDb,
+    options: { start?: Buffer; end?: Buffer; reverse?: boolean; limit?: number },
+  ): Iterable<{ key: Buffer; value: Buffer }>;
   release(): void;
 }
 
@@ -137,6 +142,7 @@ export function pinSnapshot(env: Env): ReadSnapshot {
   const transaction = env.useReadTransaction();
   return {
     get: (db, key) => db.get(key, { transaction } as Parameters<SubDb['get']>[1]),
+    range: (db, options) => db.getRange({ ...options, transaction }),
     release: () => transaction.done(),
   };
 }

@@ -23,7 +23,7 @@ import type { CollectionDef, IndexDef } from './catalog.js';
 import { encodeTuple, TAG_FALSE, TAG_NUMBER, TAG_STRING, tagOf } from './codec/index.js';
 import type { Document } from './document-check.js';
 import type { StoreReader } from './reader.js';
-import { withId } from './store.js';
+import { withId } from './records.js';
 
 /** Bounds of a range find; at least one should be given. */
 export interface RangeBounds {

@@ -182,9 +182,7 @@ describe('change log', () => {
   it('checkpoint trims to the retention bound and seqs continue after a reopen', async () => {
     const store = Store.open(dir);
     for (let i = 0; i < 10; i++) {
-      await store.write(() =>
-        store.insertDocuments('c', [store.prepareDocument({ i }, undefined)]),
-      );
+      await store.write((txn) => txn.insertDocuments('c', [txn.prepareDocument({ i }, undefined)]));
     }
     const result = await store.checkpoint(3);
     expect(result).toEqual({ lastSeq: 10, trimmedEntries: 7, firstSeq: 8 });
@@ -194,9 +192,7 @@ describe('change log', () => {
     await store.close();
     const reopened = Store.open(dir);
     expect(reopened.nodeState()).toEqual({ term: 1, lastSeq: 10, seqFloor: 10 });
-    await reopened.write(() =>
-      reopened.insertDocuments('c', [reopened.prepareDocument({}, undefined)]),
-    );
+    await reopened.write((txn) => txn.insertDocuments('c', [txn.prepareDocument({}, undefined)]));
     expect([...reopened.changesAfter(0)].map((e) => e.seq)).toEqual([11]);
     await reopened.close();
   });
@@ -208,7 +204,7 @@ describe('change log', () => {
       const docs = Array.from({ length: 20 }, (_, i) =>
         store.prepareDocument({ batch, i, filler }, undefined),
       );
-      await store.write(() => store.insertDocuments('c', docs));
+      await store.write((txn) => txn.insertDocuments('c', docs));
     }
     const { lastSeq, seqFloor } = store.nodeState();
     expect(lastSeq).toBe(40);
@@ -244,10 +240,10 @@ describe('durability and concurrency', () => {
 
   it('concurrent writes share commits (group commit) and all resolve', async () => {
     const store = Store.open(dir);
-    await store.write(() => store.insertDocuments('c', [store.prepareDocument({}, undefined)]));
+    await store.write((txn) => txn.insertDocuments('c', [txn.prepareDocument({}, undefined)]));
     const before = store.lastTxnId();
     const writes = Array.from({ length: 200 }, (_, i) =>
-      store.write(() => store.insertDocuments('c', [store.prepareDocument({ i }, undefined)])),
+      store.write((txn) => txn.insertDocuments('c', [txn.prepareDocument({ i }, undefined)])),
     );
     const results = await Promise.all(writes);
     expect(results.every((r) => r.ids.length === 1)).toBe(true);
@@ -379,7 +375,7 @@ describe('document size limit', () => {
       undefined,
     );
     expect(atLimit.encoded.length).toBe(DOCUMENT_BYTES_MAX);
-    const result = await store.write(() => store.insertDocuments('big', [atLimit]));
+    const result = await store.write((txn) => txn.insertDocuments('big', [atLimit]));
     expect(result.ids).toHaveLength(1);
     expect(() =>
       store.prepareDocument({ s: 'x'.repeat(DOCUMENT_BYTES_MAX - header + 1) }, undefined),

@@ -2,7 +2,8 @@
  * Group commit. Writes queue up during an event-loop turn (and while the previous commit is
  * syncing) and run together: each job in its own child transaction, so a failing job rolls
  * back alone, and the batch in one durable commit. Every job's promise settles only after
- * that commit returned, so an acknowledged write is on disk.
+ * that commit returned, so an acknowledged write is on disk. The queue knows nothing of what
+ * a transaction holds: the runner opens it and hands it to each job.
  *
  * Batching is done here over `transactionSync` rather than lmdb-js's asynchronous
  * `transaction()`: a child transaction per job gives per-write rollback, and a synchronous
@@ -15,40 +16,53 @@ export class RollbackWith<T> {
   constructor(readonly value: T) {}
 }
 
-interface Job {
-  run: () => unknown;
+interface Job<Txn> {
+  run: (txn: Txn) => unknown;
   resolve: (value: unknown) => void;
   reject: (error: unknown) => void;
 }
 
-/** Hooks the owner provides: how to open the outer and child transactions. */
-export interface BatchRunner {
-  /** Runs `body` in one durable write transaction; throws when the commit fails. */
-  runOuter(body: () => void): void;
-  /** Runs `job` in a child transaction; a throw rolls back only that job. */
-  runChild<T>(job: () => T): T;
-  /** Called before each job: returns a function that undoes in-memory state on rollback. */
-  beginJob(): () => void;
-  /** Called once the batch committed, or with the error when it did not. */
-  afterBatch(error: unknown): void;
+/** What the owner of the queue provides: the transactions and what follows a commit. */
+export interface BatchRunner<Txn> {
+  /**
+   * Opens one durable write transaction, runs `body` with its state and commits; throws when
+   * the commit fails. Returns the state for `afterBatch`.
+   */
+  runBatch(body: (txn: Txn) => void): Txn;
+  /** Runs one job in a child transaction of the batch; a throw undoes only that job. */
+  runJob<T>(txn: Txn, job: (txn: Txn) => T): T;
+  /** Called once the batch committed (`error` undefined), or failed to. */
+  afterBatch(txn: Txn | undefined, error: unknown): void;
 }
 
-export class WriteQueue {
-  private pending: Job[] = [];
+type Outcome = { ok: boolean; value: unknown };
+
+export class WriteQueue<Txn> {
+  private pending: Job<Txn>[] = [];
   private scheduled = false;
+  private running = false;
   private idle: Array<() => void> = [];
 
-  constructor(private readonly runner: BatchRunner) {}
+  constructor(private readonly runner: BatchRunner<Txn>) {}
 
   /** Queues a job; resolves with its result once its batch is durable. */
-  enqueue<T>(run: () => T): Promise<T> {
+  enqueue<T>(run: (txn: Txn) => T): Promise<T> {
     return new Promise<T>((resolve, reject) => {
-      this.pending.push({ run, resolve: resolve as (v: unknown) => void, reject });
+      this.pending.push({
+        run,
+        resolve: resolve as (v: unknown) => void,
+        reject,
+      });
       if (!this.scheduled) {
         this.scheduled = true;
         setImmediate(() => this.drain());
       }
     });
+  }
+
+  /** True while a batch runs: code called from inside a job sees it. */
+  get inBatch(): boolean {
+    return this.running;
   }
 
   /** Resolves when every queued job has settled. */
@@ -63,8 +77,8 @@ export class WriteQueue {
     this.scheduled = false;
     const outcomes = this.runBatch(jobs);
     for (let i = 0; i < jobs.length; i++) {
-      const job = jobs[i] as Job;
-      const outcome = outcomes[i] as { ok: boolean; value: unknown };
+      const job = jobs[i] as Job<Txn>;
+      const outcome = outcomes[i] as Outcome;
       if (outcome.ok) job.resolve(outcome.value);
       else job.reject(outcome.value);
     }
@@ -75,26 +89,29 @@ export class WriteQueue {
     }
   }
 
-  private runBatch(jobs: Job[]): Array<{ ok: boolean; value: unknown }> {
-    const outcomes: Array<{ ok: boolean; value: unknown }> = [];
+  private runBatch(jobs: Job<Txn>[]): Outcome[] {
+    const outcomes: Outcome[] = [];
+    let txn: Txn | undefined;
+    this.running = true;
     try {
-      this.runner.runOuter(() => {
-        for (const job of jobs) outcomes.push(this.runJob(job));
+      txn = this.runner.runBatch((opened) => {
+        txn = opened;
+        for (const job of jobs) outcomes.push(this.runJob(opened, job));
       });
     } catch (error) {
-      this.runner.afterBatch(error);
+      this.running = false;
+      this.runner.afterBatch(txn, error);
       return jobs.map(() => ({ ok: false, value: error }));
     }
-    this.runner.afterBatch(undefined);
+    this.running = false;
+    this.runner.afterBatch(txn, undefined);
     return outcomes;
   }
 
-  private runJob(job: Job): { ok: boolean; value: unknown } {
-    const undo = this.runner.beginJob();
+  private runJob(txn: Txn, job: Job<Txn>): Outcome {
     try {
-      return { ok: true, value: this.runner.runChild(job.run) };
+      return { ok: true, value: this.runner.runJob(txn, job.run) };
     } catch (error) {
-      undo();
       if (error instanceof RollbackWith) return { ok: true, value: error.value };
       return { ok: false, value: error };
     }

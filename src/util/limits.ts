@@ -52,3 +52,9 @@ export const CHANGE_LOG_RETAIN_BYTES = 256 * MiB;
  * (store.ts, `scanSelected`). A selection of a larger collection is scanned from disk.
  */
 export const SELECTION_CACHE_DOCS_MAX = 2_000_000;
+/**
+ * How far past its byte bound the change log may grow to keep the entries a follower still
+ * needs: beyond CHANGE_LOG_RETAIN_BYTES times this, the oldest held entries go anyway and
+ * that follower catches up from a snapshot (as PostgreSQL's max_slot_wal_keep_size does).
+ */
+export const CHANGE_LOG_HOLD_FACTOR = 4;

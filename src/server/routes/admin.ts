@@ -3,7 +3,6 @@
 import type { FastifyInstance } from 'fastify';
 import { SEED_COUNT_MAX, seedOrders } from '../../engine/index.js';
 import type { RouteContext } from '../route-context.js';
-import { requireWritable } from '../node-status.js';
 
 const collectionParam = {
   type: 'object',
@@ -11,7 +10,7 @@ const collectionParam = {
   properties: { collection: { type: 'string' } },
 } as const;
 
-export function registerAdminRoutes(app: FastifyInstance, { db, status }: RouteContext): void {
+export function registerAdminRoutes(app: FastifyInstance, { db }: RouteContext): void {
   app.post(
     '/admin/flush',
     { schema: { summary: 'Make every committed write durable now' } },
@@ -36,7 +35,6 @@ export function registerAdminRoutes(app: FastifyInstance, { db, status }: RouteC
       },
     },
     async (request) => {
-      requireWritable(status);
       return db.compact(request.params.collection);
     },
   );
@@ -45,7 +43,6 @@ export function registerAdminRoutes(app: FastifyInstance, { db, status }: RouteC
     '/admin/rebuild-indexes/:collection',
     { schema: { summary: 'Rebuild every index of a collection', params: collectionParam } },
     async (request) => {
-      requireWritable(status);
       const collection = db.requireCollection(request.params.collection);
       return { collection: collection.name, rebuilt: await collection.rebuildIndexes() };
     },
@@ -64,7 +61,6 @@ export function registerAdminRoutes(app: FastifyInstance, { db, status }: RouteC
       },
     },
     async (request) => {
-      requireWritable(status);
       const collection = db.requireCollection(request.params.collection);
       return {
         collection: collection.name,
@@ -89,7 +85,6 @@ export function registerAdminRoutes(app: FastifyInstance, { db, status }: RouteC
       },
     },
     async (request) => {
-      requireWritable(status);
       const { orders, seed } = request.body ?? {};
       return seedOrders(db, {
         ...(orders !== undefined && { count: orders }),

@@ -10,7 +10,6 @@ import type { Collection, Database } from '../../engine/index.js';
 import { DbError } from '../../errors/index.js';
 import { formatId, LIST_LIMIT_DEFAULT, LIST_LIMIT_MAX, parseId } from '../../util/index.js';
 import type { RouteContext } from '../route-context.js';
-import { requireWritable } from '../node-status.js';
 import { COUNT, count, FLAG, flag } from './query-string.js';
 
 type Doc = Record<string, unknown>;
@@ -78,18 +77,13 @@ function existing(db: Database, name: string): Collection {
   return db.requireCollection(name);
 }
 
-export function registerDocumentRoutes(
-  app: FastifyInstance,
-  { db, status, metrics }: RouteContext,
-): void {
+export function registerDocumentRoutes(app: FastifyInstance, { db }: RouteContext): void {
   app.post<{ Params: { name: string }; Body: unknown }>(
     '/collections/:name',
     { schema: { summary: 'Insert one document', params: nameParam } },
     async (request, reply) => {
-      requireWritable(status);
       const collection = db.collection(request.params.name);
       const id = await collection.insert(request.body);
-      metrics.documentsWritten.inc({ operation: 'insert' });
       reply.status(201).header('Location', `/collections/${collection.name}/${id}`);
       return { id };
     },
@@ -113,12 +107,10 @@ export function registerDocumentRoutes(
       },
     },
     async (request, reply) => {
-      requireWritable(status);
       const atomic = flag(request.query.atomic);
       const skipIndexes = flag(request.query.skipIndexes);
       const collection = db.collection(request.params.name);
       const result = await collection.insertMany(request.body, { atomic, skipIndexes });
-      metrics.documentsWritten.inc({ operation: 'insert' }, result.ids.length);
       const firstError = result.errors[0];
       if (atomic && firstError) {
         // All-or-nothing failed: the status of the first failure, and the per-item report.
@@ -185,7 +177,6 @@ export function registerDocumentRoutes(
       },
     },
     async (request) => {
-      requireWritable(status);
       const { name, field, value } = request.params;
       const collection = existing(db, name);
       const { documents } = findByKey(collection, field, value);
@@ -204,7 +195,6 @@ export function registerDocumentRoutes(
       }
       const id = String((documents[0] as Doc)._id);
       await collection.replace(id, withoutId(request.body, id));
-      metrics.documentsWritten.inc({ operation: 'replace' });
       return { id, matched: 1 };
     },
   );
@@ -215,12 +205,10 @@ export function registerDocumentRoutes(
       schema: { summary: 'Delete every document whose field equals the value', params: keyParams },
     },
     async (request) => {
-      requireWritable(status);
       const { name, field, value } = request.params;
       const collection = existing(db, name);
       const { documents } = findByKey(collection, field, value);
       const deleted = await collection.deleteMany(documents.map((d) => String(d._id)));
-      metrics.documentsWritten.inc({ operation: 'delete' }, deleted);
       return { deleted };
     },
   );
@@ -247,11 +235,9 @@ export function registerDocumentRoutes(
       schema: { summary: 'Replace the document with this _id (the _id is kept)', params: idParams },
     },
     async (request) => {
-      requireWritable(status);
       const { name, id } = request.params;
       const collection = existing(db, name);
       await collection.replace(id, withoutId(request.body, id));
-      metrics.documentsWritten.inc({ operation: 'replace' });
       return { id: formatId(parseId(id) as Buffer) };
     },
   );
@@ -260,7 +246,6 @@ export function registerDocumentRoutes(
     '/collections/:name/:id',
     { schema: { summary: 'Delete the document with this _id', params: idParams } },
     async (request) => {
-      requireWritable(status);
       const { name, id } = request.params;
       const collection = existing(db, name);
       if (!(await collection.delete(id))) {
@@ -269,7 +254,6 @@ export function registerDocumentRoutes(
           `no document with _id ${id} in ${collection.name}`,
         );
       }
-      metrics.documentsWritten.inc({ operation: 'delete' });
       return { deleted: 1 };
     },
   );
@@ -283,7 +267,6 @@ export function registerDocumentRoutes(
       },
     },
     async (request) => {
-      requireWritable(status);
       if (request.headers['x-confirm'] !== 'true') {
         throw new DbError(
           'ERR_CONFIRMATION_REQUIRED',

@@ -2,7 +2,6 @@
 
 import type { FastifyInstance } from 'fastify';
 import type { RouteContext } from '../route-context.js';
-import { requireWritable } from '../node-status.js';
 
 interface IndexBody {
   collection: string;
@@ -12,7 +11,7 @@ interface IndexBody {
   unique?: boolean;
 }
 
-export function registerIndexRoutes(app: FastifyInstance, { db, status }: RouteContext): void {
+export function registerIndexRoutes(app: FastifyInstance, { db }: RouteContext): void {
   app.get<{ Params: { collection: string } }>(
     '/indexes/:collection',
     {
@@ -49,7 +48,6 @@ export function registerIndexRoutes(app: FastifyInstance, { db, status }: RouteC
       },
     },
     async (request, reply) => {
-      requireWritable(status);
       const { collection, path, paths, name, unique } = request.body;
       const created = await db
         .collection(collection)

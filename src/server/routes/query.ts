@@ -9,7 +9,6 @@ import { Readable } from 'node:stream';
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import type { QueryMeta } from '../../engine/index.js';
 import type { RouteContext } from '../route-context.js';
-import { isWritable, requireWritable } from '../node-status.js';
 import { FLAG, flag } from './query-string.js';
 
 interface QueryBody {
@@ -47,17 +46,12 @@ function setMetaHeaders(reply: FastifyReply, meta: QueryMeta): void {
   reply.header('x-docdb-executionms', meta.executionMs.toFixed(3));
 }
 
-export function registerQueryRoutes(
-  app: FastifyInstance,
-  { db, status, metrics }: RouteContext,
-): void {
+export function registerQueryRoutes(app: FastifyInstance, { db, metrics }: RouteContext): void {
   app.post<{ Body: QueryBody; Querystring: { stream?: string } }>(
     '/query',
     { schema },
     async (request, reply) => {
       const { sql, params = [] } = request.body;
-      // Only a node that refuses writes needs the statement's kind before running it.
-      if (!isWritable(status) && db.statementKind(sql) !== 'select') requireWritable(status);
       const accept = request.headers.accept ?? '';
       const streaming = flag(request.query.stream) || accept.includes('application/x-ndjson');
       if (!streaming) {

@@ -13,7 +13,7 @@ import {
   idForUniqueKey,
   idsForKeys,
   idsForRange,
-  type Store,
+  type StoreReader,
   withId,
 } from '../../storage/index.js';
 import { compareValues, isScalar, valueAt } from '../../util/index.js';
@@ -152,7 +152,7 @@ export interface Candidate {
  * the access path is (or falls back to) a scan.
  */
 export function* candidates(
-  store: Store,
+  store: StoreReader,
   def: CollectionDef,
   access: Access,
   params: readonly unknown[],
@@ -192,7 +192,7 @@ export function* candidates(
  * anything else (the general path answers it).
  */
 function pointCandidate(
-  store: Store,
+  store: StoreReader,
   plan: SelectPlan,
   params: readonly unknown[],
 ): Candidate | null | undefined {
@@ -216,7 +216,7 @@ function typedKey(value: unknown): string | undefined {
   return JSON.stringify(value);
 }
 
-function* joined(store: Store, plan: SelectPlan, left: Iterable<Row>): Generator<Row> {
+function* joined(store: StoreReader, plan: SelectPlan, left: Iterable<Row>): Generator<Row> {
   let rows: Iterable<Row> = left;
   plan.statement.joins.forEach((join, j) => {
     const source = j + 1;
@@ -255,7 +255,7 @@ function* joined(store: Store, plan: SelectPlan, left: Iterable<Row>): Generator
  * only `_id` and the paths the statement reads (a stream that reads bodies later).
  */
 export function* matchingRows(
-  store: Store,
+  store: StoreReader,
   plan: SelectPlan,
   params: readonly unknown[],
   whole = plan.readsWhole,
@@ -396,7 +396,7 @@ function finish(acc: Accumulator, item: SelectItem & { kind: 'aggregate' }): unk
  * `SELECT COUNT(*) [, COUNT(*) AS n…] FROM c` with nothing else: LMDB keeps the entry count of
  * every tree, so the answer needs no scan.
  */
-function countOnly(store: Store, plan: SelectPlan): Document[] | undefined {
+function countOnly(store: StoreReader, plan: SelectPlan): Document[] | undefined {
   const { statement } = plan;
   if (statement.where || statement.joins.length > 0 || statement.groupBy.length > 0)
     return undefined;
@@ -498,7 +498,11 @@ function sortOutput(documents: Document[], order: OrderItem[], items: SelectItem
 }
 
 /** The result documents of a SELECT, and whether LIMIT stopped the scan early. */
-export function runSelect(store: Store, plan: SelectPlan, params: readonly unknown[]): Document[] {
+export function runSelect(
+  store: StoreReader,
+  plan: SelectPlan,
+  params: readonly unknown[],
+): Document[] {
   const { statement } = plan;
   const limit = limitOf(statement.limit, params, 'LIMIT');
   const offset = limitOf(statement.offset, params, 'OFFSET');

@@ -6,7 +6,12 @@
  * are materialised instead.
  */
 
-import { type Document, type DocumentSnapshot, type Store, withId } from '../../storage/index.js';
+import {
+  type Document,
+  type DocumentSnapshot,
+  type StoreReader,
+  withId,
+} from '../../storage/index.js';
 import { compareValues, parseId, valueAt } from '../../util/index.js';
 import { isAggregate, limitPushesDown } from '../planner/index.js';
 import {
@@ -31,7 +36,7 @@ interface Entry {
 
 /** Plans the stream of a SELECT: collects ids now, reads documents when iterated. */
 export function streamSelect(
-  store: Store,
+  store: StoreReader,
   plan: SelectPlan,
   params: readonly unknown[],
   snapshot: DocumentSnapshot,

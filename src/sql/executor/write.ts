@@ -13,8 +13,10 @@ import {
   checkIndexSpec,
   collectionNotFound,
   normalizeCollectionName,
+  NOTHING_STORED,
   type PreparedDocument,
   type Store,
+  type StoreReader,
   withId,
 } from '../../storage/index.js';
 import { parsePath } from '../../util/index.js';
@@ -37,10 +39,15 @@ export interface WriteOutcome {
   ids?: string[];
 }
 
-function requireDef(store: Store, name: string): CollectionDef {
+function requireDef(store: StoreReader, name: string): CollectionDef {
   const def = store.getCollection(name);
   if (!def) throw collectionNotFound(name, store.collectionNames());
   return def;
+}
+
+/** Says once that nothing of the statement was stored: an INSERT is all or nothing. */
+function withNothingStored(message: string): string {
+  return message.endsWith(NOTHING_STORED) ? message : `${message}; ${NOTHING_STORED}`;
 }
 
 /** INSERT: one document, a JSON array of documents, or `?` holding either; all or nothing. */
@@ -71,15 +78,15 @@ export async function runInsert(
       throw error;
     }
   });
-  const result: BulkResult = await store.write(() =>
-    store.insertDocuments(collection, prepared, { atomic: true }),
+  const result: BulkResult = await store.write((txn) =>
+    txn.insertDocuments(collection, prepared, { atomic: true }),
   );
   const failure = result.errors[0];
   if (failure) {
     const where = docs.length > 1 ? `document ${failure.index + 1} of ${docs.length}: ` : '';
     throw new DbError(
       failure.code as DbError['code'],
-      `${where}${failure.error}; nothing was inserted`,
+      withNothingStored(`${where}${failure.error}`),
     );
   }
   return { plan: 'INSERT', affected: result.ids.length, ids: result.ids };
@@ -87,7 +94,7 @@ export async function runInsert(
 
 /** The ids of the rows a WHERE selects, read inside the current write job. */
 function matchingIds(
-  store: Store,
+  store: StoreReader,
   def: CollectionDef,
   statement: UpdateStatement | DeleteStatement,
   params: readonly unknown[],
@@ -157,16 +164,16 @@ export async function runUpdate(
   const name = normalizeCollectionName(statement.collection);
   const values = statement.assignments.map((a) => resolveValue(a.value, params));
   requireDef(store, name);
-  return store.write(() => {
-    const def = requireDef(store, name);
-    const { plan, rows } = matchingIds(store, def, statement, params);
+  return store.write((txn) => {
+    const def = requireDef(txn, name);
+    const { plan, rows } = matchingIds(txn, def, statement, params);
     for (const row of rows) {
       const body = structuredClone(row.body);
       statement.assignments.forEach((a, k) => {
         assign(body, a.path, structuredClone(values[k]));
       });
       const checked = checkDocument(body);
-      store.replaceDocument(name, row.id, store.prepareDocument(checked.body, row.id));
+      txn.replaceDocument(name, row.id, txn.prepareDocument(checked.body, row.id));
     }
     return { plan, affected: rows.length };
   });
@@ -180,10 +187,10 @@ export async function runDelete(
 ): Promise<WriteOutcome> {
   const name = normalizeCollectionName(statement.collection);
   requireDef(store, name);
-  return store.write(() => {
-    const def = requireDef(store, name);
-    const { plan, rows } = matchingIds(store, def, statement, params);
-    for (const row of rows) store.deleteDocument(name, row.id);
+  return store.write((txn) => {
+    const def = requireDef(txn, name);
+    const { plan, rows } = matchingIds(txn, def, statement, params);
+    for (const row of rows) txn.deleteDocument(name, row.id);
     return { plan, affected: rows.length };
   });
 }
@@ -200,7 +207,7 @@ export async function runCreateIndex(
     name: statement.name,
     unique: statement.unique,
   });
-  await store.write(() => store.createIndex(name, spec));
+  await store.write((txn) => txn.createIndex(name, spec));
   return { plan: 'CREATE INDEX', affected: 0 };
 }
 
@@ -211,6 +218,6 @@ export async function runDropIndex(
 ): Promise<WriteOutcome> {
   const name = normalizeCollectionName(statement.collection);
   requireDef(store, name);
-  await store.write(() => store.dropIndex(name, statement.name));
+  await store.write((txn) => txn.dropIndex(name, statement.name));
   return { plan: 'DROP INDEX', affected: 0 };
 }

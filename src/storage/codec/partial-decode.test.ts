@@ -44,14 +44,14 @@ const pathText = fc
   .map(([first, rest]) => first + rest.join(''));
 
 function codec(): DocumentCodec {
-  return new DocumentCodec([], () => {});
+  return new DocumentCodec([]);
 }
 
 function check(docs: unknown[], texts: string[], c = codec()): void {
   const paths: JsonPath[] = texts.map((t) => parsePath(t));
   const selection = new FieldSelection(paths);
   for (const document of docs) {
-    const bytes = c.encode(document);
+    const bytes = c.encode(document, () => {});
     const whole = c.decode(bytes);
     // LMDB hands the reader a larger shared buffer: only the first `size` bytes are the value.
     const padded = new Uint8Array(bytes.length + 7);
@@ -89,7 +89,7 @@ describe('partial decode', () => {
 
   it('selects nothing as an empty object and a whole subtree on demand', () => {
     const c = codec();
-    const bytes = c.encode({ a: { b: [1, { c: 2 }] }, s: 'x' });
+    const bytes = c.encode({ a: { b: [1, { c: 2 }] }, s: 'x' }, () => {});
     expect(c.decodeSelected(bytes, bytes.length, new FieldSelection([]))).toEqual({});
     const part = c.decodeSelected(bytes, bytes.length, new FieldSelection([parsePath('a')]));
     expect(part).toEqual({ a: { b: [1, { c: 2 }] } });

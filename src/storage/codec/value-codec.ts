@@ -42,13 +42,13 @@ export class DocumentCodec {
   );
 
   /**
-   * `structures` are the ones persisted in the file; `persist` stores the whole list when
-   * encoding adds one (it may throw, e.g. on a read-only file: the addition is undone).
+   * Whoever encodes now stores the whole structure list when encoding adds one (see
+   * `encode`); undefined between encodes.
    */
-  constructor(
-    structures: Structure[],
-    private readonly persist: (structures: Structure[]) => void,
-  ) {
+  private persist: ((structures: Structure[]) => void) | undefined;
+
+  /** `structures` are the ones persisted in the file. */
+  constructor(structures: Structure[]) {
     this.list = structures.map((s) => [...s]);
     this.packr = this.makePackr();
   }
@@ -64,6 +64,7 @@ export class DocumentCodec {
       saveStructures: (structures: Structure[] & { sharedLength?: number }) => {
         const shared = structures.sharedLength ?? structures.length;
         this.list = structures.slice(0, shared).map((s) => [...s]);
+        if (!this.persist) throw new Error('a document structure was added outside encode()');
         this.persist(this.list);
         return true;
       },
@@ -75,13 +76,22 @@ export class DocumentCodec {
     return this.list.length;
   }
 
-  encode(document: unknown): Buffer {
+  /**
+   * Encodes a document. When it needs a new shared structure, `persist` is called with the
+   * whole list before the bytes are returned: the caller stores it in the write that stores
+   * the document, or in a commit of its own before that write. If `persist` throws (a
+   * read-only file), the structure is forgotten and the error raised.
+   */
+  encode(document: unknown, persist: (structures: Structure[]) => void): Buffer {
     const before = this.list.length;
+    this.persist = persist;
     try {
       return this.packr.pack(document);
     } catch (error) {
       if (this.list.length !== before) this.truncate(before);
       throw error;
+    } finally {
+      this.persist = undefined;
     }
   }
 

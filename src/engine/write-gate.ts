@@ -1,0 +1,84 @@
+/**
+ * The write gate: the node's replication role and read-only mode, and the one rule that
+ * follows from them: a follower or a read-only node (a planned handover) refuses every client
+ * write. It guards the store itself, so the REST API, SQL, the embedded API and the CLI are
+ * all refused alike; replication's apply is the one way past it (Store.applyEntries). The
+ * server shows the state; replication changes it.
+ */
+
+import { DbError } from '../errors/index.js';
+
+/** A node's replication role: none for a single node. */
+export type Role = 'leader' | 'follower' | 'none';
+
+const ROLES: readonly Role[] = ['leader', 'follower', 'none'];
+
+/** What the gate reports. */
+export interface GateState {
+  role: Role;
+  readOnly: boolean;
+  /** The leader's address (`host:port`), when this node knows it. */
+  leader?: string;
+}
+
+export class WriteGate {
+  private current: GateState = { role: 'none', readOnly: false };
+
+  /** The role, read-only flag and leader, as a copy. */
+  get state(): GateState {
+    return { ...this.current };
+  }
+
+  get role(): Role {
+    return this.current.role;
+  }
+
+  get readOnly(): boolean {
+    return this.current.readOnly;
+  }
+
+  get leader(): string | undefined {
+    return this.current.leader;
+  }
+
+  /** True when the node takes client writes: neither read-only nor a follower. */
+  get writable(): boolean {
+    return !this.current.readOnly && this.current.role !== 'follower';
+  }
+
+  /** Sets the role; a follower may name its leader (`host:port`). */
+  setRole(role: Role, leader?: string): void {
+    if (!ROLES.includes(role)) {
+      throw new DbError('ERR_BAD_ARGUMENT', `a role is leader, follower or none; got ${role}`);
+    }
+    this.current = { ...this.current, role };
+    if (leader !== undefined) this.setLeader(leader);
+  }
+
+  /** Enters (true) or leaves (false) read-only mode. */
+  setReadOnly(readOnly: boolean): void {
+    if (typeof readOnly !== 'boolean') {
+      throw new DbError('ERR_BAD_ARGUMENT', `read-only is true or false; got ${String(readOnly)}`);
+    }
+    this.current = { ...this.current, readOnly };
+  }
+
+  /** Names the leader writes should go to (undefined: unknown). */
+  setLeader(leader: string | undefined): void {
+    const { leader: _, ...rest } = this.current;
+    this.current = leader === undefined ? rest : { ...rest, leader };
+  }
+
+  /** Throws ERR_NODE_READ_ONLY when the node refuses writes, naming why and the leader. */
+  check(): void {
+    if (this.writable) return;
+    const { role, leader } = this.current;
+    const why =
+      role === 'follower' ? 'this node is a follower' : 'this node is read-only (handover)';
+    const to = leader ? `; send writes to the leader at ${leader}` : '';
+    throw new DbError('ERR_NODE_READ_ONLY', `${why}${to}`, {
+      role,
+      ...(leader && { leader }),
+    });
+  }
+}

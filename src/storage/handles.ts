@@ -1,0 +1,87 @@
+/**
+ * Sub-database handles of one environment: the catalog and change-log trees, and one handle
+ * per collection and index tree, opened on first use and kept. A handle opened inside a write
+ * transaction belongs to it (LMDB discards it when the transaction aborts), so it joins the
+ * shared cache only once its batch commits.
+ */
+
+import { type Env, openEnv, openScanDb, openSubDb, type ScanDb, type SubDb } from './lmdb-env.js';
+
+/** The handles a write transaction opened, created and dropped; committed with it. */
+export interface StagedHandles {
+  opened: Map<string, SubDb>;
+  dropped: Set<string>;
+}
+
+export function noStagedHandles(): StagedHandles {
+  return { opened: new Map(), dropped: new Set() };
+}
+
+export class Handles {
+  readonly env: Env;
+  readonly catalog: SubDb;
+  readonly changes: SubDb;
+  private readonly committed = new Map<string, SubDb>();
+  private readonly scans = new Map<string, ScanDb>();
+
+  constructor(file: string, readOnly: boolean) {
+    this.env = openEnv(file, readOnly);
+    this.catalog = openSubDb(this.env, 'catalog', !readOnly);
+    this.changes = openSubDb(this.env, 'changes', !readOnly);
+  }
+
+  /**
+   * The handle of a collection (`c<N>`) or index (`i<N>`) tree. Inside a write transaction
+   * pass its staged handles: a tree it created or first opened is found there.
+   */
+  get(name: string, staged?: StagedHandles): SubDb {
+    const opened = staged?.opened.get(name) ?? this.committed.get(name);
+    if (opened) return opened;
+    const db = openSubDb(this.env, name, false, name.startsWith('i'));
+    if (staged) staged.opened.set(name, db);
+    else this.committed.set(name, db);
+    return db;
+  }
+
+  /** A second handle on a collection tree for scans that decode in place (never in a write). */
+  scan(name: string): ScanDb {
+    let scanDb = this.scans.get(name);
+    if (!scanDb) {
+      scanDb = openScanDb(this.env, name);
+      this.scans.set(name, scanDb);
+    }
+    return scanDb;
+  }
+
+  /** Creates a tree inside a write transaction. */
+  create(name: string, staged: StagedHandles): SubDb {
+    const db = openSubDb(this.env, name, true, name.startsWith('i'));
+    staged.opened.set(name, db);
+    return db;
+  }
+
+  /** Drops a tree inside a write transaction. */
+  drop(name: string, staged: StagedHandles): void {
+    this.get(name, staged).dropSync();
+    staged.dropped.add(name);
+  }
+
+  /** Makes a committed transaction's handles shared. */
+  commit(staged: StagedHandles): void {
+    for (const [name, db] of staged.opened) this.committed.set(name, db);
+    for (const name of staged.dropped) {
+      this.committed.delete(name);
+      this.scans.delete(name);
+    }
+  }
+
+  /** Forgets every handle (the catalog was re-read: names may now mean other trees). */
+  forget(): void {
+    this.committed.clear();
+    this.scans.clear();
+  }
+
+  async close(): Promise<void> {
+    await this.env.close();
+  }
+}

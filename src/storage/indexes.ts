@@ -1,0 +1,268 @@
+/**
+ * Index trees inside write transactions: the entries a document write adds and removes,
+ * unique checks against stored entries, and creating, building, dropping, rebuilding and
+ * marking indexes stale. Each function takes the transaction it writes in; none records a
+ * change-log entry (the caller does, or applies a leader's).
+ */
+
+import { DbError } from '../errors/index.js';
+import { INDEXES_PER_COLLECTION_MAX } from '../util/index.js';
+import { type CheckedIndexSpec, type CollectionDef, findIndex, type IndexDef } from './catalog.js';
+import { compareBytes } from './codec/index.js';
+import type { StoreContext } from './context.js';
+import type { Document } from './document-check.js';
+import {
+  type IndexValue,
+  indexTuples,
+  indexValues,
+  type LiveIndex,
+  liveIndex,
+  sameValueKey,
+} from './index-keys.js';
+import type { SubDb } from './lmdb-env.js';
+import { getBody, ID_MIN, tree } from './records.js';
+import type { TxnState } from './txn-state.js';
+
+/** What a write that stored nothing says about it (one sentence, said once). */
+export const NOTHING_STORED = 'nothing of this write was stored';
+
+/** Parsed forms of index definitions; a definition is immutable, so it is its own key. */
+const parsed = new WeakMap<IndexDef, LiveIndex>();
+
+/** The collection's indexes with their paths parsed (ready and stale). */
+export function liveIndexes(def: CollectionDef): LiveIndex[] {
+  return def.indexes.map((index) => {
+    let live = parsed.get(index);
+    if (!live) {
+      live = liveIndex(index);
+      parsed.set(index, live);
+    }
+    return live;
+  });
+}
+
+/** The indexes a write maintains: the ready ones (stale ones wait for a rebuild). */
+export function readyIndexes(def: CollectionDef): LiveIndex[] {
+  return liveIndexes(def).filter((i) => i.def.state === 'ready');
+}
+
+/** One index entry: the encoded value (the key) and the document id (the data item). */
+export interface IndexEntry {
+  key: Buffer;
+  id: Buffer;
+}
+
+/**
+ * True when a document other than `self` holds the same complete value in a unique index.
+ * One exact get answers it, except for truncated keys, whose holders are rechecked.
+ */
+export function uniqueTaken(
+  ctx: StoreContext,
+  txn: TxnState,
+  def: CollectionDef,
+  index: LiveIndex,
+  value: IndexValue,
+  self?: Buffer,
+): boolean {
+  const db = tree(ctx, index.def.dbName, txn);
+  if (!value.truncated) {
+    const first = db.getBinaryFast(value.bytes);
+    if (first === undefined) return false;
+    if (!self || !first.equals(self)) return true;
+    return db.getValuesCount(value.bytes) > 1;
+  }
+  const wanted = sameValueKey(value);
+  for (const holder of db.getValues(value.bytes)) {
+    if (self?.equals(holder)) continue;
+    const body = getBody(ctx, def, holder, txn);
+    if (!body) continue;
+    for (const tuple of indexTuples(index, body)) {
+      if (sameValueKey({ ...value, tuple }) === wanted) return true;
+    }
+  }
+  return false;
+}
+
+export function uniqueViolation(def: CollectionDef, index: LiveIndex, tuple: unknown[]): DbError {
+  const paths = index.def.paths.join(', ');
+  const shown = tuple.map((v) => JSON.stringify(v)).join(', ');
+  return new DbError(
+    'ERR_UNIQUE_VIOLATION',
+    `unique index '${index.def.name}' on ${def.name} (${paths}) already holds ${shown}; ${NOTHING_STORED}`,
+    { index: index.def.name, collection: def.name, paths: index.def.paths, value: tuple },
+  );
+}
+
+/**
+ * Writes index entries sorted by key, then id: LMDB fills pages in order. When the entries
+ * come in increasing id order (`idsAscending`), a stable sort on the key alone keeps it.
+ */
+export function putEntries(db: SubDb, entries: IndexEntry[], idsAscending: boolean): void {
+  if (idsAscending) entries.sort((a, b) => compareBytes(a.key, b.key));
+  else entries.sort((a, b) => compareBytes(a.key, b.key) || compareBytes(a.id, b.id));
+  for (const entry of entries) db.putSync(entry.key, entry.id);
+}
+
+/**
+ * Moves a document's entries from its old body to its new one in every ready index,
+ * checking unique indexes first for each value the document did not hold before. Checks
+ * and writes interleave index by index: a violation throws and the job's rollback undoes
+ * what was written.
+ */
+export function replaceEntries(
+  ctx: StoreContext,
+  txn: TxnState,
+  def: CollectionDef,
+  id: Buffer,
+  old: Document,
+  next: Document,
+): void {
+  for (const index of readyIndexes(def)) {
+    const before = indexValues(index, old);
+    const after = indexValues(index, next);
+    // Entries are keyed by (possibly truncated) bytes; uniqueness is about whole values.
+    const beforeBytes = new Set(before.map((v) => v.bytes.toString('latin1')));
+    const afterBytes = new Set(after.map((v) => v.bytes.toString('latin1')));
+    const beforeValues = new Set(before.map(sameValueKey));
+    const idb = tree(ctx, index.def.dbName, txn);
+    for (const value of after) {
+      const isNew = !beforeValues.has(sameValueKey(value));
+      if (
+        isNew &&
+        index.def.unique &&
+        !value.hasNull &&
+        uniqueTaken(ctx, txn, def, index, value, id)
+      ) {
+        throw uniqueViolation(def, index, value.tuple);
+      }
+      if (!beforeBytes.has(value.bytes.toString('latin1'))) idb.putSync(value.bytes, id);
+    }
+    for (const value of before) {
+      if (!afterBytes.has(value.bytes.toString('latin1'))) idb.removeSync(value.bytes, id);
+    }
+  }
+}
+
+/** Removes a document's entries from every ready index. */
+export function removeEntries(
+  ctx: StoreContext,
+  txn: TxnState,
+  def: CollectionDef,
+  id: Buffer,
+  old: Document,
+): void {
+  for (const index of readyIndexes(def)) {
+    const idb = tree(ctx, index.def.dbName, txn);
+    for (const value of indexValues(index, old)) idb.removeSync(value.bytes, id);
+  }
+}
+
+/** Creates an index on a collection and builds it from the documents; returns its definition. */
+export function createIndex(
+  ctx: StoreContext,
+  txn: TxnState,
+  def: CollectionDef,
+  spec: CheckedIndexSpec,
+): IndexDef {
+  if (findIndex(def, spec.name)) {
+    throw new DbError(
+      'ERR_INDEX_EXISTS',
+      `collection ${def.name} already has an index named '${spec.name}'`,
+      { index: spec.name },
+    );
+  }
+  if (def.indexes.length >= INDEXES_PER_COLLECTION_MAX) {
+    throw new DbError(
+      'ERR_INDEX_LIMIT',
+      `collection ${def.name} already has ${def.indexes.length} indexes, the most allowed`,
+    );
+  }
+  const dbName = ctx.catalog.allocateName(txn, 'i');
+  ctx.handles.create(dbName, txn.handles);
+  const index: IndexDef = {
+    name: spec.name,
+    paths: spec.paths.map((p) => p.text),
+    unique: spec.unique,
+    multikey: spec.multikey,
+    state: 'ready',
+    dbName,
+    createdAt: new Date().toISOString(),
+  };
+  buildIndex(ctx, txn, def, liveIndex(index));
+  ctx.catalog.save(txn, { ...def, indexes: [...def.indexes, index] });
+  return index;
+}
+
+/** Fills an empty index tree from every document, in key order. */
+function buildIndex(ctx: StoreContext, txn: TxnState, def: CollectionDef, index: LiveIndex) {
+  const entries: IndexEntry[] = [];
+  const seen = new Set<string>();
+  for (const { key, value } of tree(ctx, def.dbName, txn).getRange({ start: ID_MIN })) {
+    const body = ctx.docs.decode<Document>(value);
+    const id = Buffer.from(key);
+    for (const v of indexValues(index, body)) {
+      if (index.def.unique && !v.hasNull) {
+        const text = sameValueKey(v);
+        if (seen.has(text)) throw uniqueViolation(def, index, v.tuple);
+        seen.add(text);
+      }
+      entries.push({ key: v.bytes, id });
+    }
+  }
+  // Documents come in id order, and so do the entries made from them.
+  putEntries(tree(ctx, index.def.dbName, txn), entries, true);
+}
+
+/** The index of that name (case-insensitive), or ERR_INDEX_NOT_FOUND listing the others. */
+export function requireIndex(def: CollectionDef, name: string): IndexDef {
+  const index = findIndex(def, name);
+  if (!index) {
+    const known = def.indexes.map((i) => i.name).join(', ') || 'none';
+    throw new DbError(
+      'ERR_INDEX_NOT_FOUND',
+      `collection ${def.name} has no index named '${name}' (indexes: ${known})`,
+      { index: name },
+    );
+  }
+  return index;
+}
+
+/** Drops an index by name (case-insensitive); returns its definition. */
+export function dropIndex(
+  ctx: StoreContext,
+  txn: TxnState,
+  def: CollectionDef,
+  name: string,
+): IndexDef {
+  const index = requireIndex(def, name);
+  ctx.handles.drop(index.dbName, txn.handles);
+  ctx.catalog.save(txn, { ...def, indexes: def.indexes.filter((i) => i !== index) });
+  return index;
+}
+
+/** Rebuilds the named indexes (all when `names` is undefined) and marks them ready. */
+export function rebuildIndexes(
+  ctx: StoreContext,
+  txn: TxnState,
+  def: CollectionDef,
+  names?: string[],
+): IndexDef[] {
+  const chosen = names ? names.map((n) => requireIndex(def, n)) : def.indexes;
+  const rebuilt = new Map<IndexDef, IndexDef>();
+  for (const index of chosen) {
+    tree(ctx, index.dbName, txn).clearSync();
+    const fresh: IndexDef = { ...index, state: 'ready' };
+    buildIndex(ctx, txn, def, liveIndex(fresh));
+    rebuilt.set(index, fresh);
+  }
+  ctx.catalog.save(txn, { ...def, indexes: def.indexes.map((i) => rebuilt.get(i) ?? i) });
+  return [...rebuilt.values()];
+}
+
+/** Marks every index of a collection stale (a load that skipped them). */
+export function markStale(ctx: StoreContext, txn: TxnState, def: CollectionDef): void {
+  ctx.catalog.save(txn, {
+    ...def,
+    indexes: def.indexes.map((i) => ({ ...i, state: 'stale' as const })),
+  });
+}

@@ -1,0 +1,107 @@
+/**
+ * Point reads of stored records: a document body by id, a collection's last id and size, and
+ * the ids under index keys. Each reads the committed state, or inside a write transaction
+ * (`txn` given) that transaction's own trees.
+ */
+
+import { formatId, ID_BYTES } from '../util/index.js';
+import type { CollectionDef, IndexDef } from './catalog.js';
+import type { StoreContext } from './context.js';
+import type { Document } from './document-check.js';
+import { type SubDb, treeStats } from './lmdb-env.js';
+import type { TxnState } from './txn-state.js';
+
+/** Lowest possible id key; keys below it (none today) are reserved. */
+export const ID_MIN = Buffer.alloc(ID_BYTES, 0);
+
+/** Greater than every 16-byte id: the start of a reverse scan. */
+export const ID_PAST_MAX = Buffer.alloc(ID_BYTES + 1, 0xff);
+
+/** The tree of a collection or index. */
+export function tree(ctx: StoreContext, name: string, txn?: TxnState): SubDb {
+  return ctx.handles.get(name, txn?.handles);
+}
+
+/** The stored body of a document, or undefined. */
+export function getBody(
+  ctx: StoreContext,
+  def: CollectionDef,
+  id: Buffer,
+  txn?: TxnState,
+): Document | undefined {
+  const bytes = tree(ctx, def.dbName, txn).getBinaryFast(id);
+  return bytes === undefined ? undefined : ctx.docs.decode<Document>(bytes);
+}
+
+/** True when the collection holds a document with this id. */
+export function idExists(ctx: StoreContext, def: CollectionDef, id: Buffer, txn?: TxnState) {
+  return tree(ctx, def.dbName, txn).getBinaryFast(id) !== undefined;
+}
+
+/** The greatest id stored in a collection, or undefined when it is empty. */
+export function lastId(ctx: StoreContext, def: CollectionDef, txn?: TxnState): Buffer | undefined {
+  const db = tree(ctx, def.dbName, txn);
+  for (const key of db.getKeys({ start: ID_PAST_MAX, reverse: true, limit: 1 })) return key;
+  return undefined;
+}
+
+/** Number of documents, from LMDB's tree statistics (no scan). */
+export function count(ctx: StoreContext, def: CollectionDef, txn?: TxnState): number {
+  return treeStats(tree(ctx, def.dbName, txn)).entries;
+}
+
+/**
+ * Ids of index entries whose key lies in [start, end), each once even for multikey
+ * indexes. Callers recheck the documents: truncated keys can produce extra candidates.
+ */
+export function* indexIds(
+  ctx: StoreContext,
+  index: IndexDef,
+  start: Buffer,
+  end: Buffer,
+  txn?: TxnState,
+): Generator<Buffer> {
+  const seen = index.multikey ? new Set<string>() : undefined;
+  for (const { value: id } of tree(ctx, index.dbName, txn).getRange({ start, end })) {
+    if (seen) {
+      const text = id.toString('latin1');
+      if (seen.has(text)) continue;
+      seen.add(text);
+    }
+    yield id;
+  }
+}
+
+/**
+ * Ids listed under exactly one key of an index. Keys are whole encoded tuples (or their
+ * truncated form), so equality needs no range scan: one get for a unique index, the key's
+ * data items otherwise.
+ */
+export function* indexIdsForKey(
+  ctx: StoreContext,
+  index: IndexDef,
+  key: Buffer,
+  txn?: TxnState,
+): Generator<Buffer> {
+  if (index.unique) {
+    const id = indexIdForUniqueKey(ctx, index, key, txn);
+    if (id !== undefined) yield id;
+    return;
+  }
+  yield* tree(ctx, index.dbName, txn).getValues(key);
+}
+
+/** The id under one key of a unique index. */
+export function indexIdForUniqueKey(
+  ctx: StoreContext,
+  index: IndexDef,
+  key: Buffer,
+  txn?: TxnState,
+): Buffer | undefined {
+  return tree(ctx, index.dbName, txn).get(key);
+}
+
+/** Attaches `_id` in front of a stored body, as callers see documents. */
+export function withId(id: Buffer, body: Document): Document {
+  return { _id: formatId(id), ...body };
+}

@@ -1,0 +1,123 @@
+/**
+ * Pinned read snapshots: reads spread over many event-loop turns that see one committed
+ * state. A document snapshot serves a streamed query; a file snapshot is the whole file at
+ * one seq (every collection with its index definitions and documents), what a follower
+ * that fell behind the trimmed change log catches up from before it reads the entries after
+ * that seq. A snapshot keeps old pages from reuse: release it when done.
+ */
+
+import type { CollectionDef, IndexState, NodeMeta } from './catalog.js';
+import { seqOfKey } from './change-entry.js';
+import { decodeValue } from './codec/index.js';
+import type { StoreContext } from './context.js';
+import type { Document } from './document-check.js';
+import { pinSnapshot, type ReadSnapshot } from './lmdb-env.js';
+import { ID_MIN } from './records.js';
+import { formatId } from '../util/index.js';
+
+/** Reads of documents as they were when the snapshot was opened. */
+export interface DocumentSnapshot {
+  getBody(def: CollectionDef, id: Buffer): Document | undefined;
+  release(): void;
+}
+
+/**
+ * LMDB does not let a read transaction use a sub-database first opened after it began: open
+ * every collection's handle before pinning (the first request of a fresh process may well be
+ * a stream).
+ */
+function pinWithHandles(ctx: StoreContext): ReadSnapshot {
+  for (const def of ctx.catalog.all().values()) ctx.handles.get(def.dbName);
+  return pinSnapshot(ctx.handles.env);
+}
+
+/** Pins the current committed state for reads of documents by id. */
+export function openDocumentSnapshot(ctx: StoreContext): DocumentSnapshot {
+  const snapshot = pinWithHandles(ctx);
+  return {
+    getBody: (def, id) => {
+      const bytes = snapshot.get(ctx.handles.get(def.dbName), id);
+      return bytes === undefined ? undefined : ctx.docs.decode<Document>(bytes);
+    },
+    release: () => snapshot.release(),
+  };
+}
+
+/** An index definition as a snapshot carries it: enough to create it again. */
+export interface SnapshotIndex {
+  name: string;
+  paths: string[];
+  unique: boolean;
+  state: IndexState;
+}
+
+/** A collection of a file snapshot. */
+export interface SnapshotCollection {
+  name: string;
+  indexes: SnapshotIndex[];
+}
+
+/** The whole file at one seq. */
+export interface FileSnapshot {
+  /** The seq of the newest change the snapshot holds; entries after it follow it. */
+  readonly seq: number;
+  readonly term: number;
+  readonly collections: readonly SnapshotCollection[];
+  /** The collection's documents in `_id` order, as plain values (portable like log entries). */
+  documents(collection: string): Iterable<{ id: string; doc: Document }>;
+  release(): void;
+}
+
+const META_KEY = Buffer.from('meta');
+const COLLECTIONS = { start: Buffer.from('c/'), end: Buffer.from('c0') };
+const PAST_LAST_KEY = Buffer.alloc(9, 0xff);
+
+/** Pins the whole committed file: catalog, seq and term, documents, all from one state. */
+export function openFileSnapshot(ctx: StoreContext): FileSnapshot {
+  const snapshot = pinWithHandles(ctx);
+  try {
+    const metaBytes = snapshot.get(ctx.handles.catalog, META_KEY);
+    const meta = metaBytes ? decodeValue<NodeMeta>(metaBytes) : undefined;
+    let seq = meta?.seqFloor ?? 0;
+    for (const { key } of snapshot.range(ctx.handles.changes, {
+      start: PAST_LAST_KEY,
+      reverse: true,
+      limit: 1,
+    })) {
+      seq = seqOfKey(key);
+    }
+    const defs = new Map<string, CollectionDef>();
+    for (const { value } of snapshot.range(ctx.handles.catalog, COLLECTIONS)) {
+      const def = decodeValue<CollectionDef>(value);
+      defs.set(def.name, def);
+    }
+    const collections = [...defs.values()]
+      .sort((a, b) => (a.name < b.name ? -1 : 1))
+      .map((def) => ({
+        name: def.name,
+        indexes: def.indexes.map((i) => ({
+          name: i.name,
+          paths: i.paths,
+          unique: i.unique,
+          state: i.state,
+        })),
+      }));
+    return {
+      seq,
+      term: meta?.term ?? 1,
+      collections,
+      *documents(collection) {
+        const def = defs.get(collection);
+        if (!def) return;
+        const db = ctx.handles.get(def.dbName);
+        for (const { key, value } of snapshot.range(db, { start: ID_MIN })) {
+          yield { id: formatId(key), doc: ctx.docs.decode<Document>(value) };
+        }
+      },
+      release: () => snapshot.release(),
+    };
+  } catch (error) {
+    snapshot.release();
+    throw error;
+  }
+}

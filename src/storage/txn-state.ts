@@ -1,0 +1,80 @@
+/**
+ * What one write transaction has changed and not yet committed: catalog records, opened and
+ * dropped trees, node metadata, the change log's end, the entries of the running job. Every
+ * storage part takes it explicitly; the store applies it to its committed state only once the
+ * batch's commit returned. Plain data, with the marks that roll one job back.
+ */
+
+import type { CollectionDef, NodeMeta } from './catalog.js';
+import type { ChangeOp } from './change-entry.js';
+import { noStagedHandles, type StagedHandles } from './handles.js';
+
+/** Documents a batch wrote, by operation (metrics read the totals). */
+export interface WriteCounts {
+  insert: number;
+  replace: number;
+  delete: number;
+}
+
+export function noWrites(): WriteCounts {
+  return { insert: 0, replace: 0, delete: 0 };
+}
+
+export interface TxnState {
+  /** Collection records changed by the batch (null: dropped). */
+  defs: Map<string, CollectionDef | null>;
+  handles: StagedHandles;
+  meta: NodeMeta;
+  /** Seq of the newest entry, written or applied. */
+  lastSeq: number;
+  /** The running job's change-log entries, written with their seqs when it ends. */
+  pending: ChangeOp[];
+  written: WriteCounts;
+  /** Shared document structures when the batch began (a failed commit restores them). */
+  structures: number;
+}
+
+export function newTxnState(meta: NodeMeta, lastSeq: number, structures: number): TxnState {
+  return {
+    defs: new Map(),
+    handles: noStagedHandles(),
+    meta,
+    lastSeq,
+    pending: [],
+    written: noWrites(),
+    structures,
+  };
+}
+
+/** A copy of what a job may change, to restore when it rolls back. */
+export interface JobMark {
+  defs: Map<string, CollectionDef | null>;
+  opened: StagedHandles['opened'];
+  dropped: StagedHandles['dropped'];
+  meta: NodeMeta;
+  lastSeq: number;
+  written: WriteCounts;
+  structures: number;
+}
+
+export function markJob(state: TxnState, structures: number): JobMark {
+  return {
+    defs: new Map(state.defs),
+    opened: new Map(state.handles.opened),
+    dropped: new Set(state.handles.dropped),
+    meta: state.meta,
+    lastSeq: state.lastSeq,
+    written: { ...state.written },
+    structures,
+  };
+}
+
+/** Undoes a rolled-back job's in-memory changes (LMDB undid its writes). */
+export function rollBackJob(state: TxnState, mark: JobMark): void {
+  state.defs = mark.defs;
+  state.handles = { opened: mark.opened, dropped: mark.dropped };
+  state.meta = mark.meta;
+  state.lastSeq = mark.lastSeq;
+  state.pending = [];
+  state.written = mark.written;
+}
