@@ -4,7 +4,9 @@
  * encoding), so a follower stores the leader's entries byte for byte and decodes them with
  * nothing but MessagePack. Pure: encoding and decoding only.
  *
- * An entry is a MessagePack map:
+ * An entry is a MessagePack map, written with msgpackr's record extension with every record
+ * structure defined inline (codec `encodePortable`: the documents of a bulk insert share their
+ * keys once, yet the entry needs no other data to be read):
  *
  *   { v: 1, seq, term, atMs, op, collection, …op fields, endSeq? }
  *
@@ -23,7 +25,7 @@
 
 import { DbError } from '../errors/index.js';
 import type { IndexSpec } from './catalog.js';
-import { decodeValue, encodeValue } from './codec/index.js';
+import { decodeValue, encodePortable } from './codec/index.js';
 import type { Document } from './document-check.js';
 
 /** The entry format this build writes. */
@@ -83,7 +85,7 @@ export function seqOfKey(key: Buffer): number {
 
 /** The bytes of an entry in format version 1. */
 export function encodeEntry(entry: ChangeEntry): Buffer {
-  return encodeValue({ v: CHANGE_ENTRY_VERSION, ...entry });
+  return encodePortable({ v: CHANGE_ENTRY_VERSION, ...entry });
 }
 
 function invalidEntry(why: string): DbError {
