@@ -46,15 +46,15 @@ export const CHANGE_LOG_RETAIN_ENTRIES = 1_000_000;
  * follower that falls further behind than this catches up from a snapshot (DESIGN §6).
  */
 export const CHANGE_LOG_RETAIN_BYTES = 256 * MiB;
-
-/**
- * Documents whose scanned paths the writer keeps in memory, over all cached selections
- * (store.ts, `scanSelected`). A selection of a larger collection is scanned from disk.
- */
-export const SELECTION_CACHE_DOCS_MAX = 2_000_000;
 /**
  * How far past its byte bound the change log may grow to keep the entries a follower still
  * needs: beyond CHANGE_LOG_RETAIN_BYTES times this, the oldest held entries go anyway and
  * that follower catches up from a snapshot (as PostgreSQL's max_slot_wal_keep_size does).
  */
 export const CHANGE_LOG_HOLD_FACTOR = 4;
+
+/**
+ * Documents whose scanned paths the writer keeps in memory, over all cached selections
+ * (scans.ts, `scanSelected`). A selection of a larger collection is scanned from disk.
+ */
+export const SELECTION_CACHE_DOCS_MAX = 2_000_000;
