@@ -21,7 +21,7 @@ import type { StoreContext } from './context.js';
 import type { Document } from './document-check.js';
 import type { PreparedDocument } from './documents.js';
 import { Handles } from './handles.js';
-import { envStats } from './lmdb-env.js';
+import { envStats, refreshSnapshot } from './lmdb-env.js';
 import {
   type CompactResult,
   compactResult,
@@ -157,7 +157,7 @@ export class Store implements StoreReader {
   refresh(): void {
     // The writing process sees its own commits at once; only readers need a new snapshot.
     if (!this.readOnly) return;
-    this.handles.env.resetReadTxn();
+    refreshSnapshot(this.handles.env);
     if (!this.catalog.changedOnDisk()) return;
     this.handles.forget();
     this.load();
