@@ -16,10 +16,17 @@ module.exports = {
       to: { path: '^src/', pathNot: '^src/(errors|util)/' },
     },
     {
+      name: 'types-are-the-bottom',
+      comment: 'types/ holds plain shapes; it imports nothing internal but the error codes.',
+      severity: 'error',
+      from: { path: layer('types') },
+      to: { path: '^src/', pathNot: '^src/(types|errors)/' },
+    },
+    {
       name: 'storage-below-everything',
       severity: 'error',
       from: { path: layer('storage') },
-      to: { path: '^src/', pathNot: '^src/(storage|errors|util)/' },
+      to: { path: '^src/', pathNot: '^src/(storage|types|errors|util)/' },
     },
     {
       name: 'sql-above-storage-only',

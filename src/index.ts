@@ -18,13 +18,22 @@ export {
   type QueryResult,
 } from './engine/index.js';
 export { DbError, ERROR_CATALOGUE, type ErrorCode, isDbError } from './errors/index.js';
+export type { FindResult, RangeBounds } from './storage/index.js';
 export type {
+  BulkItemError,
   BulkResult,
   ChangeEntry,
+  ChangeOp,
+  ChangeStamp,
+  CheckpointResult,
   CompactResult,
   Document,
-  FindResult,
-  RangeBounds,
+  ErrorBody,
+  GateState,
+  HealthBody,
+  IndexState,
+  LogPosition,
+  Role,
   StoreStats,
-} from './storage/index.js';
+} from './types/index.js';
 export { VERSION } from './version.js';

@@ -6,6 +6,7 @@
  */
 
 import { DbError } from '../errors/index.js';
+import type { IndexInfo } from '../types/index.js';
 import {
   type BulkResult,
   type CollectionDef,
@@ -40,14 +41,7 @@ export interface InsertManyOptions {
   skipIndexes?: boolean;
 }
 
-/** An index as the API reports it. */
-export interface IndexInfo {
-  name: string;
-  paths: string[];
-  unique: boolean;
-  multikey: boolean;
-  state: 'ready' | 'stale';
-}
+export type { IndexInfo };
 
 /** Options of createIndex: the paths, plus an optional name and the unique flag. */
 export interface CreateIndexOptions extends IndexSpec {}

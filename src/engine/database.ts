@@ -6,6 +6,7 @@
  */
 
 import type { DbError } from '../errors/index.js';
+import type { CheckpointResult } from '../types/index.js';
 import {
   type ChangeEntry,
   type ChangeHold,
@@ -131,7 +132,7 @@ export class Database {
   }
 
   /** Flushes and trims the change log to its retention bound. */
-  checkpoint(): Promise<{ lastSeq: number; trimmedEntries: number; firstSeq: number }> {
+  checkpoint(): Promise<CheckpointResult> {
     return this.store.checkpoint();
   }
 

@@ -7,19 +7,11 @@
  */
 
 import { DbError } from '../errors/index.js';
+import type { GateState, Role } from '../types/index.js';
 
-/** A node's replication role: none for a single node. */
-export type Role = 'leader' | 'follower' | 'none';
+export type { GateState, Role };
 
 const ROLES: readonly Role[] = ['leader', 'follower', 'none'];
-
-/** What the gate reports. */
-export interface GateState {
-  role: Role;
-  readOnly: boolean;
-  /** The leader's address (`host:port`), when this node knows it. */
-  leader?: string;
-}
 
 export class WriteGate {
   private current: GateState = { role: 'none', readOnly: false };

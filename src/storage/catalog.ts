@@ -5,6 +5,7 @@
  */
 
 import { DbError } from '../errors/index.js';
+import type { IndexState } from '../types/index.js';
 import {
   COLLECTION_NAME_CHARS_MAX,
   INDEX_NAME_CHARS_MAX,
@@ -44,8 +45,7 @@ export interface NodeMeta {
   createdAt: string;
 }
 
-/** Whether the planner may answer from an index: `stale` after a `skipIndexes` load. */
-export type IndexState = 'ready' | 'stale';
+export type { IndexState };
 
 /** An index as the catalog stores it. */
 export interface IndexDef {

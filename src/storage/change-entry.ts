@@ -24,42 +24,14 @@
  */
 
 import { DbError } from '../errors/index.js';
-import type { IndexSpec } from './catalog.js';
+import type { ChangeEntry, ChangeOp, ChangeStamp } from '../types/index.js';
 import { decodeValue, encodePortable } from './codec/index.js';
 import type { Document } from './document-check.js';
 
 /** The entry format this build writes. */
 export const CHANGE_ENTRY_VERSION = 1;
 
-/** What one change-log entry records. */
-export type ChangeOp =
-  /** One atomic write of one or more documents (a bulk insert is one entry). */
-  | {
-      op: 'insert';
-      collection: string;
-      documents: Array<{ id: string; doc: Document }>;
-      /** A cold load: no index entries were written and the indexes were marked stale. */
-      skipIndexes?: true;
-    }
-  | { op: 'replace'; collection: string; id: string; doc: Document }
-  | { op: 'delete'; collection: string; id: string }
-  | { op: 'dropCollection'; collection: string }
-  | { op: 'createIndex'; collection: string; index: Required<IndexSpec> }
-  | { op: 'dropIndex'; collection: string; name: string }
-  /** Indexes rebuilt from the documents and marked ready. */
-  | { op: 'rebuildIndexes'; collection: string; names: string[] };
-
-/** Where an entry stands in the log. */
-export interface ChangeStamp {
-  seq: number;
-  term: number;
-  atMs: number;
-  /** Set on each entry of a write that made several: the seq of its last one. */
-  endSeq?: number;
-}
-
-/** A change-log entry as readers get it. */
-export type ChangeEntry = ChangeOp & ChangeStamp;
+export type { ChangeEntry, ChangeOp, ChangeStamp };
 
 const OPS: ReadonlySet<string> = new Set([
   'insert',

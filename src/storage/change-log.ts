@@ -9,6 +9,7 @@
  */
 
 import { DbError } from '../errors/index.js';
+import type { LogPosition } from '../types/index.js';
 import { CHANGE_LOG_HOLD_FACTOR } from '../util/index.js';
 import type { Catalog } from './catalog-state.js';
 import {
@@ -59,14 +60,7 @@ interface Waiter {
   reject: (error: unknown) => void;
 }
 
-/** Where the log stands: the node's term and the seqs it holds. */
-export interface LogPosition {
-  term: number;
-  /** The newest entry's seq (0 before the first write). */
-  lastSeq: number;
-  /** The highest seq trimmed away: entries after it are kept. */
-  seqFloor: number;
-}
+export type { LogPosition };
 
 export class ChangeLog {
   private committedLastSeq = 0;

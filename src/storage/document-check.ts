@@ -6,8 +6,9 @@
 import { DbError } from '../errors/index.js';
 import { DOCUMENT_DEPTH_MAX, parseId } from '../util/index.js';
 
-/** A stored document as callers see it. */
-export type Document = Record<string, unknown>;
+import type { Document } from '../types/index.js';
+
+export type { Document };
 
 function isPlainObject(value: unknown): value is Record<string, unknown> {
   if (value === null || typeof value !== 'object' || Array.isArray(value)) return false;

@@ -6,6 +6,9 @@
  */
 
 import { DbError } from '../errors/index.js';
+import type { BulkResult } from '../types/index.js';
+
+export type { BulkResult };
 import { COLLECTIONS_MAX, formatId, newId } from '../util/index.js';
 import type { CollectionDef } from './catalog.js';
 import { compareBytes } from './codec/index.js';
@@ -31,12 +34,6 @@ export interface PreparedDocument {
   body: Document;
   encoded: Buffer;
   id: Buffer | undefined;
-}
-
-/** Per-item outcome of a bulk insert. */
-export interface BulkResult {
-  ids: string[];
-  errors: Array<{ index: number; error: string; code: string }>;
 }
 
 /** Options of an insert. */

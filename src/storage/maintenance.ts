@@ -4,6 +4,7 @@
  */
 
 import * as fs from 'node:fs';
+import type { CompactResult, StoreStats } from '../types/index.js';
 import type { CollectionDef, IndexDef } from './catalog.js';
 import type { StoreContext } from './context.js';
 import { requireForWrite } from './documents.js';
@@ -11,39 +12,7 @@ import { envStats, treeStats } from './lmdb-env.js';
 import { count, ID_MIN, tree } from './records.js';
 import type { TxnState } from './txn-state.js';
 
-/** What a compaction measured. */
-export interface CompactResult {
-  collection: string;
-  pagesBefore: number;
-  pagesAfter: number;
-  pagesCompacted: number;
-  bytesReclaimed: number;
-  freePagesBefore: number;
-  freePagesAfter: number;
-  fileSizeBytes: number;
-}
-
-/** Storage facts of a data file. */
-export interface StoreStats {
-  file: string;
-  fileSizeBytes: number;
-  pageSizeBytes: number;
-  pages: { total: number; used: number; free: number };
-  collections: Array<{
-    name: string;
-    count: number;
-    indexes: Array<{
-      name: string;
-      paths: string[];
-      unique: boolean;
-      multikey: boolean;
-      state: string;
-      entries: number;
-    }>;
-  }>;
-  changeLog: { entries: number; lastSeq: number; firstSeq: number };
-  term: number;
-}
+export type { CompactResult, StoreStats };
 
 /** Page counts of the whole file. */
 export interface PageUsage {

@@ -10,6 +10,7 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { DbError } from '../errors/index.js';
+import type { CheckpointResult } from '../types/index.js';
 import { CHANGE_LOG_RETAIN_BYTES, CHANGE_LOG_RETAIN_ENTRIES } from '../util/index.js';
 import { applyChange } from './apply.js';
 import type { CollectionDef, IndexDef } from './catalog.js';
@@ -405,9 +406,7 @@ export class Store implements StoreReader {
    * Flushes, then trims the change log to its retention bound, never past what a follower
    * holds. Returns what was trimmed.
    */
-  async checkpoint(
-    retainEntries: number = CHANGE_LOG_RETAIN_ENTRIES,
-  ): Promise<{ lastSeq: number; trimmedEntries: number; firstSeq: number }> {
+  async checkpoint(retainEntries: number = CHANGE_LOG_RETAIN_ENTRIES): Promise<CheckpointResult> {
     await this.flush();
     // It trims what is already written and adds nothing: a read-only node checkpoints too.
     return this.enqueue((txn) => {

@@ -1,0 +1,53 @@
+/**
+ * Change-log entries, format version 1 (storage/change-entry.ts encodes them): what one write
+ * did, with documents as plain values, so any node or client can read them.
+ */
+
+import type { Document } from './documents.js';
+
+/** What one change-log entry records. */
+export type ChangeOp =
+  /** One atomic write of one or more documents (a bulk insert is one entry). */
+  | {
+      op: 'insert';
+      collection: string;
+      documents: Array<{ id: string; doc: Document }>;
+      /** A cold load: no index entries were written and the indexes were marked stale. */
+      skipIndexes?: true;
+    }
+  | { op: 'replace'; collection: string; id: string; doc: Document }
+  | { op: 'delete'; collection: string; id: string }
+  | { op: 'dropCollection'; collection: string }
+  | {
+      op: 'createIndex';
+      collection: string;
+      index: { name: string; paths: string[]; unique: boolean };
+    }
+  | { op: 'dropIndex'; collection: string; name: string }
+  /** Indexes rebuilt from the documents and marked ready. */
+  | { op: 'rebuildIndexes'; collection: string; names: string[] };
+
+/** Where an entry stands in the log. */
+export interface ChangeStamp {
+  /** Its place in the log: strictly increasing from 1, never reused. */
+  seq: number;
+  /** The replication term of the leader that wrote it. */
+  term: number;
+  /** The commit time on that leader (Unix milliseconds). */
+  atMs: number;
+  /** Set on each entry of a write that made several: the seq of its last one. */
+  endSeq?: number;
+}
+
+/** A change-log entry as readers get it. */
+export type ChangeEntry = ChangeOp & ChangeStamp;
+
+/** Where a node's change log stands. */
+export interface LogPosition {
+  /** The replication term this node is in. */
+  term: number;
+  /** The newest entry's seq (0 before the first write). */
+  lastSeq: number;
+  /** The highest seq trimmed away: entries after it are kept. */
+  seqFloor: number;
+}

@@ -1,0 +1,22 @@
+/** A node's state as its API reports it. */
+
+/** A node's replication role: none for a single node. */
+export type Role = 'leader' | 'follower' | 'none';
+
+/** What the write gate holds: the role, read-only mode and the leader's address. */
+export interface GateState {
+  role: Role;
+  readOnly: boolean;
+  /** The leader's address (`host:port`), when this node knows it. */
+  leader?: string;
+}
+
+/** `GET /health`. */
+export interface HealthBody {
+  status: 'ok';
+  node: string;
+  version: string;
+  readOnly: boolean;
+  role: Role;
+  uptimeSeconds: number;
+}
