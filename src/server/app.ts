@@ -16,6 +16,7 @@ import { BODY_BYTES_MAX, PATH_PARAM_CHARS_MAX } from '../util/index.js';
 import { VERSION } from '../version.js';
 import { bearerAuth } from './auth.js';
 import { errorHandler } from './errors.js';
+import { addJsonBodyParser } from './json-body.js';
 import { Metrics } from './metrics.js';
 import type { NodeStatus } from './node-status.js';
 import { newNodeStatus } from './node-status.js';
@@ -82,6 +83,7 @@ export function buildApp(db: Database, options: AppOptions = {}): FastifyInstanc
   }) as unknown as FastifyInstance;
   // Bodies are JSON only: anything else is a 415, never a string handed to the engine.
   app.removeContentTypeParser('text/plain');
+  addJsonBodyParser(app);
   const status = options.status ?? newNodeStatus(options.nodeName ?? 'node-1');
   const metrics = new Metrics();
   const context: RouteContext = { db, status, metrics, version: VERSION };
