@@ -6,25 +6,12 @@
  * explains a refused write the same way.
  */
 
-import { spawnSync } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
-import * as path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { open } from '../../src/index.js';
 import { holdFile } from '../support/hold-file.js';
+import { type CliRun, runDocdb as docdb } from '../support/run-docdb.js';
 import { makeTempDir } from '../support/temp-dir.js';
-
-const ROOT = path.resolve(import.meta.dirname, '../..');
-const BIN = path.join(ROOT, 'bin/docdb');
-
-function docdb(args: string[], input?: string): { code: number; stdout: string; stderr: string } {
-  const result = spawnSync(BIN, args, {
-    encoding: 'utf8',
-    input,
-    env: { ...process.env, NO_COLOR: '1' },
-  });
-  return { code: result.status ?? -1, stdout: result.stdout, stderr: result.stderr };
-}
 
 let dir: string;
 let cleanup: () => void;
@@ -42,7 +29,7 @@ afterEach(() => {
   cleanup();
 });
 
-function expectRefused(r: { code: number; stdout: string; stderr: string }, how: string): void {
+function expectRefused(r: CliRun, how: string): void {
   expect(r.code, r.stderr).toBe(1);
   expect(r.stderr).toContain('ERR_STORAGE_LOCKED');
   expect(r.stderr).toContain(`process ${holder.pid}`);

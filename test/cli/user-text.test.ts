@@ -4,19 +4,18 @@
  * document a node serves. (docs/ARCHITECTURE.md and the ADRs are written for contributors.)
  */
 
-import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { harnessPerTest } from '../support/app-harness.js';
+import { runDocdb } from '../support/run-docdb.js';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
-const BIN = path.join(ROOT, 'bin/docdb');
 const SPEC = /\bspec\b|§/i;
 
 function docdb(...args: string[]): string {
-  const result = spawnSync(BIN, args, { encoding: 'utf8', env: { ...process.env, NO_COLOR: '1' } });
-  return `${result.stdout}${result.stderr}`;
+  const { stdout, stderr } = runDocdb(args);
+  return `${stdout}${stderr}`;
 }
 
 /** The lines of `text` that mention the spec, for a readable failure. */
