@@ -45,6 +45,21 @@ export interface ResolveInput {
  */
 export type SettingKey = (typeof SETTINGS)[SettingName]['config'] | 'tls' | 'replication';
 
+/** Every dotted path into an object type: `tls`, `tls.certPath`, … */
+type Paths<T> = {
+  [K in keyof T & string]-?: NonNullable<T[K]> extends object
+    ? K | `${K}.${Paths<NonNullable<T[K]>>}`
+    : K;
+}[keyof T & string];
+
+/**
+ * Compiles only while every row's `config` path is a field of NodeConfig: a new setting needs
+ * its field there, where its users read it.
+ */
+const _everyConfigPathIsAField: (typeof SETTINGS)[SettingName]['config'] extends Paths<NodeConfig>
+  ? true
+  : never = true;
+
 /** The resolved settings and where each came from. */
 export interface ResolvedConfig {
   config: NodeConfig;
@@ -449,6 +464,7 @@ export function resolveConfig(input: ResolveInput): ResolvedConfig {
   requireOwnPorts(run);
   run.sources.tls = file.has(TLS_SECTION) ? 'file' : 'default';
   run.sources.replication = run.sources['replication.role'] ?? 'default';
-  // Every row's config path is a field of NodeConfig, and the scopes keep each section whole.
+  // Every row's config path is a field of NodeConfig (_everyConfigPathIsAField), and the
+  // scopes keep each section whole.
   return { config: run.config as unknown as NodeConfig, sources: run.sources };
 }
