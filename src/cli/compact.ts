@@ -1,13 +1,13 @@
 /**
  * `docdb compact <file> <collection>`: rewrites one collection compactly. It takes the
- * file's writer lock, so it refuses, naming the process, while a node holds the file.
+ * file's writer lock, so it refuses, naming the process and POST /admin/compact, while a
+ * node holds the file.
  */
 
 import type { Command } from 'commander';
-import { open } from '../engine/index.js';
 import { DbError } from '../errors/index.js';
 import { resolveDataFile } from '../storage/index.js';
-import { dataFileExists } from './open-file.js';
+import { dataFileExists, openForWriting, VIA_NODE } from './open-file.js';
 import { bold, formatBytes, printJson } from './output.js';
 
 export function registerCompact(program: Command): void {
@@ -24,7 +24,7 @@ export function registerCompact(program: Command): void {
           `no docdb data file at ${resolveDataFile(file).file}`,
         );
       }
-      const db = await open(file);
+      const db = await openForWriting(file, VIA_NODE.compact(collection));
       try {
         const sizeBefore = db.stats().fileSizeBytes;
         const result = await db.compact(collection);

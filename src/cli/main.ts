@@ -38,10 +38,25 @@ export function buildProgram(): Command {
   return program;
 }
 
+/**
+ * The arguments to parse. Commander's help command, asked about a command that does not
+ * exist, prints the general help to stderr, exits 2 and never says why; `docdb help nosuch`
+ * runs as `docdb nosuch` instead, so it fails the same way: "unknown command 'nosuch'", the
+ * closest command when there is one, exit 2.
+ */
+function helpTargetChecked(program: Command, argv: string[]): string[] {
+  const [first, name] = argv;
+  if (first !== 'help' || name === undefined || name.startsWith('-')) return argv;
+  // Commander has no help for its help command: that is the general help.
+  if (name === 'help') return ['help'];
+  const known = program.commands.some((c) => c.name() === name || c.aliases().includes(name));
+  return known ? argv : [name];
+}
+
 export async function main(argv: string[]): Promise<void> {
   const program = buildProgram();
   try {
-    await program.parseAsync(argv, { from: 'user' });
+    await program.parseAsync(helpTargetChecked(program, argv), { from: 'user' });
   } catch (error) {
     if (error instanceof CommanderError) {
       // Help and version exit 0; everything else commander rejects is a usage error.

@@ -1,13 +1,14 @@
 /**
  * `docdb query <file> "<sql>"`: runs one statement against a local data file and prints the
  * plan, count and time, then the rows (a table, or JSON with --json). Reads work while a
- * node holds the file; writes need the file to be free.
+ * node holds the file; a write needs the file to be free, and otherwise fails at once naming
+ * the process and POST /query.
  */
 
 import type { Command } from 'commander';
 import type { QueryResult } from '../engine/index.js';
 import { parse } from '../sql/index.js';
-import { openExisting, openForSession } from './open-file.js';
+import { openExisting, openForWriting, VIA_NODE } from './open-file.js';
 import { dim, printJson } from './output.js';
 import { renderTable } from './table.js';
 
@@ -45,7 +46,7 @@ export function registerQuery(program: Command): void {
       const params = parseParams(options.params);
       // Reads open read-only so they work beside a running node; writes need the lock.
       const reads = parse(sql).statement.kind === 'select';
-      const db = reads ? await openExisting(file) : await openForSession(file);
+      const db = reads ? await openExisting(file) : await openForWriting(file, VIA_NODE.query());
       try {
         const result = await db.query(sql, params);
         if (options.json) printJson(result);

@@ -9,7 +9,7 @@ import type { Command } from 'commander';
 import type { Database } from '../engine/index.js';
 import { isDbError } from '../errors/index.js';
 import { parse } from '../sql/index.js';
-import { openForSession } from './open-file.js';
+import { explainSessionError, openSession, VIA_NODE } from './open-file.js';
 import { printJson, reportError } from './output.js';
 import { printResult } from './query.js';
 import { printStats } from './inspect.js';
@@ -136,7 +136,8 @@ export function registerRepl(program: Command): void {
     .argument('<file>', 'a data directory or its data.docdb file (created if missing)')
     .option('--json', 'print results as JSON')
     .action(async (file: string, options: { json?: boolean }) => {
-      const db = await openForSession(file);
+      const session = await openSession(file, VIA_NODE.query());
+      const { db } = session;
       const tty = process.stdin.isTTY === true;
       const rl = readline.createInterface({
         input: process.stdin,
@@ -157,7 +158,7 @@ export function registerRepl(program: Command): void {
           else printResult(result);
         } catch (error) {
           // An error ends that statement, not the session; piped input still exits 1.
-          reportError(error);
+          reportError(explainSessionError(session, error));
           process.exitCode = tty ? 0 : 1;
         }
       };

@@ -7,7 +7,7 @@
 import { type Command, InvalidArgumentError } from 'commander';
 import { SingleBar } from 'cli-progress';
 import { SEED_COUNT_DEFAULT, SEED_COUNT_MAX, seedOrders } from '../engine/index.js';
-import { openForSession } from './open-file.js';
+import { openForWriting, VIA_NODE } from './open-file.js';
 import { printJson } from './output.js';
 
 function integer(name: string, max: number) {
@@ -31,7 +31,8 @@ export function registerSeed(program: Command): void {
     .option('--seed <n>', 'random seed, for reproducible data', integer('--seed', 2 ** 31), 1)
     .option('--json', 'print the result as JSON')
     .action(async (file: string, count: number, options: { seed: number; json?: boolean }) => {
-      const db = await openForSession(file);
+      // Seeding only writes: beside a running node it fails at once, pointing at POST /seed.
+      const db = await openForWriting(file, VIA_NODE.seed(count));
       const bar =
         process.stderr.isTTY && !options.json
           ? new SingleBar({

@@ -4,6 +4,18 @@
  * keeps the two in step.
  */
 
+/** One code's entry. */
+export interface CatalogueEntry {
+  status: number;
+  meaning: string;
+  /**
+   * Set for a code whose message carries internal text (a storage engine's words, a bug's
+   * detail): a client reads this fixed message and the request id instead, and the node's
+   * log keeps the error's own message under that request id.
+   */
+  publicMessage?: string;
+}
+
 export const ERROR_CATALOGUE = {
   ERR_COLLECTION_NAME_INVALID: {
     status: 400,
@@ -82,6 +94,7 @@ export const ERROR_CATALOGUE = {
   ERR_INTERNAL: {
     status: 500,
     meaning: 'A bug in docdb. The body carries a request id; the log has the detail.',
+    publicMessage: 'internal error',
   },
   ERR_STORAGE_LOCKED: {
     status: 409,
@@ -100,6 +113,9 @@ export const ERROR_CATALOGUE = {
   ERR_STORAGE_FAILED: {
     status: 503,
     meaning: 'The storage engine could not commit a write (for example, the disk is full).',
+    publicMessage:
+      "the storage engine could not commit the write, so it was not stored; the node's log " +
+      'has the cause under this request id',
   },
   ERR_CHANGE_INVALID: {
     status: 400,
@@ -117,7 +133,7 @@ export const ERROR_CATALOGUE = {
     status: 410,
     meaning: 'The change-log entries asked for were trimmed; resync from a snapshot.',
   },
-} as const satisfies Record<string, { status: number; meaning: string }>;
+} as const satisfies Record<string, CatalogueEntry>;
 
 /** Every stable error code docdb can report. */
 export type ErrorCode = keyof typeof ERROR_CATALOGUE;
@@ -125,4 +141,9 @@ export type ErrorCode = keyof typeof ERROR_CATALOGUE;
 /** The HTTP status that goes with a code. */
 export function statusOf(code: ErrorCode): number {
   return ERROR_CATALOGUE[code].status;
+}
+
+/** The fixed message a client reads for a code whose own messages stay in the log, if any. */
+export function publicMessageOf(code: ErrorCode): string | undefined {
+  return (ERROR_CATALOGUE[code] as CatalogueEntry).publicMessage;
 }

@@ -1,4 +1,10 @@
 /** The error layer: the code catalogue and the DbError type. Imports nothing internal. */
 
-export { ERROR_CATALOGUE, type ErrorCode, statusOf } from './catalogue.js';
+export {
+  type CatalogueEntry,
+  ERROR_CATALOGUE,
+  type ErrorCode,
+  publicMessageOf,
+  statusOf,
+} from './catalogue.js';
 export { DbError, type ErrorDetails, isDbError } from './db-error.js';

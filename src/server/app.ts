@@ -16,6 +16,7 @@ import { BODY_BYTES_MAX, PATH_PARAM_CHARS_MAX } from '../util/index.js';
 import { VERSION } from '../version.js';
 import { bearerAuth } from './auth.js';
 import { errorHandler } from './errors.js';
+import { addJsonBodyParser } from './json-body.js';
 import { Metrics } from './metrics.js';
 import { bindStatus, type NodeStatus, newNodeStatus } from './node-status.js';
 import type { RouteContext } from './route-context.js';
@@ -81,6 +82,7 @@ export function buildApp(db: Database, options: AppOptions = {}): FastifyInstanc
   }) as unknown as FastifyInstance;
   // Bodies are JSON only: anything else is a 415, never a string handed to the engine.
   app.removeContentTypeParser('text/plain');
+  addJsonBodyParser(app);
   const status = bindStatus(options.status ?? newNodeStatus(options.nodeName ?? 'node-1'), db.gate);
   const metrics = new Metrics(() => db.writeCounts());
   const context: RouteContext = { db, status, metrics, version: VERSION };

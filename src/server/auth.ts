@@ -13,8 +13,9 @@ function digest(text: string): Buffer {
 }
 
 /**
- * An onRequest hook for one configured key; fails with ERR_UNAUTHORIZED for a missing or
- * wrong key. It takes a callback (a throw reaches Fastify's hook runner like `done(error)`),
+ * An onRequest hook for one configured key; fails with ERR_UNAUTHORIZED for a missing key, a
+ * header in another form than `Bearer <key>` (`Authorization: sekret`, `Basic …`), or a wrong
+ * key. It takes a callback (a throw reaches Fastify's hook runner like `done(error)`),
  * so a request pays no promise for it. It runs after request-hooks.ts has looked up the route
  * (`request.routeStats`).
  */
@@ -27,12 +28,19 @@ export function bearerAuth(apiKey: string) {
       done();
       return;
     }
-    const header = request.headers.authorization;
-    const match = typeof header === 'string' ? /^Bearer\s+(.+)$/i.exec(header.trim()) : null;
-    if (!match) {
+    const header =
+      typeof request.headers.authorization === 'string' ? request.headers.authorization.trim() : '';
+    const match = /^Bearer(?:\s+(.*))?$/i.exec(header);
+    if (!match?.[1]) {
+      // A header in another form carries a key the user meant to send: say what is wrong
+      // with it (never echoing it) rather than that it is missing.
+      const problem =
+        header === '' || match
+          ? 'missing API key'
+          : 'the Authorization header is not of the form Bearer <key>';
       throw new DbError(
         'ERR_UNAUTHORIZED',
-        'missing API key: send the header Authorization: Bearer <key>',
+        `${problem}: send the header Authorization: Bearer <key>`,
       );
     }
     if (!timingSafeEqual(digest(match[1] as string), expected)) {

@@ -1,31 +1,36 @@
 /**
  * Resolves the settings of `docdb serve` from the JSON config file, the flags, the `DOCDB_*`
- * environment variables and the defaults (spec §1, §2), and validates them strictly. It reads
- * the config file and nothing else: it never opens the data dir or the certificate (node.ts does).
+ * environment variables and the defaults, and validates them strictly. Which settings exist,
+ * their keys, flags, variables, kinds and defaults come from the table in settings.ts; this
+ * module holds the rules that apply to every row and the few that tie settings together. It
+ * reads the config file and nothing else: it never opens the data dir or the certificate
+ * (node.ts does).
  */
 
 import * as fs from 'node:fs';
 import { DbError } from '../errors/index.js';
-import { NODE_DEFAULTS, type NodeConfig, type SettingSource } from './node-config.js';
+import type { NodeConfig, SettingSource } from './node-config.js';
+import {
+  AUTO_FAILOVER_SECONDS_MAX,
+  defaultText,
+  describeKind,
+  type FileShape,
+  fileShape,
+  flagKey,
+  flagName,
+  PORT_MAX,
+  PORT_MIN,
+  type ServeFlags,
+  SETTING_NAMES,
+  SETTINGS,
+  type SettingKind,
+  type SettingName,
+  type SettingSpec,
+  settingSpec,
+  whereToSet,
+} from './settings.js';
 
-/**
- * Flag values as commander hands them over: text, parsed and checked here so that a flag, a
- * variable and a file key get the same rules and errors. `bindAll` is true when given.
- */
-export interface ServeFlags {
-  nodeName?: string;
-  port?: string;
-  dataDir?: string;
-  apiKey?: string;
-  replicationSecret?: string;
-  bindAll?: boolean;
-  replicationRole?: string;
-  replicationPort?: string;
-  leaderHost?: string;
-  leaderPort?: string;
-  autoFailoverSeconds?: string;
-  autoFailoverNewPort?: string;
-}
+export { AUTO_FAILOVER_SECONDS_MAX, type ServeFlags } from './settings.js';
 
 /** What resolveConfig reads: the `--config` path, the flags and an environment. */
 export interface ResolveInput {
@@ -35,147 +40,31 @@ export interface ResolveInput {
 }
 
 /**
- * The settings whose source is reported: the fields of NodeConfig, plus the parts of
- * replication and TLS (the log line shows the top-level ones).
+ * The keys sources are reported under: each setting's place in NodeConfig (`replication.port`),
+ * and the sections `tls` and `replication`, on or off (the log line shows those).
  */
-export type SettingKey =
-  | keyof NodeConfig
-  | 'tls.certPassword'
-  | 'replication.port'
-  | 'replication.leaderHost'
-  | 'replication.leaderPort'
-  | 'replication.autoFailover.silenceSeconds'
-  | 'replication.autoFailover.newLeaderPort';
+export type SettingKey = (typeof SETTINGS)[SettingName]['config'] | 'tls' | 'replication';
+
+/** Every dotted path into an object type: `tls`, `tls.certPath`, … */
+type Paths<T> = {
+  [K in keyof T & string]-?: NonNullable<T[K]> extends object
+    ? K | `${K}.${Paths<NonNullable<T[K]>>}`
+    : K;
+}[keyof T & string];
+
+/**
+ * Compiles only while every row's `config` path is a field of NodeConfig: a new setting needs
+ * its field there, where its users read it.
+ */
+const _everyConfigPathIsAField: (typeof SETTINGS)[SettingName]['config'] extends Paths<NodeConfig>
+  ? true
+  : never = true;
 
 /** The resolved settings and where each came from. */
 export interface ResolvedConfig {
   config: NodeConfig;
   sources: Partial<Record<SettingKey, SettingSource>>;
 }
-
-/**
- * Longest auto-failover silence: the largest delay a Node timer holds (2^31 - 1 ms), so the
- * follower's silence timer can always be armed with it.
- */
-export const AUTO_FAILOVER_SECONDS_MAX = 2_147_483;
-
-const PORT_MIN = 1;
-const PORT_MAX = 65_535;
-
-type Kind = 'text' | 'secret' | 'port' | 'seconds' | 'role' | 'host';
-
-/** One setting: its key in the file, its flag, its variable, and how its value is checked. */
-interface Setting {
-  file: string;
-  flag?: keyof ServeFlags;
-  flagName?: string;
-  env?: string;
-  kind: Kind;
-}
-
-const SETTINGS = {
-  nodeName: {
-    file: 'nodeName',
-    flag: 'nodeName',
-    flagName: '--node-name',
-    env: 'DOCDB_NODE_NAME',
-    kind: 'text',
-  },
-  port: { file: 'port', flag: 'port', flagName: '--port', env: 'DOCDB_PORT', kind: 'port' },
-  dataDir: {
-    file: 'dataDir',
-    flag: 'dataDir',
-    flagName: '--data-dir',
-    env: 'DOCDB_DATA_DIR',
-    kind: 'text',
-  },
-  apiKey: {
-    file: 'security.apiKey',
-    flag: 'apiKey',
-    flagName: '--api-key',
-    env: 'DOCDB_API_KEY',
-    kind: 'secret',
-  },
-  replicationSecret: {
-    file: 'security.replicationSecret',
-    flag: 'replicationSecret',
-    flagName: '--replication-secret',
-    env: 'DOCDB_REPLICATION_SECRET',
-    kind: 'secret',
-  },
-  certPath: { file: 'security.tls.certPath', kind: 'text' },
-  certPassword: { file: 'security.tls.certPassword', kind: 'secret' },
-  role: {
-    file: 'replication.role',
-    flag: 'replicationRole',
-    flagName: '--replication-role',
-    env: 'DOCDB_REPLICATION_ROLE',
-    kind: 'role',
-  },
-  replicationPort: {
-    file: 'replication.port',
-    flag: 'replicationPort',
-    flagName: '--replication-port',
-    env: 'DOCDB_REPLICATION_PORT',
-    kind: 'port',
-  },
-  leaderHost: {
-    file: 'replication.leaderHost',
-    flag: 'leaderHost',
-    flagName: '--leader-host',
-    env: 'DOCDB_LEADER_HOST',
-    kind: 'host',
-  },
-  leaderPort: {
-    file: 'replication.leaderPort',
-    flag: 'leaderPort',
-    flagName: '--leader-port',
-    env: 'DOCDB_LEADER_PORT',
-    kind: 'port',
-  },
-  silenceSeconds: {
-    file: 'replication.autoFailover.silenceSeconds',
-    flag: 'autoFailoverSeconds',
-    flagName: '--auto-failover-seconds',
-    env: 'DOCDB_AUTO_FAILOVER_SECONDS',
-    kind: 'seconds',
-  },
-  // Spec §1 gives every serve flag but --config and --bind-all a variable; its table leaves
-  // this one out, so it follows the naming of the others.
-  newLeaderPort: {
-    file: 'replication.autoFailover.newLeaderPort',
-    flag: 'autoFailoverNewPort',
-    flagName: '--auto-failover-new-port',
-    env: 'DOCDB_AUTO_FAILOVER_NEW_PORT',
-    kind: 'port',
-  },
-} satisfies Record<string, Setting>;
-
-type SettingName = keyof typeof SETTINGS;
-
-/** The shape of the config file: a branch maps its keys, a leaf is `true`. */
-type Shape = { readonly [key: string]: Shape | true };
-
-const FILE_SHAPE: Shape = {
-  nodeName: true,
-  port: true,
-  dataDir: true,
-  bindAllInterfaces: true,
-  security: {
-    apiKey: true,
-    replicationSecret: true,
-    tls: { certPath: true, certPassword: true },
-  },
-  replication: {
-    role: true,
-    port: true,
-    leaderHost: true,
-    leaderPort: true,
-    autoFailover: { silenceSeconds: true, newLeaderPort: true },
-  },
-};
-
-const FILE_REQUIRED = ['nodeName', 'port', 'dataDir'] as const;
 
 function invalid(message: string): DbError {
   return new DbError('ERR_CONFIG_INVALID', message);
@@ -196,6 +85,23 @@ function typeName(value: unknown): string {
 function isPlainObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
+
+/** "a, b and c". */
+function listOf(items: readonly string[]): string {
+  return items.length < 2 ? items.join('') : `${items.slice(0, -1).join(', ')} and ${items.at(-1)}`;
+}
+
+/** The key path of the section holding a key: `security.tls.certPath` → `security.tls`. */
+function sectionOf(key: string): string {
+  return key.slice(0, key.lastIndexOf('.'));
+}
+
+const FILE_SHAPE: FileShape = fileShape();
+const FILE_REQUIRED = SETTING_NAMES.map(settingSpec)
+  .filter((spec) => spec.fileRequired)
+  .map((spec) => spec.file);
+/** The file section whose presence turns TLS on. */
+const TLS_SECTION = sectionOf(SETTINGS.certPath.file);
 
 /** The config file as a flat map from key path (`security.tls.certPath`) to raw JSON value. */
 type FileValues = Map<string, unknown>;
@@ -224,7 +130,7 @@ function readConfigFile(configPath: string): FileValues {
   for (const key of FILE_REQUIRED) {
     if (!values.has(key)) {
       throw invalid(
-        `${key} in ${configPath}: missing; the config file must set nodeName, port and dataDir`,
+        `${key} in ${configPath}: missing; the config file must set ${listOf(FILE_REQUIRED)}`,
       );
     }
   }
@@ -234,7 +140,7 @@ function readConfigFile(configPath: string): FileValues {
 /** Walks the file against its shape: unknown keys and non-object branches are errors. */
 function flatten(
   object: Record<string, unknown>,
-  shape: Shape,
+  shape: FileShape,
   prefix: string,
   configPath: string,
   into: FileValues,
@@ -260,31 +166,56 @@ function flatten(
   }
 }
 
+/** A setting's value: a number for ports and seconds, a boolean for switches, else text. */
+type Value = string | number | boolean;
+
 /** A value the user gave, with how they wrote it (for messages) and where it came from. */
-interface Given<T> {
-  value: T;
+interface Given {
+  value: Value;
   source: Exclude<SettingSource, 'default'>;
   label: string;
-}
-
-type KindValue<K extends Kind> = K extends 'port' | 'seconds' ? number : string;
-
-function describeRange(kind: 'port' | 'seconds'): string {
-  return kind === 'port'
-    ? `an integer from ${PORT_MIN} to ${PORT_MAX}`
-    : `a whole number of seconds from 1 to ${AUTO_FAILOVER_SECONDS_MAX}`;
 }
 
 function checkRange(kind: 'port' | 'seconds', value: number, label: string, raw: unknown): number {
   const max = kind === 'port' ? PORT_MAX : AUTO_FAILOVER_SECONDS_MAX;
   if (!Number.isInteger(value) || value < PORT_MIN || value > max) {
-    throw invalid(`${label}: ${show(raw)} is not valid; give ${describeRange(kind)}`);
+    throw invalid(`${label}: ${show(raw)} is not valid; give ${describeKind(kind)}`);
   }
   return value;
 }
 
-function checkText(kind: Kind, value: string, label: string): string {
-  const secret = kind === 'secret';
+const ENV_REFERENCE = /^env:(.*)$/s;
+const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
+
+/** A password, or the variable an `env:VAR_NAME` reference names. */
+function readPassword(value: string, label: string, env: ResolveInput['env']): string {
+  const reference = ENV_REFERENCE.exec(value);
+  if (!reference) return value;
+  const variable = reference[1] as string;
+  if (!ENV_NAME.test(variable)) {
+    throw invalid(
+      `${label}: ${show(`env:${variable}`)} does not name an environment variable; ` +
+        'write env:VAR_NAME (letters, digits, underscores)',
+    );
+  }
+  const text = env[variable];
+  if (text === undefined) {
+    throw invalid(
+      `${label}: reads the environment variable ${variable} (env:${variable}), ` +
+        'which is not set; set it or put the password in the file',
+    );
+  }
+  if (text === '') {
+    throw invalid(
+      `${label}: the environment variable ${variable} (env:${variable}) is empty; ` +
+        'set it to the certificate password',
+    );
+  }
+  return text;
+}
+
+function checkText(kind: SettingKind, value: string, label: string): string {
+  const secret = kind === 'secret' || kind === 'password';
   if (value.length === 0) {
     throw invalid(`${label}: must not be empty; give a value or leave it out`);
   }
@@ -293,7 +224,7 @@ function checkText(kind: Kind, value: string, label: string): string {
     throw invalid(`${label}: ${show(value)} contains control characters`);
   }
   if (kind === 'role' && value !== 'leader' && value !== 'follower') {
-    throw invalid(`${label}: ${show(value)} is not a role; give leader or follower`);
+    throw invalid(`${label}: ${show(value)} is not a role; give ${describeKind('role')}`);
   }
   if (kind === 'host' && /[\s/]/.test(value)) {
     throw invalid(`${label}: ${show(value)} is not a host name or address (no URL, no spaces)`);
@@ -302,35 +233,54 @@ function checkText(kind: Kind, value: string, label: string): string {
 }
 
 /** Parses a flag or variable (always text). */
-function parseText<K extends Kind>(kind: K, raw: string, label: string): KindValue<K> {
+function parseText(kind: SettingKind, raw: string, label: string, env: ResolveInput['env']): Value {
   if (kind === 'port' || kind === 'seconds') {
     if (!/^\d+$/.test(raw)) {
-      throw invalid(`${label}: ${show(raw)} is not valid; give ${describeRange(kind)}`);
+      throw invalid(`${label}: ${show(raw)} is not valid; give ${describeKind(kind)}`);
     }
-    return checkRange(kind, Number(raw), label, raw) as KindValue<K>;
+    return checkRange(kind, Number(raw), label, raw);
   }
-  return checkText(kind, raw, label) as KindValue<K>;
+  if (kind === 'boolean') {
+    if (raw !== 'true' && raw !== 'false') {
+      throw invalid(`${label}: ${show(raw)} is not valid; give ${describeKind(kind)}`);
+    }
+    return raw === 'true';
+  }
+  const text = checkText(kind, raw, label);
+  return kind === 'password' ? readPassword(text, label, env) : text;
 }
 
 /** Checks a config file value, whose JSON type must already be right (no "5000" for 5000). */
-function parseJson<K extends Kind>(kind: K, raw: unknown, label: string): KindValue<K> {
+function parseJson(
+  kind: SettingKind,
+  raw: unknown,
+  label: string,
+  env: ResolveInput['env'],
+): Value {
   if (kind === 'port' || kind === 'seconds') {
     if (typeof raw !== 'number') {
-      throw invalid(`${label}: must be ${describeRange(kind)}, not ${typeName(raw)}`);
+      throw invalid(`${label}: must be ${describeKind(kind)}, not ${typeName(raw)}`);
     }
-    return checkRange(kind, raw, label, raw) as KindValue<K>;
+    return checkRange(kind, raw, label, raw);
+  }
+  if (kind === 'boolean') {
+    if (typeof raw !== 'boolean') {
+      throw invalid(`${label}: must be ${describeKind(kind)}, not ${typeName(raw)}`);
+    }
+    return raw;
   }
   if (typeof raw !== 'string') {
     throw invalid(`${label}: must be a string, not ${typeName(raw)}`);
   }
-  return checkText(kind, raw, label) as KindValue<K>;
+  const text = checkText(kind, raw, label);
+  return kind === 'password' ? readPassword(text, label, env) : text;
 }
 
-/** Resolves settings in the order of spec §1: flag, then file, then variable. */
+/** Reads one setting from its sources in the order of precedence: flag, file, variable. */
 class Resolver {
   constructor(
     private readonly input: ResolveInput,
-    private readonly file: FileValues,
+    readonly file: FileValues,
   ) {}
 
   fileLabel(key: string): string {
@@ -338,41 +288,144 @@ class Resolver {
   }
 
   /** The raw value when the user wrote this setting (flag or file); variables do not count. */
-  explicit(name: SettingName): Given<unknown> | undefined {
-    const setting: Setting = SETTINGS[name];
-    const flag = setting.flag && this.input.flags[setting.flag];
-    if (flag !== undefined && setting.flagName) {
-      return { value: flag, source: 'flag', label: setting.flagName };
+  explicit(spec: SettingSpec): { label: string } | undefined {
+    const key = flagKey(spec);
+    if (key !== undefined && this.input.flags[key] !== undefined) {
+      return { label: flagName(spec) as string };
     }
-    if (this.file.has(setting.file)) {
-      return {
-        value: this.file.get(setting.file),
-        source: 'file',
-        label: this.fileLabel(setting.file),
-      };
-    }
-    return undefined;
+    return this.file.has(spec.file) ? { label: this.fileLabel(spec.file) } : undefined;
   }
 
   /** The setting's parsed value from the first source that has it, or undefined. */
-  get<N extends SettingName>(name: N): Given<KindValue<(typeof SETTINGS)[N]['kind']>> | undefined {
-    const setting: Setting = SETTINGS[name];
-    const kind = setting.kind as (typeof SETTINGS)[N]['kind'];
-    const flag = setting.flag && this.input.flags[setting.flag];
-    if (typeof flag === 'string' && setting.flagName) {
-      const label = setting.flagName;
-      return { value: parseText(kind, flag, label), source: 'flag', label };
+  get(spec: SettingSpec): Given | undefined {
+    const { env } = this.input;
+    const key = flagKey(spec);
+    const flag = key === undefined ? undefined : this.input.flags[key];
+    const label = flagName(spec) as string;
+    if (spec.kind === 'boolean' ? flag === true : typeof flag === 'string') {
+      const value = flag === true ? true : parseText(spec.kind, flag as string, label, env);
+      return { value, source: 'flag', label };
     }
-    if (this.file.has(setting.file)) {
-      const label = this.fileLabel(setting.file);
-      return { value: parseJson(kind, this.file.get(setting.file), label), source: 'file', label };
+    if (this.file.has(spec.file)) {
+      const label = this.fileLabel(spec.file);
+      const value = parseJson(spec.kind, this.file.get(spec.file), label, env);
+      return { value, source: 'file', label };
     }
-    const env = setting.env === undefined ? undefined : this.input.env[setting.env];
-    if (env !== undefined && setting.env) {
-      const label = setting.env;
-      return { value: parseText(kind, env, label), source: 'env', label };
+    const text = spec.env === undefined ? undefined : env[spec.env];
+    if (text !== undefined && spec.env !== undefined) {
+      return { value: parseText(spec.kind, text, spec.env, env), source: 'env', label: spec.env };
     }
     return undefined;
+  }
+}
+
+/** What one resolution has found so far; passed through its steps. */
+interface Resolution {
+  resolver: Resolver;
+  /** What each setting the user gave holds, and how they named it. */
+  given: Partial<Record<SettingName, Given>>;
+  /** Each setting's value, given or default. */
+  values: Partial<Record<SettingName, Value>>;
+  sources: Partial<Record<SettingKey, SettingSource>>;
+  /** NodeConfig as it is built, by the rows' `config` paths. */
+  config: Record<string, unknown>;
+}
+
+/**
+ * Whether a setting is read in this resolution (see SettingScope). Throws when the user wrote
+ * a replication setting without a role, or an auto-failover setting without its silence.
+ */
+function inScope(run: Resolution, spec: SettingSpec): boolean {
+  if (spec.scope === 'node') return true;
+  if (spec.scope === 'tls') return run.resolver.file.has(TLS_SECTION);
+  const role = run.values.role;
+  if (role === undefined) {
+    // Replication settings without a role are a mistake when the user wrote them; variables
+    // are ambient (a shared environment), so they are simply not read on a single node.
+    const written = run.resolver.explicit(spec);
+    if (written) {
+      throw invalid(
+        `${written.label}: set, but no replication role is; add ${flagName(SETTINGS.role)} ` +
+          `(or ${SETTINGS.role.file} in the config file) with leader or follower, or remove it`,
+      );
+    }
+    return false;
+  }
+  if (spec.scope === 'replication') return true;
+  // Spec §2: on a leader only role and port are read.
+  if (role !== 'follower') return false;
+  if (spec.scope === 'follower' || run.values.silenceSeconds !== undefined) return true;
+  const given = run.resolver.get(spec);
+  if (given) {
+    throw invalid(
+      `${given.label}: only used with auto-failover; set ${flagName(SETTINGS.silenceSeconds)} ` +
+        `(${SETTINGS.silenceSeconds.file}) too, or remove it`,
+    );
+  }
+  return false;
+}
+
+function missing(run: Resolution, spec: SettingSpec): DbError {
+  if (spec.scope === 'tls') {
+    const section = sectionOf(spec.file);
+    return invalid(
+      `${run.resolver.fileLabel(spec.file)}: missing; ${section} needs ` +
+        `${spec.file.slice(section.length + 1)} (${spec.help}), or remove ${section}`,
+    );
+  }
+  const role = run.given.role;
+  return invalid(`${role?.label}: a follower needs ${spec.title} (${whereToSet(spec)})`);
+}
+
+/** Puts a value at a dotted path, making the objects on the way. */
+function setPath(object: Record<string, unknown>, path: string, value: unknown): void {
+  const parts = path.split('.');
+  let node = object;
+  for (const part of parts.slice(0, -1)) {
+    node[part] ??= {};
+    node = node[part] as Record<string, unknown>;
+  }
+  node[parts.at(-1) as string] = value;
+}
+
+/** Resolves one setting that is in scope: its value, its source, its place in NodeConfig. */
+function resolveSetting(run: Resolution, name: SettingName, spec: SettingSpec): void {
+  const given = run.resolver.get(spec);
+  const fallback =
+    spec.defaultFrom === undefined ? spec.default : run.values[spec.defaultFrom as SettingName];
+  const value = given?.value ?? fallback;
+  if (value === undefined) {
+    if (spec.required) throw missing(run, spec);
+    // The node's own settings show as off in the log; absent optional parts of a section
+    // are simply not there.
+    if (spec.scope === 'node') run.sources[spec.config as SettingKey] = 'default';
+    return;
+  }
+  if (given) run.given[name] = given;
+  run.values[name] = value;
+  run.sources[spec.config as SettingKey] = given?.source ?? 'default';
+  setPath(run.config, spec.config, value);
+}
+
+/** How a port setting was named, for the "must differ" message. */
+function portLabel(run: Resolution, name: SettingName): string {
+  const given = run.given[name];
+  if (given) return given.label;
+  const spec = settingSpec(name);
+  return name === 'port'
+    ? `default ${defaultText(spec)}`
+    : `${spec.title} (default ${defaultText(spec)})`;
+}
+
+/** Every port the node binds besides the HTTP port must differ from it. */
+function requireOwnPorts(run: Resolution): void {
+  for (const name of SETTING_NAMES) {
+    const value = run.values[name];
+    if (!settingSpec(name).ownPort || value === undefined || value !== run.values.port) continue;
+    throw invalid(
+      `${portLabel(run, name)}: ${value} is also the HTTP port (${portLabel(run, 'port')}); ` +
+        'replication needs a port of its own',
+    );
   }
 }
 
@@ -384,198 +437,34 @@ class Resolver {
  * that does not apply is not read, so it is not checked either.
  *
  * The file is strict: nodeName, port and dataDir are required, unknown keys at any level are
- * errors naming the key path, and values must have the JSON type of spec §2 (a port is an
- * integer, not a string). Ports are integers 1–65535 and the replication port must differ
- * from the HTTP port. A follower needs a leader host and port; on a leader only the role
- * and the port are read. `security.tls.certPassword` of the form `env:VAR_NAME` reads that
- * variable. Paths are used as written (relative ones against the working directory).
+ * errors naming the key path, and values must have the JSON type of their kind (a port is an
+ * integer, not a string). Ports are integers 1–65535, and the ports the node binds for
+ * replication must differ from the HTTP port. A follower needs a leader host and port; on a
+ * leader only the role and the port are read. `security.tls.certPassword` of the form
+ * `env:VAR_NAME` reads that variable. Paths are used as written (relative ones against the
+ * working directory).
  *
  * Throws DbError ERR_CONFIG_INVALID naming the flag, variable or file key and the problem;
  * messages never contain a secret.
  */
 export function resolveConfig(input: ResolveInput): ResolvedConfig {
   const file = input.configPath === undefined ? new Map() : readConfigFile(input.configPath);
-  const resolver = new Resolver(input, file);
-  const sources: Partial<Record<SettingKey, SettingSource>> = {};
-  const pick = <T>(key: SettingKey, given: Given<T> | undefined, fallback: T): T => {
-    sources[key] = given?.source ?? 'default';
-    return given?.value ?? fallback;
+  const run: Resolution = {
+    resolver: new Resolver(input, file),
+    given: {},
+    values: {},
+    sources: {},
+    config: {},
   };
-
-  const portGiven = resolver.get('port');
-  const config: NodeConfig = {
-    nodeName: pick('nodeName', resolver.get('nodeName'), NODE_DEFAULTS.nodeName),
-    port: pick('port', portGiven, NODE_DEFAULTS.port),
-    dataDir: pick('dataDir', resolver.get('dataDir'), NODE_DEFAULTS.dataDir),
-    bindAll: pick('bindAll', bindAll(input, file, resolver), NODE_DEFAULTS.bindAll),
-  };
-  const apiKey = pick('apiKey', resolver.get('apiKey'), undefined);
-  if (apiKey !== undefined) config.apiKey = apiKey;
-  const replicationSecret = pick('replicationSecret', resolver.get('replicationSecret'), undefined);
-  if (replicationSecret !== undefined) config.replicationSecret = replicationSecret;
-
-  const tls = resolveTls(input, file, resolver, sources);
-  if (tls) config.tls = tls;
-
-  const http: PortUse = {
-    port: config.port,
-    label: portGiven ? portGiven.label : `port (default ${NODE_DEFAULTS.port})`,
-  };
-  const replication = resolveReplication(resolver, sources, http);
-  if (replication) config.replication = replication;
-  return { config, sources };
-}
-
-function bindAll(
-  input: ResolveInput,
-  file: FileValues,
-  resolver: Resolver,
-): Given<boolean> | undefined {
-  if (input.flags.bindAll === true) return { value: true, source: 'flag', label: '--bind-all' };
-  if (!file.has('bindAllInterfaces')) return undefined;
-  const raw = file.get('bindAllInterfaces');
-  const label = resolver.fileLabel('bindAllInterfaces');
-  if (typeof raw !== 'boolean') {
-    throw invalid(`${label}: must be true or false, not ${typeName(raw)}`);
+  // Table order matters: a row's scope may depend on an earlier row (the role, the silence).
+  for (const name of SETTING_NAMES) {
+    const spec = settingSpec(name);
+    if (inScope(run, spec)) resolveSetting(run, name, spec);
   }
-  return { value: raw, source: 'file', label };
-}
-
-const ENV_REFERENCE = /^env:(.*)$/s;
-const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
-
-function resolveTls(
-  input: ResolveInput,
-  file: FileValues,
-  resolver: Resolver,
-  sources: Partial<Record<SettingKey, SettingSource>>,
-): NodeConfig['tls'] {
-  sources.tls = file.has('security.tls') ? 'file' : 'default';
-  if (!file.has('security.tls')) return undefined;
-  const certPath = resolver.get('certPath');
-  if (!certPath) {
-    throw invalid(
-      `${resolver.fileLabel('security.tls.certPath')}: missing; security.tls needs certPath ` +
-        '(a .pfx/.p12 file or a PEM file with the certificate chain and key), or remove security.tls',
-    );
-  }
-  const password = resolver.get('certPassword');
-  if (!password) return { certPath: certPath.value };
-  sources['tls.certPassword'] = 'file';
-  const reference = ENV_REFERENCE.exec(password.value);
-  if (!reference) return { certPath: certPath.value, certPassword: password.value };
-  const variable = reference[1] as string;
-  if (!ENV_NAME.test(variable)) {
-    throw invalid(
-      `${password.label}: ${show(`env:${variable}`)} does not name an environment variable; ` +
-        'write env:VAR_NAME (letters, digits, underscores)',
-    );
-  }
-  const value = input.env[variable];
-  if (value === undefined) {
-    throw invalid(
-      `${password.label}: reads the environment variable ${variable} (env:${variable}), ` +
-        'which is not set; set it or put the password in the file',
-    );
-  }
-  if (value === '') {
-    throw invalid(
-      `${password.label}: the environment variable ${variable} (env:${variable}) is empty; ` +
-        'set it to the certificate password',
-    );
-  }
-  return { certPath: certPath.value, certPassword: value };
-}
-
-/** A port in use by the node and how the user named it, for the "must differ" messages. */
-interface PortUse {
-  port: number;
-  label: string;
-}
-
-function requireDifferent(http: PortUse, other: PortUse): void {
-  if (other.port !== http.port) return;
-  throw invalid(
-    `${other.label}: ${other.port} is also the HTTP port (${http.label}); ` +
-      'replication needs a port of its own',
-  );
-}
-
-const REPLICATION_DETAILS = [
-  'replicationPort',
-  'leaderHost',
-  'leaderPort',
-  'silenceSeconds',
-  'newLeaderPort',
-] as const satisfies readonly SettingName[];
-
-function resolveReplication(
-  resolver: Resolver,
-  sources: Partial<Record<SettingKey, SettingSource>>,
-  http: PortUse,
-): NodeConfig['replication'] {
-  const role = resolver.get('role');
-  sources.replication = role?.source ?? 'default';
-  if (!role) {
-    // Replication settings without a role are a mistake when the user wrote them; variables
-    // are ambient (a shared environment), so they are simply not read on a single node.
-    for (const name of REPLICATION_DETAILS) {
-      const given = resolver.explicit(name);
-      if (given) {
-        throw invalid(
-          `${given.label}: set, but no replication role is; add --replication-role ` +
-            '(or replication.role in the config file) with leader or follower, or remove it',
-        );
-      }
-    }
-    return undefined;
-  }
-  const portGiven = resolver.get('replicationPort');
-  const port = portGiven?.value ?? NODE_DEFAULTS.replicationPort;
-  sources['replication.port'] = portGiven?.source ?? 'default';
-  requireDifferent(http, {
-    port,
-    label: portGiven?.label ?? `replication port (default ${NODE_DEFAULTS.replicationPort})`,
-  });
-  const roleValue = role.value as 'leader' | 'follower';
-  // Spec §2: on a leader only role and port are read.
-  if (roleValue === 'leader') return { role: 'leader', port };
-
-  const leaderHost = resolver.get('leaderHost');
-  const leaderPort = resolver.get('leaderPort');
-  if (!leaderHost || !leaderPort) {
-    const missing = !leaderHost
-      ? 'the leader host (replication.leaderHost, --leader-host or DOCDB_LEADER_HOST)'
-      : 'the leader port (replication.leaderPort, --leader-port or DOCDB_LEADER_PORT)';
-    throw invalid(`${role.label}: a follower needs ${missing}`);
-  }
-  sources['replication.leaderHost'] = leaderHost.source;
-  sources['replication.leaderPort'] = leaderPort.source;
-  const settings: NodeConfig['replication'] = {
-    role: 'follower',
-    port,
-    leaderHost: leaderHost.value,
-    leaderPort: leaderPort.value,
-  };
-  const silence = resolver.get('silenceSeconds');
-  const newPort = resolver.get('newLeaderPort');
-  if (!silence) {
-    if (newPort) {
-      throw invalid(
-        `${newPort.label}: only used with auto-failover; set --auto-failover-seconds ` +
-          '(replication.autoFailover.silenceSeconds) too, or remove it',
-      );
-    }
-    return settings;
-  }
-  sources['replication.autoFailover.silenceSeconds'] = silence.source;
-  sources['replication.autoFailover.newLeaderPort'] = newPort?.source ?? 'default';
-  // Spec §1: once promoted the node binds the leader's port unless told otherwise.
-  const newLeaderPort = newPort?.value ?? leaderPort.value;
-  requireDifferent(http, {
-    port: newLeaderPort,
-    label: newPort?.label ?? `auto-failover new leader port (default: the leader port)`,
-  });
-  settings.autoFailover = { silenceSeconds: silence.value, newLeaderPort };
-  return settings;
+  requireOwnPorts(run);
+  run.sources.tls = file.has(TLS_SECTION) ? 'file' : 'default';
+  run.sources.replication = run.sources['replication.role'] ?? 'default';
+  // Every row's config path is a field of NodeConfig (_everyConfigPathIsAField), and the
+  // scopes keep each section whole.
+  return { config: run.config as unknown as NodeConfig, sources: run.sources };
 }

@@ -1,11 +1,13 @@
 /**
  * Turns every error into an HTTP answer: a DbError keeps its status and code; Fastify's own
  * errors (validation, body size, media type, bad JSON) get docdb codes; anything else is a
- * bug, answered 500 with only a request id while the log keeps the detail.
+ * bug, answered 500 with only a request id while the log keeps the detail. Internal text
+ * never goes on the wire: a code the catalogue marks with a public message (a storage
+ * engine's failure) is answered with that message and the request id, and logged in full.
  */
 
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
-import { DbError, type ErrorCode, isDbError } from '../errors/index.js';
+import { DbError, type ErrorCode, isDbError, publicMessageOf } from '../errors/index.js';
 
 /** The JSON body of an error response. */
 export interface ErrorBody {
@@ -52,6 +54,11 @@ function validationMessage(error: FastifyError): string {
   return `${where}${field ? ` field '${field}'` : ''} ${first.message ?? 'is invalid'}`;
 }
 
+/** The body for a code whose own message stays in the log: the fixed message and the request id. */
+function withheld(request: FastifyRequest, code: ErrorCode): ErrorBody {
+  return { error: publicMessageOf(code) as string, code, requestId: request.id };
+}
+
 /** Options of the error mapping. */
 export interface ErrorMapping {
   /** Per-route overrides of a code's status (POST /query answers 400 for unknown collections). */
@@ -64,13 +71,14 @@ export function errorHandler(mapping: ErrorMapping = {}) {
     const known = isDbError(error) ? error : fromFastify(error);
     if (!known) {
       request.log.error({ err: error }, 'unhandled error');
-      return reply.status(500).send({
-        error: 'internal error',
-        code: 'ERR_INTERNAL',
-        requestId: request.id,
-      } satisfies ErrorBody);
+      return reply.status(500).send(withheld(request, 'ERR_INTERNAL'));
     }
     const status = mapping.statusFor?.(request, known.code) ?? known.status;
+    if (publicMessageOf(known.code) !== undefined) {
+      // The log line carries the request id (Fastify binds it), so the two can be matched.
+      request.log.error({ err: error, code: known.code }, known.message);
+      return reply.status(status).send(withheld(request, known.code));
+    }
     const body: ErrorBody = { error: known.message, code: known.code, ...(known.details ?? {}) };
     return reply.status(status).send(body);
   };

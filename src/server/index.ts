@@ -13,7 +13,18 @@ export {
   type ResolvedConfig,
   type ResolveInput,
   resolveConfig,
-  type ServeFlags,
+  type SettingKey,
 } from './config.js';
+export {
+  CONFIG_FLAG,
+  defaultText,
+  flagKey,
+  type ServeFlags,
+  SETTING_NAMES,
+  SETTINGS,
+  type SettingName,
+  type SettingSpec,
+  settingSpec,
+} from './settings.js';
 export { describeSettings, type RunningNode, type StartOptions, startNode } from './node.js';
 export { bindStatus, type NodeStatus, newNodeStatus, type Role } from './node-status.js';

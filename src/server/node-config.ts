@@ -1,6 +1,7 @@
 /**
  * The settings of one node, as `docdb serve` resolves them from the config file, flags,
- * environment variables and defaults (spec §1, §2). Plain data; config.ts builds it.
+ * environment variables and defaults. Plain data; config.ts builds it from the table in
+ * settings.ts, whose rows name the fields here (`config`).
  */
 
 /** Where a setting's value came from. */
@@ -32,11 +33,4 @@ export interface NodeConfig {
   replication?: ReplicationSettings;
 }
 
-/** The defaults of spec §1 and §8. */
-export const NODE_DEFAULTS = {
-  nodeName: 'node-1',
-  port: 5000,
-  dataDir: './data',
-  bindAll: false,
-  replicationPort: 5500,
-} as const;
+export { NODE_DEFAULTS } from './settings.js';

@@ -11,8 +11,10 @@ import type { FastifyInstance } from 'fastify';
 import { type Database, open } from '../engine/index.js';
 import { DbError } from '../errors/index.js';
 import { buildApp, requestsInFlight } from './app.js';
+import type { SettingKey } from './config.js';
 import type { NodeConfig, SettingSource } from './node-config.js';
 import { newNodeStatus, type NodeStatus } from './node-status.js';
+import { SETTING_NAMES, SETTINGS, settingSpec, whereToSet } from './settings.js';
 
 /** A running node. */
 export interface RunningNode {
@@ -28,7 +30,7 @@ export interface RunningNode {
 /** Options of startNode. */
 export interface StartOptions {
   /** Where each setting came from, for the start-up log line. */
-  sources?: Partial<Record<keyof NodeConfig, SettingSource>>;
+  sources?: Partial<Record<SettingKey, SettingSource>>;
   /** Log to stdout (default true; tests may turn it off). */
   log?: boolean;
   /** Install SIGINT/SIGTERM handlers that close the node and exit (default true). */
@@ -64,21 +66,35 @@ function tlsOptions(config: NodeConfig): { https: Record<string, unknown> } | un
   return { https };
 }
 
-/** Describes the effective settings for the log, with sources and without secrets. */
+/** The value at a dotted path of the config (`replication.role`), or undefined. */
+function valueAt(config: NodeConfig, path: string): unknown {
+  let value: unknown = config;
+  for (const part of path.split('.'))
+    value = (value as Record<string, unknown> | undefined)?.[part];
+  return value;
+}
+
+/**
+ * Describes the effective settings for the log: every setting the table gives a log name, in
+ * table order, with its source when known. Secrets show as `set` or `off`, never their value.
+ * Adding a `log` name to a row adds it here.
+ */
 export function describeSettings(
   config: NodeConfig,
-  sources: Partial<Record<keyof NodeConfig, SettingSource>> = {},
+  sources: Partial<Record<SettingKey, SettingSource>> = {},
 ): string {
-  const from = (key: keyof NodeConfig) => (sources[key] ? ` (${sources[key]})` : '');
-  const parts = [
-    `node=${config.nodeName}${from('nodeName')}`,
-    `port=${config.port}${from('port')}`,
-    `dataDir=${config.dataDir}${from('dataDir')}`,
-    `bind=${config.bindAll ? '0.0.0.0' : '127.0.0.1'}${from('bindAll')}`,
-    `apiKey=${config.apiKey ? 'set' : 'off'}${from('apiKey')}`,
-    `tls=${config.tls ? 'on' : 'off'}${from('tls')}`,
-    `replication=${config.replication?.role ?? 'off'}${from('replication')}`,
-  ];
+  const parts: string[] = [];
+  for (const spec of SETTING_NAMES.map(settingSpec)) {
+    if (spec.log === undefined) continue;
+    const value = valueAt(config, spec.config);
+    const secret = spec.kind === 'secret' || spec.kind === 'password';
+    const shown =
+      value === undefined ? 'off' : secret ? 'set' : (spec.shown?.(value) ?? String(value));
+    // A setting of a section that is off (no TLS) reports the section's source.
+    const section = spec.config.split('.')[0] as SettingKey;
+    const source = sources[spec.config as SettingKey] ?? sources[section];
+    parts.push(`${spec.log}=${shown}${source ? ` (${source})` : ''}`);
+  }
   return parts.join(' ');
 }
 
@@ -100,12 +116,12 @@ export async function startNode(
       logger: log ? { level: 'info' } : false,
       ...(https && { https: https as never }),
     });
-    await app.listen({ port: config.port, host: config.bindAll ? '0.0.0.0' : '127.0.0.1' });
+    await app.listen({ port: config.port, host: bindAddress(config) });
   } catch (error) {
     await db.close();
     throw listenError(error, config);
   }
-  const url = `${https ? 'https' : 'http'}://${config.bindAll ? '0.0.0.0' : '127.0.0.1'}:${config.port}`;
+  const url = `${https ? 'https' : 'http'}://${bindAddress(config)}:${config.port}`;
   app.log.info(`docdb node listening on ${url}; ${describeSettings(config, options.sources)}`);
   let closing: Promise<void> | undefined;
   const close = () => {
@@ -138,12 +154,17 @@ export async function startNode(
   return { app, db, status, url, close };
 }
 
+/** The address the node listens on, as the log line shows it. */
+function bindAddress(config: NodeConfig): string {
+  return SETTINGS.bindAll.shown(config.bindAll);
+}
+
 function listenError(error: unknown, config: NodeConfig): unknown {
   const code = (error as NodeJS.ErrnoException).code;
   if (code === 'EADDRINUSE') {
     return new DbError(
       'ERR_CONFIG_INVALID',
-      `port ${config.port} is already in use; pick another with --port`,
+      `port ${config.port} is already in use; pick another with ${whereToSet(SETTINGS.port)}`,
     );
   }
   if (code === 'EACCES') {

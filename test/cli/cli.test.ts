@@ -71,6 +71,22 @@ describe('help and version', () => {
     }
   });
 
+  it('says a command is unknown, with the closest one, for docdb <name> and docdb help <name>', () => {
+    for (const args of [['help', 'nosuch'], ['nosuch']]) {
+      const r = docdb(...args);
+      expect(r.code, args.join(' ')).toBe(2);
+      expect(r.stderr, args.join(' ')).toContain("error: unknown command 'nosuch'");
+      expect(r.stdout).toBe('');
+    }
+    for (const args of [['help', 'serv'], ['serv']]) {
+      const r = docdb(...args);
+      expect(r.code, args.join(' ')).toBe(2);
+      expect(r.stderr, args.join(' ')).toContain("unknown command 'serv'");
+      expect(r.stderr, args.join(' ')).toContain('(Did you mean serve?)');
+    }
+    expect(docdb('help', 'help').code).toBe(0);
+  });
+
   it('exits 2 on usage errors', () => {
     expect(docdb('frobnicate').code).toBe(2);
     expect(docdb('inspect').code).toBe(2);

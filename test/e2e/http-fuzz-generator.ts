@@ -559,9 +559,8 @@ function endpointBody(
 }
 
 /**
- * POST /seed bodies always name a small `orders` or are no object at all: `{}`, and any object
- * whose fields are all unknown (Fastify drops unknown fields), seeds the default 10,000
- * orders, which would turn the fuzz run into a load test.
+ * POST /seed bodies always name a small `orders` or are refused: no body, an empty one and
+ * `{}` seed the default 10,000 orders, which would turn the fuzz run into a load test.
  */
 function seedBody(rng: Rng): string | Buffer {
   const roll = rng.int(10);
@@ -579,7 +578,7 @@ function seedBody(rng: Rng): string | Buffer {
   if (roll < 7) return truncated(rng, JSON.stringify(valid));
   if (roll < 8) return garbage(rng);
   if (roll < 9) return `${'['.repeat(1 + rng.int(1000))}`;
-  return rng.pick(['', ' ', '[]', '"x"', '7', 'null', 'NaN', '1e999', '{"orders":']);
+  return rng.pick(['{,}', ' ', '[]', '"x"', '7', 'null', 'NaN', '1e999', '{"orders":']);
 }
 
 function payload(
@@ -591,7 +590,8 @@ function payload(
 ): string | Buffer | undefined {
   // Bodies mostly go with the methods that take one, but not only.
   const wants = method === 'POST' || method === 'PUT' ? 0.9 : 0.15;
-  if (!rng.chance(wants)) return undefined;
+  // POST /seed without a body seeds the default count (see seedBody).
+  if (!rng.chance(wants)) return template === '/seed' ? '{"orders":0}' : undefined;
   if (template === '/seed') return seedBody(rng);
   const roll = rng.int(20);
   if (roll < 11) {

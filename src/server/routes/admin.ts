@@ -1,7 +1,11 @@
-/** Admin endpoints (flush, checkpoint, compact, rebuilds) and POST /seed. */
+/**
+ * Admin endpoints (flush, checkpoint, compact, rebuilds), which take no body, and POST /seed,
+ * whose body is optional; each accepts an empty body sent as JSON (json-body.ts).
+ */
 
 import type { FastifyInstance } from 'fastify';
 import { SEED_COUNT_MAX, seedOrders } from '../../engine/index.js';
+import { NO_BODY, OPTIONAL_BODY } from '../json-body.js';
 import type { RouteContext } from '../route-context.js';
 
 const collectionParam = {
@@ -13,7 +17,7 @@ const collectionParam = {
 export function registerAdminRoutes(app: FastifyInstance, { db }: RouteContext): void {
   app.post(
     '/admin/flush',
-    { schema: { summary: 'Make every committed write durable now' } },
+    { ...NO_BODY, schema: { summary: 'Make every committed write durable now' } },
     async () => ({
       flushed: true,
       ...(await db.flush()),
@@ -22,13 +26,14 @@ export function registerAdminRoutes(app: FastifyInstance, { db }: RouteContext):
 
   app.post(
     '/admin/checkpoint',
-    { schema: { summary: 'Flush, then trim the change log to its retention bound' } },
+    { ...NO_BODY, schema: { summary: 'Flush, then trim the change log to its retention bound' } },
     async () => ({ checkpointed: true, ...(await db.checkpoint()) }),
   );
 
   app.post<{ Params: { collection: string } }>(
     '/admin/compact/:collection',
     {
+      ...NO_BODY,
       schema: {
         summary: 'Rewrite a collection compactly: pages and bytes reclaimed',
         params: collectionParam,
@@ -41,7 +46,10 @@ export function registerAdminRoutes(app: FastifyInstance, { db }: RouteContext):
 
   app.post<{ Params: { collection: string } }>(
     '/admin/rebuild-indexes/:collection',
-    { schema: { summary: 'Rebuild every index of a collection', params: collectionParam } },
+    {
+      ...NO_BODY,
+      schema: { summary: 'Rebuild every index of a collection', params: collectionParam },
+    },
     async (request) => {
       const collection = db.requireCollection(request.params.collection);
       return { collection: collection.name, rebuilt: await collection.rebuildIndexes() };
@@ -51,6 +59,7 @@ export function registerAdminRoutes(app: FastifyInstance, { db }: RouteContext):
   app.post<{ Params: { collection: string; indexName: string } }>(
     '/admin/rebuild-index/:collection/:indexName',
     {
+      ...NO_BODY,
       schema: {
         summary: 'Rebuild one index by name',
         params: {
@@ -72,6 +81,8 @@ export function registerAdminRoutes(app: FastifyInstance, { db }: RouteContext):
   app.post<{ Body: { orders?: number; seed?: number } }>(
     '/seed',
     {
+      // No body, or an empty one, seeds the default count.
+      ...OPTIONAL_BODY,
       schema: {
         summary: 'Load the demo reservation orders (default 10000)',
         body: {
@@ -85,7 +96,7 @@ export function registerAdminRoutes(app: FastifyInstance, { db }: RouteContext):
       },
     },
     async (request) => {
-      const { orders, seed } = request.body ?? {};
+      const { orders, seed } = request.body;
       return seedOrders(db, {
         ...(orders !== undefined && { count: orders }),
         ...(seed !== undefined && { seed }),

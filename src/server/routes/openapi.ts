@@ -53,7 +53,7 @@ export class OpenApi {
       };
       if (schema.body) {
         operation.requestBody = {
-          required: true,
+          required: route.config?.body !== 'optional',
           content: { 'application/json': { schema: schema.body } },
         };
       }

@@ -4,12 +4,14 @@
  * X-DOCDB-Plan/-Count/-ExecutionMs headers, `{ sql, params }`, NDJSON through
  * `Accept: application/x-ndjson` and `?stream=true` (meta line, then one document per line),
  * 400 with line and column for parse errors, 400 naming the known collections for an unknown
- * one, 409 for unique violations, and SQL_CHARS_MAX and SQL_NESTING_MAX at the limit and one
- * past it (deep nesting is a 400, never a stack overflow).
+ * one, 409 for unique violations, the three headers on error answers too, and SQL_CHARS_MAX
+ * and SQL_NESTING_MAX at the limit and one past it (deep nesting is a 400, never a stack
+ * overflow).
  */
 
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { type Harness, type Json, startHarness } from '../../../test/support/app-harness.js';
+import { DbError } from '../../errors/index.js';
 import { SQL_CHARS_MAX, SQL_NESTING_MAX } from '../../util/index.js';
 
 let h: Harness;
@@ -358,5 +360,54 @@ describe('SQL_NESTING_MAX', () => {
         expect([answer.status, answer.body.code], url).toEqual(expected);
       }
     }
+  });
+});
+
+describe('error answers', () => {
+  function expectErrorHeaders(answer: Json, plan = 'NONE'): void {
+    expect(answer.headers['x-docdb-plan'], answer.text).toBe(plan);
+    expect(answer.headers['x-docdb-count']).toBe('0');
+    expect(String(answer.headers['x-docdb-executionms'])).toMatch(/^\d+\.\d{3}$/);
+  }
+
+  it('carry the three X-DOCDB-* headers: plan NONE before a plan is made, count 0', async () => {
+    const cases: [string, Record<string, unknown>, number][] = [
+      ['/query', { sql: 'SELEC * FROM people' }, 400],
+      ['/query', { sql: 'SELECT * FROM nobody' }, 400],
+      ['/query?stream=true', { sql: 'SELECT * FROM nobody' }, 400],
+      ['/query', { sql: 'SELECT * FROM people WHERE a = ?' }, 400],
+      ['/query', { statement: 'SELECT 1' }, 400],
+    ];
+    for (const [url, json, status] of cases) {
+      const answer = await h.request({ method: 'POST', url, json });
+      expect(answer.status, JSON.stringify(json)).toBe(status);
+      expectErrorHeaders(answer);
+    }
+    const notJson = await h.request({
+      method: 'POST',
+      url: '/query',
+      raw: 'sql',
+      headers: { 'content-type': 'text/plain' },
+    });
+    expect(notJson.status).toBe(415);
+    expectErrorHeaders(notJson);
+  });
+
+  it('name the plan when the failed statement had one', async () => {
+    await h.request({
+      method: 'POST',
+      url: '/index',
+      json: { collection: 'people', path: 'name', unique: true },
+    });
+    // The engine reports a plan made before a failure as the error's `details.plan`.
+    h.db.query = () =>
+      Promise.reject(
+        new DbError('ERR_UNIQUE_VIOLATION', 'duplicate name', {
+          plan: 'INDEX_SCAN(idx_people_name)',
+        }),
+      );
+    const answer = await query("UPDATE people SET name = 'ada'");
+    expect(answer.status).toBe(409);
+    expectErrorHeaders(answer, 'INDEX_SCAN(idx_people_name)');
   });
 });

@@ -2,12 +2,14 @@
  * POST /query: one SQL statement with optional `params`. The default answer is the whole
  * result as JSON; with `Accept: application/x-ndjson` or `?stream=true` it is NDJSON: line 1
  * the meta `{ plan, count, executionMs }`, then one document per line, sent with
- * backpressure. Every answer carries X-DOCDB-Plan, X-DOCDB-Count and X-DOCDB-ExecutionMs.
+ * backpressure. Every answer carries X-DOCDB-Plan, X-DOCDB-Count and X-DOCDB-ExecutionMs,
+ * errors included (plan `NONE` when none was made, count 0).
  */
 
 import { Readable } from 'node:stream';
-import type { FastifyInstance, FastifyReply } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { QueryMeta } from '../../engine/index.js';
+import { isDbError } from '../../errors/index.js';
 import type { RouteContext } from '../route-context.js';
 import { FLAG, flag } from './query-string.js';
 
@@ -46,10 +48,32 @@ function setMetaHeaders(reply: FastifyReply, meta: QueryMeta): void {
   reply.header('x-docdb-executionms', meta.executionMs.toFixed(3));
 }
 
+/**
+ * Sets the three headers on an error answer, which DESIGN §4 owes on every /query response:
+ * the plan when one was made (a DbError raised after planning carries it as `details.plan`),
+ * else `NONE`; count 0; and the time since the request reached the route. It runs only on
+ * errors (a route-level onError hook), before the error handler writes the body.
+ */
+function setErrorMetaHeaders(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  error: unknown,
+  done: () => void,
+): void {
+  const given = isDbError(error) ? error.details?.plan : undefined;
+  const plan = typeof given === 'string' ? given : 'NONE';
+  setMetaHeaders(reply, {
+    plan,
+    count: 0,
+    executionMs: performance.now() - request.receivedAtMs,
+  });
+  done();
+}
+
 export function registerQueryRoutes(app: FastifyInstance, { db, metrics }: RouteContext): void {
   app.post<{ Body: QueryBody; Querystring: { stream?: string } }>(
     '/query',
-    { schema },
+    { schema, onError: setErrorMetaHeaders },
     async (request, reply) => {
       const { sql, params = [] } = request.body;
       const accept = request.headers.accept ?? '';

@@ -1,0 +1,375 @@
+/**
+ * The settings of `docdb serve`, declared once. Each row gives a setting's key in the config
+ * file, its flag, its environment variable, the kind of value it takes, its default, where it
+ * lands in NodeConfig, when it is read, and its help. The config file's shape and checks, the
+ * resolution (config.ts), the options of `serve` (cli/serve.ts), the start-up log line
+ * (node.ts) and the settings tables of the docs (settings-docs.ts) all derive from it. It
+ * holds data and small pure helpers only; it reads nothing.
+ */
+
+/**
+ * What a value is, and so how a flag, a variable or a file value is parsed and checked:
+ * text (non-empty, no control characters), secret (non-empty; never shown), password (a
+ * secret, or `env:VAR_NAME` naming the variable that holds it; config file only), port
+ * (1–65535), seconds (1–AUTO_FAILOVER_SECONDS_MAX), role (leader or follower), host (a host
+ * name or address, no URL) and boolean (a flag without a value; true or false in the file).
+ */
+export type SettingKind =
+  | 'text'
+  | 'secret'
+  | 'password'
+  | 'port'
+  | 'seconds'
+  | 'role'
+  | 'host'
+  | 'boolean';
+
+/**
+ * When a setting is read. `node`: always. `tls`: when the config file has `security.tls`.
+ * `replication`: when a replication role is set. `follower`: on a follower only (a leader
+ * reads only the role and the port). `autoFailover`: on a follower with an auto-failover
+ * silence. A setting written by flag or file while no role is set is an error; one written
+ * for auto-failover without its silence is too.
+ */
+export type SettingScope = 'node' | 'tls' | 'replication' | 'follower' | 'autoFailover';
+
+/** One row of the table. */
+export interface SettingSpec {
+  /** A short name for messages: "the leader port is missing", "replication port (default 5500)". */
+  readonly title: string;
+  /** Key path in the config file, e.g. `security.tls.certPath`. */
+  readonly file: string;
+  /** The config file must set it. */
+  readonly fileRequired?: true;
+  /** The flag as commander declares it, with its value's placeholder: `--port <port>`. */
+  readonly flag?: string;
+  /** The environment variable that fills the setting when neither flag nor file sets it. */
+  readonly env?: string;
+  readonly kind: SettingKind;
+  readonly scope: SettingScope;
+  /** Key path in NodeConfig where the value lands, e.g. `replication.port`. */
+  readonly config: string;
+  /** The value when no source sets it. */
+  readonly default?: string | number | boolean;
+  /** The value when no source sets it is another setting's (already resolved) value. */
+  readonly defaultFrom?: string;
+  /** How help and docs state the default when there is no plain default value. */
+  readonly defaultText?: string;
+  /** Its scope needs it: missing is an error naming where it can be given. */
+  readonly required?: true;
+  /** A port this node binds besides the HTTP port: it must differ from it. */
+  readonly ownPort?: true;
+  /** Its name in the start-up log line; settings without one are not shown there. */
+  readonly log?: string;
+  /** How the log line shows a value (default: as is; secrets as `set`). */
+  readonly shown?: (value: unknown) => string;
+  /** One line for `docdb serve --help` and the docs. */
+  readonly help: string;
+}
+
+/**
+ * Longest auto-failover silence: the largest delay a Node timer holds (2^31 - 1 ms), so the
+ * follower's silence timer can always be armed with it.
+ */
+export const AUTO_FAILOVER_SECONDS_MAX = 2_147_483;
+
+export const PORT_MIN = 1;
+export const PORT_MAX = 65_535;
+
+/**
+ * Every setting, in the order of help, docs and the log line. Adding a setting is adding a
+ * row here (and its field in NodeConfig, and its use).
+ */
+export const SETTINGS = {
+  nodeName: {
+    title: 'node name',
+    file: 'nodeName',
+    fileRequired: true,
+    flag: '--node-name <name>',
+    env: 'DOCDB_NODE_NAME',
+    kind: 'text',
+    scope: 'node',
+    config: 'nodeName',
+    default: 'node-1',
+    log: 'node',
+    help: 'name in logs, health output and shard descriptors',
+  },
+  port: {
+    title: 'HTTP port',
+    file: 'port',
+    fileRequired: true,
+    flag: '--port <port>',
+    env: 'DOCDB_PORT',
+    kind: 'port',
+    scope: 'node',
+    config: 'port',
+    default: 5000,
+    log: 'port',
+    help: 'HTTP port (HTTPS when TLS is configured)',
+  },
+  dataDir: {
+    title: 'data directory',
+    file: 'dataDir',
+    fileRequired: true,
+    flag: '--data-dir <dir>',
+    env: 'DOCDB_DATA_DIR',
+    kind: 'text',
+    scope: 'node',
+    config: 'dataDir',
+    default: './data',
+    log: 'dataDir',
+    help: 'directory of the data file and its logs',
+  },
+  bindAll: {
+    title: 'bind address',
+    file: 'bindAllInterfaces',
+    flag: '--bind-all',
+    kind: 'boolean',
+    scope: 'node',
+    config: 'bindAll',
+    default: false,
+    defaultText: 'loopback only',
+    log: 'bind',
+    shown: (value) => (value ? '0.0.0.0' : '127.0.0.1'),
+    help: 'listen on all interfaces (0.0.0.0) instead of 127.0.0.1; for trusted networks only',
+  },
+  apiKey: {
+    title: 'API key',
+    file: 'security.apiKey',
+    flag: '--api-key <key>',
+    env: 'DOCDB_API_KEY',
+    kind: 'secret',
+    scope: 'node',
+    config: 'apiKey',
+    defaultText: 'off',
+    log: 'apiKey',
+    help: 'require Authorization: Bearer <key> on every request but GET /health',
+  },
+  replicationSecret: {
+    title: 'replication secret',
+    file: 'security.replicationSecret',
+    flag: '--replication-secret <secret>',
+    env: 'DOCDB_REPLICATION_SECRET',
+    kind: 'secret',
+    scope: 'node',
+    config: 'replicationSecret',
+    defaultText: 'off',
+    help: 'shared secret the replication handshake enforces',
+  },
+  certPath: {
+    title: 'certificate file',
+    file: 'security.tls.certPath',
+    kind: 'text',
+    scope: 'tls',
+    config: 'tls.certPath',
+    required: true,
+    defaultText: 'no TLS',
+    log: 'tls',
+    shown: () => 'on',
+    help:
+      'TLS certificate: a .pfx/.p12 file, or a PEM file with the certificate chain and the ' +
+      'private key; the port then serves HTTPS only',
+  },
+  certPassword: {
+    title: 'certificate password',
+    file: 'security.tls.certPassword',
+    kind: 'password',
+    scope: 'tls',
+    config: 'tls.certPassword',
+    defaultText: 'none',
+    help: 'unlocks the certificate; env:VAR_NAME reads it from that environment variable',
+  },
+  role: {
+    title: 'replication role',
+    file: 'replication.role',
+    flag: '--replication-role <role>',
+    env: 'DOCDB_REPLICATION_ROLE',
+    kind: 'role',
+    scope: 'node',
+    config: 'replication.role',
+    defaultText: 'off',
+    log: 'replication',
+    help: 'leader or follower; omitted means a single node',
+  },
+  replicationPort: {
+    title: 'replication port',
+    file: 'replication.port',
+    flag: '--replication-port <port>',
+    env: 'DOCDB_REPLICATION_PORT',
+    kind: 'port',
+    scope: 'replication',
+    config: 'replication.port',
+    default: 5500,
+    ownPort: true,
+    help: 'leader: port of the replication listener; must differ from the HTTP port',
+  },
+  leaderHost: {
+    title: 'the leader host',
+    file: 'replication.leaderHost',
+    flag: '--leader-host <host>',
+    env: 'DOCDB_LEADER_HOST',
+    kind: 'host',
+    scope: 'follower',
+    config: 'replication.leaderHost',
+    required: true,
+    defaultText: 'none',
+    help: 'follower: host name or address of the leader',
+  },
+  leaderPort: {
+    title: 'the leader port',
+    file: 'replication.leaderPort',
+    flag: '--leader-port <port>',
+    env: 'DOCDB_LEADER_PORT',
+    kind: 'port',
+    scope: 'follower',
+    config: 'replication.leaderPort',
+    required: true,
+    defaultText: 'none',
+    help: 'follower: replication port on the leader',
+  },
+  silenceSeconds: {
+    title: 'auto-failover silence',
+    file: 'replication.autoFailover.silenceSeconds',
+    flag: '--auto-failover-seconds <seconds>',
+    env: 'DOCDB_AUTO_FAILOVER_SECONDS',
+    kind: 'seconds',
+    scope: 'follower',
+    config: 'replication.autoFailover.silenceSeconds',
+    defaultText: 'off',
+    help: 'follower: promote itself once the leader has been silent this many seconds',
+  },
+  // The spec gives every serve flag but --config and --bind-all a variable; its table leaves
+  // this one out, so it follows the naming of the others.
+  newLeaderPort: {
+    title: 'auto-failover new leader port',
+    file: 'replication.autoFailover.newLeaderPort',
+    flag: '--auto-failover-new-port <port>',
+    env: 'DOCDB_AUTO_FAILOVER_NEW_PORT',
+    kind: 'port',
+    scope: 'autoFailover',
+    config: 'replication.autoFailover.newLeaderPort',
+    defaultFrom: 'leaderPort',
+    defaultText: 'the leader port',
+    ownPort: true,
+    help: 'follower: port to bind as leader once promoted',
+  },
+} as const satisfies Record<string, SettingSpec>;
+
+/** The `--config` flag of `serve`: not a setting itself, but the file the settings come from. */
+export const CONFIG_FLAG = {
+  flag: '--config <file>',
+  help: 'node config file (JSON); flags override it',
+} as const;
+
+/** The name of a setting: a key of SETTINGS. */
+export type SettingName = keyof typeof SETTINGS;
+
+/** The settings as rows, in table order. */
+export const SETTING_NAMES = Object.keys(SETTINGS) as SettingName[];
+
+/** A row by name, typed as the general row (for code that treats every row alike). */
+export function settingSpec(name: SettingName): SettingSpec {
+  return SETTINGS[name];
+}
+
+type Table = typeof SETTINGS;
+type FlagName<F> = F extends `--${infer Name} <${string}>`
+  ? Name
+  : F extends `--${infer Name}`
+    ? Name
+    : never;
+type Camel<S extends string> = S extends `${infer Head}-${infer Tail}`
+  ? `${Head}${Capitalize<Camel<Tail>>}`
+  : S;
+
+/**
+ * Flag values as commander hands them over, keyed by commander's attribute name
+ * (`--node-name` → `nodeName`): text, parsed and checked by the resolver so that a flag, a
+ * variable and a file key get the same rules and errors. A boolean flag is true when given.
+ */
+export type ServeFlags = {
+  [N in SettingName as Table[N] extends { flag: string }
+    ? Camel<FlagName<Table[N]['flag']>>
+    : never]?: Table[N]['kind'] extends 'boolean' ? boolean : string;
+};
+
+/** The flag itself, without its value placeholder: `--port`. */
+export function flagName(spec: SettingSpec): string | undefined {
+  return spec.flag?.split(' ')[0];
+}
+
+/** The key commander stores a flag's value under: `--auto-failover-new-port` → `autoFailoverNewPort`. */
+export function flagKey(spec: SettingSpec): keyof ServeFlags | undefined {
+  const name = flagName(spec);
+  if (name === undefined) return undefined;
+  return name
+    .slice(2)
+    .replace(/-([a-z])/g, (_, letter: string) => letter.toUpperCase()) as keyof ServeFlags;
+}
+
+/**
+ * Where a setting can be given, for messages: "--leader-host, DOCDB_LEADER_HOST or
+ * replication.leaderHost in the config file".
+ */
+export function whereToSet(spec: SettingSpec): string {
+  const places = [flagName(spec), spec.env, `${spec.file} in the config file`].filter(
+    (place) => place !== undefined,
+  );
+  return places.length < 2
+    ? places.join('')
+    : `${places.slice(0, -1).join(', ')} or ${places.at(-1)}`;
+}
+
+/** The default as help and docs state it: the plain value, or the row's words for it. */
+export function defaultText(spec: SettingSpec): string | undefined {
+  return spec.defaultText ?? (spec.default === undefined ? undefined : String(spec.default));
+}
+
+/** The accepted values of a kind, in words (docs, messages). */
+export function describeKind(kind: SettingKind): string {
+  switch (kind) {
+    case 'text':
+      return 'text without control characters';
+    case 'secret':
+      return 'text (never shown)';
+    case 'password':
+      return 'text, or env:VAR_NAME to read it from that variable';
+    case 'port':
+      return `an integer from ${PORT_MIN} to ${PORT_MAX}`;
+    case 'seconds':
+      return `a whole number of seconds from 1 to ${AUTO_FAILOVER_SECONDS_MAX}`;
+    case 'role':
+      return 'leader or follower';
+    case 'host':
+      return 'a host name or address (no URL)';
+    case 'boolean':
+      return 'true or false';
+  }
+}
+
+/** The shape of the config file: a branch maps its keys, a leaf is `true`. */
+export type FileShape = { readonly [key: string]: FileShape | true };
+
+/** The config file's shape, built from the rows' file keys. */
+export function fileShape(): FileShape {
+  const shape: Record<string, unknown> = {};
+  for (const name of SETTING_NAMES) {
+    const parts = settingSpec(name).file.split('.');
+    let node = shape;
+    for (const part of parts.slice(0, -1)) {
+      node[part] ??= {};
+      node = node[part] as Record<string, unknown>;
+    }
+    node[parts.at(-1) as string] = true;
+  }
+  return shape as FileShape;
+}
+
+/** The defaults as values, by setting (for code that needs one, e.g. the serve help). */
+export const NODE_DEFAULTS = {
+  nodeName: SETTINGS.nodeName.default,
+  port: SETTINGS.port.default,
+  dataDir: SETTINGS.dataDir.default,
+  bindAll: SETTINGS.bindAll.default,
+  replicationPort: SETTINGS.replicationPort.default,
+} as const;

@@ -1,0 +1,53 @@
+/**
+ * Proves that no text written for users points them at the spec, a document they do not
+ * have: the help of every command, the reference docs and the README, and the OpenAPI
+ * document a node serves. (docs/ARCHITECTURE.md and the ADRs are written for contributors.)
+ */
+
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { harnessPerTest } from '../support/app-harness.js';
+import { runDocdb } from '../support/run-docdb.js';
+
+const ROOT = path.resolve(import.meta.dirname, '../..');
+const SPEC = /\bspec\b|§/i;
+
+function docdb(...args: string[]): string {
+  const { stdout, stderr } = runDocdb(args);
+  return `${stdout}${stderr}`;
+}
+
+/** The lines of `text` that mention the spec, for a readable failure. */
+function specLines(text: string): string[] {
+  return text.split('\n').filter((line) => SPEC.test(line));
+}
+
+describe('user-facing text never refers to the spec', () => {
+  it('in the help of docdb and of every command', () => {
+    const top = docdb('help');
+    const commands = [...top.matchAll(/^ {2}([a-z]+)\b/gm)].map((m) => m[1] as string);
+    expect(commands).toContain('serve');
+    expect(specLines(top)).toEqual([]);
+    for (const command of commands) {
+      expect(specLines(docdb(command, '--help')), command).toEqual([]);
+    }
+  });
+
+  it('in README.md and the reference docs', () => {
+    const docs = fs
+      .readdirSync(path.join(ROOT, 'docs'))
+      .filter((name) => name.endsWith('.md') && name !== 'ARCHITECTURE.md')
+      .map((name) => path.join('docs', name));
+    for (const file of ['README.md', ...docs]) {
+      expect(specLines(fs.readFileSync(path.join(ROOT, file), 'utf8')), file).toEqual([]);
+    }
+  });
+
+  const start = harnessPerTest();
+  it('in the OpenAPI document', async () => {
+    const app = await start();
+    const answer = await app.request({ url: '/openapi.json' });
+    expect(specLines(JSON.stringify(answer.body, null, 1))).toEqual([]);
+  });
+});
