@@ -46,11 +46,8 @@ describe('per-item results', () => {
   });
 
   it('reports each failed item by position, storing every other one', async () => {
-    await h.request({
-      method: 'POST',
-      url: '/index',
-      json: { collection: 'c', path: 'u', unique: true },
-    });
+    // POST /index needs the collection to exist; the embedded API creates it with the index.
+    await h.db.collection('c').createIndex({ paths: ['u'], unique: true });
     await h.request({ method: 'POST', url: '/collections/c', json: { u: 'taken' } });
     const answer = await bulk('c', [
       { ok: 0 },
@@ -141,11 +138,8 @@ describe('atomic=true', () => {
   });
 
   it('stores nothing and answers 409 for a unique violation or a repeated _id', async () => {
-    await h.request({
-      method: 'POST',
-      url: '/index',
-      json: { collection: 'c', path: 'u', unique: true },
-    });
+    // POST /index needs the collection to exist; the embedded API creates it with the index.
+    await h.db.collection('c').createIndex({ paths: ['u'], unique: true });
     const unique = await bulk('c', [{ u: 1 }, { u: 2 }, { u: 1 }], '?atomic=true');
     expect(unique.status).toBe(409);
     expect(unique.body).toMatchObject({ ids: [], code: 'ERR_UNIQUE_VIOLATION' });
@@ -247,11 +241,8 @@ describe('skipIndexes=true', () => {
   });
 
   it('loads duplicates under a stale unique index; the rebuild then refuses with 409', async () => {
-    await h.request({
-      method: 'POST',
-      url: '/index',
-      json: { collection: 'c', path: 'u', unique: true },
-    });
+    // POST /index needs the collection to exist; the embedded API creates it with the index.
+    await h.db.collection('c').createIndex({ paths: ['u'], unique: true });
     const loaded = await bulk('c', [{ u: 1 }, { u: 2 }, { u: 2 }], '?skipIndexes=true');
     expect(loaded.body.errors).toEqual([]);
     expect(await states()).toEqual(['stale']);

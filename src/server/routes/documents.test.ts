@@ -527,11 +527,8 @@ describe('DELETE /collections/{name}', () => {
 
 describe('unique indexes through the document endpoints', () => {
   it('answer 409 ERR_UNIQUE_VIOLATION on insert and replace, storing nothing of the write', async () => {
-    await h.request({
-      method: 'POST',
-      url: '/index',
-      json: { collection: 'c', path: 'pnr', unique: true },
-    });
+    // POST /index needs the collection to exist; the embedded API creates it with the index.
+    await h.db.collection('c').createIndex({ paths: ['pnr'], unique: true });
     const first = await insert('c', { pnr: 'A' });
     const second = await insert('c', { pnr: 'B' });
     const dup = await h.request({ method: 'POST', url: '/collections/c', json: { pnr: 'A' } });

@@ -140,10 +140,18 @@ describe('POST /index', () => {
     expect((await h.request({ url: '/indexes/orders.eu' })).body).toEqual([]);
   });
 
-  it('creates the collection when it does not exist yet', async () => {
+  it('answers 404 naming the known collections for a collection that does not exist, as SQL does', async () => {
     const answer = await createIndex({ collection: 'later', path: 'a' });
-    expect(answer.status).toBe(201);
-    expect((await h.request({ url: '/indexes/later' })).body).toHaveLength(1);
+    expect(answer.status).toBe(404);
+    expect(answer.body.code).toBe('ERR_COLLECTION_NOT_FOUND');
+    expect(answer.body.error).toMatch(/^unknown collection 'later' \(known: .*orders\.eu/);
+    const sql = await h.request({
+      method: 'POST',
+      url: '/query',
+      json: { sql: 'CREATE INDEX i ON later (a)' },
+    });
+    expect(sql.body.error).toBe(answer.body.error);
+    expect((await h.request({ url: '/collections' })).body).not.toContain('later');
   });
 
   it('answers 400 naming the field for a body that breaks the schema', async () => {

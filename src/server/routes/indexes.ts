@@ -49,8 +49,9 @@ export function registerIndexRoutes(app: FastifyInstance, { db }: RouteContext):
     },
     async (request, reply) => {
       const { collection, path, paths, name, unique } = request.body;
+      // Like SQL's CREATE INDEX: the collection must exist (404 naming the known ones).
       const created = await db
-        .collection(collection)
+        .requireCollection(collection)
         .createIndex({ paths: paths ?? [path as string], name, unique });
       reply.status(201);
       return { collection: db.collection(collection).name, ...created };
