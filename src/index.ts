@@ -10,6 +10,8 @@ export {
   Collection,
   type CreateIndexOptions,
   Database,
+  type FindOptions,
+  type FindResult,
   type IndexInfo,
   type InsertManyOptions,
   type OpenOptions,
@@ -23,7 +25,6 @@ export type {
   ChangeEntry,
   CompactResult,
   Document,
-  FindResult,
   RangeBounds,
   StoreStats,
 } from './storage/index.js';

@@ -16,17 +16,12 @@ export type { ChangeEntry, ChangeOp } from './change-log.js';
 export { FieldSelection, KEY_VALUE_BYTES_MAX } from './codec/index.js';
 export { checkDocument, type Document } from './document-check.js';
 export {
-  type FindOptions,
-  type FindResult,
-  findEqual,
-  findRange,
-  findTuple,
   idForUniqueKey,
   idsForKeys,
   idsForRange,
-  matchesEqual,
-  matchesRange,
+  type KeyValue,
   type RangeBounds,
+  rangeKeys,
 } from './lookup.js';
 export type { StoredDocument, StoreReader } from './reader.js';
 export {
