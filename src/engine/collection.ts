@@ -6,7 +6,6 @@
  */
 
 import { DbError } from '../errors/index.js';
-import type { Condition } from '../sql/index.js';
 import {
   type BulkResult,
   type CollectionDef,
@@ -27,14 +26,7 @@ import {
   LIST_LIMIT_MAX,
   parseId,
 } from '../util/index.js';
-import {
-  type FindOptions,
-  type FindResult,
-  matchCondition,
-  runFind,
-  runFindAny,
-  withinCondition,
-} from './find.js';
+import { type FindOptions, type FindResult, findByValues, findWithin, runFindAny } from './find.js';
 
 /** Options of insertMany. */
 export interface InsertManyOptions {
@@ -234,7 +226,7 @@ export class Collection {
    */
   findBy(path: string, value: unknown, options?: FindOptions): FindResult {
     const def = this.def();
-    return def ? runFind(this.store, def, [path], matchCondition(path, value), options) : empty();
+    return def ? findByValues(this.store, def, [path], [value], options) : empty();
   }
 
   /** Documents whose values at `paths` equal `values` (a composite index on them serves it). */
@@ -243,17 +235,13 @@ export class Collection {
       throw new DbError('ERR_BAD_ARGUMENT', 'findByTuple takes as many values as paths');
     }
     const def = this.def();
-    if (!def) return empty();
-    const matches = paths.map((p, k) => matchCondition(p, values[k]));
-    const where = matches.length === 1 ? matches[0] : { kind: 'and' as const, conditions: matches };
-    return runFind(this.store, def, paths, where as Condition, options);
+    return def ? findByValues(this.store, def, paths, values, options) : empty();
   }
 
   /** Documents with a value at `path` inside the bounds (`gt`, `gte`, `lt`, `lte`). */
   findRange(path: string, bounds: RangeBounds, options?: FindOptions): FindResult {
     const def = this.def();
-    if (!def) return empty();
-    return runFind(this.store, def, [path], withinCondition(path, bounds), options);
+    return def ? findWithin(this.store, def, path, bounds, options) : empty();
   }
 
   /**

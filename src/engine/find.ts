@@ -14,6 +14,7 @@ import {
   planSelect,
   type RangeOp,
   runSelect,
+  type SelectPlan,
   type SelectStatement,
   type Value,
   viewOf,
@@ -49,8 +50,8 @@ function literal(value: unknown): Value {
 }
 
 /** The find equality of one path (see the AST's `match`). */
-export function matchCondition(path: string, value: unknown): Condition {
-  return { kind: 'match', path: pathRef(path), value: literal(value) };
+export function matchCondition(path: string, value: Value): Condition {
+  return { kind: 'match', path: pathRef(path), value };
 }
 
 const RANGE_OPS: Array<[keyof RangeBounds, RangeOp]> = [
@@ -59,19 +60,6 @@ const RANGE_OPS: Array<[keyof RangeBounds, RangeOp]> = [
   ['lt', '<'],
   ['lte', '<='],
 ];
-
-/** The find range of one path (see the AST's `within`); needs at least one bound. */
-export function withinCondition(path: string, bounds: RangeBounds): Condition {
-  const given = RANGE_OPS.filter(([key]) => bounds[key] !== undefined);
-  if (given.length === 0) {
-    throw new DbError('ERR_BAD_ARGUMENT', 'a range find needs at least one of gt, gte, lt, lte');
-  }
-  return {
-    kind: 'within',
-    path: pathRef(path),
-    bounds: given.map(([key, op]) => ({ op, value: literal(bounds[key]) })),
-  };
-}
 
 function checkLimit(limit: number | undefined): number | undefined {
   if (limit === undefined || limit === Number.POSITIVE_INFINITY) return undefined;
@@ -87,7 +75,7 @@ function checkLimit(limit: number | undefined): number | undefined {
 function findStatement(
   collection: string,
   where: Condition,
-  options: { limit?: number | undefined; byId?: boolean },
+  options: { limit?: Value | undefined; byId?: boolean },
 ): SelectStatement {
   return {
     kind: 'select',
@@ -98,7 +86,7 @@ function findStatement(
     where,
     groupBy: [],
     orderBy: options.byId ? [{ path: pathRef('_id'), descending: false }] : [],
-    limit: options.limit === undefined ? undefined : literal(options.limit),
+    limit: options.limit,
     offset: undefined,
   };
 }
@@ -116,18 +104,99 @@ function exactView(def: CollectionDef, paths: string[], useIndex: boolean): Coll
   return { name: view.name, indexes: useIndex ? view.indexes.filter((i) => exact(i.paths)) : [] };
 }
 
-/** Runs an embedded find: `where` on `paths`, planned over the index on exactly those paths. */
-export function runFind(
+/** Find plans kept per collection definition; past this many the collection's start over. */
+const FIND_PLANS_PER_COLLECTION_MAX = 64;
+
+/**
+ * Find plans by collection definition and find shape. A plan depends only on the
+ * definition (its name and indexes), and a catalog change gives a collection a new
+ * definition object, so a stale plan is never found; values are `?` parameters.
+ */
+const findPlans = new WeakMap<CollectionDef, Map<string, SelectPlan>>();
+
+function findPlan(def: CollectionDef, shape: string, make: () => SelectPlan): SelectPlan {
+  let plans = findPlans.get(def);
+  if (!plans) {
+    plans = new Map();
+    findPlans.set(def, plans);
+  }
+  let plan = plans.get(shape);
+  if (!plan) {
+    plan = make();
+    if (plans.size >= FIND_PLANS_PER_COLLECTION_MAX) plans.clear();
+    plans.set(shape, plan);
+  }
+  return plan;
+}
+
+function param(index: number): Value {
+  return { kind: 'param', index, at: NO_POSITION };
+}
+
+/**
+ * Runs an embedded find: `conditions(…)` (one per path, values as `?`) on `paths`, planned
+ * over the index on exactly those paths, with `values` as parameters.
+ */
+function runFind(
+  reader: StoreReader,
+  def: CollectionDef,
+  shape: string,
+  paths: string[],
+  where: (param: (index: number) => Value) => Condition,
+  values: unknown[],
+  options: FindOptions,
+): FindResult {
+  const limit = checkLimit(options.limit);
+  const useIndex = options.useIndex !== false;
+  const key = `${shape}\n${useIndex}\n${limit !== undefined}\n${paths.join('\n')}`;
+  const plan = findPlan(def, key, () =>
+    planSelect(
+      findStatement(def.name, where(param), {
+        limit: limit === undefined ? undefined : param(values.length),
+      }),
+      [exactView(def, paths, useIndex)],
+    ),
+  );
+  const params = limit === undefined ? values : [...values, limit];
+  const { documents, access } = runSelect(reader, plan, params);
+  return { documents, index: access.kind === 'scan' ? undefined : access.index.name };
+}
+
+/** Documents whose values at `paths` match `values`, position by position (`match`). */
+export function findByValues(
   reader: StoreReader,
   def: CollectionDef,
   paths: string[],
-  where: Condition,
+  values: unknown[],
   options: FindOptions = {},
 ): FindResult {
-  const statement = findStatement(def.name, where, { limit: checkLimit(options.limit) });
-  const view = exactView(def, paths, options.useIndex !== false);
-  const { documents, access } = runSelect(reader, planSelect(statement, [view]), []);
-  return { documents, index: access.kind === 'scan' ? undefined : access.index.name };
+  const where = (p: (index: number) => Value): Condition => {
+    const matches = paths.map((path, k) => matchCondition(path, p(k)));
+    return matches.length === 1 ? (matches[0] as Condition) : { kind: 'and', conditions: matches };
+  };
+  return runFind(reader, def, 'match', paths, where, values, options);
+}
+
+/** Documents with a value at `path` within the bounds (`within`); needs at least one bound. */
+export function findWithin(
+  reader: StoreReader,
+  def: CollectionDef,
+  path: string,
+  bounds: RangeBounds,
+  options: FindOptions = {},
+): FindResult {
+  const given = RANGE_OPS.filter(([key]) => bounds[key] !== undefined);
+  if (given.length === 0) {
+    throw new DbError('ERR_BAD_ARGUMENT', 'a range find needs at least one of gt, gte, lt, lte');
+  }
+  const where = (p: (index: number) => Value): Condition => ({
+    kind: 'within',
+    path: pathRef(path),
+    bounds: given.map(([, op], k) => ({ op, value: p(k) })),
+  });
+  const shape = `within ${given.map(([, op]) => op).join(' ')}`;
+  const values = given.map(([key]) => bounds[key]);
+  return runFind(reader, def, shape, [path], where, values, options);
 }
 
 /**
@@ -141,7 +210,7 @@ export function runFindAny(
   path: string,
   values: unknown[],
 ): { documents: Document[]; plan: string } {
-  const matches = values.map((v) => matchCondition(path, v));
+  const matches = values.map((v) => matchCondition(path, literal(v)));
   const where: Condition =
     matches.length === 1 ? (matches[0] as Condition) : { kind: 'or', conditions: matches };
   const statement = findStatement(def.name, where, { byId: true });

@@ -43,7 +43,8 @@ export interface ExecContext {
  * there: anything else is a bug.
  */
 export function requireReadyIndex(def: CollectionDef, name: string): IndexDef {
-  const index = findIndex(def, name);
+  // Plans hold the name as the definition spells it; the folded search is the fallback.
+  const index = def.indexes.find((i) => i.name === name) ?? findIndex(def, name);
   if (index?.state !== 'ready') throw new Error(`plan names index ${name}, which is not ready`);
   return index;
 }

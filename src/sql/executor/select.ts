@@ -14,11 +14,11 @@ import {
 } from '../planner/index.js';
 import type { SortKey } from '../semantics/index.js';
 import { accessRow, documentTest } from './access.js';
-import type { ExecContext, Row } from './context.js';
+import type { ExecContext } from './context.js';
 import { execute } from './execute.js';
 import { pointLookup } from './index-lookup.js';
 import { limitOf } from './limit.js';
-import { projectRow } from './project.js';
+import { projectDocument } from './project.js';
 
 /** Options of runSelect. */
 export interface SelectOptions {
@@ -38,11 +38,11 @@ export interface SelectResult {
 }
 
 /**
- * The rows of a point lookup (limit? → project → filter? → unique index lookup with one
+ * The documents of a point lookup (limit? → project → filter? → unique index lookup with one
  * non-null scalar key), read with one index get and one document get; undefined when the
  * plan is not one with these parameters.
  */
-function pointRows(root: PlanNode, ctx: ExecContext): Row[] | undefined {
+function pointDocuments(root: PlanNode, ctx: ExecContext): Document[] | undefined {
   let node = root;
   let limit = Number.POSITIVE_INFINITY;
   let offset = 0;
@@ -62,7 +62,7 @@ function pointRows(root: PlanNode, ctx: ExecContext): Row[] | undefined {
   if (found === null || limit === 0 || offset > 0) return [];
   // The row as the access operator builds it (id policy, fused filter), then projected.
   const row = accessRow(node, found, documentTest(condition, ctx));
-  return row ? [projectRow(project, row)] : [];
+  return row ? [projectDocument(project, row)] : [];
 }
 
 /** Runs a planned SELECT with its parameters. */
@@ -73,11 +73,14 @@ export function runSelect(
   options: SelectOptions = {},
 ): SelectResult {
   const ctx: ExecContext = { reader, params, resolver: plan.resolver, sparse: false };
-  const rows = pointRows(plan.root, ctx) ?? [...execute(plan.root, ctx)];
+  const access = accessOf(plan.root);
+  const point = pointDocuments(plan.root, ctx);
+  if (point) return { documents: point, plan: plan.plan, access };
+  const rows = [...execute(plan.root, ctx)];
   const result: SelectResult = {
     documents: rows.map((row) => row[0] as Document),
     plan: plan.plan,
-    access: accessOf(plan.root),
+    access,
   };
   if (options.sortKeys && rows.some((row) => row.sortKey)) {
     result.sortKeys = rows.map((row) => row.sortKey as SortKey);

@@ -218,7 +218,9 @@ export function planNodes(root: PlanNode): PlanNode[] {
 
 /** The access path of a plan (its leaf). */
 export function accessOf(root: PlanNode): AccessNode {
-  return planNodes(root).at(-1) as AccessNode;
+  let node = root;
+  while (!isAccess(node)) node = node.input;
+  return node;
 }
 
 /** The plan string of an access path (spec §4 table). */
