@@ -1,3 +1,4 @@
 /** The SQL AST types. Pure. */
 
 export * from './ast.js';
+export * from './keywords.js';
