@@ -2,3 +2,4 @@
 
 export * from './ast.js';
 export * from './keywords.js';
+export * from './print.js';
