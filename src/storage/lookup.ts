@@ -7,7 +7,7 @@
  * extra candidates, never miss one).
  */
 
-import { isScalar, typeRank } from '../util/index.js';
+import { isScalar, typeFamily } from '../util/index.js';
 import type { IndexDef } from './catalog.js';
 import { encodeTuple, TAG_FALSE, TAG_NUMBER, TAG_STRING, tagOf } from './codec/index.js';
 import type { StoreReader } from './reader.js';
@@ -97,11 +97,6 @@ export function idForUniqueKey(
   return store.indexIdForUniqueKey(index, encoded.bytes) ?? null;
 }
 
-function family(value: unknown): number {
-  const rank = typeRank(value);
-  return rank === 1 || rank === 2 ? 1 : rank;
-}
-
 function lowerKey(bounds: RangeBounds, tag: number): Buffer {
   if (bounds.gte !== undefined) return (encodeTuple([bounds.gte]) as { bytes: Buffer }).bytes;
   if (bounds.gt !== undefined) {
@@ -131,7 +126,7 @@ export function rangeKeys(bounds: RangeBounds): { start: Buffer; end: Buffer } |
   const given = [bounds.gt, bounds.gte, bounds.lt, bounds.lte].filter((b) => b !== undefined);
   if (given.length === 0) return undefined;
   if (given.some((b) => !isScalar(b) || b === null)) return undefined;
-  const families = new Set(given.map(family));
+  const families = new Set(given.map(typeFamily));
   if (families.size > 1) return undefined;
   const first = given[0];
   const tag = typeof first === 'boolean' ? TAG_FALSE : tagOf(first);

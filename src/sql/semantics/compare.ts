@@ -5,26 +5,20 @@
  * ILIKE, and the find predicates of the embedded API and REST by-key lookups. Pure.
  */
 
-import { compareValues, isScalar, typeRank } from '../../util/index.js';
+import { compareValues, isScalar, typeFamily } from '../../util/index.js';
 import type { CompareOp, RangeOp } from '../ast/index.js';
 
 /** true, false, or null for unknown. */
 export type Truth = boolean | null;
 
-/** The type family of a value: booleans are one family; null and missing are none. */
-export function family(value: unknown): number {
-  const rank = typeRank(value);
-  return rank === 1 || rank === 2 ? 1 : rank;
-}
-
 /** `a op b` under three-valued logic and type families. */
 export function compare(op: CompareOp, a: unknown, b: unknown): Truth {
   if (a === undefined || a === null || b === undefined || b === null) return null;
-  const sameType = family(a) === family(b);
+  const sameType = typeFamily(a) === typeFamily(b);
   if (op === '=') return sameType && compareValues(a, b) === 0;
   if (op === '!=') return !sameType || compareValues(a, b) !== 0;
   // Ordering exists only between scalars of one type.
-  if (!sameType || family(a) >= 5) return false;
+  if (!sameType || typeFamily(a) >= 5) return false;
   const c = compareValues(a, b);
   switch (op) {
     case '<':
@@ -110,7 +104,7 @@ function withinAll(candidate: unknown, bounds: readonly RangeBound[]): boolean {
   if (candidate === null || !isScalar(candidate)) return false;
   for (const bound of bounds) {
     if (bound.value === undefined) continue;
-    if (family(bound.value) !== family(candidate)) return false;
+    if (typeFamily(bound.value) !== typeFamily(candidate)) return false;
     const c = compareValues(candidate, bound.value);
     const holds =
       bound.op === '<' ? c < 0 : bound.op === '<=' ? c <= 0 : bound.op === '>' ? c > 0 : c >= 0;
