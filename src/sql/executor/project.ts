@@ -31,6 +31,8 @@ export function projectDocument(node: ProjectNode, row: Row): Document {
 
 /** The projected row of one row, carrying its sort key. */
 export function projectRow(node: ProjectNode, row: Row): Row {
+  // `*` over one collection: the row is its own result (and already holds its sort key).
+  if (node.columns === '*' && row.length === 1) return row;
   const out: Row = [projectDocument(node, row)];
   if (row.sortKey) out.sortKey = row.sortKey;
   return out;
