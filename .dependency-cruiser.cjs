@@ -43,7 +43,8 @@ module.exports = {
     },
     {
       name: 'semantics-is-pure',
-      comment: 'One home for comparison, ordering, keys and aggregates: util, errors and the AST only.',
+      comment:
+        'One home for comparison, ordering, keys and aggregates: util, errors and the AST only.',
       severity: 'error',
       from: { path: '^src/sql/semantics/' },
       to: { path: '^src/', pathNot: '^src/(errors|util|sql/ast|sql/semantics)/' },
