@@ -1,7 +1,8 @@
 /**
  * The one dispatch over plan nodes: each kind has its own executor, pulled row by row (a
  * node reads its input only as its consumer asks, so an early LIMIT stops a scan). A filter
- * directly over an access path is fused into it: documents are tested before rows are built.
+ * directly over an access path is fused into it: documents are tested before rows are built;
+ * a projection of `*` over one collection is the identity and is skipped.
  */
 
 import { assertNever } from '../ast/index.js';
@@ -34,7 +35,10 @@ export function execute(node: PlanNode, ctx: ExecContext): Iterable<Row> {
     case 'sort':
       return sortRows(node, execute(node.input, ctx));
     case 'project':
-      return projectRows(node, execute(node.input, ctx));
+      // `*` over one collection projects each row to itself: no operator to pass through.
+      return node.columns === '*' && node.sources.length === 1
+        ? execute(node.input, ctx)
+        : projectRows(node, execute(node.input, ctx));
     case 'distinct':
       return distinctRows(node, execute(node.input, ctx));
     case 'limit':
