@@ -36,10 +36,25 @@ module.exports = {
     },
     {
       name: 'sql-front-end-is-pure',
-      comment: 'lexer, parser, ast and planner never touch storage.',
+      comment: 'lexer, parser, ast, semantics and planner never touch storage.',
       severity: 'error',
-      from: { path: '^src/sql/(lexer|parser|ast|planner)/' },
+      from: { path: '^src/sql/(lexer|parser|ast|semantics|planner)/' },
       to: { path: layer('storage') },
+    },
+    {
+      name: 'ast-imports-nothing-above-it',
+      comment: 'The AST (and its printer) is the bottom of the SQL pipeline.',
+      severity: 'error',
+      from: { path: '^src/sql/ast/' },
+      to: { path: '^src/', pathNot: '^src/(errors|util|sql/ast)/' },
+    },
+    {
+      name: 'semantics-is-pure',
+      comment:
+        'One home for comparison, ordering, keys and aggregates: util, errors and the AST only.',
+      severity: 'error',
+      from: { path: '^src/sql/semantics/' },
+      to: { path: '^src/', pathNot: '^src/(errors|util|sql/ast|sql/semantics)/' },
     },
     {
       name: 'engine-below-server-and-cli',
@@ -48,9 +63,20 @@ module.exports = {
       to: { path: '^src/(server|cli|cluster|client)/' },
     },
     {
-      name: 'cluster-never-touches-storage',
+      name: 'cluster-uses-only-the-pure-sql-front-end',
+      comment:
+        'A router parses, plans and merges with the pure SQL front end; it never runs plans, nor touches the engine or storage.',
       severity: 'error',
-      from: { path: '^src/(cluster|client)/' },
+      from: { path: layer('cluster') },
+      to: {
+        path: '^src/(storage|engine|sql)/',
+        pathNot: '^src/sql/(lexer|parser|ast|semantics|planner)/',
+      },
+    },
+    {
+      name: 'client-imports-no-sql',
+      severity: 'error',
+      from: { path: layer('client') },
       to: { path: '^src/(storage|engine|sql)/' },
     },
     {

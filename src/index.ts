@@ -10,6 +10,8 @@ export {
   Collection,
   type CreateIndexOptions,
   Database,
+  type FindOptions,
+  type FindResult,
   type IndexInfo,
   type InsertManyOptions,
   type OpenOptions,
@@ -18,7 +20,7 @@ export {
   type QueryResult,
 } from './engine/index.js';
 export { DbError, ERROR_CATALOGUE, type ErrorCode, isDbError } from './errors/index.js';
-export type { FindResult, RangeBounds } from './storage/index.js';
+export type { RangeBounds } from './storage/index.js';
 export type {
   BulkItemError,
   BulkResult,

@@ -13,11 +13,6 @@ import {
   checkDocument,
   checkIndexSpec,
   type Document,
-  type FindOptions,
-  type FindResult,
-  findEqual,
-  findRange,
-  findTuple,
   type IndexDef,
   type IndexSpec,
   type PreparedDocument,
@@ -32,6 +27,7 @@ import {
   LIST_LIMIT_MAX,
   parseId,
 } from '../util/index.js';
+import { type FindOptions, type FindResult, findByValues, findWithin, runFindAny } from './find.js';
 
 /** Options of insertMany. */
 export interface InsertManyOptions {
@@ -217,25 +213,38 @@ export class Collection {
     return def ? this.store.count(def) : 0;
   }
 
-  /** Documents whose value at `path` equals `value`, through an index when one is ready. */
+  /**
+   * Documents whose value at `path` equals `value` (null matches null and missing; a `[*]`
+   * path matches when any element does), through the ready index on exactly that path when
+   * there is one. Planned and run as a SELECT (`find.ts`).
+   */
   findBy(path: string, value: unknown, options?: FindOptions): FindResult {
     const def = this.def();
-    return def ? findEqual(this.store, def, path, value, options) : empty();
+    return def ? findByValues(this.store, def, [path], [value], options) : empty();
   }
 
-  /** Documents whose values at `paths` equal `values` (a composite index serves it). */
+  /** Documents whose values at `paths` equal `values` (a composite index on them serves it). */
   findByTuple(paths: string[], values: unknown[], options?: FindOptions): FindResult {
     if (paths.length !== values.length || paths.length === 0) {
       throw new DbError('ERR_BAD_ARGUMENT', 'findByTuple takes as many values as paths');
     }
     const def = this.def();
-    return def ? findTuple(this.store, def, paths, values, options) : empty();
+    return def ? findByValues(this.store, def, paths, values, options) : empty();
   }
 
   /** Documents with a value at `path` inside the bounds (`gt`, `gte`, `lt`, `lte`). */
   findRange(path: string, bounds: RangeBounds, options?: FindOptions): FindResult {
     const def = this.def();
-    return def ? findRange(this.store, def, path, bounds, options) : empty();
+    return def ? findWithin(this.store, def, path, bounds, options) : empty();
+  }
+
+  /**
+   * Documents whose value at `path` matches any of `values`, each once, in `_id` order, and
+   * the plan string of what ran: a REST by-key lookup. Unlike `findBy` it is planned over
+   * every ready index, as SQL is, so an index on `a[*].b` serves `a[0].b`.
+   */
+  findAny(path: string, values: unknown[]): { documents: Document[]; plan: string } {
+    return runFindAny(this.store, this.requireDef(), path, values);
   }
 
   /** Creates an index and builds it from existing documents; resolves once durable. */

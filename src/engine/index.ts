@@ -7,6 +7,7 @@ export {
   type InsertManyOptions,
 } from './collection.js';
 export { Database, type OpenOptions, open } from './database.js';
+export type { FindOptions, FindResult } from './find.js';
 export type { QueryMeta, QueryResult } from './query.js';
 export {
   SEED_COUNT_DEFAULT,

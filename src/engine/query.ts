@@ -18,7 +18,6 @@ import {
   streamSelect,
   type SelectPlan,
   type SelectStatement,
-  type Source,
   type Statement,
   viewOf,
   type WriteOutcome,
@@ -111,18 +110,18 @@ function selectPlanOf(
 ): SelectPlan {
   const version = store.catalogVersion;
   if (cached.plan?.catalogVersion === version) return cached.plan.select;
-  const select = planSelect(statement, sources(store, statement));
+  const select = planSelect(statement, views(store, statement));
   cached.plan = { catalogVersion: version, select };
   return select;
 }
 
-function sources(store: Store, statement: SelectStatement): Source[] {
+function views(store: Store, statement: SelectStatement) {
   const names = [statement.from, ...statement.joins.map((j) => j.collection)];
   return names.map((raw) => {
     const name = normalizeCollectionName(raw);
     const def = store.getCollection(name);
     if (!def) throw collectionNotFound(raw, store.collectionNames());
-    return { def, view: viewOf(def) };
+    return viewOf(def);
   });
 }
 
@@ -158,10 +157,9 @@ export async function runQuery(
   store.refresh();
   const { statement } = parsed;
   if (statement.kind === 'select') {
-    const plan = selectPlanOf(store, parsed, statement);
-    const documents = runSelect(store, plan, params);
+    const { documents, plan } = runSelect(store, selectPlanOf(store, parsed, statement), params);
     const executionMs = performance.now() - started;
-    return { plan: plan.plan, count: documents.length, executionMs, documents };
+    return { plan, count: documents.length, executionMs, documents };
   }
   const outcome = await runWrite(store, statement, params);
   return {
@@ -208,7 +206,7 @@ export async function* streamQuery(
   try {
     const plan = selectPlanOf(store, parsed, statement);
     const streamed = streamSelect(store, plan, params, snapshot);
-    yield { plan: plan.plan, count: streamed.count, executionMs: performance.now() - started };
+    yield { plan: streamed.plan, count: streamed.count, executionMs: performance.now() - started };
     for (const document of streamed.documents) yield document;
   } finally {
     snapshot.release();

@@ -31,17 +31,12 @@ export {
 } from './documents.js';
 export { NOTHING_STORED } from './indexes.js';
 export {
-  type FindOptions,
-  type FindResult,
-  findEqual,
-  findRange,
-  findTuple,
   idForUniqueKey,
   idsForKeys,
   idsForRange,
-  matchesEqual,
-  matchesRange,
+  type KeyValue,
   type RangeBounds,
+  rangeKeys,
 } from './lookup.js';
 export type { CompactResult, PageUsage, StoreStats } from './maintenance.js';
 export type { StoredDocument, StoreReader } from './reader.js';

@@ -1,31 +1,18 @@
 /**
- * Finding documents by value: equality on a path, a range on a path, or equality on every
- * path of a composite index. Each find uses a ready index when one covers it and a
- * collection scan otherwise, and both answer with exactly the same documents: candidates
- * from an index are rechecked against the document with the same rules a scan applies.
- *
- * Rules (DESIGN §4): values of different types never match; a range never matches null;
- * equality with null matches null and a missing value; a `[*]` path matches when any
- * element does.
+ * Key-range mechanics of index reads: the ids listed under key tuples (equality), under one
+ * key of a unique index (a point lookup) and between two bounds (a range). Which index to
+ * read, and whether a document found really matches, is decided above storage: the planner
+ * chooses, and the executor rechecks every document with the semantics of its condition
+ * (keys longer than KEY_VALUE_BYTES_MAX are stored truncated, so an index read can give
+ * extra candidates, never miss one).
  */
 
-import { DbError } from '../errors/index.js';
-import {
-  compareValues,
-  isScalar,
-  type JsonPath,
-  parsePath,
-  typeRank,
-  valueAt,
-  valuesAt,
-} from '../util/index.js';
-import type { CollectionDef, IndexDef } from './catalog.js';
+import { isScalar, typeFamily } from '../util/index.js';
+import type { IndexDef } from './catalog.js';
 import { encodeTuple, TAG_FALSE, TAG_NUMBER, TAG_STRING, tagOf } from './codec/index.js';
-import type { Document } from './document-check.js';
 import type { StoreReader } from './reader.js';
-import { withId } from './records.js';
 
-/** Bounds of a range find; at least one should be given. */
+/** Bounds of a range; at least one should be given. */
 export interface RangeBounds {
   gt?: unknown;
   gte?: unknown;
@@ -33,17 +20,14 @@ export interface RangeBounds {
   lte?: unknown;
 }
 
-/** Documents found and the index that found them (undefined: a collection scan). */
-export interface FindResult {
-  documents: Document[];
-  index: string | undefined;
-}
-
-/** Options shared by the finds. */
-export interface FindOptions {
-  /** false forces a collection scan (tests compare the two). */
-  useIndex?: boolean;
-  limit?: number;
+/** One value of a key tuple to look up. */
+export interface KeyValue {
+  value: unknown;
+  /**
+   * A null value reads the index's null entries (null and missing values); otherwise a tuple
+   * holding null finds nothing (SQL `= null` is never true).
+   */
+  nullMatches: boolean;
 }
 
 /**
@@ -52,112 +36,65 @@ export interface FindOptions {
  */
 const PAST_VALUE = Buffer.from([0xff]);
 
-function candidates(doc: unknown, path: JsonPath): unknown[] {
-  if (path.multikey) return valuesAt(doc, path);
-  const value = valueAt(doc, path);
-  return [value === undefined ? null : value];
-}
-
-/** True when the value at `path` equals `value` under the rules above. */
-export function matchesEqual(doc: unknown, path: JsonPath, value: unknown): boolean {
-  const target = value === undefined ? null : value;
-  return candidates(doc, path).some((c) => isScalar(c) && compareValues(c, target) === 0);
-}
-
-function family(value: unknown): number {
-  const rank = typeRank(value);
-  return rank === 1 || rank === 2 ? 1 : rank;
-}
-
-function inRange(value: unknown, bounds: RangeBounds): boolean {
-  if (!isScalar(value) || value === null) return false;
-  const checks: Array<[unknown, (c: number) => boolean]> = [
-    [bounds.gt, (c) => c > 0],
-    [bounds.gte, (c) => c >= 0],
-    [bounds.lt, (c) => c < 0],
-    [bounds.lte, (c) => c <= 0],
-  ];
-  for (const [bound, ok] of checks) {
-    if (bound === undefined) continue;
-    if (family(bound) !== family(value)) return false;
-    if (!ok(compareValues(value, bound))) return false;
+/**
+ * Ids listed under any of the given key tuples of an index, each id once. A tuple holding an
+ * array or object finds nothing (indexes list scalars only). Truncated keys can add
+ * candidates that do not match: callers always recheck the documents.
+ */
+export function* idsForKeys(
+  store: StoreReader,
+  index: IndexDef,
+  tuples: KeyValue[][],
+): Generator<Buffer> {
+  const seen = tuples.length > 1 || index.multikey ? new Set<string>() : undefined;
+  for (const tuple of tuples) {
+    let hasNull = false;
+    let lookable = true;
+    const values = tuple.map((part) => {
+      const value = part.value === undefined ? null : part.value;
+      if (value === null) {
+        hasNull = true;
+        if (!part.nullMatches) lookable = false;
+      } else if (!isScalar(value)) {
+        lookable = false;
+      }
+      return value;
+    });
+    const encoded = lookable ? encodeTuple(values) : undefined;
+    if (!encoded) continue;
+    // A unique index lists several documents under a key that holds null (only non-null
+    // values must be unique) or that was truncated (values that differ past the cut), so
+    // such a key is read as a range rather than with one get.
+    const ids =
+      hasNull || (index.unique && encoded.truncated)
+        ? store.indexIds(index, encoded.bytes, Buffer.concat([encoded.bytes, PAST_VALUE]))
+        : store.indexIdsForKey(index, encoded.bytes);
+    for (const id of ids) {
+      if (seen) {
+        const text = id.toString('latin1');
+        if (seen.has(text)) continue;
+        seen.add(text);
+      }
+      yield id;
+    }
   }
-  return true;
-}
-
-/** True when some value at `path` lies within the bounds. */
-export function matchesRange(doc: unknown, path: JsonPath, bounds: RangeBounds): boolean {
-  return candidates(doc, path).some((c) => inRange(c, bounds));
 }
 
 /**
- * The ready index on exactly these paths. A composite index does not serve its leading
- * paths alone: a document whose later path holds an array or object has no entry in it.
+ * The id listed under one tuple of a unique index, read with one get (a point lookup's
+ * whole index work): null when none is. The caller has checked that the index is unique and
+ * the tuple holds only non-null scalars (what such an index lists). Undefined when one get
+ * cannot answer: the key is truncated, so several documents may share it (read it with
+ * idsForKeys).
  */
-function usable(def: CollectionDef, paths: string[], useIndex: boolean): IndexDef | undefined {
-  if (!useIndex) return undefined;
-  return def.indexes.find(
-    (i) =>
-      i.state === 'ready' &&
-      i.paths.length === paths.length &&
-      i.paths.every((p, k) => p === paths[k]),
-  );
-}
-
-function collect(
+export function idForUniqueKey(
   store: StoreReader,
-  def: CollectionDef,
-  index: IndexDef | undefined,
-  range: { start: Buffer; end: Buffer } | undefined,
-  accept: (body: Document) => boolean,
-  limit: number,
-): FindResult {
-  const documents: Document[] = [];
-  if (limit <= 0 || (index && !range)) return { documents, index: index?.name };
-  if (index && range) {
-    for (const id of store.indexIds(index, range.start, range.end)) {
-      const body = store.getBody(def, id);
-      if (body && accept(body)) documents.push(withId(id, body));
-      if (documents.length >= limit) break;
-    }
-    return { documents, index: index.name };
-  }
-  for (const { id, body } of store.scan(def)) {
-    if (accept(body)) documents.push(withId(id, body));
-    if (documents.length >= limit) break;
-  }
-  return { documents, index: undefined };
-}
-
-/** Documents whose `pathText` equals `value`. */
-export function findEqual(
-  store: StoreReader,
-  def: CollectionDef,
-  pathText: string,
-  value: unknown,
-  options: FindOptions = {},
-): FindResult {
-  return findTuple(store, def, [pathText], [value], options);
-}
-
-/** Documents whose values at `pathTexts` equal `values`, position by position. */
-export function findTuple(
-  store: StoreReader,
-  def: CollectionDef,
-  pathTexts: string[],
-  values: unknown[],
-  options: FindOptions = {},
-): FindResult {
-  const paths = pathTexts.map((p) => parsePath(p, { allowEach: true }));
-  const accept = (body: Document) => paths.every((p, k) => matchesEqual(body, p, values[k]));
-  const index = usable(def, pathTexts, options.useIndex !== false);
-  const limit = options.limit ?? Number.POSITIVE_INFINITY;
-  const encoded = encodeTuple(values);
-  if (values.some((v) => v !== undefined && v !== null && !isScalar(v)) || !encoded) {
-    return { documents: [], index: index?.name };
-  }
-  const range = { start: encoded.bytes, end: Buffer.concat([encoded.bytes, PAST_VALUE]) };
-  return collect(store, def, index, range, accept, limit);
+  index: IndexDef,
+  tuple: unknown[],
+): Buffer | null | undefined {
+  const encoded = encodeTuple(tuple);
+  if (!encoded || encoded.truncated) return undefined;
+  return store.indexIdForUniqueKey(index, encoded.bytes) ?? null;
 }
 
 function lowerKey(bounds: RangeBounds, tag: number): Buffer {
@@ -181,12 +118,15 @@ function upperKey(bounds: RangeBounds, tag: number): Buffer {
   return Buffer.from([tag === TAG_FALSE ? TAG_NUMBER : tag + 1]);
 }
 
-/** Key range of a range find, or undefined when no value can match. */
+/**
+ * Key range of a range read, or undefined when no value can lie in it (no bound, a null,
+ * array or object bound, bounds of different types, or an empty range).
+ */
 export function rangeKeys(bounds: RangeBounds): { start: Buffer; end: Buffer } | undefined {
   const given = [bounds.gt, bounds.gte, bounds.lt, bounds.lte].filter((b) => b !== undefined);
   if (given.length === 0) return undefined;
   if (given.some((b) => !isScalar(b) || b === null)) return undefined;
-  const families = new Set(given.map(family));
+  const families = new Set(given.map(typeFamily));
   if (families.size > 1) return undefined;
   const first = given[0];
   const tag = typeof first === 'boolean' ? TAG_FALSE : tagOf(first);
@@ -194,64 +134,6 @@ export function rangeKeys(bounds: RangeBounds): { start: Buffer; end: Buffer } |
   const start = lowerKey(bounds, tag);
   const end = upperKey(bounds, tag);
   return start.compare(end) < 0 ? { start, end } : undefined;
-}
-
-/** Documents with a value at `pathText` inside the bounds. */
-export function findRange(
-  store: StoreReader,
-  def: CollectionDef,
-  pathText: string,
-  bounds: RangeBounds,
-  options: FindOptions = {},
-): FindResult {
-  const path = parsePath(pathText, { allowEach: true });
-  if ([bounds.gt, bounds.gte, bounds.lt, bounds.lte].every((b) => b === undefined)) {
-    throw new DbError('ERR_BAD_ARGUMENT', 'a range find needs at least one of gt, gte, lt, lte');
-  }
-  const accept = (body: Document) => matchesRange(body, path, bounds);
-  const index = usable(def, [pathText], options.useIndex !== false);
-  const limit = options.limit ?? Number.POSITIVE_INFINITY;
-  const range = rangeKeys(bounds);
-  if (!range) return { documents: [], index: index?.name };
-  return collect(store, def, index, range, accept, limit);
-}
-
-/**
- * Ids listed under any of the given key tuples of an index, each id once. Truncated keys can
- * add candidates that do not match: callers always recheck the documents.
- */
-export function* idsForKeys(
-  store: StoreReader,
-  index: IndexDef,
-  tuples: unknown[][],
-): Generator<Buffer> {
-  const seen = tuples.length > 1 || index.multikey ? new Set<string>() : undefined;
-  for (const tuple of tuples) {
-    const encoded = encodeTuple(tuple);
-    if (!encoded || tuple.some((v) => v === null || v === undefined)) continue;
-    for (const id of store.indexIdsForKey(index, encoded.bytes)) {
-      if (seen) {
-        const text = id.toString('latin1');
-        if (seen.has(text)) continue;
-        seen.add(text);
-      }
-      yield id;
-    }
-  }
-}
-
-/**
- * The id listed under one tuple of a unique index, read with one get (a point lookup's
- * whole index work). The caller has checked that the index is unique and the tuple holds
- * only non-null scalars (what such an index lists).
- */
-export function idForUniqueKey(
-  store: StoreReader,
-  index: IndexDef,
-  tuple: unknown[],
-): Buffer | undefined {
-  const encoded = encodeTuple(tuple);
-  return encoded ? store.indexIdForUniqueKey(index, encoded.bytes) : undefined;
 }
 
 /** Ids whose indexed value lies within the bounds (of one type), each id once. */

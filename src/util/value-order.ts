@@ -20,6 +20,16 @@ export function typeRank(value: unknown): number {
 }
 
 /**
+ * The type family of a value: its rank, with false and true one family. Values of different
+ * families are never equal and never ordered by a comparison (DESIGN §4); null and missing
+ * (family 0) are not compared at all.
+ */
+export function typeFamily(value: unknown): number {
+  const rank = typeRank(value);
+  return rank === 2 ? 1 : rank;
+}
+
+/**
  * Compares strings by code point. JavaScript's `<` compares UTF-16 code units, which puts
  * characters above U+FFFF before U+E000–U+FFFF; shifting those two ranges fixes that.
  */

@@ -293,6 +293,46 @@ describe('GET /collections/{name}/by/{field}/{value}', () => {
     expect(byAge.body.documents.map((d: { name: string }) => d.name)).toEqual(['ada', 'bob']);
   });
 
+  // Was: a by-key lookup used an index only when its path was the field exactly, so a
+  // position under a [*] index scanned while SQL used the index (two index-choice rules).
+  it('serves a position through the [*] index, finding exactly what a scan finds', async () => {
+    const orders = [
+      { pnr: 'A', flights: [{ from: 'CDG' }, { from: 'OSL' }] },
+      { pnr: 'B', flights: [{ from: 'OSL' }, { from: 'CDG' }] },
+      { pnr: 'C', flights: [{ from: 'CDG' }] },
+      { pnr: 'D', flights: [] },
+      { pnr: 'E' },
+    ];
+    for (const doc of orders) await insert('orders', doc);
+    const pnrs = async (url: string) => {
+      const answer = await h.request({ url });
+      return {
+        plan: answer.body.plan,
+        pnrs: answer.body.documents.map((d: { pnr: string }) => d.pnr),
+      };
+    };
+    const scanned = await pnrs('/collections/orders/by/flights[0].from/CDG');
+    expect(scanned).toEqual({ plan: 'COLLECTION_SCAN', pnrs: ['A', 'C'] });
+    await h.request({
+      method: 'POST',
+      url: '/index',
+      json: { collection: 'orders', path: 'flights[*].from', name: 'orders_from' },
+    });
+    expect(await pnrs('/collections/orders/by/flights[0].from/CDG')).toEqual({
+      plan: 'INDEX_SCAN(orders_from)',
+      pnrs: scanned.pnrs,
+    });
+    expect(await pnrs('/collections/orders/by/flights[1].from/CDG')).toEqual({
+      plan: 'INDEX_SCAN(orders_from)',
+      pnrs: ['B'],
+    });
+    // A missing position IS NULL, which a [*] index cannot list: that lookup scans.
+    expect(await pnrs('/collections/orders/by/flights[1].from/null')).toEqual({
+      plan: 'COLLECTION_SCAN',
+      pnrs: ['C', 'D', 'E'],
+    });
+  });
+
   it('answers 400 ERR_PATH_INVALID for a bad path and 404 for an unknown collection', async () => {
     const bad = await h.request({ url: '/collections/p/by/a[/1' });
     expect(bad.status).toBe(400);

@@ -44,33 +44,16 @@ export function keyValues(text: string): unknown[] {
   return values;
 }
 
-/** Documents whose `field` equals any value `text` stands for, each once, in `_id` order. */
+/**
+ * Documents whose `field` equals any value `text` stands for, each once, in `_id` order, and
+ * the plan string of what ran (the planner's, as for SQL).
+ */
 export function findByKey(
   collection: Collection,
   field: string,
   text: string,
 ): { documents: Doc[]; plan: string } {
-  const values = keyValues(text);
-  const seen = new Set<unknown>();
-  const documents: Doc[] = [];
-  let index: string | undefined;
-  for (const value of values) {
-    const found = collection.findBy(field, value);
-    index = found.index;
-    for (const doc of found.documents) {
-      if (seen.has(doc._id)) continue;
-      seen.add(doc._id);
-      documents.push(doc);
-    }
-  }
-  documents.sort((a, b) => String(a._id).localeCompare(String(b._id)));
-  const plan =
-    index === undefined
-      ? 'COLLECTION_SCAN'
-      : values.length === 1
-        ? `INDEX_SCAN(${index})`
-        : `INDEX_SCAN_MULTI(${index}, ${values.length} keys)`;
-  return { documents, plan };
+  return collection.findAny(field, keyValues(text));
 }
 
 function existing(db: Database, name: string): Collection {

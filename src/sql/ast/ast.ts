@@ -44,9 +44,19 @@ export type Operand = PathRef | Value;
 
 export type CompareOp = '=' | '!=' | '<' | '<=' | '>' | '>=';
 
+/** The comparison of one bound of a find range. */
+export type RangeOp = '<' | '<=' | '>' | '>=';
+
 /**
  * A boolean condition of WHERE or ON. `IN` is lowered to an OR of equalities (rule 2). AND and
  * OR are n-ary (flat lists), so a long IN list or AND chain is a wide node, not a deep tree.
+ *
+ * `match` and `within` are the finds of the embedded API and of REST by-key lookups, built by
+ * the engine and never by the parser (SQL text has no form for them). Their path may hold
+ * `[*]`: the condition then holds when it holds for some element.
+ * - `match`: some value at the path is a scalar equal to `value`; null matches null and a
+ *   missing value (as IS NULL does); an array or object value matches nothing.
+ * - `within`: some one value at the path satisfies every bound (a value of its own type).
  */
 export type Condition =
   | { kind: 'compare'; op: CompareOp; left: Operand; right: Operand }
@@ -54,7 +64,9 @@ export type Condition =
   | { kind: 'isNull'; path: PathRef; negated: boolean }
   | { kind: 'and'; conditions: Condition[] }
   | { kind: 'or'; conditions: Condition[] }
-  | { kind: 'not'; condition: Condition };
+  | { kind: 'not'; condition: Condition }
+  | { kind: 'match'; path: PathRef; value: Value }
+  | { kind: 'within'; path: PathRef; bounds: Array<{ op: RangeOp; value: Value }> };
 
 export type AggregateFn = 'COUNT' | 'SUM' | 'AVG' | 'MIN' | 'MAX';
 

@@ -1,16 +1,12 @@
-/** The SQL executor: runs plans over storage. */
+/** The SQL executor: runs plan trees over storage, one executor per node kind. */
 
-export { evaluate, likeRegex, type Row, type Truth, resolveValue } from './evaluate.js';
-export {
-  candidates,
-  matchingRows,
-  planSelect,
-  runSelect,
-  type SelectPlan,
-  type Source,
-  viewOf,
-} from './select.js';
+export { accessDocuments, accessRow, accessRows, documentTest } from './access.js';
+export { aggregateRows, type PartialRow } from './aggregate.js';
+export type { ExecContext, Row } from './context.js';
+export { execute } from './execute.js';
+export { runSelect, type SelectOptions, type SelectResult } from './select.js';
 export { type StreamedSelect, streamSelect } from './stream.js';
+export { viewOf } from './view.js';
 export {
   runCreateIndex,
   runDelete,

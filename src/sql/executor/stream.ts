@@ -1,9 +1,9 @@
 /**
  * Streaming SELECT: the count is known before the first document goes out, yet memory grows
- * with the number of matching ids, not documents (DESIGN §4). Matching ids (and ORDER BY
- * keys) are collected under a pinned snapshot, then documents are read back through that
- * snapshot one at a time. Aggregates, joins and DISTINCT produce small or derived rows and
- * are materialised instead.
+ * with the number of matching ids, not documents (DESIGN §4). The rows below the sort and
+ * projection are pulled as sparse selections under a pinned snapshot, keeping only each id
+ * and sort key; documents are read back through that snapshot one at a time and projected.
+ * Aggregates, joins and DISTINCT produce small or derived rows and are materialised instead.
  */
 
 import {
@@ -12,76 +12,98 @@ import {
   type StoreReader,
   withId,
 } from '../../storage/index.js';
-import { compareValues, parseId, valueAt } from '../../util/index.js';
-import { isAggregate, limitPushesDown } from '../planner/index.js';
+import { parseId } from '../../util/index.js';
 import {
-  limitOf,
-  matchingRows,
-  project,
-  runSelect,
+  type LimitNode,
+  type PlanNode,
+  planNodes,
+  type ProjectNode,
   type SelectPlan,
-  type Source,
-} from './select.js';
+  type SortNode,
+} from '../planner/index.js';
+import { compareSortKeys, type SortKey } from '../semantics/index.js';
+import { type ExecContext, requireCollection } from './context.js';
+import { execute } from './execute.js';
+import { limitOf } from './limit.js';
+import { projectDocument } from './project.js';
+import { runSelect } from './select.js';
+import { descendingOf, sortKeyOf } from './sort.js';
 
 /** A result whose documents are read one at a time. */
 export interface StreamedSelect {
+  plan: string;
   count: number;
   documents: Iterable<Document>;
 }
 
 interface Entry {
   id: Buffer;
-  keys: unknown[];
+  key: SortKey | undefined;
+}
+
+/** The nodes of a plain SELECT's plan: [limit] → project → [sort] → rows. */
+function plainShape(
+  root: PlanNode,
+): { limit?: LimitNode; project: ProjectNode; sort?: SortNode; rows: PlanNode } | undefined {
+  let node = root;
+  const limit = node.kind === 'limit' ? node : undefined;
+  if (limit) node = limit.input;
+  if (node.kind !== 'project') return undefined;
+  const project = node;
+  node = node.input;
+  const sort = node.kind === 'sort' ? node : undefined;
+  if (sort) node = sort.input;
+  return { ...(limit && { limit }), project, ...(sort && { sort }), rows: node };
 }
 
 /** Plans the stream of a SELECT: collects ids now, reads documents when iterated. */
 export function streamSelect(
-  store: StoreReader,
+  reader: StoreReader,
   plan: SelectPlan,
   params: readonly unknown[],
   snapshot: DocumentSnapshot,
 ): StreamedSelect {
-  const { statement } = plan;
-  if (isAggregate(statement) || statement.joins.length > 0 || statement.distinct) {
-    const documents = runSelect(store, plan, params);
-    return { count: documents.length, documents };
+  const materialised = planNodes(plan.root).some(
+    (n) => n.kind === 'aggregate' || n.kind === 'hashJoin' || n.kind === 'distinct',
+  );
+  const shape = materialised ? undefined : plainShape(plan.root);
+  if (!shape) {
+    const { documents } = runSelect(reader, plan, params);
+    return { plan: plan.plan, count: documents.length, documents };
   }
-  const limit = limitOf(statement.limit, params, 'LIMIT');
-  const offset = limitOf(statement.offset, params, 'OFFSET');
-  const orderPaths = statement.orderBy.map((o) => plan.resolver.resolve(o.path));
+  const ctx: ExecContext = { reader, params, resolver: plan.resolver, sparse: true };
+  const limit = limitOf(shape.limit?.limit, params, 'LIMIT');
+  const offset = limitOf(shape.limit?.offset, params, 'OFFSET');
+  const stopAt = shape.limit?.early ? offset + limit : Number.POSITIVE_INFINITY;
   const entries: Entry[] = [];
-  const stopAt = limitPushesDown(statement) ? offset + limit : Number.POSITIVE_INFINITY;
   if (stopAt > 0) {
-    // Only ids and ORDER BY keys are kept here; the documents are read when streamed.
-    for (const row of matchingRows(store, plan, params, false)) {
+    // Only ids and sort keys are kept here; the documents are read when streamed.
+    for (const row of execute(shape.rows, ctx)) {
       const doc = row[0] as Document;
       entries.push({
         id: parseId(doc._id) as Buffer,
-        keys: orderPaths.map((p) => valueAt(doc, p.path)),
+        key: shape.sort && sortKeyOf(shape.sort, row),
       });
       if (entries.length >= stopAt) break;
     }
   }
-  if (orderPaths.length > 0) {
-    entries.sort((a, b) => {
-      for (let k = 0; k < orderPaths.length; k++) {
-        const c = compareValues(a.keys[k], b.keys[k]);
-        if (c !== 0) return statement.orderBy[k]?.descending ? -c : c;
-      }
-      return a.id.compare(b.id);
-    });
+  if (shape.sort) {
+    const descending = descendingOf(shape.sort);
+    entries.sort((a, b) => compareSortKeys(a.key as SortKey, b.key as SortKey, descending));
   }
   const chosen = entries.slice(
     offset,
     limit === Number.POSITIVE_INFINITY ? undefined : offset + limit,
   );
-  const def = (plan.sources[0] as Source).def;
+  const def = requireCollection(reader, plan.sources[0] as string);
+  const { project } = shape;
   return {
+    plan: plan.plan,
     count: chosen.length,
     documents: (function* () {
       for (const entry of chosen) {
         const body = snapshot.getBody(def, entry.id);
-        if (body) yield project(plan, [withId(entry.id, body)]);
+        if (body) yield projectDocument(project, [withId(entry.id, body)]);
       }
     })(),
   };

@@ -16,8 +16,8 @@ import {
   NOTHING_STORED,
   type PreparedDocument,
   type Store,
+  type StoredDocument,
   type StoreReader,
-  withId,
 } from '../../storage/index.js';
 import { parsePath } from '../../util/index.js';
 import type {
@@ -28,9 +28,11 @@ import type {
   PathRef,
   UpdateStatement,
 } from '../ast/index.js';
-import { accessLabel, chooseAccess, PathResolver } from '../planner/index.js';
-import { evaluate, resolveValue } from './evaluate.js';
-import { type Candidate, candidates, viewOf } from './select.js';
+import { accessOf, planWhere } from '../planner/index.js';
+import { resolveValue } from '../semantics/index.js';
+import { accessDocuments, accessRow, documentTest } from './access.js';
+import type { ExecContext } from './context.js';
+import { viewOf } from './view.js';
 
 /** What a write statement reports. */
 export interface WriteOutcome {
@@ -92,23 +94,25 @@ export async function runInsert(
   return { plan: 'INSERT', affected: result.ids.length, ids: result.ids };
 }
 
-/** The ids of the rows a WHERE selects, read inside the current write job. */
+/**
+ * The rows a WHERE selects, read inside the current write job through the same planner and
+ * access operators as SELECT.
+ */
 function matchingIds(
   store: StoreReader,
   def: CollectionDef,
   statement: UpdateStatement | DeleteStatement,
   params: readonly unknown[],
-): { plan: string; rows: Candidate[] } {
-  const resolver = new PathResolver([def.name]);
-  const access = chooseAccess(statement.where, viewOf(def), resolver);
-  const rows: Candidate[] = [];
-  for (const row of candidates(store, def, access, params)) {
-    const where = statement.where;
-    if (!where || evaluate(where, [withId(row.id, row.body)], resolver, params) === true) {
-      rows.push(row);
-    }
+): { plan: string; rows: StoredDocument[] } {
+  const where = planWhere(statement.where, viewOf(def));
+  const access = accessOf(where.root);
+  const ctx: ExecContext = { reader: store, params, resolver: where.resolver, sparse: false };
+  const passes = documentTest(statement.where, ctx);
+  const rows: StoredDocument[] = [];
+  for (const found of accessDocuments(access, ctx)) {
+    if (accessRow(access, found, passes)) rows.push(found);
   }
-  return { plan: accessLabel(access), rows };
+  return { plan: where.plan, rows };
 }
 
 /** Sets `value` at `path` inside `doc`, creating objects along the way. */

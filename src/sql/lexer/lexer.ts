@@ -1,13 +1,24 @@
 /**
  * The SQL lexer: text → tokens with line and column. Identifiers take dots, hyphens and
  * bracket steps (`eu-west.orders`, `passengers[0].lastName`, `a[*].b`) because the dialect has
- * no arithmetic; `{` or `[` at the start of a token begins a JSON literal. Pure.
+ * no arithmetic; `{` or `[` at the start of a token begins a JSON literal. A number run on
+ * into name characters (`2024.logs`) is a `name` token: a collection name where the parser
+ * expects one, and the malformed number it also is anywhere else. Pure.
  */
 
 import { DbError } from '../../errors/index.js';
 import type { JsonValue, Position } from '../ast/index.js';
 
-export type TokenKind = 'ident' | 'string' | 'number' | 'json' | 'param' | 'op' | 'punct' | 'eof';
+export type TokenKind =
+  | 'ident'
+  | 'name'
+  | 'string'
+  | 'number'
+  | 'json'
+  | 'param'
+  | 'op'
+  | 'punct'
+  | 'eof';
 
 export interface Token {
   kind: TokenKind;
@@ -17,6 +28,8 @@ export interface Token {
   value?: JsonValue;
   /** True when an identifier was written (partly) in double quotes: never a keyword. */
   quoted?: boolean;
+  /** A `name` token's error wherever a collection name is not expected. */
+  error?: DbError;
   at: Position;
 }
 
@@ -31,6 +44,8 @@ export function syntaxError(message: string, at: Position): DbError {
 const IDENT_START = /[A-Za-z_]/;
 const IDENT_PART = /[A-Za-z0-9_.\-$]/;
 const DIGIT = /[0-9]/;
+/** What may follow a number to make it a `name` (collection names: letters, digits, . _ -). */
+const NAME_PART = /[A-Za-z0-9_.\-$]/;
 const NUMBER = /^-?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?/;
 
 export class Lexer {
@@ -155,12 +170,24 @@ export class Lexer {
     }
   }
 
+  /** True when a name character is at `pos` (a `--` comment ends a name). */
+  private namePartAt(pos: number): boolean {
+    const ch = this.text[pos];
+    if (ch === undefined || !NAME_PART.test(ch)) return false;
+    return !(ch === '-' && this.text[pos + 1] === '-');
+  }
+
   private number(at: Position): Token {
     const match = NUMBER.exec(this.text.slice(this.pos));
     const text = (match as RegExpExecArray)[0];
-    const next = this.text[this.pos + text.length];
-    if (next !== undefined && /[A-Za-z_.]/.test(next)) {
-      throw syntaxError(`malformed number '${text}${next}'`, at);
+    const end = this.pos + text.length;
+    if (this.namePartAt(end)) {
+      const error = syntaxError(`malformed number '${text}${this.text[end]}'`, at);
+      let stop = end;
+      while (this.namePartAt(stop)) stop++;
+      const name = this.text.slice(this.pos, stop);
+      this.advance(name.length);
+      return { kind: 'name', text: name, at, error };
     }
     this.advance(text.length);
     return { kind: 'number', text, value: Number(text), at };

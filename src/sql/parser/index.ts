@@ -1,3 +1,4 @@
 /** The SQL parser. Pure. */
 
-export { type Parsed, parse, SQL_KEYWORDS } from './parser.js';
+export { SQL_KEYWORDS } from '../ast/index.js';
+export { type Parsed, parse } from './parser.js';

@@ -7,70 +7,36 @@
 
 import { DbError } from '../../errors/index.js';
 import { parsePath, SQL_NESTING_MAX } from '../../util/index.js';
-import type {
-  AggregateFn,
-  CompareOp,
-  Condition,
-  CreateIndexStatement,
-  DeleteStatement,
-  DropIndexStatement,
-  InsertStatement,
-  Join,
-  JsonValue,
-  Literal,
-  Operand,
-  OrderItem,
-  Param,
-  PathRef,
-  SelectItem,
-  SelectStatement,
-  Statement,
-  UpdateStatement,
-  Value,
+import {
+  type AggregateFn,
+  type CompareOp,
+  type Condition,
+  type CreateIndexStatement,
+  type DeleteStatement,
+  type DropIndexStatement,
+  type InsertStatement,
+  type Join,
+  type JsonValue,
+  type Literal,
+  type Operand,
+  type OrderItem,
+  type Param,
+  type PathRef,
+  type SelectItem,
+  type SelectStatement,
+  type Statement,
+  type UpdateStatement,
+  type Value,
+  SQL_KEYWORDS,
 } from '../ast/index.js';
 import { syntaxError, type Token, tokenize } from '../lexer/index.js';
 
-/** Every keyword of the dialect (unquoted, these are never field names). */
-export const SQL_KEYWORDS: readonly string[] = [
-  'SELECT',
-  'DISTINCT',
-  'FROM',
-  'JOIN',
-  'INNER',
-  'ON',
-  'WHERE',
-  'GROUP',
-  'BY',
-  'ORDER',
-  'ASC',
-  'DESC',
-  'LIMIT',
-  'OFFSET',
-  'AND',
-  'OR',
-  'NOT',
-  'IN',
-  'IS',
-  'NULL',
-  'TRUE',
-  'FALSE',
-  'LIKE',
-  'ILIKE',
-  'AS',
-  'INSERT',
-  'INTO',
-  'VALUES',
-  'UPDATE',
-  'SET',
-  'DELETE',
-  'CREATE',
-  'UNIQUE',
-  'INDEX',
-  'DROP',
-];
 const KEYWORDS = new Set(SQL_KEYWORDS);
 
 const AGGREGATES = new Set<AggregateFn>(['COUNT', 'SUM', 'AVG', 'MIN', 'MAX']);
+
+/** The characters of a collection name (storage checks the rest of the rules). */
+const COLLECTION_CHARS = /^[A-Za-z0-9._-]+$/;
 
 function describe(token: Token): string {
   return token.kind === 'eof' ? 'end of input' : `'${token.text}'`;
@@ -125,6 +91,10 @@ class Parser {
   }
 
   private fail(message: string, token: Token = this.peek()): never {
+    // A number run on into name characters is the malformed number it is, unless it stood
+    // where a collection name may.
+    const deferred = token.error ?? this.peek().error;
+    if (deferred) throw deferred;
     throw syntaxError(`${message}, found ${describe(token)}`, token.at);
   }
 
@@ -468,11 +438,16 @@ class Parser {
     return { kind: 'path', text: token.text, at: token.at };
   }
 
+  /**
+   * A collection name: an identifier without brackets, or one that starts with a digit
+   * (`2024.logs`, `2024`), which the lexer gives as a name or a number.
+   */
   private collectionName(context: string): string {
     const token = this.peek();
-    if (token.kind !== 'ident' || this.isReserved(token) || token.text.includes('[')) {
-      this.fail(`expected a collection name ${context}`);
-    }
+    const digitLed =
+      token.kind === 'name' || (token.kind === 'number' && COLLECTION_CHARS.test(token.text));
+    const named = token.kind === 'ident' && !this.isReserved(token) && !token.text.includes('[');
+    if (!digitLed && !named) this.fail(`expected a collection name ${context}`);
     this.index++;
     return token.text;
   }

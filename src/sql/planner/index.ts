@@ -1,3 +1,7 @@
-/** The SQL planner: access paths and plan strings. Pure; never imports storage. */
+/** The SQL planner: access paths, plan trees and plan strings. Pure; never imports storage. */
 
-export * from './planner.js';
+export * from './access.js';
+export * from './plan.js';
+export * from './resolve.js';
+export * from './select.js';
+export * from './write.js';

@@ -1,0 +1,49 @@
+/**
+ * The one dispatch over plan nodes: each kind has its own executor, pulled row by row (a
+ * node reads its input only as its consumer asks, so an early LIMIT stops a scan). A filter
+ * directly over an access path is fused into it: documents are tested before rows are built;
+ * a projection of `*` over one collection is the identity and is skipped.
+ */
+
+import { assertNever } from '../ast/index.js';
+import { isAccess, type PlanNode } from '../planner/index.js';
+import { accessRows } from './access.js';
+import { aggregateNodeRows } from './aggregate.js';
+import type { ExecContext, Row } from './context.js';
+import { distinctRows } from './distinct.js';
+import { filterRows } from './filter.js';
+import { hashJoinRows } from './hash-join.js';
+import { limitRows } from './limit.js';
+import { projectRows } from './project.js';
+import { sortRows } from './sort.js';
+
+/** The rows of a plan node. */
+export function execute(node: PlanNode, ctx: ExecContext): Iterable<Row> {
+  switch (node.kind) {
+    case 'scan':
+    case 'indexLookup':
+    case 'indexRange':
+      return accessRows(node, ctx, undefined);
+    case 'hashJoin':
+      return hashJoinRows(node, ctx, execute(node.input, ctx));
+    case 'filter':
+      return isAccess(node.input)
+        ? accessRows(node.input, ctx, node.condition)
+        : filterRows(node, ctx, execute(node.input, ctx));
+    case 'aggregate':
+      return aggregateNodeRows(node, execute(node.input, ctx));
+    case 'sort':
+      return sortRows(node, execute(node.input, ctx));
+    case 'project':
+      // `*` over one collection projects each row to itself: no operator to pass through.
+      return node.columns === '*' && node.sources.length === 1
+        ? execute(node.input, ctx)
+        : projectRows(node, execute(node.input, ctx));
+    case 'distinct':
+      return distinctRows(node, execute(node.input, ctx));
+    case 'limit':
+      return limitRows(node, ctx, execute(node.input, ctx));
+    default:
+      return assertNever(node);
+  }
+}

@@ -1,0 +1,66 @@
+/**
+ * Equality through an index: the ids listed under each key tuple, each once, then their
+ * documents. Its fast path is the point lookup: one non-null scalar key on a ready unique
+ * index is one index get and one document get, without iterators.
+ */
+
+import { idForUniqueKey, idsForKeys, type StoredDocument } from '../../storage/index.js';
+import { isScalar } from '../../util/index.js';
+import type { IndexLookupNode } from '../planner/index.js';
+import { resolveValue } from '../semantics/index.js';
+import { type ExecContext, requireCollection, requireReadyIndex } from './context.js';
+
+/**
+ * The documents listed under the node's keys, each once, in key order then `_id` order.
+ *
+ * A SQL equality whose `?` holds an array or object cannot be looked up (indexes list
+ * scalars only) yet matches the equal value, so the lookup reads the whole collection
+ * instead, untested, and the filter above keeps the equal documents. The plan string still
+ * names the index: test/sql/golden/plans.sql pins that, and ADR 0009 says what would make it
+ * honest.
+ */
+export function* lookupDocuments(
+  node: IndexLookupNode,
+  ctx: ExecContext,
+): Generator<StoredDocument> {
+  const def = requireCollection(ctx.reader, node.collection);
+  const index = requireReadyIndex(def, node.index.name);
+  const tuples = node.keys.map((tuple) =>
+    tuple.map((part) => ({
+      value: resolveValue(part.value, ctx.params),
+      nullMatches: part.nullMatches,
+    })),
+  );
+  const unlookable = tuples.some((tuple) =>
+    tuple.some((p) => !p.nullMatches && p.value !== null && !isScalar(p.value)),
+  );
+  if (unlookable) {
+    yield* ctx.reader.scan(def);
+    return;
+  }
+  for (const id of idsForKeys(ctx.reader, index, tuples)) {
+    const body = ctx.reader.getBody(def, id);
+    if (body) yield { id, body };
+  }
+}
+
+/**
+ * The point lookup: the one document under a non-null scalar key of a ready unique index
+ * (null when there is none), or undefined when the node is not a point lookup with these
+ * parameters (the general path answers it).
+ */
+export function pointLookup(
+  node: IndexLookupNode,
+  ctx: ExecContext,
+): StoredDocument | null | undefined {
+  if (!node.index.unique || node.keys.length !== 1) return undefined;
+  const tuple = (node.keys[0] as IndexLookupNode['keys'][number]).map((part) =>
+    resolveValue(part.value, ctx.params),
+  );
+  if (tuple.some((v) => v === null || !isScalar(v))) return undefined;
+  const def = requireCollection(ctx.reader, node.collection);
+  const id = idForUniqueKey(ctx.reader, requireReadyIndex(def, node.index.name), tuple);
+  if (id === undefined) return undefined;
+  const body = id && ctx.reader.getBody(def, id);
+  return id && body ? { id, body } : null;
+}

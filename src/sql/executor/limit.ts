@@ -1,0 +1,52 @@
+/**
+ * OFFSET and LIMIT. An early limit stops pulling its input after OFFSET + LIMIT rows (spec
+ * rule 5), so a scan below it stops too; otherwise the whole input is read first.
+ */
+
+import { DbError } from '../../errors/index.js';
+import type { Value } from '../ast/index.js';
+import type { LimitNode } from '../planner/index.js';
+import { resolveValue } from '../semantics/index.js';
+import type { ExecContext, Row } from './context.js';
+
+/** The number a LIMIT (default: no limit) or OFFSET (default 0) stands for. */
+export function limitOf(
+  value: Value | undefined,
+  params: readonly unknown[],
+  clause: 'LIMIT' | 'OFFSET',
+): number {
+  if (value === undefined) return clause === 'LIMIT' ? Number.POSITIVE_INFINITY : 0;
+  const n = resolveValue(value, params);
+  if (typeof n !== 'number' || !Number.isInteger(n) || n < 0) {
+    throw new DbError(
+      'ERR_SQL_PARAM',
+      `${clause} must be a non-negative integer; got ${JSON.stringify(n)}`,
+    );
+  }
+  return n;
+}
+
+export function* limitRows(
+  node: LimitNode,
+  ctx: ExecContext,
+  input: Iterable<Row>,
+): Generator<Row> {
+  const limit = limitOf(node.limit, ctx.params, 'LIMIT');
+  const offset = limitOf(node.offset, ctx.params, 'OFFSET');
+  if (!node.early) {
+    const rows = [...input];
+    yield* rows.slice(offset, limit === Number.POSITIVE_INFINITY ? undefined : offset + limit);
+    return;
+  }
+  if (limit === 0) return;
+  let skipped = 0;
+  let given = 0;
+  for (const row of input) {
+    if (skipped < offset) {
+      skipped++;
+      continue;
+    }
+    yield row;
+    if (++given >= limit) return;
+  }
+}
