@@ -11,13 +11,9 @@ import { resolveValue } from '../semantics/index.js';
 import { type ExecContext, requireCollection, requireReadyIndex } from './context.js';
 
 /**
- * The documents listed under the node's keys, each once, in key order then `_id` order.
- *
- * A SQL equality whose `?` holds an array or object cannot be looked up (indexes list
- * scalars only) yet matches the equal value, so the lookup reads the whole collection
- * instead, untested, and the filter above keeps the equal documents. The plan string still
- * names the index: test/sql/golden/plans.sql pins that, and ADR 0009 says what would make it
- * honest.
+ * The documents listed under the node's keys, each once, in key order then `_id` order. A
+ * key holding an array or object finds nothing (indexes list scalars only; a SQL equality
+ * with such a `?` was bound to a scan before it ran, see `planner/bind.ts`).
  */
 export function* lookupDocuments(
   node: IndexLookupNode,
@@ -31,13 +27,6 @@ export function* lookupDocuments(
       nullMatches: part.nullMatches,
     })),
   );
-  const unlookable = tuples.some((tuple) =>
-    tuple.some((p) => !p.nullMatches && p.value !== null && !isScalar(p.value)),
-  );
-  if (unlookable) {
-    yield* ctx.reader.scan(def);
-    return;
-  }
   for (const id of idsForKeys(ctx.reader, index, tuples)) {
     const body = ctx.reader.getBody(def, id);
     if (body) yield { id, body };

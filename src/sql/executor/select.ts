@@ -1,13 +1,15 @@
 /**
- * Runs a SELECT plan: pulls the rows of its root and answers the result documents, the plan
- * string and, on request, each document's sort key (a router merges sorted parts with them).
- * The point lookup takes its operators' one-row functions instead of the iterator chain.
+ * Runs a SELECT plan: binds it to the parameters (so its plan string says what runs), pulls
+ * the rows of its root and answers the result documents, the plan string and, on request,
+ * each document's sort key (a router merges sorted parts with them). The point lookup takes
+ * its operators' one-row functions instead of the iterator chain.
  */
 
 import type { Document, StoreReader } from '../../storage/index.js';
 import {
   type AccessNode,
   accessOf,
+  bindPlan,
   type PlanNode,
   type ProjectNode,
   type SelectPlan,
@@ -29,7 +31,7 @@ export interface SelectOptions {
 /** What a SELECT answers. */
 export interface SelectResult {
   documents: Document[];
-  /** The plan string of the plan that ran. */
+  /** The plan string of the plan as it ran (bound to the parameters). */
   plan: string;
   /** The access path that ran. */
   access: AccessNode;
@@ -72,14 +74,15 @@ export function runSelect(
   params: readonly unknown[],
   options: SelectOptions = {},
 ): SelectResult {
+  const bound = bindPlan(plan, params);
   const ctx: ExecContext = { reader, params, resolver: plan.resolver, sparse: false };
-  const access = accessOf(plan.root);
-  const point = pointDocuments(plan.root, ctx);
-  if (point) return { documents: point, plan: plan.plan, access };
-  const rows = [...execute(plan.root, ctx)];
+  const access = accessOf(bound.root);
+  const point = pointDocuments(bound.root, ctx);
+  if (point) return { documents: point, plan: bound.plan, access };
+  const rows = [...execute(bound.root, ctx)];
   const result: SelectResult = {
     documents: rows.map((row) => row[0] as Document),
-    plan: plan.plan,
+    plan: bound.plan,
     access,
   };
   if (options.sortKeys && rows.some((row) => row.sortKey)) {

@@ -14,6 +14,7 @@ import {
 } from '../../storage/index.js';
 import { parseId } from '../../util/index.js';
 import {
+  bindPlan,
   type LimitNode,
   type PlanNode,
   planNodes,
@@ -63,13 +64,14 @@ export function streamSelect(
   params: readonly unknown[],
   snapshot: DocumentSnapshot,
 ): StreamedSelect {
-  const materialised = planNodes(plan.root).some(
+  const bound = bindPlan(plan, params);
+  const materialised = planNodes(bound.root).some(
     (n) => n.kind === 'aggregate' || n.kind === 'hashJoin' || n.kind === 'distinct',
   );
-  const shape = materialised ? undefined : plainShape(plan.root);
+  const shape = materialised ? undefined : plainShape(bound.root);
   if (!shape) {
     const { documents } = runSelect(reader, plan, params);
-    return { plan: plan.plan, count: documents.length, documents };
+    return { plan: bound.plan, count: documents.length, documents };
   }
   const ctx: ExecContext = { reader, params, resolver: plan.resolver, sparse: true };
   const limit = limitOf(shape.limit?.limit, params, 'LIMIT');
@@ -98,7 +100,7 @@ export function streamSelect(
   const def = requireCollection(reader, plan.sources[0] as string);
   const { project } = shape;
   return {
-    plan: plan.plan,
+    plan: bound.plan,
     count: chosen.length,
     documents: (function* () {
       for (const entry of chosen) {

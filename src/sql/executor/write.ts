@@ -28,7 +28,7 @@ import type {
   PathRef,
   UpdateStatement,
 } from '../ast/index.js';
-import { accessOf, planWhere } from '../planner/index.js';
+import { accessOf, bindPlan, planWhere } from '../planner/index.js';
 import { resolveValue } from '../semantics/index.js';
 import { accessDocuments, accessRow, documentTest } from './access.js';
 import type { ExecContext } from './context.js';
@@ -96,7 +96,7 @@ export async function runInsert(
 
 /**
  * The rows a WHERE selects, read inside the current write job through the same planner and
- * access operators as SELECT.
+ * access operators as SELECT, with the plan bound to the parameters.
  */
 function matchingIds(
   store: StoreReader,
@@ -105,14 +105,15 @@ function matchingIds(
   params: readonly unknown[],
 ): { plan: string; rows: StoredDocument[] } {
   const where = planWhere(statement.where, viewOf(def));
-  const access = accessOf(where.root);
+  const bound = bindPlan(where, params);
+  const access = accessOf(bound.root);
   const ctx: ExecContext = { reader: store, params, resolver: where.resolver, sparse: false };
   const passes = documentTest(statement.where, ctx);
   const rows: StoredDocument[] = [];
   for (const found of accessDocuments(access, ctx)) {
     if (accessRow(access, found, passes)) rows.push(found);
   }
-  return { plan: where.plan, rows };
+  return { plan: bound.plan, rows };
 }
 
 /** Sets `value` at `path` inside `doc`, creating objects along the way. */
