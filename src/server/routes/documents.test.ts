@@ -524,7 +524,7 @@ describe('DELETE /collections/{name}', () => {
       {},
       { 'x-confirm': 'yes' },
       { 'x-confirm': '1' },
-      { 'x-confirm': 'TRUE' },
+      { 'x-confirm': 'truee' },
     ];
     for (const headers of variants) {
       const answer = await h.request({ method: 'DELETE', url: '/collections/c', headers });
@@ -533,6 +533,20 @@ describe('DELETE /collections/{name}', () => {
       expect(answer.body.error).toContain('X-Confirm: true');
     }
     expect((await h.request({ url: '/collections/c' })).body.count).toBe(1);
+  });
+
+  // Was: only the exact text `true` confirmed; header values like this are case-insensitive.
+  it('takes X-Confirm: true in any case, spaces around it ignored', async () => {
+    for (const value of ['TRUE', ' True ', 'tRuE']) {
+      await insert('c', { a: 1 });
+      const answer = await h.request({
+        method: 'DELETE',
+        url: '/collections/c',
+        headers: { 'x-confirm': value },
+      });
+      expect(answer.status, value).toBe(200);
+      expect(answer.body).toEqual({ dropped: 'c' });
+    }
   });
 
   it('drops the collection with its indexes: { dropped }', async () => {

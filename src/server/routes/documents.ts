@@ -56,6 +56,11 @@ export function findByKey(
   return collection.findAny(field, keyValues(text));
 }
 
+/** True when a confirmation header says true, in any case, spaces around it ignored. */
+export function confirmed(header: string | string[] | undefined): boolean {
+  return typeof header === 'string' && header.trim().toLowerCase() === 'true';
+}
+
 function existing(db: Database, name: string): Collection {
   return db.requireCollection(name);
 }
@@ -250,7 +255,7 @@ export function registerDocumentRoutes(app: FastifyInstance, { db }: RouteContex
       },
     },
     async (request) => {
-      if (request.headers['x-confirm'] !== 'true') {
+      if (!confirmed(request.headers['x-confirm'])) {
         throw new DbError(
           'ERR_CONFIRMATION_REQUIRED',
           'dropping a collection deletes every document in it; send the header X-Confirm: true to confirm',
