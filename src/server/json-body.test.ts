@@ -32,6 +32,21 @@ describe('an empty JSON body', () => {
     }
   });
 
+  it('is accepted by the DELETE routes', async () => {
+    const app = await withIndex();
+    const id = (await app.request({ method: 'POST', url: '/collections/c', json: { a: 2 } })).body
+      .id;
+    const deletes: Array<[string, Record<string, string>]> = [
+      ['/collections/c/by/a/1', JSON_TYPE],
+      [`/collections/c/${id}`, JSON_TYPE],
+      ['/collections/c', { ...JSON_TYPE, 'x-confirm': 'true' }],
+    ];
+    for (const [url, headers] of deletes) {
+      const answer = await app.request({ method: 'DELETE', url, raw: '', headers });
+      expect(answer.status, `${url}: ${answer.text}`).toBe(200);
+    }
+  });
+
   it('is accepted by POST /seed, as is no body at all, seeding the default count', async () => {
     const app = await start();
     const empty = await app.request({ method: 'POST', url: '/seed', raw: '', headers: JSON_TYPE });

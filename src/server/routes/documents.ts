@@ -9,6 +9,7 @@ import type { FastifyInstance } from 'fastify';
 import type { Collection, Database } from '../../engine/index.js';
 import { DbError } from '../../errors/index.js';
 import { formatId, LIST_LIMIT_DEFAULT, LIST_LIMIT_MAX, parseId } from '../../util/index.js';
+import { NO_BODY } from '../json-body.js';
 import type { RouteContext } from '../route-context.js';
 import { COUNT, count, FLAG, flag } from './query-string.js';
 
@@ -190,6 +191,7 @@ export function registerDocumentRoutes(app: FastifyInstance, { db }: RouteContex
   app.delete<{ Params: { name: string; field: string; value: string } }>(
     '/collections/:name/by/:field/:value',
     {
+      ...NO_BODY,
       schema: { summary: 'Delete every document whose field equals the value', params: keyParams },
     },
     async (request) => {
@@ -232,7 +234,7 @@ export function registerDocumentRoutes(app: FastifyInstance, { db }: RouteContex
 
   app.delete<{ Params: { name: string; id: string } }>(
     '/collections/:name/:id',
-    { schema: { summary: 'Delete the document with this _id', params: idParams } },
+    { ...NO_BODY, schema: { summary: 'Delete the document with this _id', params: idParams } },
     async (request) => {
       const { name, id } = request.params;
       const collection = existing(db, name);
@@ -249,6 +251,7 @@ export function registerDocumentRoutes(app: FastifyInstance, { db }: RouteContex
   app.delete<{ Params: { name: string } }>(
     '/collections/:name',
     {
+      ...NO_BODY,
       schema: {
         summary: 'Drop the collection (needs the header X-Confirm: true)',
         params: nameParam,
