@@ -1,14 +1,16 @@
 /**
  * A follower's apply: does what a leader's change-log entry says, in the follower's own write
- * transaction, through the same document and index writes as a local write, then writes the
- * entry itself at the leader's seq and term. The follower's documents, indexes and log then
- * match the leader's. Entries apply in seq order only (change-log.ts checks it).
+ * transaction, through the same document and index writes as a local write; the caller then
+ * writes the entry at the leader's seq and term. The follower's documents, indexes and log
+ * then match the leader's (its log holds the documents in its own stored encoding). Entries
+ * apply in seq order only (change-log.ts checks it).
  */
 
 import { DbError } from '../errors/index.js';
 import { parseId } from '../util/index.js';
 import { checkIndexSpec } from './catalog.js';
-import type { ChangeEntry } from './change-entry.js';
+import type { ChangeEntry, StoredChangeEntry } from './change-entry.js';
+import type { Structure } from './codec/index.js';
 import type { StoreContext } from './context.js';
 import { checkDocument } from './document-check.js';
 import {
@@ -16,6 +18,7 @@ import {
   deleteDocument,
   dropCollection,
   insertDocuments,
+  type PreparedDocument,
   requireForWrite,
   replaceDocument,
 } from './documents.js';
@@ -37,10 +40,16 @@ function idOf(entry: ChangeEntry, id: string): Buffer {
   return bytes;
 }
 
-/** Applies the change of one entry (the caller then writes the entry). */
-export function applyChange(ctx: StoreContext, txn: TxnState, entry: ChangeEntry): void {
-  const persist = (structures: Parameters<typeof ctx.catalog.saveStructures>[1]) =>
-    ctx.catalog.saveStructures(txn, structures);
+/**
+ * Applies the change of one entry and answers the entry as this file stores it (its documents
+ * in this file's encoding), for the caller to write.
+ */
+export function applyChange(
+  ctx: StoreContext,
+  txn: TxnState,
+  entry: ChangeEntry,
+): StoredChangeEntry {
+  const persist = (structures: Structure[]) => ctx.catalog.saveStructures(txn, structures);
   const prepare = (doc: unknown, id: string) =>
     prepareDocument(ctx, checkDocument(doc).body, idOf(entry, id), persist);
   switch (entry.op) {
@@ -49,46 +58,46 @@ export function applyChange(ctx: StoreContext, txn: TxnState, entry: ChangeEntry
       const options = { throwFirst: true, ...(entry.skipIndexes && { skipIndexes: true }) };
       insertDocuments(ctx, txn, entry.collection, docs, options);
       txn.written.insert += docs.length;
-      return;
+      const documents = entry.documents.map((d, k) => ({
+        id: d.id,
+        doc: (docs[k] as PreparedDocument).encoded,
+      }));
+      return { ...entry, documents };
     }
-    case 'replace':
-      if (
-        !replaceDocument(
-          ctx,
-          txn,
-          entry.collection,
-          idOf(entry, entry.id),
-          prepare(entry.doc, entry.id),
-        )
-      ) {
+    case 'replace': {
+      const doc = prepare(entry.doc, entry.id);
+      if (!replaceDocument(ctx, txn, entry.collection, idOf(entry, entry.id), doc)) {
         throw diverged(entry, `document ${entry.id} does not exist`);
       }
       txn.written.replace++;
-      return;
+      return { ...entry, doc: doc.encoded };
+    }
     case 'delete':
       if (!deleteDocument(ctx, txn, entry.collection, idOf(entry, entry.id))) {
         throw diverged(entry, `document ${entry.id} does not exist`);
       }
       txn.written.delete++;
-      return;
+      return entry;
     case 'dropCollection':
       if (!dropCollection(ctx, txn, entry.collection)) {
         throw diverged(entry, 'the collection does not exist');
       }
-      return;
+      return entry;
     case 'createIndex': {
       const def = collectionForWrite(ctx, txn, entry.collection, true);
       if (!def) throw diverged(entry, 'the collection cannot be created');
       createIndex(ctx, txn, def, checkIndexSpec(entry.collection, entry.index));
-      return;
+      return entry;
     }
     case 'dropIndex':
       dropIndex(ctx, txn, requireForWrite(ctx, txn, entry.collection), entry.name);
-      return;
+      return entry;
     case 'rebuildIndexes':
       rebuildIndexes(ctx, txn, requireForWrite(ctx, txn, entry.collection), entry.names);
-      return;
-    default:
-      throw diverged(entry as ChangeEntry, 'its op is unknown');
+      return entry;
+    default: {
+      const unknown: never = entry;
+      throw diverged(unknown, 'its op is unknown');
+    }
   }
 }

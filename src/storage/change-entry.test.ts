@@ -1,15 +1,22 @@
 /**
- * Proves the change-log entry format: an entry reads back as written, with nothing but a
- * MessagePack decoder (no structures of any file); a newer format version or an unknown op
- * is refused with ERR_CHANGE_INVALID, never skipped.
+ * Proves the change-log entry format: an entry's portable bytes read back as written, with
+ * nothing but a MessagePack decoder (no structures of any file), and its stored bytes read
+ * back through the file's document codec; a newer format version or an unknown op is refused
+ * with ERR_CHANGE_INVALID, never skipped.
  */
 
 import { Packr } from 'msgpackr';
 import { describe, expect, it } from 'vitest';
-import { type ChangeEntry, decodeEntry, encodeEntry } from './change-entry.js';
-import { encodeValue } from './codec/index.js';
+import {
+  type ChangeEntry,
+  decodeEntry,
+  decodeStoredEntry,
+  encodeEntry,
+  encodeStoredEntry,
+} from './change-entry.js';
+import { DocumentCodec, encodeValue } from './codec/index.js';
 
-const insert: ChangeEntry = {
+const insert: Extract<ChangeEntry, { op: 'insert' }> = {
   op: 'insert',
   collection: 'orders',
   documents: [
@@ -30,6 +37,15 @@ describe('change-log entries', () => {
     const bytes = encodeEntry(insert);
     expect(decodeEntry(bytes)).toEqual(insert);
     expect(new Packr({ mapsAsObjects: true }).unpack(bytes)).toEqual({ v: 1, ...insert });
+  });
+
+  it('are stored with the documents in the file encoding, and read back through it', () => {
+    const codec = new DocumentCodec([]);
+    const stored = insert.documents.map((d) => ({ id: d.id, doc: codec.encode(d.doc, () => {}) }));
+    const bytes = encodeStoredEntry({ ...insert, documents: stored });
+    expect(decodeStoredEntry(bytes, (b) => codec.decode(b))).toEqual(insert);
+    // Version 0 exists only stored (format-3 files): the portable reader refuses it.
+    expect(() => decodeEntry(encodeValue({ ...insert }))).toThrow(/format version 0/);
   });
 
   it('refuse a newer format version and an unknown op', () => {

@@ -1,12 +1,18 @@
 /**
- * The change-log entry format, version 1: what one write did, in a form any docdb file can
- * read. Documents travel as plain values (never in the file's private shared-structure
- * encoding), so a follower stores the leader's entries byte for byte and decodes them with
- * nothing but MessagePack. Pure: encoding and decoding only.
+ * The change-log entry format, version 1: what one write did. It has two encodings, both
+ * pure functions here:
  *
- * An entry is a MessagePack map, written with msgpackr's record extension with every record
- * structure defined inline (codec `encodePortable`: the documents of a bulk insert share their
- * keys once, yet the entry needs no other data to be read):
+ * - **Portable** (`encodeEntry` / `decodeEntry`): what leaves the file (replication, the change
+ *   feed). Documents are plain values, written with msgpackr's record extension and every
+ *   record structure defined inline (codec `encodePortable`): any MessagePack reader decodes
+ *   it with no state of any file, and the documents of a bulk insert name their keys once.
+ * - **Stored** (`encodeStoredEntry` / `decodeStoredEntry`): what the `changes` tree holds. The
+ *   same map, except that each document is the very bytes its collection stores (the file's
+ *   shared-structure records), so recording a write costs no second encoding of its
+ *   documents. Only this file's document codec reads them, which is why nothing but the
+ *   portable form ever leaves it; a follower stores what it applies in its own encoding.
+ *
+ * The map (both encodings):
  *
  *   { v: 1, seq, term, atMs, op, collection, …op fields, endSeq? }
  *
@@ -16,22 +22,35 @@
  * - `endSeq`: on every entry of a write that made more than one (an UPDATE of several
  *   documents), the seq of that write's last entry: a follower applies `seq..endSeq` in one
  *   transaction, as atomically as the leader wrote them.
- * - The ops and their fields are `ChangeOp` below. An op this build does not know is refused
- *   when read (ERR_CHANGE_INVALID), never skipped.
+ * - The ops and their fields are `ChangeOp` (src/types/changes.ts). An op or version this
+ *   build does not know is refused when read (ERR_CHANGE_INVALID), never skipped.
  *
- * Files of format 3 hold entries without `v` (version 0): their documents are stored bytes of
- * that file; `decodeEntry` reads them with the file's document codec.
+ * Files of format 3 hold stored entries without `v` (version 0): the same map without the
+ * ops and fields version 1 added (`rebuildIndexes`, `skipIndexes`, `endSeq`).
  */
 
 import { DbError } from '../errors/index.js';
 import type { ChangeEntry, ChangeOp, ChangeStamp } from '../types/index.js';
-import { decodeValue, encodePortable } from './codec/index.js';
+import { decodeValue, encodePortable, encodeValue } from './codec/index.js';
 import type { Document } from './document-check.js';
 
 /** The entry format this build writes. */
 export const CHANGE_ENTRY_VERSION = 1;
 
 export type { ChangeEntry, ChangeOp, ChangeStamp };
+
+/** An op with its documents as `D`: plain values (portable) or stored bytes. */
+type WithDocuments<O, D> = O extends { op: 'insert'; documents: unknown }
+  ? Omit<O, 'documents'> & { documents: Array<{ id: string; doc: D }> }
+  : O extends { op: 'replace'; doc: unknown }
+    ? Omit<O, 'doc'> & { doc: D }
+    : O;
+
+/** An op as the log stores it: each document as the bytes its collection stores. */
+export type StoredChangeOp = WithDocuments<ChangeOp, Uint8Array>;
+
+/** A stored op with its place in the log. */
+export type StoredChangeEntry = StoredChangeOp & ChangeStamp;
 
 const OPS: ReadonlySet<string> = new Set([
   'insert',
@@ -55,37 +74,57 @@ export function seqOfKey(key: Buffer): number {
   return key.readUIntBE(2, 6);
 }
 
-/** The bytes of an entry in format version 1. */
+/** The portable bytes of an entry (format version 1). */
 export function encodeEntry(entry: ChangeEntry): Buffer {
   return encodePortable({ v: CHANGE_ENTRY_VERSION, ...entry });
+}
+
+/** Reads portable bytes written by encodeEntry (any docdb's). */
+export function decodeEntry(bytes: Uint8Array): ChangeEntry {
+  const entry = versioned(bytes, false);
+  return checkEntry(entry);
+}
+
+/** The stored bytes of an entry whose documents are already in their stored encoding. */
+export function encodeStoredEntry(entry: StoredChangeEntry): Buffer {
+  return encodeValue({ v: CHANGE_ENTRY_VERSION, ...entry });
+}
+
+/** Reads a stored entry; `decodeDocument` reads the file's stored document bytes. */
+export function decodeStoredEntry(
+  bytes: Uint8Array,
+  decodeDocument: (bytes: Uint8Array) => Document,
+): ChangeEntry {
+  const entry = checkEntry(versioned(bytes, true));
+  if (entry.op === 'replace') {
+    return { ...entry, doc: decodeDocument(entry.doc as unknown as Uint8Array) };
+  }
+  if (entry.op !== 'insert') return entry;
+  const documents = entry.documents.map((d) => ({
+    id: d.id,
+    doc: decodeDocument(d.doc as unknown as Uint8Array),
+  }));
+  return { ...entry, documents };
 }
 
 function invalidEntry(why: string): DbError {
   return new DbError('ERR_CHANGE_INVALID', `a change-log entry ${why}`);
 }
 
-/**
- * Reads an entry. `decodeStored` reads the stored document bytes of a version-0 entry (files
- * of format 3); version 1 needs nothing but MessagePack.
- */
-export function decodeEntry(
-  bytes: Uint8Array,
-  decodeStored?: (bytes: Uint8Array) => Document,
-): ChangeEntry {
+/** The entry's map without `v`, once its version is one this build reads. */
+function versioned(bytes: Uint8Array, stored: boolean): Record<string, unknown> {
   const raw = decodeValue<Record<string, unknown>>(bytes);
   if (raw === null || typeof raw !== 'object') throw invalidEntry('is not a map');
   const { v, ...entry } = raw;
-  if (v === undefined) return fromVersion0(entry, decodeStored);
-  if (v !== CHANGE_ENTRY_VERSION) {
-    throw invalidEntry(
-      `has format version ${String(v)}; this docdb reads version ${CHANGE_ENTRY_VERSION}`,
-    );
-  }
-  return checkEntry(entry);
+  // Version 0 exists only stored, in files of format 3.
+  if (v === CHANGE_ENTRY_VERSION || (v === undefined && stored)) return entry;
+  throw invalidEntry(
+    `has format version ${v === undefined ? 0 : String(v)}; this docdb reads version ${CHANGE_ENTRY_VERSION}`,
+  );
 }
 
 /** Checks the fields every entry has; the op's own fields are trusted as written by docdb. */
-export function checkEntry(entry: Record<string, unknown>): ChangeEntry {
+function checkEntry(entry: Record<string, unknown>): ChangeEntry {
   if (typeof entry.op !== 'string' || !OPS.has(entry.op)) {
     throw invalidEntry(`has an unknown op ${JSON.stringify(entry.op)}`);
   }
@@ -97,21 +136,4 @@ export function checkEntry(entry: Record<string, unknown>): ChangeEntry {
   }
   if (typeof entry.collection !== 'string') throw invalidEntry('names no collection');
   return entry as unknown as ChangeEntry;
-}
-
-function fromVersion0(
-  entry: Record<string, unknown>,
-  decodeStored: ((bytes: Uint8Array) => Document) | undefined,
-): ChangeEntry {
-  const checked = checkEntry(entry) as ChangeEntry & Record<string, unknown>;
-  if (checked.op !== 'insert' && checked.op !== 'replace') return checked;
-  if (!decodeStored) throw invalidEntry('of format 0 needs its file to be read');
-  if (checked.op === 'replace') {
-    return { ...checked, doc: decodeStored(checked.doc as unknown as Uint8Array) };
-  }
-  const documents = checked.documents.map((d) => ({
-    id: d.id,
-    doc: decodeStored(d.doc as unknown as Uint8Array),
-  }));
-  return { ...checked, documents };
 }

@@ -14,9 +14,10 @@ import { CHANGE_LOG_HOLD_FACTOR } from '../util/index.js';
 import type { Catalog } from './catalog-state.js';
 import {
   type ChangeEntry,
-  type ChangeOp,
-  decodeEntry,
-  encodeEntry,
+  decodeStoredEntry,
+  encodeStoredEntry,
+  type StoredChangeEntry,
+  type StoredChangeOp,
   seqKey,
   seqOfKey,
 } from './change-entry.js';
@@ -75,7 +76,7 @@ export class ChangeLog {
     private readonly handles: Handles,
     private readonly catalog: Catalog,
     private readonly retainBytes: number,
-    /** Reads the stored document bytes of a version-0 entry (format-3 files). */
+    /** Reads the stored document bytes of entries (the file's document codec). */
     private readonly decodeStored: (bytes: Uint8Array) => Document,
   ) {}
 
@@ -107,8 +108,11 @@ export class ChangeLog {
 
   // ---- inside a write transaction -----------------------------------------------------
 
-  /** Records a change of the running job; its entry is written when the job ends. */
-  record(txn: TxnState, op: ChangeOp): void {
+  /**
+   * Records a change of the running job, its documents in their stored encoding; its entry is
+   * written when the job ends.
+   */
+  record(txn: TxnState, op: StoredChangeOp): void {
     txn.pending.push(op);
   }
 
@@ -124,8 +128,8 @@ export class ChangeLog {
     const first = txn.lastSeq + 1;
     const endSeq = ops.length > 1 ? first + ops.length - 1 : undefined;
     for (let i = 0; i < ops.length; i++) {
-      const entry: ChangeEntry = {
-        ...(ops[i] as ChangeOp),
+      const entry: StoredChangeEntry = {
+        ...(ops[i] as StoredChangeOp),
         seq: first + i,
         term: txn.meta.term,
         atMs,
@@ -150,8 +154,11 @@ export class ChangeLog {
     if (entry.term < txn.meta.term) throw staleTerm(entry.term, txn.meta.term);
   }
 
-  /** Writes a leader's entry at its own seq and term (after the caller applied its change). */
-  writeApplied(txn: TxnState, entry: ChangeEntry): void {
+  /**
+   * Writes a leader's entry at its own seq and term, its documents in this file's stored
+   * encoding (the caller applied its change and has them).
+   */
+  writeApplied(txn: TxnState, entry: StoredChangeEntry): void {
     if (entry.term > txn.meta.term) this.catalog.saveMeta(txn, { ...txn.meta, term: entry.term });
     this.put(txn, entry);
   }
@@ -165,8 +172,8 @@ export class ChangeLog {
     if (term > txn.meta.term) this.catalog.saveMeta(txn, { ...txn.meta, term });
   }
 
-  private put(txn: TxnState, entry: ChangeEntry): void {
-    const bytes = encodeEntry(entry);
+  private put(txn: TxnState, entry: StoredChangeEntry): void {
+    const bytes = encodeStoredEntry(entry);
     this.handles.changes.putSync(seqKey(entry.seq), bytes, { append: true });
     txn.lastSeq = entry.seq;
     // Checked every few entries, or sooner when large ones come: the log overshoots its bound
@@ -239,7 +246,7 @@ export class ChangeLog {
   /** Every retained entry with a seq greater than `afterSeq`, in order. */
   *entriesAfter(afterSeq: number): Generator<ChangeEntry> {
     for (const { value } of this.handles.changes.getRange({ start: seqKey(afterSeq + 1) })) {
-      yield decodeEntry(value, this.decodeStored);
+      yield decodeStoredEntry(value, this.decodeStored);
     }
   }
 

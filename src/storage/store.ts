@@ -246,8 +246,7 @@ export class Store implements StoreReader {
     return this.enqueue((txn) => {
       for (const entry of entries) {
         this.log.checkApplicable(txn.state, entry);
-        applyChange(this.ctx, txn.state, entry);
-        this.log.writeApplied(txn.state, entry);
+        this.log.writeApplied(txn.state, applyChange(this.ctx, txn.state, entry));
       }
       return txn.state.lastSeq;
     });
@@ -262,7 +261,7 @@ export class Store implements StoreReader {
   }
 
   private runBatch(body: (txn: WriteTxn) => void): WriteTxn {
-    const state = newTxnState(this.catalog.meta, this.log.lastSeq, this.docs.structureCount);
+    const state = newTxnState(this.catalog.meta, this.log.lastSeq);
     const txn = new WriteTxn(this.ctx, this.scans, state);
     try {
       this.handles.env.transactionSync(() => body(txn));
@@ -292,9 +291,9 @@ export class Store implements StoreReader {
   private afterBatch(txn: WriteTxn | undefined, error: unknown): void {
     this.scans.invalidate();
     if (error !== undefined || !txn) {
-      // Nothing of the batch reached the disk: forget what it staged, re-read the truth.
-      if (txn) this.docs.truncate(txn.state.structures);
-      if (error !== undefined) this.load();
+      // Nothing of the batch reached the disk: forget what it staged (structures included)
+      // and read the truth again.
+      this.load();
       return;
     }
     const { state } = txn;

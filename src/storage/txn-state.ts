@@ -6,7 +6,7 @@
  */
 
 import type { CollectionDef, NodeMeta } from './catalog.js';
-import type { ChangeOp } from './change-entry.js';
+import type { StoredChangeOp } from './change-entry.js';
 import { noStagedHandles, type StagedHandles } from './handles.js';
 
 /** Documents a batch wrote, by operation (metrics read the totals). */
@@ -28,13 +28,11 @@ export interface TxnState {
   /** Seq of the newest entry, written or applied. */
   lastSeq: number;
   /** The running job's change-log entries, written with their seqs when it ends. */
-  pending: ChangeOp[];
+  pending: StoredChangeOp[];
   written: WriteCounts;
-  /** Shared document structures when the batch began (a failed commit restores them). */
-  structures: number;
 }
 
-export function newTxnState(meta: NodeMeta, lastSeq: number, structures: number): TxnState {
+export function newTxnState(meta: NodeMeta, lastSeq: number): TxnState {
   return {
     defs: new Map(),
     handles: noStagedHandles(),
@@ -42,7 +40,6 @@ export function newTxnState(meta: NodeMeta, lastSeq: number, structures: number)
     lastSeq,
     pending: [],
     written: noWrites(),
-    structures,
   };
 }
 

@@ -80,7 +80,7 @@ export class WriteTxn implements StoreReader {
       this.ctx.log.record(this.state, {
         op: 'insert',
         collection,
-        documents: accepted.map((a) => ({ id: a.text, doc: a.doc.body })),
+        documents: accepted.map((a) => ({ id: a.text, doc: a.doc.encoded })),
         ...(options.skipIndexes && { skipIndexes: true as const }),
       });
       this.state.written.insert += accepted.length;
@@ -91,7 +91,12 @@ export class WriteTxn implements StoreReader {
   /** Replaces the document with `id`, keeping the id. Returns false when it does not exist. */
   replaceDocument(collection: string, id: Buffer, doc: PreparedDocument): boolean {
     if (!replaceDocument(this.ctx, this.state, collection, id, doc)) return false;
-    this.ctx.log.record(this.state, { op: 'replace', collection, id: formatId(id), doc: doc.body });
+    this.ctx.log.record(this.state, {
+      op: 'replace',
+      collection,
+      id: formatId(id),
+      doc: doc.encoded,
+    });
     this.state.written.replace++;
     return true;
   }
