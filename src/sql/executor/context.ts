@@ -86,17 +86,28 @@ export function predicate(condition: Condition, ctx: ExecContext): (row: Row) =>
   };
 }
 
+/**
+ * Cursors over one document, one per resolver (a cached plan keeps its resolver). Reusing one
+ * is safe: an evaluation runs to its end before another starts, and sets the document first.
+ */
+const documentCursors = new WeakMap<PathResolver, { cursor: RowCursor; one: Document[] }>();
+
 /** The same test on the one document of a single-collection row, with no row built for it. */
 export function documentPredicate(
   condition: Condition,
   ctx: ExecContext,
 ): (doc: Document) => boolean {
-  const cursor = new RowCursor(ctx.resolver);
-  const one: Document[] = [];
-  cursor.row = one;
+  let reused = documentCursors.get(ctx.resolver);
+  if (!reused) {
+    reused = { cursor: new RowCursor(ctx.resolver), one: [] };
+    reused.cursor.row = reused.one;
+    documentCursors.set(ctx.resolver, reused);
+  }
+  const { cursor, one } = reused;
   const { params } = ctx;
   return (doc) => {
     one[0] = doc;
+    cursor.row = one;
     return evaluate(condition, cursor, params) === true;
   };
 }

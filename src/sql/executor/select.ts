@@ -8,7 +8,6 @@
 import type { Document, StoreReader } from '../../storage/index.js';
 import {
   type AccessNode,
-  accessOf,
   bindPlan,
   type PlanNode,
   type ProjectNode,
@@ -76,7 +75,7 @@ export function runSelect(
 ): SelectResult {
   const bound = bindPlan(plan, params);
   const ctx: ExecContext = { reader, params, resolver: plan.resolver, sparse: false };
-  const access = accessOf(bound.root);
+  const { access } = bound;
   const point = pointDocuments(bound.root, ctx);
   if (point) return { documents: point, plan: bound.plan, access };
   const rows = [...execute(bound.root, ctx)];

@@ -28,7 +28,7 @@ import type {
   PathRef,
   UpdateStatement,
 } from '../ast/index.js';
-import { accessOf, bindPlan, planWhere } from '../planner/index.js';
+import { bindPlan, planWhere } from '../planner/index.js';
 import { resolveValue } from '../semantics/index.js';
 import { accessDocuments, accessRow, documentTest } from './access.js';
 import type { ExecContext } from './context.js';
@@ -106,7 +106,7 @@ function matchingIds(
 ): { plan: string; rows: StoredDocument[] } {
   const where = planWhere(statement.where, viewOf(def));
   const bound = bindPlan(where, params);
-  const access = accessOf(bound.root);
+  const { access } = bound;
   const ctx: ExecContext = { reader: store, params, resolver: where.resolver, sparse: false };
   const passes = documentTest(statement.where, ctx);
   const rows: StoredDocument[] = [];
