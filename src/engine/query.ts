@@ -28,17 +28,10 @@ import {
   normalizeCollectionName,
   type Store,
 } from '../storage/index.js';
+import type { QueryMeta, QueryResult } from '../types/index.js';
 import { SQL_CHARS_MAX, STATEMENT_CACHE_ENTRIES } from '../util/index.js';
 
-/** The result of one statement. */
-export interface QueryResult {
-  plan: string;
-  count: number;
-  executionMs: number;
-  documents: Document[];
-  affected?: number;
-  ids?: string[];
-}
+export type { QueryMeta, QueryResult };
 
 /** A parsed statement and, for SELECT, its plan under one catalog version. */
 export interface CachedStatement extends Parsed {
@@ -170,15 +163,6 @@ export async function runQuery(
     documents: [],
     ...(outcome.ids && { ids: outcome.ids }),
   };
-}
-
-/** The first value a query stream yields: known before any document. */
-export interface QueryMeta {
-  plan: string;
-  count: number;
-  executionMs: number;
-  affected?: number;
-  ids?: string[];
 }
 
 /**

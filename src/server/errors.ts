@@ -8,13 +8,9 @@
 
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { DbError, type ErrorCode, isDbError, publicMessageOf } from '../errors/index.js';
+import type { ErrorBody } from '../types/index.js';
 
-/** The JSON body of an error response. */
-export interface ErrorBody {
-  error: string;
-  code: string;
-  [detail: string]: unknown;
-}
+export type { ErrorBody };
 
 function fromFastify(error: FastifyError): DbError | undefined {
   switch (error.code) {
