@@ -4,29 +4,19 @@
  * document and for several.
  */
 
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { makeTempDir } from '../../test/support/temp-dir.js';
-import { type Database, open } from './index.js';
+import { beforeEach, describe, expect, it } from 'vitest';
+import { databasePerTest } from '../../test/support/database.js';
 
-let cleanup: () => void;
-let db: Database;
+const db = databasePerTest();
 
 beforeEach(async () => {
-  const temp = makeTempDir();
-  cleanup = temp.cleanup;
-  db = await open(temp.dir);
-  await db.collection('c').insert({ _id: '0193a4f2-7c1e-7d3a-9b2e-4f6a8c0d1e2f', k: 1 });
-  await db.query('CREATE UNIQUE INDEX u ON c (k)');
-});
-
-afterEach(async () => {
-  await db.close();
-  cleanup();
+  await db().collection('c').insert({ _id: '0193a4f2-7c1e-7d3a-9b2e-4f6a8c0d1e2f', k: 1 });
+  await db().query('CREATE UNIQUE INDEX u ON c (k)');
 });
 
 async function messageOf(sql: string): Promise<string> {
   try {
-    await db.query(sql);
+    await db().query(sql);
   } catch (error) {
     return (error as Error).message;
   }
@@ -50,7 +40,7 @@ describe('a refused INSERT', () => {
     const message = await messageOf(sql);
     expect(occurrences(message, 'nothing')).toBe(1);
     expect(message).toMatch(/; nothing of this write was stored$/);
-    expect(db.collection('c').count()).toBe(1);
+    expect(db().collection('c').count()).toBe(1);
   });
 
   it('names the failing document of several', async () => {
