@@ -30,7 +30,7 @@ export const NOTHING_STORED = 'nothing of this write was stored';
 const parsed = new WeakMap<IndexDef, LiveIndex>();
 
 /** The collection's indexes with their paths parsed (ready and stale). */
-export function liveIndexes(def: CollectionDef): LiveIndex[] {
+function liveIndexes(def: CollectionDef): LiveIndex[] {
   return def.indexes.map((index) => {
     let live = parsed.get(index);
     if (!live) {
@@ -214,7 +214,7 @@ function buildIndex(ctx: StoreContext, txn: TxnState, def: CollectionDef, index:
 }
 
 /** The index of that name (case-insensitive), or ERR_INDEX_NOT_FOUND listing the others. */
-export function requireIndex(def: CollectionDef, name: string): IndexDef {
+function requireIndex(def: CollectionDef, name: string): IndexDef {
   const index = findIndex(def, name);
   if (!index) {
     const known = def.indexes.map((i) => i.name).join(', ') || 'none';

@@ -27,7 +27,6 @@ import {
   type CompactResult,
   compactResult,
   compactTrees,
-  type PageUsage,
   pageUsage,
   type StoreStats,
   storeStats,
@@ -423,11 +422,6 @@ export class Store implements StoreReader {
     const before = pageUsage(this.ctx);
     const trees = await this.write((txn) => compactTrees(this.ctx, txn.state, collection));
     return compactResult(this.ctx, trees, before);
-  }
-
-  /** Page counts of the whole file, measured from LMDB's tree statistics. */
-  pageUsage(): PageUsage {
-    return pageUsage(this.ctx);
   }
 
   /** File, page and per-collection facts for `inspect` and `/stats`. */
