@@ -80,6 +80,20 @@ module.exports = {
       to: { path: '^src/(storage|engine|sql)/' },
     },
     {
+      name: 'replication-over-the-engine',
+      comment:
+        'Replication ships and applies change-log entries through the engine (Database); it never touches storage, SQL or the server.',
+      severity: 'error',
+      from: { path: layer('replication') },
+      to: { path: '^src/(storage|sql|server|cli|cluster|client)/' },
+    },
+    {
+      name: 'engine-and-storage-below-replication',
+      severity: 'error',
+      from: { path: '^src/(engine|storage|sql|types|errors|util)/' },
+      to: { path: layer('replication') },
+    },
+    {
       name: 'nothing-imports-cli',
       severity: 'error',
       from: { pathNot: layer('cli') },
@@ -92,9 +106,10 @@ module.exports = {
       to: { path: 'node_modules/lmdb/' },
     },
     {
-      name: 'msgpackr-only-in-value-codec',
+      name: 'msgpackr-only-in-value-codec-and-frames',
+      comment: 'Stored values (value-codec.ts) and replication frames (frames.ts; ADR 0011).',
       severity: 'error',
-      from: { pathNot: '^src/storage/codec/value-codec\\.ts$' },
+      from: { pathNot: '^src/(storage/codec/value-codec|replication/frames)\\.ts$' },
       to: { path: 'node_modules/msgpackr/' },
     },
     {

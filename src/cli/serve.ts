@@ -2,15 +2,13 @@
  * `docdb serve`: runs one node with the REST API. Its options are the rows of the settings
  * table (server/settings.ts) that have a flag, so help, flags and the config file cannot
  * drift apart; it only wires them to resolveConfig (with process.env) and startNode. The rules
- * live in server/config.ts and the node's life in server/node.ts. Replication settings are
- * checked but not run yet.
+ * live in server/config.ts and the node's life in server/node.ts (replication included).
  */
 
 import { type Command, Option } from 'commander';
 import {
   CONFIG_FLAG,
   defaultText,
-  type NodeConfig,
   resolveConfig,
   type ServeFlags,
   SETTING_NAMES,
@@ -21,18 +19,6 @@ import {
 
 interface ServeOptions extends ServeFlags {
   config?: string;
-}
-
-/** One sentence for the log when the settings ask for replication this build cannot run. */
-function replicationNotice(replication: NonNullable<NodeConfig['replication']>): string {
-  const where =
-    replication.role === 'leader'
-      ? `listener port ${replication.port}`
-      : `leader ${replication.leaderHost}:${replication.leaderPort}`;
-  return (
-    `replication role ${replication.role} (${where}) is configured, but replication is not ` +
-    'available in this build yet; this node runs on its own'
-  );
 }
 
 /** A setting's help line: what it does, then its default and its variable. */
@@ -71,7 +57,6 @@ export function registerServe(program: Command): void {
     .action(async (options: ServeOptions) => {
       const { config: configPath, ...flags } = options;
       const { config, sources } = resolveConfig({ configPath, flags, env: process.env });
-      const node = await startNode(config, { sources });
-      if (config.replication) node.app.log.warn(replicationNotice(config.replication));
+      await startNode(config, { sources });
     });
 }

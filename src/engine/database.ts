@@ -157,6 +157,20 @@ export class Database {
     return this.store.followChanges(seq, signal);
   }
 
+  /** Resolves with the last seq once a commit takes the log past `seq` (or `signal` aborts). */
+  whenCommittedAfter(seq: number, signal?: AbortSignal): Promise<number> {
+    return this.store.whenCommittedAfter(seq, signal);
+  }
+
+  /**
+   * Makes every client write that changed something wait, once committed, for `barrier`
+   * (with the log's last seq) before it resolves: replication's `syncFollowers`. Undefined
+   * removes it.
+   */
+  setCommitBarrier(barrier: ((seq: number) => Promise<void>) | undefined): void {
+    this.store.setCommitBarrier(barrier);
+  }
+
   /** Keeps the change-log entries after `seq` from trims until released (a follower's place). */
   holdChanges(seq: number): ChangeHold {
     return this.store.holdChanges(seq);

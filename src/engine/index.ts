@@ -17,5 +17,11 @@ export {
   type SeedResult,
   seedOrders,
 } from './seed.js';
-export type { StoreStats } from '../storage/index.js';
+export {
+  type ChangeEntry,
+  decodeEntry,
+  encodeEntry,
+  type FileSnapshot,
+  type StoreStats,
+} from '../storage/index.js';
 export { type GateState, type Role, WriteGate } from './write-gate.js';

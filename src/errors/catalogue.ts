@@ -133,6 +133,39 @@ export const ERROR_CATALOGUE = {
     status: 410,
     meaning: 'The change-log entries asked for were trimmed; resync from a snapshot.',
   },
+  ERR_REPLICATION_STATE: {
+    status: 409,
+    meaning: "A replication request does not fit the node's role or state (promote on a leader).",
+  },
+  ERR_REPLICATION_TIMEOUT: {
+    status: 503,
+    meaning:
+      'A write committed on the leader, but not enough followers applied it in time (syncFollowers).',
+  },
+  ERR_REPLICATION_PROTOCOL: {
+    status: 502,
+    meaning: 'A replication peer sent something the protocol does not allow.',
+  },
+  ERR_REPLICATION_CONNECTION: {
+    status: 502,
+    meaning: 'A replication connection could not be made or was lost.',
+  },
+  ERR_REPLICATION_AUTH: {
+    status: 403,
+    meaning: 'The replication handshake failed: the shared secret is missing or does not match.',
+  },
+  ERR_REPLICATION_REFUSED: {
+    status: 502,
+    meaning: 'The leader refused this follower, with a reason.',
+  },
+  ERR_REPLICATION_STALE_LEADER: {
+    status: 409,
+    meaning: 'A leader of an older term than its follower: another node was promoted since.',
+  },
+  ERR_REPLICATION_APPLY: {
+    status: 500,
+    meaning: "A follower could not apply its leader's entries.",
+  },
 } as const satisfies Record<string, CatalogueEntry>;
 
 /** Every stable error code docdb can report. */

@@ -11,6 +11,7 @@ import Fastify, {
   LogController,
 } from 'fastify';
 import type { Database } from '../engine/index.js';
+import { Replication } from '../replication/index.js';
 import { statusOf } from '../errors/index.js';
 import { BODY_BYTES_MAX, PATH_PARAM_CHARS_MAX } from '../util/index.js';
 import { VERSION } from '../version.js';
@@ -27,6 +28,7 @@ import { registerDocumentRoutes } from './routes/documents.js';
 import { registerIndexRoutes } from './routes/indexes.js';
 import { registerInfoRoutes } from './routes/info.js';
 import { registerQueryRoutes } from './routes/query.js';
+import { registerReplicationRoutes } from './routes/replication.js';
 import { OpenApi } from './routes/openapi.js';
 
 /** Options of buildApp. */
@@ -41,6 +43,8 @@ export interface AppOptions {
   bodyBytesMax?: number;
   /** Shared status object (replication changes it); a fresh one when omitted. */
   status?: NodeStatus;
+  /** The node's replication (node.ts makes it from the settings); a single node's when omitted. */
+  replication?: Replication;
   /** Passed to Fastify for HTTPS (node.ts fills it from the TLS settings). */
   https?: FastifyServerOptions & { https: unknown };
 }
@@ -84,8 +88,13 @@ export function buildApp(db: Database, options: AppOptions = {}): FastifyInstanc
   app.removeContentTypeParser('text/plain');
   addJsonBodyParser(app);
   const status = bindStatus(options.status ?? newNodeStatus(options.nodeName ?? 'node-1'), db.gate);
-  const metrics = new Metrics(() => db.writeCounts());
-  const context: RouteContext = { db, status, metrics, version: VERSION };
+  const replication =
+    options.replication ?? new Replication({ db, nodeName: options.nodeName ?? 'node-1' });
+  const metrics = new Metrics(
+    () => db.writeCounts(),
+    () => replication.status(),
+  );
+  const context: RouteContext = { db, status, metrics, replication, version: VERSION };
   const openapi = new OpenApi(VERSION);
 
   app.addHook('onRoute', (route) => openapi.add(route));
@@ -115,6 +124,7 @@ export function buildApp(db: Database, options: AppOptions = {}): FastifyInstanc
   registerDocumentRoutes(app, context);
   registerIndexRoutes(app, context);
   registerAdminRoutes(app, context);
+  registerReplicationRoutes(app, context);
   app.get('/openapi.json', { schema: { summary: 'This API as an OpenAPI 3 document' } }, async () =>
     openapi.document(),
   );

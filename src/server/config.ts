@@ -20,6 +20,7 @@ import {
   flagName,
   PORT_MAX,
   PORT_MIN,
+  REPLICATION_FOLLOWERS_MAX,
   type ServeFlags,
   SETTING_NAMES,
   SETTINGS,
@@ -176,9 +177,22 @@ interface Given {
   label: string;
 }
 
-function checkRange(kind: 'port' | 'seconds', value: number, label: string, raw: unknown): number {
-  const max = kind === 'port' ? PORT_MAX : AUTO_FAILOVER_SECONDS_MAX;
-  if (!Number.isInteger(value) || value < PORT_MIN || value > max) {
+/** The accepted range of each numeric kind. */
+const RANGES = {
+  port: [PORT_MIN, PORT_MAX],
+  seconds: [1, AUTO_FAILOVER_SECONDS_MAX],
+  count: [0, REPLICATION_FOLLOWERS_MAX],
+} as const;
+
+type NumericKind = keyof typeof RANGES;
+
+function isNumeric(kind: SettingKind): kind is NumericKind {
+  return kind in RANGES;
+}
+
+function checkRange(kind: NumericKind, value: number, label: string, raw: unknown): number {
+  const [min, max] = RANGES[kind];
+  if (!Number.isInteger(value) || value < min || value > max) {
     throw invalid(`${label}: ${show(raw)} is not valid; give ${describeKind(kind)}`);
   }
   return value;
@@ -234,7 +248,7 @@ function checkText(kind: SettingKind, value: string, label: string): string {
 
 /** Parses a flag or variable (always text). */
 function parseText(kind: SettingKind, raw: string, label: string, env: ResolveInput['env']): Value {
-  if (kind === 'port' || kind === 'seconds') {
+  if (isNumeric(kind)) {
     if (!/^\d+$/.test(raw)) {
       throw invalid(`${label}: ${show(raw)} is not valid; give ${describeKind(kind)}`);
     }
@@ -257,7 +271,7 @@ function parseJson(
   label: string,
   env: ResolveInput['env'],
 ): Value {
-  if (kind === 'port' || kind === 'seconds') {
+  if (isNumeric(kind)) {
     if (typeof raw !== 'number') {
       throw invalid(`${label}: must be ${describeKind(kind)}, not ${typeName(raw)}`);
     }

@@ -125,6 +125,78 @@ function planKind(plan: string): string {
 /** Documents written so far, by operation: what the engine counted. */
 export type WriteCountsSource = () => { insert: number; replace: number; delete: number };
 
+/** What the metrics read of replication (its status: counters, followers, the leader link). */
+export type ReplicationSource = () => {
+  term: number;
+  lastSeq: number;
+  followers: Array<{ name: string; lagEntries: number; lagSeconds: number }>;
+  leader: { leader: string; lagEntries: number | null } | null;
+  counters: Record<string, number>;
+};
+
+/** The replication counters as Prometheus counters: status field → metric name and help. */
+const REPLICATION_COUNTERS: ReadonlyArray<[field: string, name: string, help: string]> = [
+  ['entriesSent', 'docdb_replication_entries_sent_total', 'Change-log entries sent to followers.'],
+  ['bytesSent', 'docdb_replication_bytes_sent_total', 'Bytes of entries sent to followers.'],
+  ['snapshotsSent', 'docdb_replication_snapshots_sent_total', 'Snapshots sent to followers.'],
+  ['entriesApplied', 'docdb_replication_entries_applied_total', "Leader's entries applied here."],
+  ['bytesReceived', 'docdb_replication_bytes_received_total', 'Bytes of entries received.'],
+  ['reconnects', 'docdb_replication_reconnects_total', 'Connections to the leader made again.'],
+  ['gaps', 'docdb_replication_gaps_total', 'Seqs received out of order and asked for again.'],
+];
+
+function registerReplicationMetrics(registry: Registry, replication: ReplicationSource): void {
+  for (const [field, name, help] of REPLICATION_COUNTERS) {
+    new Counter({
+      name,
+      help,
+      registers: [registry],
+      collect() {
+        this.reset();
+        this.inc(replication().counters[field] ?? 0);
+      },
+    });
+  }
+  new Gauge({
+    name: 'docdb_replication_lag_entries',
+    help: 'Entries a follower has not applied: on a leader one series per follower, on a follower one for its leader.',
+    labelNames: ['peer'] as const,
+    registers: [registry],
+    collect() {
+      this.reset();
+      const { followers, leader } = replication();
+      for (const f of followers) this.set({ peer: f.name }, f.lagEntries);
+      if (leader?.lagEntries != null) this.set({ peer: leader.leader }, leader.lagEntries);
+    },
+  });
+  new Gauge({
+    name: 'docdb_replication_lag_seconds',
+    help: "Age of the oldest entry a follower has not acknowledged, per follower (leader's view).",
+    labelNames: ['peer'] as const,
+    registers: [registry],
+    collect() {
+      this.reset();
+      for (const f of replication().followers) this.set({ peer: f.name }, f.lagSeconds);
+    },
+  });
+  new Gauge({
+    name: 'docdb_replication_term',
+    help: 'The replication term this node is in.',
+    registers: [registry],
+    collect() {
+      this.set(replication().term);
+    },
+  });
+  new Gauge({
+    name: 'docdb_replication_last_seq',
+    help: "The seq of this node's newest change-log entry.",
+    registers: [registry],
+    collect() {
+      this.set(replication().lastSeq);
+    },
+  });
+}
+
 export class Metrics {
   readonly registry = new Registry();
   /** RouteStats by route, then by method. */
@@ -133,7 +205,11 @@ export class Metrics {
   private readonly plans = new Map<string, number>();
 
   /** `written` reads the engine's count of documents written (every API: REST, SQL, seed). */
-  constructor(written: WriteCountsSource = () => ({ insert: 0, replace: 0, delete: 0 })) {
+  constructor(
+    written: WriteCountsSource = () => ({ insert: 0, replace: 0, delete: 0 }),
+    replication?: ReplicationSource,
+  ) {
+    if (replication) registerReplicationMetrics(this.registry, replication);
     const stats = () => this.allStats();
     const plans = this.plans;
     new Counter({

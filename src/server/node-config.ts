@@ -17,6 +17,10 @@ export interface TlsSettings {
 export interface ReplicationSettings {
   role: 'leader' | 'follower';
   port: number;
+  /** Followers that must apply a write before it is acknowledged (default 0). */
+  syncFollowers: number;
+  /** How long a write waits for them (default 10). */
+  syncTimeoutSeconds: number;
   leaderHost?: string;
   leaderPort?: number;
   autoFailover?: { silenceSeconds: number; newLeaderPort?: number };

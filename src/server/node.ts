@@ -10,6 +10,7 @@ import { createSecureContext } from 'node:tls';
 import type { FastifyInstance } from 'fastify';
 import { type Database, open } from '../engine/index.js';
 import { DbError } from '../errors/index.js';
+import { Replication, type ReplicationLog } from '../replication/index.js';
 import { buildApp, requestsInFlight } from './app.js';
 import type { SettingKey } from './config.js';
 import type { NodeConfig, SettingSource } from './node-config.js';
@@ -21,6 +22,7 @@ export interface RunningNode {
   app: FastifyInstance;
   db: Database;
   status: NodeStatus;
+  replication: Replication;
   /** The address it listens on, e.g. https://127.0.0.1:5000. */
   url: string;
   /** Stops accepting, finishes in-flight requests, flushes and closes the data file. */
@@ -107,25 +109,58 @@ export async function startNode(
   const db = await open(config.dataDir);
   const status = newNodeStatus(config.nodeName);
   const log = options.log !== false;
+  const url = `${https ? 'https' : 'http'}://${bindAddress(config)}:${config.port}`;
+  // The app's logger exists only once the app does; replication logs through it from then on.
+  let logTo: ReplicationLog | undefined;
+  const replication = new Replication({
+    db,
+    nodeName: config.nodeName,
+    httpPort: config.port,
+    httpUrl: url,
+    bindAll: config.bindAll,
+    secret: config.replicationSecret,
+    tls: https?.https as never,
+    syncFollowers: config.replication?.syncFollowers ?? 0,
+    syncTimeoutMs: (config.replication?.syncTimeoutSeconds ?? 10) * 1000,
+    log: {
+      info: (message) => logTo?.info(message),
+      warn: (message) => logTo?.warn(message),
+      error: (message) => logTo?.error(message),
+    },
+  });
   let app: FastifyInstance;
   try {
     app = buildApp(db, {
       nodeName: config.nodeName,
       apiKey: config.apiKey,
       status,
+      replication,
       logger: log ? { level: 'info' } : false,
       ...(https && { https: https as never }),
     });
+    logTo = {
+      info: (message) => app.log.info(message),
+      warn: (message) => app.log.warn(message),
+      error: (message) => app.log.error(message),
+    };
     await app.listen({ port: config.port, host: bindAddress(config) });
   } catch (error) {
     await db.close();
     throw listenError(error, config);
   }
-  const url = `${https ? 'https' : 'http'}://${bindAddress(config)}:${config.port}`;
   app.log.info(`docdb node listening on ${url}; ${describeSettings(config, options.sources)}`);
+  try {
+    if (config.replication) await replication.startFromSettings(config.replication);
+  } catch (error) {
+    await replication.close();
+    await app.close();
+    await db.close();
+    throw error;
+  }
   let closing: Promise<void> | undefined;
   const close = () => {
     closing ??= (async () => {
+      await replication.close();
       await app.close();
       await db.flush();
       await db.close();
@@ -151,7 +186,7 @@ export async function startNode(
     process.once('SIGINT', onSignal);
     process.once('SIGTERM', onSignal);
   }
-  return { app, db, status, url, close };
+  return { app, db, status, replication, url, close };
 }
 
 /** The address the node listens on, as the log line shows it. */

@@ -1,6 +1,7 @@
 /** What every route plugin receives from the app factory. */
 
 import type { Database } from '../engine/index.js';
+import type { Replication } from '../replication/index.js';
 import type { Metrics } from './metrics.js';
 import type { NodeStatus } from './node-status.js';
 
@@ -8,5 +9,6 @@ export interface RouteContext {
   db: Database;
   status: NodeStatus;
   metrics: Metrics;
+  replication: Replication;
   version: string;
 }

@@ -12,7 +12,7 @@
  * text (non-empty, no control characters), secret (non-empty; never shown), password (a
  * secret, or `env:VAR_NAME` naming the variable that holds it; config file only), port
  * (1–65535), seconds (1–AUTO_FAILOVER_SECONDS_MAX), role (leader or follower), host (a host
- * name or address, no URL) and boolean (a flag without a value; true or false in the file).
+ * name or address, no URL), count (0–REPLICATION_FOLLOWERS_MAX) and boolean (a flag without a value; true or false in the file).
  */
 export type SettingKind =
   | 'text'
@@ -22,6 +22,7 @@ export type SettingKind =
   | 'seconds'
   | 'role'
   | 'host'
+  | 'count'
   | 'boolean';
 
 /**
@@ -67,11 +68,15 @@ export interface SettingSpec {
   readonly help: string;
 }
 
+import { REPLICATION_FOLLOWERS_MAX } from '../util/index.js';
+
 /**
  * Longest auto-failover silence: the largest delay a Node timer holds (2^31 - 1 ms), so the
  * follower's silence timer can always be armed with it.
  */
 export const AUTO_FAILOVER_SECONDS_MAX = 2_147_483;
+
+export { REPLICATION_FOLLOWERS_MAX };
 
 export const PORT_MIN = 1;
 export const PORT_MAX = 65_535;
@@ -202,6 +207,34 @@ export const SETTINGS = {
     default: 5500,
     ownPort: true,
     help: 'leader: port of the replication listener; must differ from the HTTP port',
+  },
+  // Beyond the spec (DESIGN §6): durable replication.
+  syncFollowers: {
+    title: 'sync followers',
+    file: 'replication.syncFollowers',
+    flag: '--sync-followers <count>',
+    env: 'DOCDB_SYNC_FOLLOWERS',
+    kind: 'count',
+    scope: 'replication',
+    config: 'replication.syncFollowers',
+    default: 0,
+    log: 'syncFollowers',
+    help:
+      'leader: acknowledge a write only once this many followers applied it, so a failover ' +
+      'loses no acknowledged write (0: at once)',
+  },
+  syncTimeoutSeconds: {
+    title: 'sync timeout',
+    file: 'replication.syncTimeoutSeconds',
+    flag: '--sync-timeout-seconds <seconds>',
+    env: 'DOCDB_SYNC_TIMEOUT_SECONDS',
+    kind: 'seconds',
+    scope: 'replication',
+    config: 'replication.syncTimeoutSeconds',
+    default: 10,
+    help:
+      'leader with sync followers: how long a write waits for them before it answers 503 ' +
+      '(the write is committed on the leader)',
   },
   leaderHost: {
     title: 'the leader host',
@@ -342,6 +375,8 @@ export function describeKind(kind: SettingKind): string {
       return 'leader or follower';
     case 'host':
       return 'a host name or address (no URL)';
+    case 'count':
+      return `an integer from 0 to ${REPLICATION_FOLLOWERS_MAX}`;
     case 'boolean':
       return 'true or false';
   }

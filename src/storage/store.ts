@@ -76,6 +76,14 @@ function storageFailed(error: unknown): DbError {
   return failure;
 }
 
+/** A job that checks the guard again as it runs (a write queued before the node turned read-only fails). */
+function guarded<T>(guard: () => void, job: (txn: WriteTxn) => T): (txn: WriteTxn) => T {
+  return (txn) => {
+    guard();
+    return job(txn);
+  };
+}
+
 export class Store implements StoreReader {
   readonly file: string;
   readonly readOnly: boolean;
@@ -89,6 +97,7 @@ export class Store implements StoreReader {
   private readonly queue: WriteQueue<WriteTxn>;
   private readonly written: WriteCounts = noWrites();
   private guard: (() => void) | undefined;
+  private barrier: ((seq: number) => Promise<void>) | undefined;
   private closed = false;
 
   private constructor(
@@ -205,18 +214,35 @@ export class Store implements StoreReader {
     this.guard = guard;
   }
 
+  /**
+   * Makes each write that changed something wait, after its commit, for `barrier` with the
+   * log's last seq before it is acknowledged: replication's `syncFollowers`. A barrier that
+   * rejects fails the write's promise although the write is committed (its error says so).
+   */
+  setCommitBarrier(barrier: ((seq: number) => Promise<void>) | undefined): void {
+    this.barrier = barrier;
+  }
+
   /** Runs `job` as one atomic write in the next group commit; resolves once durable. */
   write<T>(job: (txn: WriteTxn) => T): Promise<T> {
     const guard = this.guard;
-    if (!guard) return this.enqueue(job);
-    try {
-      guard();
-    } catch (error) {
-      return Promise.reject(error);
+    if (guard) {
+      try {
+        guard();
+      } catch (error) {
+        return Promise.reject(error);
+      }
     }
+    const barrier = this.barrier;
+    if (!barrier) return this.enqueue(guard ? guarded(guard, job) : job);
+    let changed = false;
     return this.enqueue((txn) => {
-      guard();
-      return job(txn);
+      const value = guard ? guarded(guard, job)(txn) : job(txn);
+      changed = txn.state.pending.length > 0;
+      return value;
+    }).then(async (value) => {
+      if (changed) await barrier(this.log.lastSeq);
+      return value;
     });
   }
 

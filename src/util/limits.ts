@@ -58,3 +58,15 @@ export const CHANGE_LOG_HOLD_FACTOR = 4;
  * (scans.ts, `scanSelected`). A selection of a larger collection is scanned from disk.
  */
 export const SELECTION_CACHE_DOCS_MAX = 2_000_000;
+
+/**
+ * Largest replication frame. An entries frame is filled up to REPLICATION_BATCH_BYTES; one
+ * entry can be larger (a bulk insert of the largest body), so the bound leaves room for it.
+ */
+export const REPLICATION_FRAME_BYTES_MAX = 64 * MiB;
+/** Bytes of entries a leader puts in one frame before sending it. */
+export const REPLICATION_BATCH_BYTES = 1 * MiB;
+/** Documents a leader puts in one frame of a snapshot. */
+export const REPLICATION_SNAPSHOT_BATCH_DOCS = 1000;
+/** Followers one leader serves at once; more are refused with a reason. */
+export const REPLICATION_FOLLOWERS_MAX = 32;

@@ -1,0 +1,409 @@
+/**
+ * The follower's side: connects to the leader (TLS when the node has TLS), says hello with
+ * its last seq and term, proves and checks the shared secret, refuses a leader of an older
+ * term, rolls back what the leader says it never had, loads a snapshot when told, then
+ * applies pushed entries in seq order through the write gate's replication bypass and
+ * acknowledges them. A seq that is not the next one is a gap: counted, never applied, asked
+ * for again. Any failure ends the connection; it reconnects with backoff and jitter.
+ */
+
+import * as net from 'node:net';
+import * as path from 'node:path';
+import * as tls from 'node:tls';
+import { type ChangeEntry, type Database, decodeEntry } from '../engine/index.js';
+import { DbError } from '../errors/index.js';
+import type { Document } from '../types/index.js';
+import { checkProof, newNonce, proofOf } from './handshake.js';
+import type { ReplicationCounters, ReplicationLog } from './log.js';
+import { Peer } from './peer.js';
+import { type MessageOf, PROTOCOL_VERSION } from './protocol.js';
+import { type RollbackRecord, writeRollbackFile } from './rollback.js';
+import {
+  CONNECT_TIMEOUT_MS,
+  HANDSHAKE_TIMEOUT_MS,
+  LEADER_SILENCE_RECONNECT_MS,
+  reconnectDelayMs,
+} from './timing.js';
+
+export interface FollowerOptions {
+  db: Database;
+  nodeName: string;
+  host: string;
+  port: number;
+  /** When set, the leader must prove it knows it, and this follower proves it too. */
+  secret?: string | undefined;
+  /** Connect with TLS (the node has TLS configured, so its leader has too). */
+  tls?: boolean;
+  log: ReplicationLog;
+  counters: ReplicationCounters;
+  /** The leader told where clients send writes (its HTTP address). */
+  onLeaderUrl(url: string): void;
+}
+
+/** What a follower shows in status. */
+export interface FollowerView {
+  /** The leader's replication address, `host:port`. */
+  leader: string;
+  leaderName: string | null;
+  connected: boolean;
+  state: 'connecting' | 'snapshot' | 'streaming' | 'stopped';
+  leaderTerm: number | null;
+  /** The leader's last seq, from its last heartbeat. */
+  leaderSeq: number | null;
+  /** The last seq this node applied. */
+  appliedSeq: number;
+  lagEntries: number | null;
+  lastLeaderContactAt: string | null;
+  gaps: number;
+  reconnects: number;
+  lastError: string | null;
+  rollbacks: RollbackRecord[];
+}
+
+/** Frames of entries a follower applies at once before it reads more (bounds memory). */
+const APPLIES_IN_FLIGHT_MAX = 16;
+
+export class ReplicationFollower {
+  private readonly stopper = new AbortController();
+  private peer: Peer | undefined;
+  private running: Promise<void> | undefined;
+  private attempt = 0;
+  private view: FollowerView;
+  /** Millisecond time of the last message from the leader (or of the start). */
+  lastContactMs = Date.now();
+  /** The next seq this follower expects. */
+  private expected = 1;
+  /** The last gap asked for again, so one gap is asked once. */
+  private askedAfter = -1;
+  private group: ChangeEntry[] = [];
+  private applying: Promise<void> = Promise.resolve();
+  private appliesInFlight = 0;
+  /** Set when this node's data cannot continue from its log: the next hello asks for a snapshot. */
+  private needSnapshot: boolean;
+
+  constructor(private readonly options: FollowerOptions) {
+    this.view = {
+      leader: `${options.host}:${options.port}`,
+      leaderName: null,
+      connected: false,
+      state: 'connecting',
+      leaderTerm: null,
+      leaderSeq: null,
+      appliedSeq: options.db.nodeState().lastSeq,
+      lagEntries: null,
+      lastLeaderContactAt: null,
+      gaps: 0,
+      reconnects: 0,
+      lastError: null,
+      rollbacks: [],
+    };
+    this.needSnapshot = options.db.snapshotLoadPending() !== undefined;
+  }
+
+  /** The follower's state, as a copy. */
+  status(): FollowerView {
+    const { leaderSeq, appliedSeq } = this.view;
+    return {
+      ...this.view,
+      lagEntries: leaderSeq === null ? null : Math.max(0, leaderSeq - appliedSeq),
+      rollbacks: [...this.view.rollbacks],
+    };
+  }
+
+  /** Starts following; reconnects until stopped. */
+  start(): void {
+    this.running ??= this.loop();
+  }
+
+  /** Stops following and waits until every entry received is applied (or failed). */
+  async stop(): Promise<void> {
+    this.stopper.abort();
+    this.peer?.close(new DbError('ERR_REPLICATION_CONNECTION', 'this follower stopped following'));
+    await this.running;
+    await this.applying.catch(() => {});
+    this.view.state = 'stopped';
+    this.view.connected = false;
+  }
+
+  private get stopped(): boolean {
+    return this.stopper.signal.aborted;
+  }
+
+  private async loop(): Promise<void> {
+    const { log } = this.options;
+    let sessions = 0;
+    while (!this.stopped) {
+      if (sessions++ > 0) {
+        this.options.counters.reconnects++;
+        this.view.reconnects++;
+      }
+      try {
+        const peer = await this.connect();
+        this.peer = peer;
+        await this.session(peer);
+      } catch (error) {
+        if (!this.stopped) {
+          const message = (error as Error).message;
+          if (message !== this.view.lastError) log.warn(`replication: ${message}`);
+          this.view.lastError = message;
+        }
+      }
+      this.peer?.close();
+      await this.applying.catch(() => {});
+      this.view.connected = false;
+      if (this.stopped) break;
+      this.view.state = 'connecting';
+      await sleep(reconnectDelayMs(this.attempt++), this.stopper.signal);
+    }
+  }
+
+  private connect(): Promise<Peer> {
+    const { host, port } = this.options;
+    const address = `${host}:${port}`;
+    return new Promise((resolve, reject) => {
+      // The TLS certificate is not checked against a CA: the handshake's proofs, bound to the
+      // TLS session, authenticate both ends when a secret is set (docs/replication.md).
+      const socket = this.options.tls
+        ? tls.connect({ host, port, rejectUnauthorized: false, servername: servername(host) })
+        : net.connect({ host, port });
+      const timer = setTimeout(() => {
+        socket.destroy();
+        reject(new DbError('ERR_REPLICATION_CONNECTION', `no answer from the leader at ${address}`));
+      }, CONNECT_TIMEOUT_MS);
+      socket.once(this.options.tls ? 'secureConnect' : 'connect', () => {
+        clearTimeout(timer);
+        socket.removeAllListeners('error');
+        resolve(new Peer(socket, address));
+      });
+      socket.once('error', (error: NodeJS.ErrnoException) => {
+        clearTimeout(timer);
+        reject(
+          new DbError(
+            'ERR_REPLICATION_CONNECTION',
+            `cannot reach the leader at ${address} (${error.code ?? error.message})`,
+          ),
+        );
+      });
+    });
+  }
+
+  /** One connection's life: the handshake, a catch-up, then entries until it ends. */
+  private async session(peer: Peer): Promise<void> {
+    const welcome = await this.handshake(peer);
+    this.attempt = 0;
+    this.view.connected = true;
+    this.view.lastError = null;
+    this.touch();
+    const { db, log } = this.options;
+    this.view.leaderName = welcome.node;
+    this.view.leaderTerm = welcome.term;
+    this.view.leaderSeq = welcome.lastSeq;
+    if (welcome.httpUrl) this.options.onLeaderUrl(welcome.httpUrl);
+    if (welcome.term > db.nodeState().term) await db.setTerm(welcome.term);
+    log.info(
+      `replication: following ${welcome.node} at ${this.view.leader} (term ${welcome.term}, seq ${welcome.lastSeq}); catching up from ${welcome.catchUp === 'log' ? 'the log' : 'a snapshot'}`,
+    );
+    if (welcome.rollbackAfter !== undefined) this.rollBack(welcome.rollbackAfter, welcome);
+    if (welcome.catchUp === 'snapshot') await this.loadSnapshot(peer);
+    this.view.state = 'streaming';
+    this.expected = db.nodeState().lastSeq + 1;
+    this.view.appliedSeq = this.expected - 1;
+    this.askedAfter = -1;
+    this.group = [];
+    await peer.send({ t: 'ack', seq: this.view.appliedSeq });
+    while (peer.open && !this.stopped) {
+      const message = (await peer.receive(
+        ['entries', 'heartbeat'],
+        LEADER_SILENCE_RECONNECT_MS,
+      )) as MessageOf<'entries'> | MessageOf<'heartbeat'>;
+      this.touch();
+      if (message.t === 'heartbeat') {
+        this.view.leaderSeq = message.seq;
+        continue;
+      }
+      this.takeEntries(peer, message.entries);
+      if (this.appliesInFlight >= APPLIES_IN_FLIGHT_MAX) await this.applying;
+    }
+  }
+
+  private touch(): void {
+    this.lastContactMs = Date.now();
+    this.view.lastLeaderContactAt = new Date(this.lastContactMs).toISOString();
+  }
+
+  private async handshake(peer: Peer): Promise<MessageOf<'welcome'>> {
+    const { db, secret, nodeName } = this.options;
+    const position = db.nodeState();
+    const nonce = newNonce();
+    await peer.send({
+      t: 'hello',
+      protocol: PROTOCOL_VERSION,
+      node: nodeName,
+      seq: position.lastSeq,
+      lastTerm: position.lastTerm,
+      term: position.term,
+      nonce,
+      ...(this.needSnapshot && { resync: true }),
+    });
+    const challenge = await peer.receive(['challenge', 'refused'], HANDSHAKE_TIMEOUT_MS);
+    if (challenge.t === 'refused') throw refusedBy(this.view.leader, challenge);
+    if (challenge.t !== 'challenge') throw new Error('unreachable');
+    if (challenge.term < position.term) {
+      throw new DbError(
+        'ERR_REPLICATION_STALE_LEADER',
+        `the leader at ${this.view.leader} (${challenge.node}) is in term ${challenge.term}, older than this node's term ${position.term}: it is a stale leader, replaced by a promotion; this follower takes no entries from it`,
+      );
+    }
+    const binding = peer.binding;
+    await peer.send({
+      t: 'auth',
+      ...(secret !== undefined && { proof: proofOf(secret, 'follower', challenge.nonce, binding) }),
+    });
+    const welcome = await peer.receive(['welcome', 'refused'], HANDSHAKE_TIMEOUT_MS);
+    if (welcome.t === 'refused') throw refusedBy(this.view.leader, welcome);
+    if (welcome.t !== 'welcome') throw new Error('unreachable');
+    if (secret !== undefined && !checkProof(secret, 'leader', nonce, welcome.proof, binding)) {
+      throw new DbError(
+        'ERR_REPLICATION_AUTH',
+        `the leader at ${this.view.leader} did not prove it knows the replication secret${welcome.proof ? '' : ' (it enforces none)'}; this follower does not take its entries`,
+      );
+    }
+    return welcome;
+  }
+
+  /** Writes this node's entries after `after` to a rollback file (the snapshot then undoes them). */
+  private rollBack(after: number, welcome: MessageOf<'welcome'>): void {
+    const { db, log, nodeName } = this.options;
+    const entries = [...db.changesSince(after)];
+    if (entries.length === 0) return;
+    const record = writeRollbackFile(
+      path.dirname(db.file),
+      { node: nodeName, after, leader: `${welcome.node} (${this.view.leader})`, leaderTerm: welcome.term },
+      entries,
+    );
+    this.view.rollbacks.push(record);
+    log.warn(
+      `replication: rolling back ${record.entries} entries (seqs ${after + 1}-${record.through}) that the leader ${welcome.node} never had; they are written to ${record.file}`,
+    );
+  }
+
+  /** Replaces this node's data with the leader's snapshot. */
+  private async loadSnapshot(peer: Peer): Promise<void> {
+    const { db, log } = this.options;
+    this.view.state = 'snapshot';
+    const header = (await peer.receive(['snapshot'], LEADER_SILENCE_RECONNECT_MS)) as MessageOf<'snapshot'>;
+    this.touch();
+    log.info(
+      `replication: loading a snapshot of ${header.collections.length} collections at seq ${header.seq}`,
+    );
+    this.needSnapshot = true;
+    const load = await db.startSnapshotLoad({ seq: header.seq, term: header.term });
+    for (const collection of header.collections) {
+      await load.addCollection(collection.name, collection.indexes);
+    }
+    for (;;) {
+      const message = await peer.receive(
+        ['documents', 'snapshotEnd', 'heartbeat'],
+        LEADER_SILENCE_RECONNECT_MS,
+      );
+      this.touch();
+      if (message.t === 'heartbeat') {
+        this.view.leaderSeq = message.seq;
+      } else if (message.t === 'documents') {
+        await load.insert(message.collection, message.documents as Array<{ id: string; doc: Document }>);
+      } else if (message.t === 'snapshotEnd') {
+        break;
+      }
+    }
+    await load.finish();
+    this.needSnapshot = false;
+    log.info(`replication: snapshot loaded at seq ${header.seq}`);
+  }
+
+  /** Takes one frame of entries: in order, each once, complete writes applied together. */
+  private takeEntries(peer: Peer, frames: Uint8Array[]): void {
+    const ready: ChangeEntry[] = [];
+    for (const bytes of frames) {
+      this.options.counters.bytesReceived += bytes.length;
+      const entry = decodeEntry(bytes);
+      // Already received: a resend overlaps what came before. Applying it twice is refused by
+      // the log, so it is dropped here.
+      if (entry.seq < this.expected) continue;
+      if (entry.seq > this.expected) {
+        this.gap(peer);
+        break;
+      }
+      this.group.push(entry);
+      this.expected++;
+      if (entry.endSeq === undefined || entry.seq >= entry.endSeq) {
+        ready.push(...this.group);
+        this.group = [];
+      }
+    }
+    if (ready.length > 0) this.apply(peer, ready);
+  }
+
+  private gap(peer: Peer): void {
+    const after = this.expected - 1 - this.group.length;
+    if (after === this.askedAfter) return;
+    this.askedAfter = after;
+    this.view.gaps++;
+    this.options.counters.gaps++;
+    this.options.log.warn(
+      `replication: a gap after seq ${after}; asking the leader for the entries after it again`,
+    );
+    this.expected = after + 1;
+    this.group = [];
+    peer.send({ t: 'resend', after }).catch(() => {});
+  }
+
+  private apply(peer: Peer, entries: ChangeEntry[]): void {
+    const { db, counters } = this.options;
+    const last = (entries.at(-1) as ChangeEntry).seq;
+    this.appliesInFlight++;
+    const applied = db.applyChanges(entries).then(
+      () => {
+        this.appliesInFlight--;
+        this.view.appliedSeq = last;
+        counters.entriesApplied += entries.length;
+        peer.send({ t: 'ack', seq: last }).catch(() => {});
+      },
+      (error: unknown) => {
+        this.appliesInFlight--;
+        // Data that no longer matches the leader's cannot continue from the log.
+        if ((error as DbError).code === 'ERR_CHANGE_INVALID') this.needSnapshot = true;
+        peer.close(
+          new DbError(
+            'ERR_REPLICATION_APPLY',
+            `applying the leader's entries up to seq ${last} failed: ${(error as Error).message}`,
+          ),
+        );
+      },
+    );
+    this.applying = this.applying.then(() => applied);
+  }
+}
+
+function refusedBy(leader: string, refusal: MessageOf<'refused'>): DbError {
+  return new DbError('ERR_REPLICATION_REFUSED', `the leader at ${leader} refused this follower: ${refusal.reason}`, {
+    code: refusal.code,
+  });
+}
+
+/** TLS SNI takes a host name, never an address. */
+function servername(host: string): string | undefined {
+  return net.isIP(host) === 0 ? host : undefined;
+}
+
+function sleep(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    if (signal.aborted) return resolve();
+    const timer = setTimeout(done, ms);
+    function done() {
+      clearTimeout(timer);
+      signal.removeEventListener('abort', done);
+      resolve();
+    }
+    signal.addEventListener('abort', done, { once: true });
+  });
+}

@@ -1,0 +1,14 @@
+/** Replication: the wire protocol, the leader's listener, the follower's loop, the node's role transitions. */
+
+export { FrameDecoder, encodeFrame } from './frames.js';
+export { checkProof, newNonce, proofOf } from './handshake.js';
+export type { ReplicationCounters, ReplicationLog } from './log.js';
+export { type Message, PROTOCOL_VERSION, parseMessage } from './protocol.js';
+export {
+  type AutoFailoverView,
+  type FollowerStatus,
+  Replication,
+  type ReplicationOptions,
+  type ReplicationStatus,
+} from './replication.js';
+export { ROLLBACK_DIR } from './rollback.js';

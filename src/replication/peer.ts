@@ -1,0 +1,188 @@
+/**
+ * One replication connection as messages: frames out, checked messages in, in order. A
+ * protocol error, a socket error or the other side closing ends it; every waiting receive
+ * then rejects with the reason. It knows the protocol's messages, not the session's rules.
+ */
+
+import type { Socket } from 'node:net';
+import { TLSSocket } from 'node:tls';
+import { DbError } from '../errors/index.js';
+import { encodeFrame, FrameDecoder } from './frames.js';
+import { type Message, type MessageType, parseMessage } from './protocol.js';
+
+interface Waiter {
+  resolve: (message: Message) => void;
+  reject: (error: unknown) => void;
+  timer?: NodeJS.Timeout;
+}
+
+export class Peer {
+  private readonly decoder = new FrameDecoder();
+  private readonly inbox: Message[] = [];
+  private waiter: Waiter | undefined;
+  private ended: DbError | undefined;
+  private readonly endListeners: Array<(reason: DbError) => void> = [];
+  /** Bytes received and sent, for the metrics. */
+  bytesIn = 0;
+  bytesOut = 0;
+
+  constructor(
+    readonly socket: Socket,
+    /** `host:port` of the other side, for status and logs. */
+    readonly address: string,
+  ) {
+    socket.setNoDelay(true);
+    socket.on('data', (chunk: Buffer) => this.onData(chunk));
+    socket.on('error', (error: NodeJS.ErrnoException) =>
+      this.end(
+        new DbError(
+          'ERR_REPLICATION_CONNECTION',
+          `the connection to ${address} failed (${error.code ?? error.message})`,
+        ),
+      ),
+    );
+    socket.on('close', () =>
+      this.end(new DbError('ERR_REPLICATION_CONNECTION', `${address} closed the connection`)),
+    );
+  }
+
+  private onData(chunk: Buffer): void {
+    this.bytesIn += chunk.length;
+    let values: unknown[];
+    try {
+      values = this.decoder.push(chunk);
+    } catch (error) {
+      this.close(error as DbError);
+      return;
+    }
+    for (const value of values) {
+      let message: Message;
+      try {
+        message = parseMessage(value);
+      } catch (error) {
+        this.close(error as DbError);
+        return;
+      }
+      const waiter = this.waiter;
+      if (waiter) {
+        this.waiter = undefined;
+        if (waiter.timer) clearTimeout(waiter.timer);
+        waiter.resolve(message);
+      } else {
+        this.inbox.push(message);
+      }
+    }
+  }
+
+  /**
+   * What binds the handshake's proofs to this connection: on TLS, keying material exported
+   * from the session (equal at both ends of one session only); empty on plain TCP.
+   */
+  get binding(): Uint8Array {
+    if (!(this.socket instanceof TLSSocket)) return new Uint8Array(0);
+    return this.socket.exportKeyingMaterial(32, 'EXPORTER-docdb-replication', Buffer.alloc(0));
+  }
+
+  /** Sends a last message, then closes once it is written (a refusal). */
+  async finish(message: Message): Promise<void> {
+    try {
+      await this.send(message);
+    } finally {
+      this.socket.end();
+      setTimeout(() => this.close(), 1000).unref();
+    }
+  }
+
+  /** True until the connection ended. */
+  get open(): boolean {
+    return this.ended === undefined;
+  }
+
+  /** Why it ended, once it did. */
+  get endReason(): DbError | undefined {
+    return this.ended;
+  }
+
+  /**
+   * The next message; rejects when the connection ends, when `timeoutMs` passes without one,
+   * or when it is not of an `expected` type.
+   */
+  receive(expected?: readonly MessageType[], timeoutMs?: number): Promise<Message> {
+    const check = (message: Message) => (expected ? parseMessage(message, expected) : message);
+    const queued = this.inbox.shift();
+    if (queued) {
+      try {
+        return Promise.resolve(check(queued));
+      } catch (error) {
+        return Promise.reject(error);
+      }
+    }
+    if (this.ended) return Promise.reject(this.ended);
+    return new Promise((resolve, reject) => {
+      const waiter: Waiter = {
+        resolve: (message) => {
+          try {
+            resolve(check(message));
+          } catch (error) {
+            reject(error);
+          }
+        },
+        reject,
+      };
+      if (timeoutMs !== undefined) {
+        waiter.timer = setTimeout(() => {
+          this.waiter = undefined;
+          reject(
+            new DbError(
+              'ERR_REPLICATION_CONNECTION',
+              `${this.address} sent nothing for ${Math.round(timeoutMs / 1000)} s`,
+            ),
+          );
+        }, timeoutMs);
+      }
+      this.waiter = waiter;
+    });
+  }
+
+  /** Sends one message; resolves when the socket can take more (backpressure). */
+  async send(message: Message): Promise<void> {
+    if (this.ended) throw this.ended;
+    const frame = encodeFrame(message);
+    this.bytesOut += frame.length;
+    if (this.socket.write(frame)) return;
+    await new Promise<void>((resolve) => {
+      const done = () => {
+        this.socket.off('drain', done);
+        this.socket.off('close', done);
+        resolve();
+      };
+      this.socket.once('drain', done);
+      this.socket.once('close', done);
+    });
+    if (this.ended) throw this.ended;
+  }
+
+  /** Calls `listener` once when the connection ends, with the reason. */
+  onEnd(listener: (reason: DbError) => void): void {
+    if (this.ended) listener(this.ended);
+    else this.endListeners.push(listener);
+  }
+
+  /** Ends the connection; `reason` is what waiting receives reject with. */
+  close(reason?: DbError): void {
+    this.end(reason ?? new DbError('ERR_REPLICATION_CONNECTION', 'the connection was closed'));
+    this.socket.destroy();
+  }
+
+  private end(reason: DbError): void {
+    if (this.ended) return;
+    this.ended = reason;
+    const waiter = this.waiter;
+    this.waiter = undefined;
+    if (waiter) {
+      if (waiter.timer) clearTimeout(waiter.timer);
+      waiter.reject(reason);
+    }
+    for (const listener of this.endListeners.splice(0)) listener(reason);
+  }
+}

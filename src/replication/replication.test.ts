@@ -1,0 +1,239 @@
+/**
+ * Replication between real databases in one process, over loopback sockets: every write path
+ * reaches the follower with the same ids, indexes and log; the follower refuses client
+ * writes naming the leader; a follower catches up from the log after a pause and from a
+ * snapshot once the leader trimmed past it; a wrong or missing secret is refused; promotion
+ * raises the term and a stale leader is fenced; a demoted leader that rejoins rolls back what
+ * the new leader never had into a rollback file; syncFollowers holds a write until a follower
+ * applied it and times out with a clear error when none does.
+ */
+
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { type Database, open } from '../engine/index.js';
+import { freePort } from '../../test/e2e/support.js';
+import { makeTempDir } from '../../test/support/temp-dir.js';
+import { Replication, type ReplicationOptions } from './replication.js';
+
+const cleanups: Array<() => Promise<void>> = [];
+
+afterEach(async () => {
+  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
+});
+
+interface TestNode {
+  db: Database;
+  replication: Replication;
+  dir: string;
+}
+
+function tempDir(name: string): string {
+  const { dir, cleanup } = makeTempDir(`docdb-repl-${name}-`);
+  cleanups.push(async () => cleanup());
+  return dir;
+}
+
+async function node(name: string, options: Partial<ReplicationOptions> = {}, dir?: string) {
+  const dataDir = dir ?? tempDir(name);
+  const db = await open(dataDir);
+  const replication = new Replication({ db, nodeName: name, httpPort: 1, ...options });
+  const test: TestNode = { db, replication, dir: dataDir };
+  cleanups.push(async () => {
+    await replication.close();
+    await db.close();
+  });
+  return test;
+}
+
+async function until<T>(check: () => T | undefined, what: string, timeoutMs = 10_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = check();
+    if (value !== undefined && value !== false) return value;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
+
+function caughtUp(leader: TestNode, follower: TestNode): Promise<true> {
+  return until(
+    () => follower.db.nodeState().lastSeq === leader.db.nodeState().lastSeq || undefined,
+    `the follower to reach seq ${leader.db.nodeState().lastSeq}`,
+  );
+}
+
+async function everything(db: Database): Promise<unknown> {
+  const out: Record<string, unknown> = {};
+  for (const name of db.listCollections()) {
+    const all = await db.query(`SELECT * FROM ${name} ORDER BY _id`);
+    out[name] = { documents: all.documents, indexes: db.collection(name).listIndexes() };
+  }
+  return out;
+}
+
+async function pair(options: Partial<ReplicationOptions> = {}) {
+  const leader = await node('leader', options);
+  const follower = await node('follower', options);
+  const port = await freePort();
+  await leader.replication.startLeader({ port });
+  await follower.replication.startFollower({ host: '127.0.0.1', port });
+  return { leader, follower, port };
+}
+
+describe('replication', () => {
+  it('replicates every write path with the same ids, indexes and log', async () => {
+    const { leader, follower } = await pair();
+    const orders = leader.db.collection('orders');
+    const id = await orders.insert({ pnr: 'A1', n: 1 });
+    await orders.insertMany([{ pnr: 'B2', n: 2 }, { pnr: 'C3', n: 3 }]);
+    await orders.createIndex({ path: 'pnr', unique: true, name: 'by_pnr' });
+    await leader.db.query('UPDATE orders SET n = 10 WHERE n >= 2');
+    await leader.db.query('DELETE FROM orders WHERE pnr = ?', ['C3']);
+    await leader.db.query("INSERT INTO notes VALUES {\"text\": \"hi\"}");
+    await leader.db.query('CREATE INDEX by_text ON notes (text)');
+    await leader.db.query('DROP INDEX by_text ON notes');
+    await orders.replace(id, { pnr: 'A1', n: 5 });
+    await leader.db.collection('cold').insertMany([{ a: 1 }], { skipIndexes: true });
+    await leader.db.dropCollection('notes');
+    await caughtUp(leader, follower);
+    expect(await everything(follower.db)).toEqual(await everything(leader.db));
+    expect([...follower.db.changesSince(0)]).toEqual([...leader.db.changesSince(0)]);
+    const plan = await follower.db.query('SELECT * FROM orders WHERE pnr = ?', ['A1']);
+    expect(plan.plan).toBe('INDEX_SCAN(by_pnr)');
+    expect(plan.documents).toEqual([{ _id: id, pnr: 'A1', n: 5 }]);
+  });
+
+  it('refuses client writes on the follower, naming the leader', async () => {
+    const { follower } = await pair({ httpUrl: 'http://127.0.0.1:5000' });
+    await until(() => follower.replication.status().leader?.connected, 'the follower to connect');
+    await expect(follower.db.collection('x').insert({ a: 1 })).rejects.toMatchObject({
+      code: 'ERR_NODE_READ_ONLY',
+      message: 'this node is a follower; send writes to the leader at http://127.0.0.1:5000',
+    });
+  });
+
+  it('catches up from the log after a pause, and from a snapshot once the log was trimmed', async () => {
+    const leader = await node('leader');
+    const port = await freePort();
+    await leader.replication.startLeader({ port });
+    const dir = tempDir('follower');
+    const first = await node('follower', {}, dir);
+    await first.replication.startFollower({ host: '127.0.0.1', port });
+    await leader.db.collection('a').insert({ n: 1 });
+    await caughtUp(leader, first);
+    await first.replication.close();
+    await first.db.close();
+    cleanups.pop();
+    await leader.db.collection('a').insertMany([{ n: 2 }, { n: 3 }]);
+    const again = await node('follower', {}, dir);
+    await again.replication.startFollower({ host: '127.0.0.1', port });
+    await caughtUp(leader, again);
+    expect(leader.replication.status().counters.snapshotsSent).toBe(0);
+    // A checkpoint trims everything but the newest entry while no follower holds the log.
+    await again.replication.close();
+    for (let i = 0; i < 5; i++) await leader.db.collection('a').insert({ n: 10 + i });
+    await leader.db.checkpoint();
+    const fresh = await node('fresh');
+    await fresh.replication.startFollower({ host: '127.0.0.1', port });
+    await caughtUp(leader, fresh);
+    expect(await everything(fresh.db)).toEqual(await everything(leader.db));
+  });
+
+  it('refuses a wrong or missing secret, and a leader that cannot prove it', async () => {
+    const leader = await node('leader', { secret: 'right' });
+    const port = await freePort();
+    await leader.replication.startLeader({ port });
+    await leader.db.collection('a').insert({ n: 1 });
+    const wrong = await node('wrong', { secret: 'wrong' });
+    await wrong.replication.startFollower({ host: '127.0.0.1', port });
+    expect(
+      await until(() => wrong.replication.status().leader?.lastError ?? undefined, 'an error'),
+    ).toMatch(/secret does not match/);
+    const none = await node('none');
+    await none.replication.startFollower({ host: '127.0.0.1', port });
+    expect(
+      await until(() => none.replication.status().leader?.lastError ?? undefined, 'an error'),
+    ).toMatch(/requires the replication secret/);
+    const open = await node('open');
+    const openPort = await freePort();
+    await open.replication.startLeader({ port: openPort });
+    const careful = await node('careful', { secret: 'right' });
+    await careful.replication.startFollower({ host: '127.0.0.1', port: openPort });
+    expect(
+      await until(() => careful.replication.status().leader?.lastError ?? undefined, 'an error'),
+    ).toMatch(/did not prove it knows the replication secret/);
+    for (const refused of [wrong, none, careful]) {
+      expect(refused.db.listCollections()).toEqual([]);
+    }
+    const right = await node('right', { secret: 'right' });
+    await right.replication.startFollower({ host: '127.0.0.1', port });
+    await caughtUp(leader, right);
+  });
+
+  it('promotes in a new term, fences the stale leader, and rolls back what it never shipped', async () => {
+    const { leader, follower } = await pair();
+    await leader.db.collection('a').insert({ n: 1 });
+    await caughtUp(leader, follower);
+    // The leader writes what never reaches the follower: the follower stops first.
+    await follower.replication.promote({ port: await freePort() }).catch(() => {});
+    expect(follower.db.nodeState().term).toBe(2);
+    expect(follower.replication.status().role).toBe('leader');
+    await leader.db.collection('a').insert({ lost: true });
+    await follower.db.collection('a').insert({ n: 2 });
+    // The old leader learns of term 2 from a follower of the new leader's term.
+    const third = await node('third');
+    await third.replication.startFollower({
+      host: '127.0.0.1',
+      port: follower.replication.status().replicationPort as number,
+    });
+    await caughtUp(follower, third);
+    const fourth = await node('fourth');
+    await fourth.db.setTerm(third.db.nodeState().term);
+    await fourth.replication.startFollower({
+      host: '127.0.0.1',
+      port: leader.replication.status().replicationPort as number,
+    });
+    await until(() => leader.replication.status().fenced, 'the old leader to be fenced');
+    expect(leader.db.gate.readOnly).toBe(true);
+    await expect(leader.db.collection('a').insert({ n: 3 })).rejects.toMatchObject({
+      code: 'ERR_NODE_READ_ONLY',
+    });
+    expect(
+      await until(() => fourth.replication.status().leader?.lastError ?? undefined, 'an error'),
+    ).toMatch(/older than the follower's term 2/);
+    // The old leader rejoins as a follower of the new one: its extra entry is rolled back.
+    await leader.replication.startFollower({
+      host: '127.0.0.1',
+      port: follower.replication.status().replicationPort as number,
+    });
+    await caughtUp(follower, leader);
+    expect(await everything(leader.db)).toEqual(await everything(follower.db));
+    const rollbacks = leader.replication.status().leader?.rollbacks ?? [];
+    expect(rollbacks).toHaveLength(1);
+    const lines = fs
+      .readFileSync(rollbacks[0]?.file as string, 'utf8')
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line));
+    expect(path.dirname(rollbacks[0]?.file as string)).toBe(path.join(leader.dir, 'rollback'));
+    expect(lines[0].rollback.entries).toBe(1);
+    expect(lines[1]).toMatchObject({ op: 'insert', collection: 'a', term: 1 });
+    expect(lines[1].documents[0].doc).toEqual({ lost: true });
+  });
+
+  it('holds a write until a follower applied it (syncFollowers 1)', async () => {
+    const { leader, follower } = await pair({ syncFollowers: 1, syncTimeoutMs: 500 });
+    await until(() => leader.replication.status().followerCount === 1 || undefined, 'a follower');
+    await leader.db.collection('a').insert({ n: 1 });
+    // Acknowledged means applied on the follower already.
+    expect(follower.db.nodeState().lastSeq).toBe(leader.db.nodeState().lastSeq);
+    await follower.replication.close();
+    await until(() => leader.replication.status().followerCount === 0 || undefined, 'no follower');
+    await expect(leader.db.collection('a').insert({ n: 2 })).rejects.toMatchObject({
+      code: 'ERR_REPLICATION_TIMEOUT',
+      details: { committedLocally: true, acknowledged: 0, required: 1 },
+    });
+    expect(leader.db.collection('a').count()).toBe(2);
+  });
+});

@@ -1,0 +1,102 @@
+/**
+ * The replication endpoints of spec §4: status, and the transitions of the state table
+ * (§3). Each transition answers the status after it. The rules live in
+ * src/replication/replication.ts; this plugin only checks bodies and maps them onto it.
+ */
+
+import type { FastifyInstance } from 'fastify';
+import { NO_BODY } from '../json-body.js';
+import type { RouteContext } from '../route-context.js';
+import { AUTO_FAILOVER_SECONDS_MAX, PORT_MAX, PORT_MIN } from '../settings.js';
+
+const port = { type: 'integer', minimum: PORT_MIN, maximum: PORT_MAX } as const;
+const sharedSecret = { type: 'string', minLength: 1, maxLength: 1024 } as const;
+// A host name or address, as the leader-host setting takes it: no scheme, port or path.
+const host = { type: 'string', minLength: 1, maxLength: 253, pattern: '^[A-Za-z0-9.:_%-]+$' } as const;
+
+function body<P extends Record<string, unknown>>(properties: P, required: Array<keyof P & string>) {
+  return { type: 'object', additionalProperties: false, required, properties } as const;
+}
+
+export function registerReplicationRoutes(
+  app: FastifyInstance,
+  { replication }: RouteContext,
+): void {
+  app.get(
+    '/replication/status',
+    {
+      schema: {
+        summary: 'Role, term, seqs, followers with their lag, gaps, auto-failover state',
+      },
+    },
+    async () => replication.status(),
+  );
+
+  app.post<{ Body: { port: number; sharedSecret?: string } }>(
+    '/replication/start-leader',
+    {
+      schema: {
+        summary: 'Open the replication listener: this node leads',
+        body: body({ port, sharedSecret }, ['port']),
+      },
+    },
+    async (request) => replication.startLeader(request.body),
+  );
+
+  app.post<{ Body: { host: string; port: number; sharedSecret?: string } }>(
+    '/replication/start-follower',
+    {
+      schema: {
+        summary: 'Follow the leader at host:port',
+        body: body({ host, port, sharedSecret }, ['host', 'port']),
+      },
+    },
+    async (request) => replication.startFollower(request.body),
+  );
+
+  app.post(
+    '/replication/read-only',
+    { ...NO_BODY, schema: { summary: 'Refuse writes: the first step of a planned handover' } },
+    async () => replication.readOnly(),
+  );
+
+  app.post(
+    '/replication/read-write',
+    { ...NO_BODY, schema: { summary: 'Take writes again: recover or abort a handover' } },
+    async () => replication.readWrite(),
+  );
+
+  app.post<{ Body: { port: number } }>(
+    '/replication/promote',
+    {
+      schema: {
+        summary: 'A follower takes over as leader in a new term, listening on port',
+        body: body({ port }, ['port']),
+      },
+    },
+    async (request) => replication.promote(request.body),
+  );
+
+  app.post<{ Body: { silenceSeconds: number; newLeaderPort: number } }>(
+    '/replication/auto-failover/enable',
+    {
+      schema: {
+        summary: 'Promote this follower when the leader is silent silenceSeconds',
+        body: body(
+          {
+            silenceSeconds: { type: 'integer', minimum: 1, maximum: AUTO_FAILOVER_SECONDS_MAX },
+            newLeaderPort: port,
+          },
+          ['silenceSeconds', 'newLeaderPort'],
+        ),
+      },
+    },
+    async (request) => replication.enableAutoFailover(request.body),
+  );
+
+  app.post(
+    '/replication/auto-failover/disable',
+    { ...NO_BODY, schema: { summary: "Stop watching the leader's silence" } },
+    async () => replication.disableAutoFailover(),
+  );
+}
