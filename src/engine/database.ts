@@ -183,9 +183,21 @@ export class Database {
     return this.store.setTerm(term);
   }
 
-  /** Replication term and the change log's newest and trimmed seqs. */
+  /**
+   * Replication term, the change log's newest and trimmed seqs, and the term of its newest
+   * entry (`lastTerm`: the floor's term when the log holds none, 0 when nothing was written).
+   */
   nodeState(): LogPosition {
     return this.store.nodeState();
+  }
+
+  /**
+   * The term of the change-log entry at `seq` while it is retained; at the floor
+   * (`nodeState().seqFloor`), the floor's term; undefined below the floor or past the last
+   * seq. With `nodeState().lastTerm`, what tells whether two nodes' histories agree.
+   */
+  termAt(seq: number): number | undefined {
+    return this.store.termAt(seq);
   }
 
   /** Documents written through this handle since it opened the file, by operation. */

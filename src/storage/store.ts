@@ -171,9 +171,17 @@ export class Store implements StoreReader {
     return this.catalog.version;
   }
 
-  /** The node's replication term and the seqs of its change log. */
+  /** The node's replication term, the seqs of its change log and the term of its newest entry. */
   nodeState(): LogPosition {
     return this.log.position();
+  }
+
+  /**
+   * The term of the change-log entry at `seq` while the log retains it; at the floor
+   * (`seqFloor`), the floor's term; undefined below the floor or past the last seq.
+   */
+  termAt(seq: number): number | undefined {
+    return this.log.termAt(seq);
   }
 
   // ---- writes --------------------------------------------------------------------------
@@ -260,7 +268,7 @@ export class Store implements StoreReader {
   }
 
   private runBatch(body: (txn: WriteTxn) => void): WriteTxn {
-    const state = newTxnState(this.catalog.meta, this.log.lastSeq);
+    const state = newTxnState(this.catalog.meta, this.log.lastSeq, this.log.lastTerm);
     const txn = new WriteTxn(this.ctx, this.scans, state);
     try {
       this.handles.env.transactionSync(() => body(txn));
