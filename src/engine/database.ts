@@ -16,6 +16,8 @@ import {
   type FileSnapshot,
   type LogPosition,
   normalizeCollectionName,
+  type SnapshotLoad,
+  type SnapshotPosition,
   Store,
   type StoreOptions,
   type StoreStats,
@@ -176,6 +178,28 @@ export class Database {
    */
   applyChanges(entries: readonly ChangeEntry[]): Promise<number> {
     return this.store.applyEntries(entries);
+  }
+
+  /**
+   * Begins replacing this node's whole state with a leader's snapshot at `at.seq` (a
+   * follower's resync): one write drops every collection and the change log and marks the
+   * load, then `addCollection` and `insert` (batches of about 1,000 documents, one write
+   * each) fill it, and `finish` makes it the node's state: the change log empty with its floor
+   * at the snapshot's seq, so the entries after it apply next. Past the write gate, like
+   * `applyChanges`; the log takes no other entries until it finishes. Pass the snapshot's
+   * `lastTerm` (the term of its seq's entry) for `nodeState().lastTerm`; `term` stands in.
+   */
+  startSnapshotLoad(at: SnapshotPosition): Promise<SnapshotLoad> {
+    return this.store.startSnapshotLoad(at);
+  }
+
+  /**
+   * Set when a snapshot load began and never finished (a crash mid-load): the data is
+   * partial, and the node should load a snapshot again before it serves or applies anything.
+   */
+  snapshotLoadPending(): { seq: number; term: number } | undefined {
+    this.store.refresh();
+    return this.store.snapshotLoadPending();
   }
 
   /** Moves the node to a higher term, durably (a promotion); never lower. */
