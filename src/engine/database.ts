@@ -1,8 +1,8 @@
 /**
  * The Database facade: what the CLI, the server, replication and embedding applications
  * call. It owns one Store, its write gate and the statement cache, and hands out collection
- * handles. Every write it offers passes the gate; `applyChanges` (replication) is the one
- * way past it.
+ * handles. Every write it offers passes the gate; replication's `applyChanges` and
+ * `startSnapshotLoad` are the ways past it.
  */
 
 import type { DbError } from '../errors/index.js';
