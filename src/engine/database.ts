@@ -1,8 +1,8 @@
 /**
  * The Database facade: what the CLI, the server, replication and embedding applications
  * call. It owns one Store, its write gate and the statement cache, and hands out collection
- * handles. Every write it offers passes the gate; `applyChanges` (replication) is the one
- * way past it.
+ * handles. Every write it offers passes the gate; replication's `applyChanges` and
+ * `startSnapshotLoad` are the ways past it.
  */
 
 import type { DbError } from '../errors/index.js';
@@ -16,6 +16,8 @@ import {
   type FileSnapshot,
   type LogPosition,
   normalizeCollectionName,
+  type SnapshotLoad,
+  type SnapshotPosition,
   Store,
   type StoreOptions,
   type StoreStats,
@@ -192,14 +194,48 @@ export class Database {
     return this.store.applyEntries(entries);
   }
 
+  /**
+   * Begins replacing this node's whole state with a leader's snapshot at `at.seq` (a
+   * follower's resync): one write drops every collection and the change log and marks the
+   * load, then `addCollection` and `insert` (batches of about 1,000 documents, one write
+   * each) fill it, and `finish` makes it the node's state: the change log empty with its floor
+   * at the snapshot's seq, so the entries after it apply next. Past the write gate, like
+   * `applyChanges`; the log takes no other entries until it finishes. Pass the snapshot's
+   * `lastTerm` (the term of its seq's entry) for `nodeState().lastTerm`; `term` stands in.
+   */
+  startSnapshotLoad(at: SnapshotPosition): Promise<SnapshotLoad> {
+    return this.store.startSnapshotLoad(at);
+  }
+
+  /**
+   * Set when a snapshot load began and never finished (a crash mid-load): the data is
+   * partial, and the node should load a snapshot again before it serves or applies anything.
+   */
+  snapshotLoadPending(): { seq: number; term: number } | undefined {
+    this.store.refresh();
+    return this.store.snapshotLoadPending();
+  }
+
   /** Moves the node to a higher term, durably (a promotion); never lower. */
   setTerm(term: number): Promise<number> {
     return this.store.setTerm(term);
   }
 
-  /** Replication term and the change log's newest and trimmed seqs. */
+  /**
+   * Replication term, the change log's newest and trimmed seqs, and the term of its newest
+   * entry (`lastTerm`: the floor's term when the log holds none, 0 when nothing was written).
+   */
   nodeState(): LogPosition {
     return this.store.nodeState();
+  }
+
+  /**
+   * The term of the change-log entry at `seq` while it is retained; at the floor
+   * (`nodeState().seqFloor`), the floor's term; undefined below the floor or past the last
+   * seq. With `nodeState().lastTerm`, what tells whether two nodes' histories agree.
+   */
+  termAt(seq: number): number | undefined {
+    return this.store.termAt(seq);
   }
 
   /** Documents written through this handle since it opened the file, by operation. */

@@ -2,8 +2,9 @@
  * The write gate: the node's replication role and read-only mode, and the one rule that
  * follows from them: a follower or a read-only node (a planned handover) refuses every client
  * write. It guards the store itself, so the REST API, SQL, the embedded API and the CLI are
- * all refused alike; replication's apply is the one way past it (Store.applyEntries). The
- * server shows the state; replication changes it.
+ * all refused alike; replication's apply and snapshot load are the ways past it
+ * (Store.applyEntries, Store.startSnapshotLoad). The server shows the state; replication
+ * changes it.
  */
 
 import { DbError } from '../errors/index.js';

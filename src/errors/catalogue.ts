@@ -85,7 +85,8 @@ export const ERROR_CATALOGUE = {
   },
   ERR_NODE_READ_ONLY: {
     status: 503,
-    meaning: 'The node refuses writes: it is read-only (handover) or a follower.',
+    meaning:
+      "The node refuses writes: it is read-only (handover), a follower, or loading its leader's snapshot.",
   },
   ERR_CONFIG_INVALID: {
     status: 400,

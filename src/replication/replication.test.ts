@@ -87,7 +87,7 @@ describe('replication', () => {
     const orders = leader.db.collection('orders');
     const id = await orders.insert({ pnr: 'A1', n: 1 });
     await orders.insertMany([{ pnr: 'B2', n: 2 }, { pnr: 'C3', n: 3 }]);
-    await orders.createIndex({ path: 'pnr', unique: true, name: 'by_pnr' });
+    await orders.createIndex({ paths: ['pnr'], unique: true, name: 'by_pnr' });
     await leader.db.query('UPDATE orders SET n = 10 WHERE n >= 2');
     await leader.db.query('DELETE FROM orders WHERE pnr = ?', ['C3']);
     await leader.db.query("INSERT INTO notes VALUES {\"text\": \"hi\"}");

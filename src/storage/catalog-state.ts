@@ -122,14 +122,14 @@ export class Catalog {
   save(txn: TxnState, def: CollectionDef): void {
     this.handles.catalog.putSync(Buffer.from(COLLECTION_PREFIX + def.name), encodeValue(def));
     txn.defs.set(def.name, def);
-    this.bump(txn);
+    this.markChanged(txn);
   }
 
   /** Removes a collection record. */
   remove(txn: TxnState, name: string): void {
     this.handles.catalog.removeSync(Buffer.from(COLLECTION_PREFIX + name));
     txn.defs.set(name, null);
-    this.bump(txn);
+    this.markChanged(txn);
   }
 
   /** Replaces the node metadata. */
@@ -148,7 +148,7 @@ export class Catalog {
   /** Stores the shared document structures in a write transaction. */
   saveStructures(txn: TxnState, structures: Structure[]): void {
     this.handles.catalog.putSync(STRUCTURES_KEY, encodeValue(structures));
-    this.bump(txn);
+    this.markChanged(txn);
   }
 
   /**
@@ -168,7 +168,7 @@ export class Catalog {
   }
 
   /** Marks a catalog change for readers in other processes (NodeMeta.catalogGeneration). */
-  private bump(txn: TxnState): void {
+  markChanged(txn: TxnState): void {
     this.saveMeta(txn, {
       ...txn.meta,
       catalogGeneration: (txn.meta.catalogGeneration ?? 0) + 1,

@@ -35,6 +35,17 @@ export interface NodeMeta {
   term: number;
   /** Highest seq ever trimmed from the change log; the log's seqs continue above it. */
   seqFloor: number;
+  /**
+   * The term of the entry at `seqFloor` (the last one trimmed, or a loaded snapshot's seq):
+   * the log's last term once it holds no entry. Absent before anything was trimmed, and in
+   * files trimmed before it existed: read as 0, a term no entry carries.
+   */
+  floorTerm?: number;
+  /**
+   * Set while a snapshot load replaces the node's state (resync.ts) and cleared when it
+   * finishes: present after a restart, it says the data is partial.
+   */
+  loading?: SnapshotLoadMark;
   /** Counter behind sub-database names (`c<N>`, `i<N>`); never reused. */
   nextDbId: number;
   /**
@@ -43,6 +54,18 @@ export interface NodeMeta {
    */
   catalogGeneration?: number;
   createdAt: string;
+}
+
+/** What a snapshot load in progress records in `meta` (see NodeMeta.loading). */
+export interface SnapshotLoadMark {
+  /** Tells this load from a later one that started over (a UUID). */
+  id: string;
+  /** The snapshot's seq: the log continues after it once the load finishes. */
+  seq: number;
+  /** The leader's term when it took the snapshot. */
+  term: number;
+  /** The term of the entry at `seq` on the leader. */
+  lastTerm: number;
 }
 
 export type { IndexState };

@@ -107,6 +107,18 @@ export function decodeStoredEntry(
   return { ...entry, documents };
 }
 
+/**
+ * The term of a stored entry, read from its map without decoding its documents (they stay
+ * the bytes the collection stores).
+ */
+export function storedEntryTerm(bytes: Uint8Array): number {
+  const { term } = decodeValue<{ term?: unknown }>(bytes);
+  if (!Number.isSafeInteger(term) || (term as number) < 0) {
+    throw invalidEntry(`has no valid term (${JSON.stringify(term)})`);
+  }
+  return term as number;
+}
+
 function invalidEntry(why: string): DbError {
   return new DbError('ERR_CHANGE_INVALID', `a change-log entry ${why}`);
 }

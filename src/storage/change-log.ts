@@ -2,9 +2,10 @@
  * The change log: one entry per change, keyed by a strictly increasing seq, written in the
  * same transaction as the write it records (format in change-entry.ts). It appends the
  * entries of a local write at the next seqs, or writes a leader's entries at their own seq
- * and term (a follower's apply); it keeps the node's term, never lowering it; it tells
- * waiting readers when a commit added entries; and it trims its oldest entries to a byte
- * bound and at checkpoints, never past what a holder (a follower) still needs. It knows
+ * and term (a follower's apply); it keeps the node's term, never lowering it, and the term of
+ * its newest entry (or of its floor); it tells waiting readers when a commit added entries;
+ * it trims its oldest entries to a byte bound and at checkpoints, never past what a holder (a
+ * follower) still needs; and a snapshot load replaces its whole history (resync.ts). It knows
  * nothing of documents: the write that records an entry did the work.
  */
 
@@ -20,6 +21,7 @@ import {
   type StoredChangeOp,
   seqKey,
   seqOfKey,
+  storedEntryTerm,
 } from './change-entry.js';
 import type { Document } from './document-check.js';
 import type { Handles } from './handles.js';
@@ -57,6 +59,8 @@ interface HoldState {
 
 interface Waiter {
   after: number;
+  /** Woken too when a snapshot load replaces the history (a follow, which then stops). */
+  wakeOnReplace: boolean;
   resolve: (lastSeq: number) => void;
   reject: (error: unknown) => void;
 }
@@ -65,6 +69,10 @@ export type { LogPosition };
 
 export class ChangeLog {
   private committedLastSeq = 0;
+  /** The term of the entry at committedLastSeq (the floor's term when the log is empty). */
+  private committedLastTerm = 0;
+  /** Counts the commits that replaced the log's history: a follow that saw one stops. */
+  private replacements = 0;
   private pageBytes: number | undefined;
   /** Bytes appended since the size was last checked. */
   private uncheckedBytes = 0;
@@ -80,30 +88,63 @@ export class ChangeLog {
     private readonly decodeStored: (bytes: Uint8Array) => Document,
   ) {}
 
-  /** Reads where the log ends (at open, and when the catalog is re-read). */
+  /** Reads where the log ends and that entry's term (at open, and when the catalog is re-read). */
   load(): void {
-    this.committedLastSeq = Math.max(this.catalog.meta.seqFloor, this.lastKeySeq());
+    const { seqFloor, floorTerm } = this.catalog.meta;
+    const last = this.lastEntry();
+    if (last && last.seq > seqFloor) {
+      this.committedLastSeq = last.seq;
+      this.committedLastTerm = last.term;
+    } else {
+      this.committedLastSeq = seqFloor;
+      this.committedLastTerm = floorTerm ?? 0;
+    }
   }
 
-  private lastKeySeq(): number {
-    for (const key of this.handles.changes.getKeys({
+  private lastEntry(): { seq: number; term: number } | undefined {
+    for (const { key, value } of this.handles.changes.getRange({
       start: PAST_LAST_KEY,
       reverse: true,
       limit: 1,
     })) {
-      return seqOfKey(key);
+      return { seq: seqOfKey(key), term: storedEntryTerm(value) };
     }
-    return 0;
+    return undefined;
   }
 
   /** The committed position. */
   position(): LogPosition {
     const { term, seqFloor } = this.catalog.meta;
-    return { term, lastSeq: this.committedLastSeq, seqFloor };
+    return { term, lastSeq: this.committedLastSeq, seqFloor, lastTerm: this.committedLastTerm };
+  }
+
+  /** The position as a write transaction leaves it. */
+  positionIn(txn: TxnState): LogPosition {
+    const { term, seqFloor } = txn.meta;
+    return { term, lastSeq: txn.lastSeq, seqFloor, lastTerm: txn.lastTerm };
+  }
+
+  /**
+   * The term of the committed entry at `seq` while the log retains it; at the floor, the
+   * floor's term (0 when nothing was ever trimmed); undefined below the floor or past the end.
+   */
+  termAt(seq: number): number | undefined {
+    const { seqFloor, floorTerm } = this.catalog.meta;
+    if (!Number.isSafeInteger(seq) || seq < seqFloor || seq > this.committedLastSeq) {
+      return undefined;
+    }
+    if (seq === this.committedLastSeq) return this.committedLastTerm;
+    if (seq === seqFloor) return floorTerm ?? 0;
+    const bytes = this.handles.changes.get(seqKey(seq));
+    return bytes === undefined ? undefined : storedEntryTerm(bytes);
   }
 
   get lastSeq(): number {
     return this.committedLastSeq;
+  }
+
+  get lastTerm(): number {
+    return this.committedLastTerm;
   }
 
   // ---- inside a write transaction -----------------------------------------------------
@@ -123,6 +164,7 @@ export class ChangeLog {
   writePending(txn: TxnState): void {
     const ops = txn.pending;
     if (ops.length === 0) return;
+    requireNoLoad(txn);
     txn.pending = [];
     const atMs = Date.now();
     const first = txn.lastSeq + 1;
@@ -144,6 +186,7 @@ export class ChangeLog {
    * and its term is not older than this node's.
    */
   checkApplicable(txn: TxnState, entry: ChangeEntry): void {
+    requireNoLoad(txn);
     if (entry.seq !== txn.lastSeq + 1) {
       throw new DbError(
         'ERR_CHANGE_OUT_OF_ORDER',
@@ -176,6 +219,7 @@ export class ChangeLog {
     const bytes = encodeStoredEntry(entry);
     this.handles.changes.putSync(seqKey(entry.seq), bytes, { append: true });
     txn.lastSeq = entry.seq;
+    txn.lastTerm = entry.term;
     // Checked every few entries, or sooner when large ones come: the log overshoots its bound
     // by at most a sixteenth of it and one entry.
     this.uncheckedBytes += bytes.length;
@@ -215,29 +259,64 @@ export class ChangeLog {
 
   /**
    * Removes the entries with a seq at or below `trimTo` (never past a hold unless
-   * `breakHolds`); returns how many went.
+   * `breakHolds`); returns how many went. The new floor keeps the term of the entry at it.
    */
   trimTo(txn: TxnState, trimTo: number, breakHolds = false): number {
     const limit = breakHolds ? trimTo : Math.min(trimTo, this.heldFloor());
     if (limit <= txn.meta.seqFloor) return 0;
+    const floorTerm = this.termIn(txn, limit);
     const doomed = [...this.handles.changes.getKeys({ start: seqKey(0), end: seqKey(limit + 1) })];
     for (const key of doomed) this.handles.changes.removeSync(key);
-    this.catalog.saveMeta(txn, { ...txn.meta, seqFloor: limit });
+    this.catalog.saveMeta(txn, { ...txn.meta, seqFloor: limit, floorTerm });
     return doomed.length;
+  }
+
+  /** The term of the entry at `seq` inside a write transaction (seqs above the floor). */
+  private termIn(txn: TxnState, seq: number): number {
+    if (seq >= txn.lastSeq) return txn.lastTerm;
+    const bytes = this.handles.changes.get(seqKey(seq));
+    // Entries above the floor are contiguous, so it is there; the floor's term otherwise.
+    return bytes === undefined ? (txn.meta.floorTerm ?? 0) : storedEntryTerm(bytes);
+  }
+
+  /**
+   * Replaces the log's whole history (a snapshot load starting or finishing): removes every
+   * entry and puts the floor at `seqFloor` with `floorTerm`, so the log continues after it.
+   * Once the batch commits, every hold is lost and every follow stops (ERR_CHANGES_TRIMMED):
+   * what they followed is no longer this node's history.
+   */
+  replaceHistory(txn: TxnState, seqFloor: number, floorTerm: number): void {
+    this.handles.changes.clearSync();
+    this.catalog.saveMeta(txn, { ...txn.meta, seqFloor, floorTerm });
+    txn.lastSeq = seqFloor;
+    txn.lastTerm = floorTerm;
+    txn.logReplaced = true;
   }
 
   // ---- after a commit -----------------------------------------------------------------
 
-  /** Takes a committed transaction's log end, breaks holds it trimmed past, wakes readers. */
+  /**
+   * Takes a committed transaction's log end, breaks holds it trimmed past (all of them when it
+   * replaced the history), wakes readers: those waiting for a seq it passed, and every follow
+   * when the history was replaced (it then stops).
+   */
   committed(txn: TxnState): void {
-    for (const hold of this.holds) if (hold.seq < txn.meta.seqFloor) hold.lost = true;
-    if (txn.lastSeq === this.committedLastSeq) return;
+    const replaced = txn.logReplaced;
+    for (const hold of this.holds) {
+      if (replaced || hold.seq < txn.meta.seqFloor) hold.lost = true;
+    }
+    this.committedLastTerm = txn.lastTerm;
+    if (replaced) this.replacements++;
+    if (txn.lastSeq === this.committedLastSeq && !replaced) return;
     this.committedLastSeq = txn.lastSeq;
     const waiting = this.waiters;
     this.waiters = [];
     for (const waiter of waiting) {
-      if (waiter.after < txn.lastSeq) waiter.resolve(txn.lastSeq);
-      else this.waiters.push(waiter);
+      if (waiter.after < txn.lastSeq || (replaced && waiter.wakeOnReplace)) {
+        waiter.resolve(txn.lastSeq);
+      } else {
+        this.waiters.push(waiter);
+      }
     }
   }
 
@@ -268,19 +347,24 @@ export class ChangeLog {
    * is not told of another's.
    */
   whenCommittedAfter(afterSeq: number, signal?: AbortSignal): Promise<number> {
+    return this.waitPast(afterSeq, signal, false);
+  }
+
+  private waitPast(afterSeq: number, signal: AbortSignal | undefined, wakeOnReplace: boolean) {
     if (this.committedLastSeq > afterSeq || signal?.aborted) {
       return Promise.resolve(this.committedLastSeq);
     }
     if (this.closed) {
       return Promise.reject(new DbError('ERR_STORAGE_CLOSED', 'the database is closed'));
     }
-    return new Promise((resolve, reject) => {
+    return new Promise<number>((resolve, reject) => {
       const onAbort = () => {
         this.waiters = this.waiters.filter((w) => w !== waiter);
         resolve(this.committedLastSeq);
       };
       const waiter: Waiter = {
         after: afterSeq,
+        wakeOnReplace,
         resolve: (lastSeq) => {
           signal?.removeEventListener('abort', onAbort);
           resolve(lastSeq);
@@ -295,11 +379,14 @@ export class ChangeLog {
   /**
    * The entries after `afterSeq`, then each new one as commits add it, until `signal`
    * aborts: a tail that never polls. Throws ERR_CHANGES_TRIMMED when the entries it needs
-   * were trimmed (before or while it reads).
+   * were trimmed (before or while it reads), or when a snapshot load replaced the history it
+   * followed.
    */
   async *follow(afterSeq: number, signal?: AbortSignal): AsyncGenerator<ChangeEntry> {
     let seq = afterSeq;
+    const replacements = this.replacements;
     while (!signal?.aborted) {
+      if (this.replacements !== replacements) throw historyReplaced(seq, this.catalog.meta);
       this.requireRetained(seq);
       const chunk: ChangeEntry[] = [];
       for (const entry of this.entriesAfter(seq)) {
@@ -311,7 +398,7 @@ export class ChangeLog {
         seq = entry.seq;
         if (signal?.aborted) return;
       }
-      if (chunk.length < FOLLOW_CHUNK_ENTRIES) await this.whenCommittedAfter(seq, signal);
+      if (chunk.length < FOLLOW_CHUNK_ENTRIES) await this.waitPast(seq, signal, true);
     }
   }
 
@@ -344,6 +431,28 @@ export class ChangeLog {
       waiter.reject(new DbError('ERR_STORAGE_CLOSED', 'the database is closed'));
     }
   }
+}
+
+/**
+ * Refuses new entries while a snapshot load replaces the node's state (resync.ts): the data
+ * is partial until it finishes, and an entry would land in a history the load then discards.
+ */
+function requireNoLoad(txn: TxnState): void {
+  const loading = txn.meta.loading;
+  if (!loading) return;
+  throw new DbError(
+    'ERR_NODE_READ_ONLY',
+    `this node is loading its leader's snapshot at seq ${loading.seq}: it takes no writes until the load finishes`,
+    { loadingSeq: loading.seq },
+  );
+}
+
+function historyReplaced(since: number, meta: { seqFloor: number }): DbError {
+  return new DbError(
+    'ERR_CHANGES_TRIMMED',
+    `the change log followed after ${since} was replaced by a snapshot load: it now starts after ${meta.seqFloor}; read a snapshot, then the entries after its seq`,
+    { since, seqFloor: meta.seqFloor },
+  );
 }
 
 function staleTerm(term: number, current: number): DbError {

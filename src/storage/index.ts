@@ -41,6 +41,7 @@ export {
 export type { CompactResult, PageUsage, StoreStats } from './maintenance.js';
 export type { StoredDocument, StoreReader } from './reader.js';
 export { withId } from './records.js';
+export type { LoadIndex, SnapshotLoad, SnapshotPosition } from './resync.js';
 export type {
   DocumentSnapshot,
   FileSnapshot,

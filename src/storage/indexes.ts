@@ -259,10 +259,20 @@ export function rebuildIndexes(
   return [...rebuilt.values()];
 }
 
-/** Marks every index of a collection stale (a load that skipped them). */
-export function markStale(ctx: StoreContext, txn: TxnState, def: CollectionDef): void {
+/**
+ * Marks a collection's indexes stale: every one (a load that skipped them), or those named in
+ * `names` (a snapshot load, for the indexes its leader held stale).
+ */
+export function markStale(
+  ctx: StoreContext,
+  txn: TxnState,
+  def: CollectionDef,
+  names?: ReadonlySet<string>,
+): void {
   ctx.catalog.save(txn, {
     ...def,
-    indexes: def.indexes.map((i) => ({ ...i, state: 'stale' as const })),
+    indexes: def.indexes.map((i) =>
+      names && !names.has(i.name) ? i : { ...i, state: 'stale' as const },
+    ),
   });
 }

@@ -7,7 +7,7 @@
  */
 
 import type { CollectionDef, IndexState, NodeMeta } from './catalog.js';
-import { seqOfKey } from './change-entry.js';
+import { seqOfKey, storedEntryTerm } from './change-entry.js';
 import { decodeValue } from './codec/index.js';
 import type { StoreContext } from './context.js';
 import type { Document } from './document-check.js';
@@ -61,7 +61,13 @@ export interface SnapshotCollection {
 export interface FileSnapshot {
   /** The seq of the newest change the snapshot holds; entries after it follow it. */
   readonly seq: number;
+  /** The leader's term when the snapshot was taken. */
   readonly term: number;
+  /**
+   * The term of the entry at `seq` (the floor's when the log held none; 0 when nothing was
+   * ever written): what a node that loads it reports as its last term.
+   */
+  readonly lastTerm: number;
   readonly collections: readonly SnapshotCollection[];
   /** The collection's documents in `_id` order, as plain values (portable like log entries). */
   documents(collection: string): Iterable<{ id: string; doc: Document }>;
@@ -79,12 +85,14 @@ export function openFileSnapshot(ctx: StoreContext): FileSnapshot {
     const metaBytes = snapshot.get(ctx.handles.catalog, META_KEY);
     const meta = metaBytes ? decodeValue<NodeMeta>(metaBytes) : undefined;
     let seq = meta?.seqFloor ?? 0;
-    for (const { key } of snapshot.range(ctx.handles.changes, {
+    let lastTerm = meta?.floorTerm ?? 0;
+    for (const { key, value } of snapshot.range(ctx.handles.changes, {
       start: PAST_LAST_KEY,
       reverse: true,
       limit: 1,
     })) {
       seq = seqOfKey(key);
+      lastTerm = storedEntryTerm(value);
     }
     const defs = new Map<string, CollectionDef>();
     for (const { value } of snapshot.range(ctx.handles.catalog, COLLECTIONS)) {
@@ -105,6 +113,7 @@ export function openFileSnapshot(ctx: StoreContext): FileSnapshot {
     return {
       seq,
       term: meta?.term ?? 1,
+      lastTerm,
       collections,
       *documents(collection) {
         const def = defs.get(collection);

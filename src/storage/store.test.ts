@@ -191,7 +191,7 @@ describe('change log', () => {
     expect([...store.changesAfter(0)]).toEqual([]);
     await store.close();
     const reopened = Store.open(dir);
-    expect(reopened.nodeState()).toEqual({ term: 1, lastSeq: 10, seqFloor: 10 });
+    expect(reopened.nodeState()).toEqual({ term: 1, lastSeq: 10, seqFloor: 10, lastTerm: 1 });
     await reopened.write((txn) => txn.insertDocuments('c', [txn.prepareDocument({}, undefined)]));
     expect([...reopened.changesAfter(0)].map((e) => e.seq)).toEqual([11]);
     await reopened.close();
@@ -219,7 +219,7 @@ describe('change log', () => {
     expect(store.count(store.getCollection('c') as CollectionDef)).toBe(800);
     await store.close();
     const reopened = Store.open(dir);
-    expect(reopened.nodeState()).toEqual({ term: 1, lastSeq: 40, seqFloor });
+    expect(reopened.nodeState()).toEqual({ term: 1, lastSeq: 40, seqFloor, lastTerm: 1 });
     await reopened.close();
   });
 });

@@ -1,8 +1,8 @@
 /**
  * The Store: opens one LMDB data file and composes its parts: the catalog
  * (catalog-state.ts), documents and indexes (documents.ts, indexes.ts), the change log
- * (change-log.ts), scans with the selection cache (scans.ts), snapshots (snapshot.ts) and
- * maintenance (maintenance.ts). It owns the writer lock and group commit: every write runs as
+ * (change-log.ts), scans with the selection cache (scans.ts), snapshots (snapshot.ts), a
+ * follower's snapshot load (resync.ts) and maintenance (maintenance.ts). It owns the writer lock and group commit: every write runs as
  * a job in a write transaction (write-txn.ts) and is acknowledged once durable. It knows
  * nothing of SQL, HTTP or the node's role: the engine gates writes.
  */
@@ -33,6 +33,12 @@ import {
 } from './maintenance.js';
 import type { StoredDocument, StoreReader } from './reader.js';
 import { count, getBody, indexIdForUniqueKey, indexIds, indexIdsForKey } from './records.js';
+import {
+  type SnapshotLoad,
+  type SnapshotPosition,
+  snapshotLoadPending,
+  startSnapshotLoad,
+} from './resync.js';
 import { Scans } from './scans.js';
 import {
   type DocumentSnapshot,
@@ -180,9 +186,17 @@ export class Store implements StoreReader {
     return this.catalog.version;
   }
 
-  /** The node's replication term and the seqs of its change log. */
+  /** The node's replication term, the seqs of its change log and the term of its newest entry. */
   nodeState(): LogPosition {
     return this.log.position();
+  }
+
+  /**
+   * The term of the change-log entry at `seq` while the log retains it; at the floor
+   * (`seqFloor`), the floor's term; undefined below the floor or past the last seq.
+   */
+  termAt(seq: number): number | undefined {
+    return this.log.termAt(seq);
   }
 
   // ---- writes --------------------------------------------------------------------------
@@ -246,7 +260,7 @@ export class Store implements StoreReader {
     });
   }
 
-  /** Queues a job past the guard: for apply, terms and checkpoints only. */
+  /** Queues a job past the guard: for apply, snapshot loads, terms and checkpoints only. */
   private enqueue<T>(job: (txn: WriteTxn) => T): Promise<T> {
     if (this.closed) {
       return Promise.reject(new DbError('ERR_STORAGE_CLOSED', 'the database is closed'));
@@ -277,6 +291,21 @@ export class Store implements StoreReader {
     });
   }
 
+  /**
+   * Begins replacing this node's whole state with a leader's snapshot at `at.seq`
+   * (resync.ts): drops every collection and the change log and marks the load in progress.
+   * Its calls pass the write guard, like applyEntries: a follower refuses client writes but
+   * takes its leader's. While the mark is set the log takes no entries.
+   */
+  startSnapshotLoad(at: SnapshotPosition): Promise<SnapshotLoad> {
+    return startSnapshotLoad(this.ctx, (job) => this.enqueue((txn) => job(txn.state)), at);
+  }
+
+  /** Set when a snapshot load began and never finished (a crash mid-load): the data is partial. */
+  snapshotLoadPending(): { seq: number; term: number } | undefined {
+    return snapshotLoadPending(this.ctx);
+  }
+
   /** Moves the node to a higher term and persists it (a promotion). Never lowers it. */
   setTerm(term: number): Promise<number> {
     return this.enqueue((txn) => {
@@ -286,7 +315,7 @@ export class Store implements StoreReader {
   }
 
   private runBatch(body: (txn: WriteTxn) => void): WriteTxn {
-    const state = newTxnState(this.catalog.meta, this.log.lastSeq);
+    const state = newTxnState(this.catalog.meta, this.log.lastSeq, this.log.lastTerm);
     const txn = new WriteTxn(this.ctx, this.scans, state);
     try {
       this.handles.env.transactionSync(() => body(txn));

@@ -27,17 +27,26 @@ export interface TxnState {
   meta: NodeMeta;
   /** Seq of the newest entry, written or applied. */
   lastSeq: number;
+  /** Term of the entry at `lastSeq` (the floor's term when the log holds none). */
+  lastTerm: number;
+  /**
+   * Set when the batch replaced the log's history (a snapshot load): holders and followers of
+   * the old history must start over.
+   */
+  logReplaced: boolean;
   /** The running job's change-log entries, written with their seqs when it ends. */
   pending: StoredChangeOp[];
   written: WriteCounts;
 }
 
-export function newTxnState(meta: NodeMeta, lastSeq: number): TxnState {
+export function newTxnState(meta: NodeMeta, lastSeq: number, lastTerm: number): TxnState {
   return {
     defs: new Map(),
     handles: noStagedHandles(),
     meta,
     lastSeq,
+    lastTerm,
+    logReplaced: false,
     pending: [],
     written: noWrites(),
   };
@@ -50,6 +59,8 @@ export interface JobMark {
   dropped: StagedHandles['dropped'];
   meta: NodeMeta;
   lastSeq: number;
+  lastTerm: number;
+  logReplaced: boolean;
   written: WriteCounts;
   structures: number;
 }
@@ -61,6 +72,8 @@ export function markJob(state: TxnState, structures: number): JobMark {
     dropped: new Set(state.handles.dropped),
     meta: state.meta,
     lastSeq: state.lastSeq,
+    lastTerm: state.lastTerm,
+    logReplaced: state.logReplaced,
     written: { ...state.written },
     structures,
   };
@@ -72,6 +85,8 @@ export function rollBackJob(state: TxnState, mark: JobMark): void {
   state.handles = { opened: mark.opened, dropped: mark.dropped };
   state.meta = mark.meta;
   state.lastSeq = mark.lastSeq;
+  state.lastTerm = mark.lastTerm;
+  state.logReplaced = mark.logReplaced;
   state.pending = [];
   state.written = mark.written;
 }

@@ -50,4 +50,11 @@ export interface LogPosition {
   lastSeq: number;
   /** The highest seq trimmed away: entries after it are kept. */
   seqFloor: number;
+  /**
+   * The term of the newest entry (the one at `lastSeq`); when the log holds none, the term
+   * recorded at the floor (of the last entry trimmed, or of a loaded snapshot's seq); 0 when
+   * nothing was ever written. Two nodes whose logs hold the same seq with the same term agree
+   * on the history up to it.
+   */
+  lastTerm: number;
 }

@@ -1,0 +1,224 @@
+/**
+ * A follower's snapshot load (resync): replaces the node's whole state with a leader's
+ * snapshot at one seq (snapshot.ts is the leader's side). A load drops every collection and
+ * the change log and sets a mark in `meta`; it adds the snapshot's collections with their
+ * index definitions and inserts their documents in batches, through the same document and
+ * index writes as any write; it finishes by putting the log's floor at the snapshot's seq and
+ * clearing the mark. It records no change-log entries and reads nothing from a leader.
+ */
+
+import { DbError } from '../errors/index.js';
+import type { LogPosition } from '../types/index.js';
+import { formatId, newId, parseId } from '../util/index.js';
+import {
+  type CollectionDef,
+  checkIndexSpec,
+  type IndexState,
+  normalizeCollectionName,
+  type SnapshotLoadMark,
+} from './catalog.js';
+import type { Structure } from './codec/index.js';
+import type { StoreContext } from './context.js';
+import { checkDocument, type Document } from './document-check.js';
+import {
+  collectionForWrite,
+  dropCollection,
+  insertDocuments,
+  requireForWrite,
+} from './documents.js';
+import { createIndex, markStale } from './indexes.js';
+import type { TxnState } from './txn-state.js';
+import { prepareDocument } from './write-txn.js';
+
+/** Where a leader's snapshot stands: what a load starts from. */
+export interface SnapshotPosition {
+  /** The snapshot's seq (FileSnapshot.seq): the log continues after it. */
+  seq: number;
+  /** The leader's term when it took the snapshot: the node's term becomes at least this. */
+  term: number;
+  /**
+   * The term of the entry at `seq` on the leader (FileSnapshot.lastTerm): the node's
+   * `lastTerm` once loaded, what a handshake compares. When left out, `term` stands in.
+   */
+  lastTerm?: number;
+}
+
+/** An index definition as a load takes it (a snapshot's SnapshotIndex). */
+export interface LoadIndex {
+  name: string;
+  paths: string[];
+  unique: boolean;
+  state: IndexState;
+}
+
+/**
+ * A snapshot load under way (Store.startSnapshotLoad). Each call is one write job past the
+ * write gate, like a follower's apply. A load that finished, or that a newer one replaced,
+ * refuses further calls.
+ */
+export interface SnapshotLoad {
+  /**
+   * Creates a collection with its index definitions (state 'ready' | 'stale'). A stale index
+   * stays stale and empty until rebuilt: its leader never checked the documents against it.
+   */
+  addCollection(name: string, indexes: readonly LoadIndex[]): Promise<void>;
+  /**
+   * Inserts documents (plain values and their ids as GUID text) into an added collection;
+   * index entries maintained. One job per call: send batches (about 1,000 documents).
+   */
+  insert(
+    collection: string,
+    documents: ReadonlyArray<{ id: string; doc: Document }>,
+  ): Promise<void>;
+  /**
+   * Makes it the node's state: change log empty, its floor at the snapshot's seq (with the
+   * entry's term), term max(term, current), mark cleared. Resolves with the new position.
+   */
+  finish(): Promise<LogPosition>;
+}
+
+/** Runs a job in a write transaction of the store's queue, past the write gate. */
+export type LoadJobRunner = <T>(job: (txn: TxnState) => T) => Promise<T>;
+
+/**
+ * Begins replacing the node's state with a leader's snapshot at `at`: one job drops every
+ * collection, removes every change-log entry and sets the mark, so a crash before `finish`
+ * is visible after a restart (snapshotLoadPending). A load begun while a mark is set starts
+ * over.
+ */
+export async function startSnapshotLoad(
+  ctx: StoreContext,
+  run: LoadJobRunner,
+  at: SnapshotPosition,
+): Promise<SnapshotLoad> {
+  const mark = loadMark(at);
+  await run((txn) => begin(ctx, txn, mark));
+  return {
+    async addCollection(name, indexes) {
+      const canonical = normalizeCollectionName(name);
+      const checked = checkIndexes(indexes);
+      await run((txn) => {
+        requireThisLoad(txn, mark);
+        addCollection(ctx, txn, canonical, checked);
+      });
+    },
+    async insert(collection, documents) {
+      const canonical = normalizeCollectionName(collection);
+      if (!Array.isArray(documents)) throw badArgument('documents to load come as an array');
+      await run((txn) => {
+        requireThisLoad(txn, mark);
+        insert(ctx, txn, canonical, documents);
+      });
+    },
+    finish() {
+      return run((txn) => {
+        requireThisLoad(txn, mark);
+        return finish(ctx, txn, mark);
+      });
+    },
+  };
+}
+
+/** The snapshot a load began and never finished (a crash mid-load): the data is partial. */
+export function snapshotLoadPending(ctx: StoreContext): { seq: number; term: number } | undefined {
+  const loading = ctx.catalog.meta.loading;
+  return loading && { seq: loading.seq, term: loading.term };
+}
+
+function badArgument(message: string): DbError {
+  return new DbError('ERR_BAD_ARGUMENT', message);
+}
+
+function loadMark(at: SnapshotPosition): SnapshotLoadMark {
+  const { seq, term } = at ?? {};
+  const lastTerm = at?.lastTerm ?? term;
+  if (!Number.isSafeInteger(seq) || seq < 0) {
+    throw badArgument(`a snapshot's seq is an integer from 0; got ${seq}`);
+  }
+  if (!Number.isSafeInteger(term) || term < 1) {
+    throw badArgument(`a snapshot's term is a positive integer; got ${term}`);
+  }
+  if (!Number.isSafeInteger(lastTerm) || lastTerm < 0 || lastTerm > term) {
+    throw badArgument(
+      `a snapshot's last term is an integer from 0 to its term ${term}; got ${lastTerm}`,
+    );
+  }
+  return { id: formatId(newId()), seq, term, lastTerm };
+}
+
+function checkIndexes(indexes: readonly LoadIndex[]): LoadIndex[] {
+  if (!Array.isArray(indexes)) throw badArgument('index definitions come as an array');
+  for (const index of indexes) {
+    if (index?.state !== 'ready' && index?.state !== 'stale') {
+      throw badArgument(`an index state is 'ready' or 'stale'; got ${String(index?.state)}`);
+    }
+  }
+  return [...indexes];
+}
+
+/** Refuses a call of a load that finished or that a newer load replaced. */
+function requireThisLoad(txn: TxnState, mark: SnapshotLoadMark): void {
+  if (txn.meta.loading?.id === mark.id) return;
+  throw badArgument(
+    `the snapshot load at seq ${mark.seq} is over (it finished, or a newer load started over); start a new one`,
+  );
+}
+
+function begin(ctx: StoreContext, txn: TxnState, mark: SnapshotLoadMark): void {
+  for (const name of ctx.catalog.names(txn)) dropCollection(ctx, txn, name);
+  // The old history goes as if trimmed whole: the seqs stay where they were until the load
+  // finishes, and holds and follows of the old history end now.
+  ctx.log.replaceHistory(txn, txn.lastSeq, txn.lastTerm);
+  ctx.catalog.saveMeta(txn, { ...txn.meta, loading: mark });
+  // Readers in other processes re-read the catalog and meta: they see the mark too.
+  ctx.catalog.markChanged(txn);
+}
+
+function addCollection(ctx: StoreContext, txn: TxnState, name: string, indexes: LoadIndex[]): void {
+  if (ctx.catalog.get(name, txn)) {
+    throw badArgument(`collection '${name}' was already added to this snapshot load`);
+  }
+  let def = collectionForWrite(ctx, txn, name, true) as CollectionDef;
+  for (const index of indexes) {
+    const spec = checkIndexSpec(name, {
+      name: index.name,
+      paths: index.paths,
+      unique: index.unique,
+    });
+    createIndex(ctx, txn, def, spec);
+    def = ctx.catalog.get(name, txn) as CollectionDef;
+  }
+  // A stale index is marked at once, so inserts leave it alone: its leader skipped it for
+  // some documents, which may even break a unique one until a rebuild says so.
+  const stale = new Set(indexes.filter((i) => i.state === 'stale').map((i) => i.name));
+  if (stale.size > 0) markStale(ctx, txn, def, stale);
+}
+
+function insert(
+  ctx: StoreContext,
+  txn: TxnState,
+  collection: string,
+  documents: ReadonlyArray<{ id: string; doc: Document }>,
+): void {
+  const def = requireForWrite(ctx, txn, collection);
+  const persist = (structures: Structure[]) => ctx.catalog.saveStructures(txn, structures);
+  const docs = documents.map(({ id, doc }) => {
+    const bytes = parseId(id);
+    if (!bytes) {
+      throw new DbError('ERR_DOCUMENT_ID_INVALID', `${JSON.stringify(id)} is not a document id`, {
+        _id: id,
+      });
+    }
+    return prepareDocument(ctx, checkDocument(doc).body, bytes, persist);
+  });
+  insertDocuments(ctx, txn, def.name, docs, { throwFirst: true });
+  txn.written.insert += docs.length;
+}
+
+function finish(ctx: StoreContext, txn: TxnState, mark: SnapshotLoadMark): LogPosition {
+  ctx.log.replaceHistory(txn, mark.seq, mark.lastTerm);
+  const { loading: _, ...meta } = txn.meta;
+  ctx.catalog.saveMeta(txn, { ...meta, term: Math.max(meta.term, mark.term) });
+  ctx.catalog.markChanged(txn);
+  return ctx.log.positionIn(txn);
+}
