@@ -188,7 +188,7 @@ export class Database {
    * Applies a leader's change-log entries in one atomic write, past the write gate (a
    * follower refuses client writes but takes its leader's): replication's apply, and nothing
    * else. Each entry must follow the last seq without a gap and carry a term no older than
-   * this node's. Resolves with the new last seq once durable.
+   * the entry before it. Resolves with the new last seq once durable.
    */
   applyChanges(entries: readonly ChangeEntry[]): Promise<number> {
     return this.store.applyEntries(entries);

@@ -168,7 +168,9 @@ export class ReplicationFollower {
         : net.connect({ host, port });
       const timer = setTimeout(() => {
         socket.destroy();
-        reject(new DbError('ERR_REPLICATION_CONNECTION', `no answer from the leader at ${address}`));
+        reject(
+          new DbError('ERR_REPLICATION_CONNECTION', `no answer from the leader at ${address}`),
+        );
       }, CONNECT_TIMEOUT_MS);
       socket.once(this.options.tls ? 'secureConnect' : 'connect', () => {
         clearTimeout(timer);
@@ -212,10 +214,9 @@ export class ReplicationFollower {
     this.group = [];
     await peer.send({ t: 'ack', seq: this.view.appliedSeq });
     while (peer.open && !this.stopped) {
-      const message = (await peer.receive(
-        ['entries', 'heartbeat'],
-        LEADER_SILENCE_RECONNECT_MS,
-      )) as MessageOf<'entries'> | MessageOf<'heartbeat'>;
+      const message = (await peer.receive(['entries', 'heartbeat'], LEADER_SILENCE_RECONNECT_MS)) as
+        | MessageOf<'entries'>
+        | MessageOf<'heartbeat'>;
       this.touch();
       if (message.t === 'heartbeat') {
         this.view.leaderSeq = message.seq;
@@ -278,7 +279,12 @@ export class ReplicationFollower {
     if (entries.length === 0) return;
     const record = writeRollbackFile(
       path.dirname(db.file),
-      { node: nodeName, after, leader: `${welcome.node} (${this.view.leader})`, leaderTerm: welcome.term },
+      {
+        node: nodeName,
+        after,
+        leader: `${welcome.node} (${this.view.leader})`,
+        leaderTerm: welcome.term,
+      },
       entries,
     );
     this.view.rollbacks.push(record);
@@ -291,13 +297,17 @@ export class ReplicationFollower {
   private async loadSnapshot(peer: Peer): Promise<void> {
     const { db, log } = this.options;
     this.view.state = 'snapshot';
-    const header = (await peer.receive(['snapshot'], LEADER_SILENCE_RECONNECT_MS)) as MessageOf<'snapshot'>;
+    const header = (await peer.receive(
+      ['snapshot'],
+      LEADER_SILENCE_RECONNECT_MS,
+    )) as MessageOf<'snapshot'>;
     this.touch();
     log.info(
       `replication: loading a snapshot of ${header.collections.length} collections at seq ${header.seq}`,
     );
     this.needSnapshot = true;
-    const load = await db.startSnapshotLoad({ seq: header.seq, term: header.term });
+    const { seq, term, lastTerm } = header;
+    const load = await db.startSnapshotLoad({ seq, term, lastTerm });
     for (const collection of header.collections) {
       await load.addCollection(collection.name, collection.indexes);
     }
@@ -310,7 +320,10 @@ export class ReplicationFollower {
       if (message.t === 'heartbeat') {
         this.view.leaderSeq = message.seq;
       } else if (message.t === 'documents') {
-        await load.insert(message.collection, message.documents as Array<{ id: string; doc: Document }>);
+        await load.insert(
+          message.collection,
+          message.documents as Array<{ id: string; doc: Document }>,
+        );
       } else if (message.t === 'snapshotEnd') {
         break;
       }
@@ -385,9 +398,13 @@ export class ReplicationFollower {
 }
 
 function refusedBy(leader: string, refusal: MessageOf<'refused'>): DbError {
-  return new DbError('ERR_REPLICATION_REFUSED', `the leader at ${leader} refused this follower: ${refusal.reason}`, {
-    code: refusal.code,
-  });
+  return new DbError(
+    'ERR_REPLICATION_REFUSED',
+    `the leader at ${leader} refused this follower: ${refusal.reason}`,
+    {
+      code: refusal.code,
+    },
+  );
 }
 
 /** TLS SNI takes a host name, never an address. */

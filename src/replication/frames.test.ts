@@ -32,20 +32,27 @@ const message = fc.record({
 describe('frames', () => {
   it('decodes every message of a stream whatever its chunking', () => {
     fc.assert(
-      fc.property(fc.array(message, { minLength: 1, maxLength: 10 }), fc.array(fc.nat()), (messages, cuts) => {
-        const stream = Buffer.concat(messages.map((m) => encodeFrame(m)));
-        const decoder = new FrameDecoder();
-        const got: unknown[] = [];
-        for (const chunk of chunks(stream, cuts)) got.push(...decoder.push(chunk));
-        expect(got.map(normalize)).toEqual(messages.map(normalize));
-        expect(decoder.bufferedBytes).toBe(0);
-      }),
+      fc.property(
+        fc.array(message, { minLength: 1, maxLength: 10 }),
+        fc.array(fc.nat()),
+        (messages, cuts) => {
+          const stream = Buffer.concat(messages.map((m) => encodeFrame(m)));
+          const decoder = new FrameDecoder();
+          const got: unknown[] = [];
+          for (const chunk of chunks(stream, cuts)) got.push(...decoder.push(chunk));
+          expect(got.map(normalize)).toEqual(messages.map(normalize));
+          expect(decoder.bufferedBytes).toBe(0);
+        },
+      ),
     );
   });
 
   it('gives coalesced frames one by one, in order', () => {
     const decoder = new FrameDecoder();
-    const both = Buffer.concat([encodeFrame({ t: 'ack', seq: 1 }), encodeFrame({ t: 'ack', seq: 2 })]);
+    const both = Buffer.concat([
+      encodeFrame({ t: 'ack', seq: 1 }),
+      encodeFrame({ t: 'ack', seq: 2 }),
+    ]);
     expect(decoder.push(both)).toEqual([
       { t: 'ack', seq: 1 },
       { t: 'ack', seq: 2 },

@@ -38,7 +38,6 @@ export function proofOf(
     .digest();
 }
 
-
 /** True when `proof` is the proof of `secret` for `nonce`, compared in constant time. */
 export function checkProof(
   secret: string,

@@ -216,7 +216,7 @@ class LeaderSession {
     let heartbeat: NodeJS.Timeout | undefined;
     try {
       const start = await this.handshake();
-      if (!start) return;
+      if (start === undefined) return;
       let after = start;
       heartbeat = setInterval(() => this.heartbeat(), HEARTBEAT_MS);
       void this.receiveLoop();
@@ -329,6 +329,7 @@ class LeaderSession {
         t: 'snapshot',
         seq: snapshot.seq,
         term: snapshot.term,
+        lastTerm: snapshot.lastTerm,
         collections: snapshot.collections.map((c) => ({ name: c.name, indexes: c.indexes })),
       });
       for (const { name } of snapshot.collections) {

@@ -18,7 +18,7 @@ describe('parseMessage', () => {
       { t: 'welcome', node: 'n1', term: 1, lastSeq: 4, catchUp: 'log' },
       { t: 'refused', code: 'ERR_REPLICATION_AUTH', reason: 'no' },
       { t: 'entries', entries: [new Uint8Array(3)] },
-      { t: 'snapshot', seq: 4, term: 1, collections: [{ name: 'a', indexes: [] }] },
+      { t: 'snapshot', seq: 4, term: 1, lastTerm: 1, collections: [{ name: 'a', indexes: [] }] },
       { t: 'documents', collection: 'a', documents: [{ id: 'x', doc: { a: 1 } }] },
       { t: 'snapshotEnd', seq: 4 },
       { t: 'heartbeat', seq: 4, term: 1, atMs: 1 },

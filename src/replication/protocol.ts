@@ -72,6 +72,8 @@ export type Message =
       t: 'snapshot';
       seq: number;
       term: number;
+      /** The term of the leader's entry at `seq`: the follower's lastTerm once loaded. */
+      lastTerm: number;
       collections: Array<{ name: string; indexes: SnapshotIndexDef[] }>;
     }
   | { t: 'documents'; collection: string; documents: Array<{ id: string; doc: unknown }> }
@@ -142,6 +144,7 @@ const FIELDS: Record<MessageType, Record<string, Check>> = {
   snapshot: {
     seq,
     term: seq,
+    lastTerm: seq,
     collections: arrayOf(shape({ name: text, indexes: arrayOf(indexDef) })),
   },
   documents: {

@@ -46,11 +46,15 @@ async function node(name: string, options: Partial<ReplicationOptions> = {}, dir
   return test;
 }
 
-async function until<T>(check: () => T | undefined, what: string, timeoutMs = 10_000): Promise<T> {
+async function until<T>(
+  check: () => T | undefined | null | false,
+  what: string,
+  timeoutMs = 10_000,
+): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const value = check();
-    if (value !== undefined && value !== false) return value;
+    if (value !== undefined && value !== null && value !== false) return value;
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
     await new Promise((resolve) => setTimeout(resolve, 20));
   }
@@ -86,11 +90,14 @@ describe('replication', () => {
     const { leader, follower } = await pair();
     const orders = leader.db.collection('orders');
     const id = await orders.insert({ pnr: 'A1', n: 1 });
-    await orders.insertMany([{ pnr: 'B2', n: 2 }, { pnr: 'C3', n: 3 }]);
+    await orders.insertMany([
+      { pnr: 'B2', n: 2 },
+      { pnr: 'C3', n: 3 },
+    ]);
     await orders.createIndex({ paths: ['pnr'], unique: true, name: 'by_pnr' });
     await leader.db.query('UPDATE orders SET n = 10 WHERE n >= 2');
     await leader.db.query('DELETE FROM orders WHERE pnr = ?', ['C3']);
-    await leader.db.query("INSERT INTO notes VALUES {\"text\": \"hi\"}");
+    await leader.db.query('INSERT INTO notes VALUES {"text": "hi"}');
     await leader.db.query('CREATE INDEX by_text ON notes (text)');
     await leader.db.query('DROP INDEX by_text ON notes');
     await orders.replace(id, { pnr: 'A1', n: 5 });
@@ -207,8 +214,13 @@ describe('replication', () => {
       host: '127.0.0.1',
       port: follower.replication.status().replicationPort as number,
     });
+    await until(
+      () => leader.replication.status().leader?.state === 'streaming',
+      "the old leader to load the new one's snapshot",
+    );
     await caughtUp(follower, leader);
     expect(await everything(leader.db)).toEqual(await everything(follower.db));
+    expect(leader.db.nodeState()).toMatchObject({ term: 2, lastTerm: 2 });
     const rollbacks = leader.replication.status().leader?.rollbacks ?? [];
     expect(rollbacks).toHaveLength(1);
     const lines = fs

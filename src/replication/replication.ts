@@ -131,7 +131,9 @@ export class Replication {
       }
       this.leader = await this.listen(request.port, request.sharedSecret);
       this.db.gate.setRole('leader');
-      this.log.info(`replication: leading on port ${request.port} (term ${this.db.nodeState().term})`);
+      this.log.info(
+        `replication: leading on port ${request.port} (term ${this.db.nodeState().term})`,
+      );
       return this.status();
     });
   }

@@ -180,7 +180,7 @@ describe('terms', () => {
     await reopened.close();
   });
 
-  it('takes a newer term from an applied entry and refuses entries of an older one', async () => {
+  it('takes a newer term from an applied entry and refuses an entry older than the one before it', async () => {
     const follower = await open(tempDir());
     const entry = (seq: number, term: number): ChangeEntry => ({
       op: 'insert',
@@ -195,9 +195,14 @@ describe('terms', () => {
     expect(follower.nodeState().term).toBe(4);
     await expect(follower.applyChanges([entry(3, 2)])).rejects.toMatchObject({
       code: 'ERR_CHANGE_STALE_TERM',
-      details: { term: 2, currentTerm: 4 },
+      details: { term: 2, previousTerm: 4 },
     });
     expect(follower.nodeState()).toMatchObject({ lastSeq: 2, term: 4 });
+    // A node already in a newer term (it met a newer leader) still applies that leader's
+    // history of older terms.
+    await follower.setTerm(6);
+    await follower.applyChanges([entry(3, 5)]);
+    expect(follower.nodeState()).toMatchObject({ lastSeq: 3, term: 6, lastTerm: 5 });
     await follower.close();
   });
 });

@@ -183,7 +183,7 @@ export class ChangeLog {
 
   /**
    * Checks that a leader's entry can be applied next: it follows the last seq without a gap
-   * and its term is not older than this node's.
+   * and its term is not older than the last entry's.
    */
   checkApplicable(txn: TxnState, entry: ChangeEntry): void {
     requireNoLoad(txn);
@@ -194,7 +194,16 @@ export class ChangeLog {
         { expectedSeq: txn.lastSeq + 1, seq: entry.seq },
       );
     }
-    if (entry.term < txn.meta.term) throw staleTerm(entry.term, txn.meta.term);
+    // Terms never go down along a log. The node's own term may be newer than the entries it
+    // is catching up on (it met a newer leader whose history holds older terms); replication
+    // fences a stale leader at its handshake.
+    if (entry.term < txn.lastTerm) {
+      throw new DbError(
+        'ERR_CHANGE_STALE_TERM',
+        `change ${entry.seq} is of term ${entry.term}, older than the entry before it (term ${txn.lastTerm}): it comes from a stale leader`,
+        { term: entry.term, previousTerm: txn.lastTerm },
+      );
+    }
   }
 
   /**

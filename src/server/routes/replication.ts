@@ -12,7 +12,12 @@ import { AUTO_FAILOVER_SECONDS_MAX, PORT_MAX, PORT_MIN } from '../settings.js';
 const port = { type: 'integer', minimum: PORT_MIN, maximum: PORT_MAX } as const;
 const sharedSecret = { type: 'string', minLength: 1, maxLength: 1024 } as const;
 // A host name or address, as the leader-host setting takes it: no scheme, port or path.
-const host = { type: 'string', minLength: 1, maxLength: 253, pattern: '^[A-Za-z0-9.:_%-]+$' } as const;
+const host = {
+  type: 'string',
+  minLength: 1,
+  maxLength: 253,
+  pattern: '^[A-Za-z0-9.:_%-]+$',
+} as const;
 
 function body<P extends Record<string, unknown>>(properties: P, required: Array<keyof P & string>) {
   return { type: 'object', additionalProperties: false, required, properties } as const;
