@@ -283,12 +283,13 @@ export class Replication {
     }
   }
 
-  /** Stops leading and following; the node keeps its data and role. */
+  /** Stops leading and following (again is a no-op); the node keeps its data and role. */
   close(): Promise<void> {
     return this.serial(async () => {
       this.stopWatch();
       await this.follower?.stop();
-      await this.leader?.close();
+      this.follower = undefined;
+      await this.stopLeading();
       this.db.setCommitBarrier(undefined);
     });
   }

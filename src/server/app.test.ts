@@ -298,6 +298,14 @@ describe('GET /openapi.json', () => {
       '/admin/compact/{collection}': ['post'],
       '/admin/rebuild-indexes/{collection}': ['post'],
       '/admin/rebuild-index/{collection}/{indexName}': ['post'],
+      '/replication/status': ['get'],
+      '/replication/start-leader': ['post'],
+      '/replication/start-follower': ['post'],
+      '/replication/read-only': ['post'],
+      '/replication/read-write': ['post'],
+      '/replication/promote': ['post'],
+      '/replication/auto-failover/enable': ['post'],
+      '/replication/auto-failover/disable': ['post'],
     };
     const paths = answer.body.paths as Record<string, Record<string, Json>>;
     expect(Object.keys(paths).sort()).toEqual(Object.keys(expected).sort());

@@ -95,6 +95,8 @@ export function buildApp(db: Database, options: AppOptions = {}): FastifyInstanc
     () => replication.status(),
   );
   const context: RouteContext = { db, status, metrics, replication, version: VERSION };
+  // Closing the app stops replication's listener and follower loop with it.
+  app.addHook('onClose', () => replication.close());
   const openapi = new OpenApi(VERSION);
 
   app.addHook('onRoute', (route) => openapi.add(route));

@@ -92,7 +92,12 @@ describe('defaults', () => {
 
   it('uses the default replication port 5500 when a role is set without one', () => {
     const { config, sources } = resolve({ flags: { replicationRole: 'leader' } });
-    expect(config.replication).toEqual({ role: 'leader', port: NODE_DEFAULTS.replicationPort });
+    expect(config.replication).toEqual({
+      role: 'leader',
+      port: NODE_DEFAULTS.replicationPort,
+      syncFollowers: 0,
+      syncTimeoutSeconds: 10,
+    });
     expect(sources['replication.port']).toBe('default');
   });
 });
@@ -350,6 +355,8 @@ describe('precedence: flag over file, a variable only for what neither set, then
         DOCDB_LEADER_PORT: '6302',
         DOCDB_AUTO_FAILOVER_SECONDS: '30',
         DOCDB_AUTO_FAILOVER_NEW_PORT: '6303',
+        DOCDB_SYNC_FOLLOWERS: '1',
+        DOCDB_SYNC_TIMEOUT_SECONDS: '3',
       },
     });
     expect(config).toEqual({
@@ -362,6 +369,8 @@ describe('precedence: flag over file, a variable only for what neither set, then
       replication: {
         role: 'follower',
         port: 6301,
+        syncFollowers: 1,
+        syncTimeoutSeconds: 3,
         leaderHost: 'leader.example',
         leaderPort: 6302,
         autoFailover: { silenceSeconds: 30, newLeaderPort: 6303 },
@@ -432,6 +441,8 @@ describe('the config file', () => {
         replication: {
           role: 'follower',
           port: 6001,
+          syncFollowers: 2,
+          syncTimeoutSeconds: 4,
           leaderHost: 'leader',
           leaderPort: 6002,
           autoFailover: { silenceSeconds: 9, newLeaderPort: 6003 },
@@ -449,6 +460,8 @@ describe('the config file', () => {
       replication: {
         role: 'follower',
         port: 6001,
+        syncFollowers: 2,
+        syncTimeoutSeconds: 4,
         leaderHost: 'leader',
         leaderPort: 6002,
         autoFailover: { silenceSeconds: 9, newLeaderPort: 6003 },
@@ -659,7 +672,12 @@ describe('replication', () => {
       },
       flags: { leaderHost: 'ignored' },
     });
-    expect(config.replication).toEqual({ role: 'leader', port: 6001 });
+    expect(config.replication).toEqual({
+      role: 'leader',
+      port: 6001,
+      syncFollowers: 0,
+      syncTimeoutSeconds: 10,
+    });
     expect(sources['replication.leaderHost']).toBeUndefined();
   });
 

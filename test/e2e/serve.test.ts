@@ -291,7 +291,7 @@ describe('start-up errors exit non-zero and name the key', () => {
 });
 
 describe('the start-up log line', () => {
-  it('shows settings and sources, says replication is not available, and hides secrets', async () => {
+  it('shows settings and sources, says the node leads, and hides secrets', async () => {
     const [port, replicationPort] = [await freePort(), await freePort()];
     const apiKey = 'api-key-must-not-show-7f3a';
     const secret = 'replication-secret-must-not-show-9c1d';
@@ -312,7 +312,7 @@ describe('the start-up log line', () => {
     expect(node.startLine).toContain('bind=127.0.0.1 (default)');
     expect(node.startLine).toContain('apiKey=set (flag)');
     expect(node.startLine).toContain('replication=leader (flag)');
-    expect(node.stdout()).toContain('replication is not available in this build yet');
+    expect(node.stdout()).toContain(`replication: leading on port ${replicationPort} (term 1)`);
     const authorized = { headers: { authorization: `Bearer ${apiKey}` } };
     expect((await request(`${node.url}/stats`, authorized)).status).toBe(200);
     node.child.kill('SIGTERM');

@@ -1,0 +1,137 @@
+/**
+ * The replication endpoints on one node (app.inject): status of a single node, the
+ * transitions a single node can make (start leading, read-only and back), the 409s of
+ * transitions that do not fit its role, and the 400s of bad bodies naming the field.
+ * Replication between nodes is proved in src/replication and test/e2e.
+ */
+
+import { describe, expect, it } from 'vitest';
+import { freePort } from '../../../test/e2e/support.js';
+import { harnessPerTest } from '../../../test/support/app-harness.js';
+
+const harness = harnessPerTest();
+
+describe('/replication', () => {
+  it('shows a single node', async () => {
+    const { request } = await harness();
+    const status = await request({ url: '/replication/status' });
+    expect(status.status).toBe(200);
+    expect(status.body).toMatchObject({
+      role: 'none',
+      readOnly: false,
+      term: 1,
+      lastSeq: 0,
+      followerCount: 0,
+      followers: [],
+      leader: null,
+      gaps: 0,
+      autoFailover: { enabled: false, state: 'off', silenceSeconds: null, newLeaderPort: null },
+    });
+  });
+
+  it('turns read-only and back; writes get 503 in between', async () => {
+    const { request } = await harness();
+    expect((await request({ method: 'POST', url: '/replication/read-only' })).body).toMatchObject({
+      readOnly: true,
+    });
+    expect((await request({ url: '/health' })).body.readOnly).toBe(true);
+    const refused = await request({ method: 'POST', url: '/collections/a', json: { n: 1 } });
+    expect(refused.status).toBe(503);
+    expect(refused.body.error).toBe('this node is read-only (handover)');
+    await request({ method: 'POST', url: '/replication/read-write' });
+    expect((await request({ method: 'POST', url: '/collections/a', json: { n: 1 } })).status).toBe(
+      201,
+    );
+  });
+
+  it('starts leading once, and refuses what a leader cannot do', async () => {
+    const { request } = await harness();
+    const port = await freePort();
+    const started = await request({
+      method: 'POST',
+      url: '/replication/start-leader',
+      json: { port },
+    });
+    expect(started.status).toBe(200);
+    expect(started.body).toMatchObject({ role: 'leader', replicationPort: port });
+    const again = await request({
+      method: 'POST',
+      url: '/replication/start-leader',
+      json: { port },
+    });
+    expect(again.status).toBe(409);
+    expect(again.body).toMatchObject({ code: 'ERR_REPLICATION_STATE' });
+    expect(again.body.error).toContain(`already leads, on replication port ${port}`);
+    const follow = await request({
+      method: 'POST',
+      url: '/replication/start-follower',
+      json: { host: '127.0.0.1', port: 1 },
+    });
+    expect(follow.status).toBe(409);
+    expect(follow.body.error).toContain('turn it read-only first');
+    const promote = await request({ method: 'POST', url: '/replication/promote', json: { port } });
+    expect(promote.status).toBe(409);
+    const watch = await request({
+      method: 'POST',
+      url: '/replication/auto-failover/enable',
+      json: { silenceSeconds: 5, newLeaderPort: port },
+    });
+    expect(watch.status).toBe(409);
+    expect(watch.body.error).toContain('only a follower enables it');
+  });
+
+  it('refuses a single node promotion, naming start-leader', async () => {
+    const { request } = await harness();
+    const answer = await request({
+      method: 'POST',
+      url: '/replication/promote',
+      json: { port: 7 },
+    });
+    expect(answer.status).toBe(409);
+    expect(answer.body.error).toContain('POST /replication/start-leader');
+  });
+
+  it('refuses bad bodies, naming the field', async () => {
+    const { request } = await harness();
+    const cases: Array<[string, unknown, RegExp]> = [
+      ['/replication/start-leader', {}, /port/],
+      ['/replication/start-leader', { port: 0 }, /port/],
+      ['/replication/start-leader', { port: '5500' }, /port/],
+      ['/replication/start-leader', { port: 5500, extra: 1 }, /extra|additional/],
+      ['/replication/start-leader', { port: 5500, sharedSecret: '' }, /sharedSecret/],
+      ['/replication/start-follower', { port: 5500 }, /host/],
+      ['/replication/start-follower', { host: 'http://x/', port: 5500 }, /host/],
+      ['/replication/promote', {}, /port/],
+      [
+        '/replication/auto-failover/enable',
+        { silenceSeconds: 0, newLeaderPort: 5 },
+        /silenceSeconds/,
+      ],
+      ['/replication/auto-failover/enable', { silenceSeconds: 5 }, /newLeaderPort/],
+    ];
+    for (const [url, json, field] of cases) {
+      const answer = await request({ method: 'POST', url, json });
+      expect(answer.status, `${url} ${JSON.stringify(json)}`).toBe(400);
+      expect(answer.body.error).toMatch(field);
+    }
+  });
+
+  it('refuses a replication port already in use, naming it', async () => {
+    const { request } = await harness();
+    const port = await freePort();
+    const { createServer } = await import('node:net');
+    const server = createServer().listen(port, '127.0.0.1');
+    await new Promise((resolve) => server.once('listening', resolve));
+    try {
+      const answer = await request({
+        method: 'POST',
+        url: '/replication/start-leader',
+        json: { port },
+      });
+      expect(answer.status).toBe(400);
+      expect(answer.body.error).toContain(`replication port ${port} is already in use`);
+    } finally {
+      server.close();
+    }
+  });
+});
