@@ -101,8 +101,10 @@ export class ReplicationLeader {
     return leader;
   }
 
+  /** The port it listens on (the one asked for, or the one the system gave for 0). */
   get port(): number {
-    return this.options.port;
+    const address = this.server.address();
+    return typeof address === 'object' && address ? address.port : this.options.port;
   }
 
   private accept(socket: net.Socket): void {

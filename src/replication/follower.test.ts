@@ -1,0 +1,196 @@
+/**
+ * The follower against a scripted leader (a real socket speaking the protocol from this
+ * test): entries apply in seq order only; a seq past the next one is a gap, counted, never
+ * applied, and asked for again from the last applied seq; entries delivered twice change
+ * nothing; the follower acknowledges what it applied; a leader of an older term is refused
+ * before anything is taken from it; and idle heartbeats keep the leader's contact time fresh.
+ */
+
+import * as net from 'node:net';
+import { afterEach, describe, expect, it } from 'vitest';
+import { type ChangeEntry, type Database, encodeEntry, open } from '../engine/index.js';
+import { makeTempDir } from '../../test/support/temp-dir.js';
+import { SILENT_LOG, newCounters } from './log.js';
+import { Peer } from './peer.js';
+import { type Message, type MessageOf, PROTOCOL_VERSION } from './protocol.js';
+import { ReplicationFollower } from './follower.js';
+
+const cleanups: Array<() => Promise<void> | void> = [];
+afterEach(async () => {
+  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
+});
+
+function insert(seq: number, term = 1): ChangeEntry {
+  const id = `0193a4f2-7c1e-7d3a-9b2e-${String(seq).padStart(12, '0')}`;
+  return { op: 'insert', collection: 'c', documents: [{ id, doc: { seq } }], seq, term, atMs: 1 };
+}
+
+/** A leader played by the test: accepts one follower and hands its peer over. */
+async function scriptedLeader(term: number) {
+  const server = net.createServer();
+  const peers: Peer[] = [];
+  const connected: Array<(peer: Peer) => void> = [];
+  server.on('connection', (socket) => {
+    const peer = new Peer(socket, 'follower');
+    peers.push(peer);
+    connected.shift()?.(peer);
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
+  cleanups.push(
+    () =>
+      new Promise<void>((resolve) => {
+        for (const peer of peers) peer.close();
+        server.close(() => resolve());
+      }),
+  );
+  return {
+    port: (server.address() as net.AddressInfo).port,
+    /** Waits for the follower, plays the handshake, answers its hello. */
+    async accept(): Promise<{ peer: Peer; hello: MessageOf<'hello'> }> {
+      const peer =
+        peers.find((p) => p.open && !(p as { used?: boolean }).used) ??
+        (await new Promise<Peer>((resolve) => connected.push(resolve)));
+      (peer as { used?: boolean }).used = true;
+      const hello = (await peer.receive(['hello'], 5000)) as MessageOf<'hello'>;
+      await peer.send({
+        t: 'challenge',
+        protocol: PROTOCOL_VERSION,
+        node: 'scripted',
+        term,
+        nonce: new Uint8Array(32),
+        secret: false,
+      });
+      await peer.receive(['auth'], 5000);
+      await peer.send({
+        t: 'welcome',
+        node: 'scripted',
+        term,
+        lastSeq: 0,
+        catchUp: 'log',
+      });
+      return { peer, hello };
+    },
+  };
+}
+
+async function follower(port: number, db?: Database) {
+  const { dir, cleanup } = makeTempDir('docdb-follower-');
+  const database = db ?? (await open(dir));
+  const counters = newCounters();
+  const f = new ReplicationFollower({
+    db: database,
+    nodeName: 'f',
+    host: '127.0.0.1',
+    port,
+    log: SILENT_LOG,
+    counters,
+    onLeaderUrl: () => {},
+  });
+  cleanups.push(async () => {
+    await f.stop();
+    await database.close();
+    cleanup();
+  });
+  f.start();
+  return { f, db: database, counters };
+}
+
+/** The next message of a type from the follower, skipping acks when asked for another. */
+async function next<T extends Message['t']>(peer: Peer, type: T): Promise<MessageOf<T>> {
+  for (;;) {
+    const message = await peer.receive(undefined, 5000);
+    if (message.t === type) return message as MessageOf<T>;
+  }
+}
+
+/** Waits for the follower's acknowledgement of `seq` (earlier acks may come first). */
+async function ackOf(peer: Peer, seq: number): Promise<void> {
+  for (;;) {
+    const ack = await next(peer, 'ack');
+    expect(ack.seq).toBeLessThanOrEqual(seq);
+    if (ack.seq === seq) return;
+  }
+}
+
+async function until(check: () => boolean, what: string): Promise<void> {
+  const deadline = Date.now() + 5000;
+  while (!check()) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+}
+
+describe('the follower', () => {
+  it('applies in seq order only: a gap is counted and asked for again, duplicates change nothing', async () => {
+    const leader = await scriptedLeader(1);
+    const { f, db, counters } = await follower(leader.port);
+    const { peer, hello } = await leader.accept();
+    expect(hello).toMatchObject({ seq: 0, lastTerm: 0, term: 1, node: 'f' });
+    await next(peer, 'ack');
+    await peer.send({ t: 'entries', entries: [encodeEntry(insert(1)), encodeEntry(insert(3))] });
+    expect(await next(peer, 'resend')).toEqual({ t: 'resend', after: 1 });
+    await until(() => db.nodeState().lastSeq === 1, 'seq 1 applied');
+    expect(f.status().gaps).toBe(1);
+    expect(counters.gaps).toBe(1);
+    // Seq 3 was never applied: only 1 is there.
+    expect(db.collection('c').count()).toBe(1);
+    // The leader sends again from 2, with 1 once more (a duplicate delivery).
+    await peer.send({
+      t: 'entries',
+      entries: [1, 2, 3].map((seq) => encodeEntry(insert(seq))),
+    });
+    await ackOf(peer, 3);
+    expect(db.nodeState().lastSeq).toBe(3);
+    expect(db.collection('c').count()).toBe(3);
+    await peer.send({ t: 'entries', entries: [encodeEntry(insert(3)), encodeEntry(insert(2))] });
+    await peer.send({ t: 'entries', entries: [encodeEntry(insert(4))] });
+    await ackOf(peer, 4);
+    expect(db.collection('c').count()).toBe(4);
+    expect(f.status().gaps).toBe(1);
+  });
+
+  it('applies the entries of one write together', async () => {
+    const leader = await scriptedLeader(1);
+    const { db } = await follower(leader.port);
+    const { peer } = await leader.accept();
+    await next(peer, 'ack');
+    const group = [insert(1), insert(2)].map((e) => ({ ...e, endSeq: 2 }));
+    await peer.send({ t: 'entries', entries: [encodeEntry(group[0] as ChangeEntry)] });
+    // Half a write is held back until its last entry arrives.
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    expect(db.nodeState().lastSeq).toBe(0);
+    await peer.send({ t: 'entries', entries: [encodeEntry(group[1] as ChangeEntry)] });
+    await ackOf(peer, 2);
+  });
+
+  it('refuses a leader of an older term before taking anything', async () => {
+    const leader = await scriptedLeader(1);
+    const { dir, cleanup } = makeTempDir('docdb-follower-');
+    const db = await open(dir);
+    await db.setTerm(3);
+    cleanups.push(cleanup);
+    const { f } = await follower(leader.port, db);
+    const peer = await new Promise<Peer>((resolve, reject) => {
+      leader
+        .accept()
+        .then(({ peer: p }) => resolve(p))
+        .catch(reject);
+    }).catch(() => undefined);
+    expect(peer).toBeUndefined();
+    await until(() => (f.status().lastError ?? '').includes('stale leader'), 'the refusal');
+    expect(f.status().lastError).toContain("term 1, older than this node's term 3");
+    expect(db.nodeState().lastSeq).toBe(0);
+  });
+
+  it('keeps the leader contact fresh from heartbeats while idle', async () => {
+    const leader = await scriptedLeader(1);
+    const { f } = await follower(leader.port);
+    const { peer } = await leader.accept();
+    await next(peer, 'ack');
+    const before = f.lastContactMs;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    await peer.send({ t: 'heartbeat', seq: 7, term: 1, atMs: Date.now() });
+    await until(() => f.lastContactMs > before, 'contact');
+    expect(f.status()).toMatchObject({ leaderSeq: 7, lagEntries: 7, connected: true });
+  });
+});
