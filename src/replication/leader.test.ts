@@ -3,6 +3,8 @@
  * welcomed; a proof replayed from an earlier session, a wrong one and a missing one are refused
  * with a reason; another protocol version is refused naming both; garbage, an oversize frame
  * and an HTTP request close the connection; and the leader keeps serving followers after each.
+ * It keeps the entries a connected follower has not acknowledged, up to four times the log's
+ * byte bound.
  */
 
 import * as net from 'node:net';
@@ -22,9 +24,9 @@ afterEach(async () => {
   for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
 });
 
-async function leader(): Promise<{ port: number; db: Database }> {
+async function leader(changeLogRetainBytes?: number): Promise<{ port: number; db: Database }> {
   const { dir, cleanup } = makeTempDir('docdb-leader-');
-  const db = await open(dir);
+  const db = await open(dir, changeLogRetainBytes ? { changeLogRetainBytes } : {});
   const server = await ReplicationLeader.listen({
     db,
     nodeName: 'L',
@@ -131,5 +133,21 @@ describe('the leader handshake', () => {
     }
     const welcome = await handshake(port, (c) => proofOf(SECRET, 'follower', c.nonce));
     expect(welcome.t).toBe('welcome');
+  });
+
+  it('keeps what a connected follower has not acknowledged, within four times the bound', async () => {
+    const bound = 64 * 1024;
+    const { port, db } = await leader(bound);
+    const welcome = await handshake(port, (c) => proofOf(SECRET, 'follower', c.nonce));
+    expect(welcome.t).toBe('welcome');
+    // The follower never acknowledges: its hold stays at seq 0.
+    const text = 'x'.repeat(1000);
+    const write = async (count: number) => {
+      for (let i = 0; i < count; i++) await db.collection('c').insert({ i, text });
+    };
+    await write(150);
+    expect(db.nodeState().seqFloor).toBe(0);
+    await write(300);
+    expect(db.nodeState().seqFloor).toBeGreaterThan(0);
   });
 });
