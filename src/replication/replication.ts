@@ -158,6 +158,8 @@ export class Replication {
         );
       }
       await this.stopLeading();
+      // A fenced leader that follows the new one has done what the fence asked.
+      this.fenced = null;
       this.follow(request.host, request.port, request.sharedSecret);
       return this.status();
     });
