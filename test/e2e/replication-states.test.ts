@@ -21,6 +21,7 @@ import {
   kill,
   leaderFlags,
   listening,
+  type NodeOptions,
   Nodes,
   post,
   status,
@@ -49,62 +50,61 @@ interface Pair {
 }
 
 describe('single node → leader and → follower, each way the spec offers', () => {
-  const pairs: Record<'flags' | 'file' | 'env' | 'rest', Pair> = {} as never;
+  type Way = 'flags' | 'file' | 'env' | 'rest';
+  const pairs = {} as Record<Way, Pair>;
   let single: DocdbNode;
 
   beforeAll(async () => {
     const ports = await Promise.all([freePort(), freePort(), freePort(), freePort()]);
     const [flagsPort, filePort, envPort, restPort] = ports as [number, number, number, number];
-    const config = (name: string, replication: Record<string, unknown>) => ({
-      nodeName: name,
-      port: 1,
-      dataDir: 'unused',
-      replication,
+    const startPair = async (
+      way: Way,
+      port: number,
+      leader: NodeOptions,
+      follower: NodeOptions,
+    ) => {
+      const [l, f] = await Promise.all([
+        nodes.start(`${way}-leader`, leader),
+        nodes.start(`${way}-follower`, follower),
+      ]);
+      pairs[way] = { leader: l, follower: f, replicationPort: port };
+    };
+    // The file's port and dataDir are required; the flags every node gets override them.
+    const file = (replication: Record<string, unknown>): NodeOptions => ({
+      config: { nodeName: 'from-file', port: 1, dataDir: 'unused', replication },
     });
-    const started = await Promise.all([
-      nodes.start('flags-leader', { args: leaderFlags(flagsPort) }),
-      nodes.start('flags-follower', { args: followerFlags(flagsPort) }),
-      nodes.start('file-leader', {
-        config: config('file-leader', { role: 'leader', port: filePort }),
-      }),
-      nodes.start('file-follower', {
-        config: config('file-follower', {
-          role: 'follower',
-          leaderHost: '127.0.0.1',
-          leaderPort: filePort,
-        }),
-      }),
-      nodes.start('env-leader', {
-        env: { DOCDB_REPLICATION_ROLE: 'leader', DOCDB_REPLICATION_PORT: String(envPort) },
-      }),
-      nodes.start('env-follower', {
-        env: {
-          DOCDB_REPLICATION_ROLE: 'follower',
-          DOCDB_LEADER_HOST: '127.0.0.1',
-          DOCDB_LEADER_PORT: String(envPort),
+    await Promise.all([
+      startPair(
+        'flags',
+        flagsPort,
+        { args: leaderFlags(flagsPort) },
+        { args: followerFlags(flagsPort) },
+      ),
+      startPair(
+        'file',
+        filePort,
+        file({ role: 'leader', port: filePort }),
+        file({ role: 'follower', leaderHost: '127.0.0.1', leaderPort: filePort }),
+      ),
+      startPair(
+        'env',
+        envPort,
+        { env: { DOCDB_REPLICATION_ROLE: 'leader', DOCDB_REPLICATION_PORT: String(envPort) } },
+        {
+          env: {
+            DOCDB_REPLICATION_ROLE: 'follower',
+            DOCDB_LEADER_HOST: '127.0.0.1',
+            DOCDB_LEADER_PORT: String(envPort),
+          },
         },
+      ),
+      startPair('rest', restPort, {}, {}),
+      nodes.start('single').then((node) => {
+        single = node;
       }),
-      nodes.start('rest-leader'),
-      nodes.start('rest-follower'),
-      nodes.start('single'),
     ]);
-    const [fl, ff, il, if_, el, ef, rl, rf, s] = started as DocdbNode[] as [
-      DocdbNode,
-      DocdbNode,
-      DocdbNode,
-      DocdbNode,
-      DocdbNode,
-      DocdbNode,
-      DocdbNode,
-      DocdbNode,
-      DocdbNode,
-    ];
-    pairs.flags = { leader: fl, follower: ff, replicationPort: flagsPort };
-    pairs.file = { leader: il, follower: if_, replicationPort: filePort };
-    pairs.env = { leader: el, follower: ef, replicationPort: envPort };
-    pairs.rest = { leader: rl, follower: rf, replicationPort: restPort };
-    single = s;
   });
+  afterAll(stopAll);
 
   async function expectPairReplicates({ leader, follower, replicationPort }: Pair) {
     const leading = await status(leader);
