@@ -28,6 +28,8 @@ interface TestNode {
   db: Database;
   replication: Replication;
   dir: string;
+  /** Stops replication and closes the database now (a node going down). */
+  close(): Promise<void>;
 }
 
 function tempDir(name: string): string {
@@ -36,15 +38,25 @@ function tempDir(name: string): string {
   return dir;
 }
 
-async function node(name: string, options: Partial<ReplicationOptions> = {}, dir?: string) {
+async function node(
+  name: string,
+  options: Partial<ReplicationOptions> = {},
+  dir?: string,
+  changeLogRetainBytes?: number,
+) {
   const dataDir = dir ?? tempDir(name);
-  const db = await open(dataDir);
+  const db = await open(dataDir, changeLogRetainBytes ? { changeLogRetainBytes } : {});
   const replication = new Replication({ db, nodeName: name, httpPort: 1, ...options });
-  const test: TestNode = { db, replication, dir: dataDir };
-  cleanups.push(async () => {
+  const stop = async () => {
     await replication.close();
     await db.close();
-  });
+  };
+  cleanups.push(stop);
+  const close = async () => {
+    cleanups.splice(cleanups.indexOf(stop), 1);
+    await stop();
+  };
+  const test: TestNode = { db, replication, dir: dataDir, close };
   return test;
 }
 
@@ -123,7 +135,7 @@ describe('replication', () => {
   });
 
   it('catches up from the log after a pause, and from a snapshot once the log was trimmed', async () => {
-    const leader = await node('leader');
+    const leader = await node('leader', {}, undefined, 64 * 1024);
     const port = await freePort();
     await leader.replication.startLeader({ port });
     const dir = tempDir('follower');
@@ -131,22 +143,30 @@ describe('replication', () => {
     await first.replication.startFollower({ host: '127.0.0.1', port });
     await leader.db.collection('a').insert({ n: 1 });
     await caughtUp(leader, first);
-    await first.replication.close();
-    await first.db.close();
-    cleanups.pop();
+    await first.close();
     await leader.db.collection('a').insertMany([{ n: 2 }, { n: 3 }]);
     const again = await node('follower', {}, dir);
     await again.replication.startFollower({ host: '127.0.0.1', port });
     await caughtUp(leader, again);
     expect(leader.replication.status().counters.snapshotsSent).toBe(0);
-    // A checkpoint trims everything but the newest entry while no follower holds the log.
+    // With no follower holding it, the log (bound 64 KiB) trims as writes fill it.
     await again.replication.close();
-    for (let i = 0; i < 5; i++) await leader.db.collection('a').insert({ n: 10 + i });
-    await leader.db.checkpoint();
+    const text = 'x'.repeat(1000);
+    for (let i = 0; i < 150; i++) await leader.db.collection('a').insert({ n: 10 + i, text });
+    expect(leader.db.nodeState().seqFloor).toBeGreaterThan(0);
     const fresh = await node('fresh');
     await fresh.replication.startFollower({ host: '127.0.0.1', port });
     await caughtUp(leader, fresh);
+    expect(leader.replication.status().counters.snapshotsSent).toBe(1);
+    expect(fresh.db.nodeState().seqFloor).toBeGreaterThan(0);
     expect(await everything(fresh.db)).toEqual(await everything(leader.db));
+    // The stopped follower, back behind the trimmed log, gets a snapshot too.
+    await again.close();
+    const behind = await node('follower', {}, dir);
+    await behind.replication.startFollower({ host: '127.0.0.1', port });
+    await caughtUp(leader, behind);
+    expect(leader.replication.status().counters.snapshotsSent).toBe(2);
+    expect(await everything(behind.db)).toEqual(await everything(leader.db));
   });
 
   it('refuses a wrong or missing secret, and a leader that cannot prove it', async () => {

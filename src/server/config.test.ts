@@ -74,6 +74,7 @@ describe('defaults', () => {
       port: 5000,
       dataDir: './data',
       bindAll: false,
+      changeLogRetainMiB: 256,
     });
     expect(config.apiKey).toBeUndefined();
     expect(config.tls).toBeUndefined();
@@ -356,6 +357,7 @@ describe('precedence: flag over file, a variable only for what neither set, then
         DOCDB_AUTO_FAILOVER_SECONDS: '30',
         DOCDB_AUTO_FAILOVER_NEW_PORT: '6303',
         DOCDB_SYNC_FOLLOWERS: '1',
+        DOCDB_CHANGE_LOG_RETAIN_MIB: '64',
         DOCDB_SYNC_TIMEOUT_SECONDS: '3',
       },
     });
@@ -364,6 +366,7 @@ describe('precedence: flag over file, a variable only for what neither set, then
       port: 6300,
       dataDir: '/env/data',
       bindAll: false,
+      changeLogRetainMiB: 64,
       apiKey: 'env-key',
       replicationSecret: 'env-secret',
       replication: {
@@ -433,6 +436,7 @@ describe('the config file', () => {
         port: 6000,
         dataDir: 'd',
         bindAllInterfaces: true,
+        changeLog: { retainMiB: 1024 },
         security: {
           apiKey: 'k',
           replicationSecret: 's',
@@ -454,6 +458,7 @@ describe('the config file', () => {
       port: 6000,
       dataDir: 'd',
       bindAll: true,
+      changeLogRetainMiB: 1024,
       apiKey: 'k',
       replicationSecret: 's',
       tls: { certPath: '/certs/node.p12', certPassword: 'pw' },
@@ -853,5 +858,48 @@ describe('the start-up description', () => {
     for (const secret of ['file-api-key', 'flag-repl-secret', 'tls-password']) {
       expect(line).not.toContain(secret);
     }
+  });
+});
+
+describe('sync followers and the change log size, at their limits', () => {
+  it('takes 0 to 32 sync followers on a node with a role, and nothing past', () => {
+    const role = { replicationRole: 'leader' } as const;
+    expect(
+      resolve({ flags: { ...role, syncFollowers: '0' } }).config.replication?.syncFollowers,
+    ).toBe(0);
+    expect(
+      resolve({ flags: { ...role, syncFollowers: '32' } }).config.replication?.syncFollowers,
+    ).toBe(32);
+    for (const bad of ['33', '-1', '1.5', 'two']) {
+      expectInvalid(
+        () => resolve({ flags: { ...role, syncFollowers: bad } }),
+        '--sync-followers',
+        'an integer from 0 to 32',
+      );
+    }
+    expectInvalid(
+      () => resolve({ flags: { syncFollowers: '1' } }),
+      '--sync-followers',
+      'no replication role',
+    );
+  });
+
+  it('takes 1 MiB to 1 TiB of change log, and nothing past', () => {
+    expect(resolve({ flags: { changeLogRetainMib: '1' } }).config.changeLogRetainMiB).toBe(1);
+    expect(
+      resolve({ env: { DOCDB_CHANGE_LOG_RETAIN_MIB: '1048576' } }).config.changeLogRetainMiB,
+    ).toBe(1_048_576);
+    for (const bad of ['0', '1048577', 'big']) {
+      expectInvalid(
+        () => resolve({ flags: { changeLogRetainMib: bad } }),
+        '--change-log-retain-mib',
+        'a whole number of MiB from 1 to 1048576',
+      );
+    }
+    expectInvalid(
+      () => resolve({ file: { ...BASE, changeLog: { retainMiB: '64' } } }),
+      'changeLog.retainMiB',
+      'not a string',
+    );
   });
 });

@@ -12,6 +12,7 @@ import { DbError } from '../errors/index.js';
 import type { NodeConfig, SettingSource } from './node-config.js';
 import {
   AUTO_FAILOVER_SECONDS_MAX,
+  CHANGE_LOG_RETAIN_MIB_MAX,
   defaultText,
   describeKind,
   type FileShape,
@@ -182,6 +183,7 @@ const RANGES = {
   port: [PORT_MIN, PORT_MAX],
   seconds: [1, AUTO_FAILOVER_SECONDS_MAX],
   count: [0, REPLICATION_FOLLOWERS_MAX],
+  mebibytes: [1, CHANGE_LOG_RETAIN_MIB_MAX],
 } as const;
 
 type NumericKind = keyof typeof RANGES;

@@ -31,6 +31,8 @@ export interface NodeConfig {
   port: number;
   dataDir: string;
   bindAll: boolean;
+  /** MiB of change log the node keeps (default 256). */
+  changeLogRetainMiB: number;
   apiKey?: string;
   replicationSecret?: string;
   tls?: TlsSettings;

@@ -106,7 +106,9 @@ export async function startNode(
   options: StartOptions = {},
 ): Promise<RunningNode> {
   const https = tlsOptions(config);
-  const db = await open(config.dataDir);
+  const db = await open(config.dataDir, {
+    changeLogRetainBytes: config.changeLogRetainMiB * 1024 * 1024,
+  });
   const status = newNodeStatus(config.nodeName);
   const log = options.log !== false;
   const url = `${https ? 'https' : 'http'}://${bindAddress(config)}:${config.port}`;

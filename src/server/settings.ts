@@ -12,7 +12,8 @@
  * text (non-empty, no control characters), secret (non-empty; never shown), password (a
  * secret, or `env:VAR_NAME` naming the variable that holds it; config file only), port
  * (1–65535), seconds (1–AUTO_FAILOVER_SECONDS_MAX), role (leader or follower), host (a host
- * name or address, no URL), count (0–REPLICATION_FOLLOWERS_MAX) and boolean (a flag without a value; true or false in the file).
+ * name or address, no URL), count (0–REPLICATION_FOLLOWERS_MAX), mebibytes
+ * (1–CHANGE_LOG_RETAIN_MIB_MAX) and boolean (a flag without a value; true or false in the file).
  */
 export type SettingKind =
   | 'text'
@@ -23,6 +24,7 @@ export type SettingKind =
   | 'role'
   | 'host'
   | 'count'
+  | 'mebibytes'
   | 'boolean';
 
 /**
@@ -68,7 +70,12 @@ export interface SettingSpec {
   readonly help: string;
 }
 
-import { REPLICATION_FOLLOWERS_MAX } from '../util/index.js';
+import { CHANGE_LOG_RETAIN_BYTES, REPLICATION_FOLLOWERS_MAX } from '../util/index.js';
+
+const MiB = 1024 * 1024;
+
+/** The largest change log a node may be told to keep, in MiB (1 TiB). */
+export const CHANGE_LOG_RETAIN_MIB_MAX = 1_048_576;
 
 /**
  * Longest auto-failover silence: the largest delay a Node timer holds (2^31 - 1 ms), so the
@@ -149,6 +156,19 @@ export const SETTINGS = {
     defaultText: 'off',
     log: 'apiKey',
     help: 'require Authorization: Bearer <key> on every request but GET /health',
+  },
+  changeLogRetainMiB: {
+    title: 'change log size',
+    file: 'changeLog.retainMiB',
+    flag: '--change-log-retain-mib <MiB>',
+    env: 'DOCDB_CHANGE_LOG_RETAIN_MIB',
+    kind: 'mebibytes',
+    scope: 'node',
+    config: 'changeLogRetainMiB',
+    default: CHANGE_LOG_RETAIN_BYTES / MiB,
+    help:
+      'MiB of change log the node keeps; a follower further behind catches up from a snapshot ' +
+      '(followers connected hold up to 4 times this)',
   },
   replicationSecret: {
     title: 'replication secret',
@@ -377,6 +397,8 @@ export function describeKind(kind: SettingKind): string {
       return 'a host name or address (no URL)';
     case 'count':
       return `an integer from 0 to ${REPLICATION_FOLLOWERS_MAX}`;
+    case 'mebibytes':
+      return `a whole number of MiB from 1 to ${CHANGE_LOG_RETAIN_MIB_MAX}`;
     case 'boolean':
       return 'true or false';
   }

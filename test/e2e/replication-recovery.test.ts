@@ -15,7 +15,6 @@ import * as net from 'node:net';
 import * as path from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { encodeFrame, FrameDecoder, PROTOCOL_VERSION } from '../../src/replication/index.js';
-import { CHANGE_LOG_RETAIN_BYTES, DOCUMENT_BYTES_MAX } from '../../src/util/index.js';
 import { makeTempDir } from '../support/temp-dir.js';
 import {
   call,
@@ -58,27 +57,21 @@ async function someWrites(node: DocdbNode, from: number, count: number): Promise
 describe('catch-up', () => {
   it('sends a fresh follower one snapshot once the leader trimmed its log', async () => {
     const replicationPort = await freePort();
-    const leader = await nodes.start('snap-leader', { args: leaderFlags(replicationPort) });
+    // The leader keeps 1 MiB of change log (--change-log-retain-mib): with no follower
+    // holding it, writes past that trim its oldest entries.
+    const leader = await nodes.start('snap-leader', {
+      args: [...leaderFlags(replicationPort), '--change-log-retain-mib', '1'],
+    });
     await someWrites(leader, 0, 20);
     expectStatus(
       await post(leader, '/index', { collection: 'items', path: 'tag', name: 'by_tag' }),
       201,
     );
-    // A checkpoint keeps the newest CHANGE_LOG_RETAIN_ENTRIES entries; the log's byte bound
-    // trims sooner. Replacing one large document fills the log past it (nothing else grows):
-    // writes go on until the leader reports a floor, at most twice the bound.
-    const blobBytes = DOCUMENT_BYTES_MAX / 2;
-    const blob = 'b'.repeat(blobBytes - 1024);
-    await insert(leader, 'blobs', { key: 'blob', n: 0, blob });
-    const writesMax = (2 * CHANGE_LOG_RETAIN_BYTES) / blobBytes;
+    const blob = 'b'.repeat(64 * 1024);
     let writes = 0;
     while ((await status(leader)).seqFloor === 0) {
-      expect(writes++, 'writes before the log was trimmed').toBeLessThan(writesMax);
-      const put = await call(leader, '/collections/blobs/by/key/blob', {
-        method: 'PUT',
-        body: { key: 'blob', n: writes, blob },
-      });
-      expect(put.status, put.text).toBe(200);
+      expect(writes++, 'writes before the log was trimmed').toBeLessThan(64);
+      await insert(leader, 'blobs', { n: writes, blob });
     }
     expectStatus(
       await call(leader, '/collections/blobs', {
