@@ -163,6 +163,11 @@ export const ERROR_CATALOGUE = {
     status: 409,
     meaning: 'A leader of an older term than its follower: another node was promoted since.',
   },
+  ERR_REPLICATION_DIVERGED: {
+    status: 409,
+    meaning:
+      'A follower holds writes its leader never had, older than its change log keeps: it cannot roll them back safely.',
+  },
   ERR_REPLICATION_APPLY: {
     status: 500,
     meaning: "A follower could not apply its leader's entries.",

@@ -44,8 +44,12 @@ export function planCatchUp(db: Database, follower: FollowerPosition): CatchUpPl
   }
   const term = db.termAt(follower.seq);
   if (term === undefined) {
-    // Behind the trimmed log: nothing left to compare; a snapshot brings it up to date.
-    return snapshot();
+    // Behind the trimmed log. Terms never go down along a log, so a follower whose last term
+    // is newer than this leader's at its floor holds entries this leader never had, from a
+    // point that is no longer known: it rolls back everything it has (its side refuses when
+    // its own log no longer holds all of it). Otherwise a snapshot brings it up to date.
+    const floorTerm = db.termAt(seqFloor) ?? 0;
+    return follower.lastTerm > floorTerm ? snapshot(0) : snapshot();
   }
   if (term === follower.lastTerm) return { catchUp: 'log', after: follower.seq };
   return snapshot(lastAgreeing(db, follower.lastTerm, follower.seq));
@@ -53,15 +57,15 @@ export function planCatchUp(db: Database, follower: FollowerPosition): CatchUpPl
 
 /**
  * The last seq at or below `upTo` whose entry is of `term` or older: terms never go down
- * along a log, so a binary search over the retained entries finds it. Below the retained
- * log the answer cannot be known: the floor is the best guess, and the follower rolls back
- * everything after it.
+ * along a log, so a binary search over the retained entries finds it. When even the floor's
+ * term is newer, the point lies below the retained log and cannot be known: 0, so the
+ * follower rolls back everything it holds.
  */
 function lastAgreeing(db: Database, term: number, upTo: number): number {
   const { seqFloor } = db.nodeState();
   let low = seqFloor;
   let high = upTo;
-  if ((db.termAt(low) ?? 0) > term) return seqFloor;
+  if ((db.termAt(low) ?? 0) > term) return 0;
   while (low < high) {
     const mid = Math.ceil((low + high) / 2);
     if ((db.termAt(mid) ?? Number.POSITIVE_INFINITY) <= term) low = mid;

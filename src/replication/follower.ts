@@ -272,9 +272,20 @@ export class ReplicationFollower {
     return welcome;
   }
 
-  /** Writes this node's entries after `after` to a rollback file (the snapshot then undoes them). */
+  /**
+   * Writes this node's entries after `after` to a rollback file (the snapshot then undoes
+   * them). Refuses when its log no longer holds all of them: the rest would be lost unseen.
+   */
   private rollBack(after: number, welcome: MessageOf<'welcome'>): void {
     const { db, log, nodeName } = this.options;
+    const { seqFloor } = db.nodeState();
+    if (after < seqFloor) {
+      throw new DbError(
+        'ERR_REPLICATION_DIVERGED',
+        `this node holds writes the leader ${welcome.node} never had, from before seq ${seqFloor + 1}, where its change log starts: they cannot be rolled back into a file, so it does not follow. Keep its data directory aside and start this node with an empty one to follow ${welcome.node}`,
+        { rollbackAfter: after, seqFloor },
+      );
+    }
     const entries = [...db.changesSince(after)];
     if (entries.length === 0) return;
     const record = writeRollbackFile(

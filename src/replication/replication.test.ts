@@ -256,6 +256,26 @@ describe('replication', () => {
     expect(lines[1].documents[0].doc).toEqual({ lost: true });
   });
 
+  it('refuses to follow when its own writes cannot all be rolled back into a file', async () => {
+    const leader = await node('leader');
+    const port = await freePort();
+    await leader.replication.startLeader({ port });
+    await leader.db.collection('a').insert({ from: 'leader' });
+    // A node with a history of its own, its oldest entries trimmed away.
+    const other = await node('other', {}, undefined, 64 * 1024);
+    const text = 'x'.repeat(1000);
+    for (let i = 0; i < 150; i++) await other.db.collection('mine').insert({ i, text });
+    const before = other.db.nodeState();
+    expect(before.seqFloor).toBeGreaterThan(0);
+    await other.replication.startFollower({ host: '127.0.0.1', port });
+    expect(
+      await until(() => other.replication.status().leader?.lastError ?? undefined, 'the refusal'),
+    ).toMatch(/holds writes the leader leader never had.*cannot be rolled back into a file/);
+    expect(other.db.nodeState()).toEqual(before);
+    expect(other.db.collection('mine').count()).toBe(150);
+    expect(fs.existsSync(path.join(other.dir, 'rollback'))).toBe(false);
+  });
+
   it('holds a write until a follower applied it (syncFollowers 1)', async () => {
     const { leader, follower } = await pair({ syncFollowers: 1, syncTimeoutMs: 500 });
     await until(() => leader.replication.status().followerCount === 1 || undefined, 'a follower');
