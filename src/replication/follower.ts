@@ -58,7 +58,12 @@ export interface FollowerView {
   reconnects: number;
   lastError: string | null;
   rollbacks: RollbackRecord[];
+  /** While a snapshot loads: documents loaded so far, and the seq it brings the node to. */
+  snapshot: { seq: number; documents: number } | null;
 }
+
+/** A snapshot load logs its progress every this many documents. */
+const SNAPSHOT_PROGRESS_DOCS = 100_000;
 
 /** Frames of entries a follower applies at once before it reads more (bounds memory). */
 const APPLIES_IN_FLIGHT_MAX = 16;
@@ -96,6 +101,7 @@ export class ReplicationFollower {
       reconnects: 0,
       lastError: null,
       rollbacks: [],
+      snapshot: null,
     };
     this.needSnapshot = options.db.snapshotLoadPending() !== undefined;
   }
@@ -107,6 +113,7 @@ export class ReplicationFollower {
       ...this.view,
       lagEntries: leaderSeq === null ? null : Math.max(0, leaderSeq - appliedSeq),
       rollbacks: [...this.view.rollbacks],
+      snapshot: this.view.snapshot && { ...this.view.snapshot },
     };
   }
 
@@ -151,6 +158,7 @@ export class ReplicationFollower {
       this.peer?.close();
       await this.applying.catch(() => {});
       this.view.connected = false;
+      this.view.snapshot = null;
       if (this.stopped) break;
       this.view.state = 'connecting';
       await sleep(reconnectDelayMs(this.attempt++), this.stopper.signal);
@@ -318,6 +326,8 @@ export class ReplicationFollower {
     );
     this.needSnapshot = true;
     const { seq, term, lastTerm } = header;
+    const progress = { seq, documents: 0 };
+    this.view.snapshot = progress;
     const load = await db.startSnapshotLoad({ seq, term, lastTerm });
     for (const collection of header.collections) {
       await load.addCollection(collection.name, collection.indexes);
@@ -341,7 +351,8 @@ export class ReplicationFollower {
     }
     await load.finish();
     this.needSnapshot = false;
-    log.info(`replication: snapshot loaded at seq ${header.seq}`);
+    this.view.snapshot = null;
+    log.info(`replication: snapshot loaded at seq ${seq}: ${progress.documents} documents`);
   }
 
   /** Takes one frame of entries: in order, each once, complete writes applied together. */

@@ -159,6 +159,7 @@ describe('replication', () => {
     await caughtUp(leader, fresh);
     expect(leader.replication.status().counters.snapshotsSent).toBe(1);
     expect(fresh.db.nodeState().seqFloor).toBeGreaterThan(0);
+    expect(fresh.replication.status().leader).toMatchObject({ state: 'streaming', snapshot: null });
     expect(await everything(fresh.db)).toEqual(await everything(leader.db));
     // The stopped follower, back behind the trimmed log, gets a snapshot too.
     await again.close();
