@@ -6,6 +6,7 @@
  */
 
 import * as fs from 'node:fs';
+import * as os from 'node:os';
 import { createSecureContext } from 'node:tls';
 import type { FastifyInstance } from 'fastify';
 import { type Database, open } from '../engine/index.js';
@@ -118,7 +119,9 @@ export async function startNode(
     db,
     nodeName: config.nodeName,
     httpPort: config.port,
-    httpUrl: url,
+    // Followers name this address in their 503s: on all interfaces, the machine's name says
+    // more to a client than 0.0.0.0 does.
+    httpUrl: config.bindAll ? `${https ? 'https' : 'http'}://${os.hostname()}:${config.port}` : url,
     bindAll: config.bindAll,
     secret: config.replicationSecret,
     tls: https?.https as never,
