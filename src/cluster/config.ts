@@ -416,9 +416,9 @@ async function syncDirectory(dir: string): Promise<void> {
 /**
  * The config with one more shard, appended (`docdb cluster add-shard`). A name or endpoint
  * already in the config is refused naming the shard that has it; the new shard is validated
- * as `shards[n]`.
+ * as `shards[n]`. `source` names the file in messages.
  */
-export function withShard(config: ClusterConfig, shard: ClusterShard): ClusterConfig {
+export function withShard(config: ClusterConfig, shard: ClusterShard, source = ''): ClusterConfig {
   const taken = config.shards.find((s) => s.name.toLowerCase() === shard.name.toLowerCase());
   if (taken !== undefined) {
     throw new DbError(
@@ -427,18 +427,19 @@ export function withShard(config: ClusterConfig, shard: ClusterShard): ClusterCo
       { shard: taken.name },
     );
   }
-  return parseClusterConfig({ ...config, shards: [...config.shards, shard] });
+  return parseClusterConfig({ ...config, shards: [...config.shards, shard] }, source);
 }
 
 /**
  * The config with one more collection (`docdb cluster add-collection`). A collection already
  * in the config is refused naming it and its placement: changing a placement moves documents,
- * which is rebalance's job, not an edit's.
+ * which is rebalance's job, not an edit's. `source` names the file in messages.
  */
 export function withCollection(
   config: ClusterConfig,
   name: string,
   placement: CollectionPlacement,
+  source = '',
 ): ClusterConfig {
   let canonical: string;
   try {
@@ -456,10 +457,13 @@ export function withCollection(
       { collection: canonical },
     );
   }
-  return parseClusterConfig({
-    ...config,
-    collections: { ...config.collections, [canonical]: placement },
-  });
+  return parseClusterConfig(
+    {
+      ...config,
+      collections: { ...config.collections, [canonical]: placement },
+    },
+    source,
+  );
 }
 
 /** `hash on pnr` or `replicated`. */
