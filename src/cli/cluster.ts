@@ -173,6 +173,7 @@ function registerAddCollection(cluster: Command): void {
     });
 }
 
+/** Registers `docdb cluster` and its four subcommands, each with its own help. */
 export function registerCluster(program: Command): void {
   const cluster = program
     .command('cluster')

@@ -159,6 +159,11 @@ describe('parseClusterConfig', () => {
       'shards[0].endpoint: "http://h:1?x=1" has a path, query or fragment',
     ],
     [
+      'an endpoint on port 0',
+      (c) => (c.shards[0].endpoint = 'http://h:0'),
+      `shards[0].endpoint: "http://h:0" has port 0: give the node's port`,
+    ],
+    [
       'an endpoint with credentials',
       (c) => (c.shards[0].endpoint = 'http://u:p@h:1'),
       'shards[0].endpoint: must not carry credentials: give the key as apiKey',

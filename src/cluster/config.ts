@@ -132,6 +132,8 @@ function checkEndpoint(source: Source, field: string, value: unknown): string {
     throw notUrl();
   }
   if (url.protocol !== 'http:' && url.protocol !== 'https:') throw notUrl();
+  if (url.port === '0')
+    throw invalid(source, field, `${shown(value)} has port 0: give the node's port`);
   if (url.username !== '' || url.password !== '') {
     throw invalid(source, field, 'must not carry credentials: give the key as apiKey');
   }

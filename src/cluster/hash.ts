@@ -14,7 +14,13 @@ import { DbError } from '../errors/index.js';
 export const RING_VNODES_PER_SHARD = 128;
 
 /** The tag byte of each kind of shard-key value in its encoding (as the index key codec's). */
-export const SHARD_KEY_TAGS = { null: 0x01, false: 0x02, true: 0x03, number: 0x04, string: 0x05 };
+export const SHARD_KEY_TAGS = {
+  null: 0x01,
+  false: 0x02,
+  true: 0x03,
+  number: 0x04,
+  string: 0x05,
+} as const;
 
 const MASK64 = (1n << 64n) - 1n;
 const PRIME64_1 = 0x9e3779b185ebca87n;
