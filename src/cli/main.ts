@@ -6,6 +6,7 @@
 
 import { Command, CommanderError } from 'commander';
 import { VERSION } from '../version.js';
+import { registerCluster } from './cluster.js';
 import { registerCompact } from './compact.js';
 import { registerInspect } from './inspect.js';
 import { registerQuery } from './query.js';
@@ -34,6 +35,7 @@ export function buildProgram(): Command {
   registerCompact(program);
   registerSeed(program);
   registerServe(program);
+  registerCluster(program);
   for (const command of program.commands) command.exitOverride();
   return program;
 }

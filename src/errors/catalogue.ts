@@ -92,6 +92,11 @@ export const ERROR_CATALOGUE = {
     status: 400,
     meaning: 'A node setting (config file, flag or environment variable) is invalid.',
   },
+  ERR_CLUSTER_CONFIG_INVALID: {
+    status: 400,
+    meaning:
+      'A cluster.json is missing, not JSON, or breaks its format; the message names the field.',
+  },
   ERR_INTERNAL: {
     status: 500,
     meaning: 'A bug in docdb. The body carries a request id; the log has the detail.',

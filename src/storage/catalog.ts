@@ -7,10 +7,10 @@
 import { DbError } from '../errors/index.js';
 import type { IndexState } from '../types/index.js';
 import {
-  COLLECTION_NAME_CHARS_MAX,
   INDEX_NAME_CHARS_MAX,
   INDEX_PATHS_MAX,
   type JsonPath,
+  normalizeCollectionName,
   parsePath,
 } from '../util/index.js';
 
@@ -92,32 +92,8 @@ export interface CollectionDef {
   indexes: IndexDef[];
 }
 
-const COLLECTION_NAME = /^[A-Za-z0-9._-]+$/;
-
-/** Validates a collection name and folds it to the canonical lowercase form. */
-export function normalizeCollectionName(name: unknown): string {
-  if (typeof name !== 'string' || name.length === 0) {
-    throw new DbError(
-      'ERR_COLLECTION_NAME_INVALID',
-      'a collection name must be a non-empty string',
-    );
-  }
-  if (name.length > COLLECTION_NAME_CHARS_MAX) {
-    throw new DbError(
-      'ERR_COLLECTION_NAME_INVALID',
-      `collection name '${name.slice(0, 40)}…' is ${name.length} characters; the limit is ${COLLECTION_NAME_CHARS_MAX}`,
-    );
-  }
-  if (!COLLECTION_NAME.test(name)) {
-    const bad = [...name].find((ch) => !/[A-Za-z0-9._-]/.test(ch));
-    throw new DbError(
-      'ERR_COLLECTION_NAME_INVALID',
-      `collection name '${name}' contains '${bad}': use letters, digits, '.', '_' and '-' only`,
-      { name },
-    );
-  }
-  return name.toLowerCase();
-}
+/** The collection-name rule lives in util/ so cluster/ shares it without importing storage. */
+export { normalizeCollectionName };
 
 /** What a caller asks for when creating an index. */
 export interface IndexSpec {

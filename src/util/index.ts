@@ -1,5 +1,9 @@
-/** Small pure helpers shared by every layer: ids, JSON paths, the value order, limits. */
+/**
+ * Small pure helpers shared by every layer: ids, JSON paths, collection names, the value order,
+ * limits.
+ */
 
+export * from './collection-name.js';
 export * from './json-path.js';
 export * from './limits.js';
 export * from './seeded-random.js';

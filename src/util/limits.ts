@@ -70,3 +70,10 @@ export const REPLICATION_BATCH_BYTES = 1 * MiB;
 export const REPLICATION_SNAPSHOT_BATCH_DOCS = 1000;
 /** Followers one leader serves at once; more are refused with a reason. */
 export const REPLICATION_FOLLOWERS_MAX = 32;
+
+/** Longest shard name in cluster.json, in characters (names are `[A-Za-z0-9._-]`). */
+export const SHARD_NAME_CHARS_MAX = 64;
+/** Most shards one cluster.json describes. */
+export const CLUSTER_SHARDS_MAX = 256;
+/** Largest cluster.json docdb reads; a topology file is a few KiB. */
+export const CLUSTER_CONFIG_BYTES_MAX = 1024 * 1024;

@@ -1,0 +1,482 @@
+/**
+ * cluster.json, the one topology format of DESIGN §7: reading it (validated on every read,
+ * errors naming the field), writing it atomically, and the pure edits `docdb cluster` makes.
+ * It never talks to a shard and never imports storage or the engine.
+ */
+
+import { randomBytes } from 'node:crypto';
+import * as fs from 'node:fs/promises';
+import * as path from 'node:path';
+import { DbError, isDbError } from '../errors/index.js';
+import {
+  CLUSTER_CONFIG_BYTES_MAX,
+  CLUSTER_SHARDS_MAX,
+  COLLECTIONS_MAX,
+  normalizeCollectionName,
+  parsePath,
+  SHARD_NAME_CHARS_MAX,
+} from '../util/index.js';
+
+/** The cluster.json format version this build reads and writes. */
+export const CLUSTER_CONFIG_VERSION = 1;
+/** The router's port in a new cluster.json (spec §1: `router.port`). */
+export const ROUTER_PORT_DEFAULT = 6000;
+
+/** One shard: an ordinary docdb node, by name and base URL, with its API key if it has one. */
+export interface ClusterShard {
+  /** `[A-Za-z0-9._-]`, 1 to SHARD_NAME_CHARS_MAX characters; unique without letter case. */
+  name: string;
+  /** The node's base URL: `http(s)://host:port`, no path, query or credentials. */
+  endpoint: string;
+  /** Sent as `Authorization: Bearer <apiKey>`; never printed. */
+  apiKey?: string;
+}
+
+/** Where a collection's documents live: on the owner of a shard-key value, or on every shard. */
+export type CollectionPlacement = { strategy: 'hash'; path: string } | { strategy: 'replicated' };
+
+/** A validated cluster.json. Collection names are in their canonical lowercase form. */
+export interface ClusterConfig {
+  version: typeof CLUSTER_CONFIG_VERSION;
+  router: { port: number };
+  shards: ClusterShard[];
+  collections: Record<string, CollectionPlacement>;
+}
+
+const SHARD_NAME = new RegExp(`^[A-Za-z0-9._-]{1,${SHARD_NAME_CHARS_MAX}}$`);
+const ROOT_KEYS = ['version', 'router', 'shards', 'collections'];
+const SHARD_KEYS = ['name', 'endpoint', 'apiKey'];
+// A control character in a header value makes the HTTP client throw at request time.
+const CONTROL_CHARS = /[\u0000-\u001f\u007f]/;
+
+/** Where a config came from, for messages: its file, or "cluster config" for a value. */
+type Source = string;
+
+function invalid(source: Source, field: string, problem: string): DbError {
+  const where = source === '' ? 'cluster config' : `cluster config ${source}`;
+  const message = field === '' ? `${where}: ${problem}` : `${where}: ${field}: ${problem}`;
+  return new DbError('ERR_CLUSTER_CONFIG_INVALID', message, {
+    ...(source === '' ? {} : { file: source }),
+    ...(field === '' ? {} : { field }),
+  });
+}
+
+/** A value as a message shows it: JSON, cut short. */
+function shown(value: unknown): string {
+  const text = value === undefined ? 'undefined' : JSON.stringify(value);
+  return text.length > 60 ? `${text.slice(0, 59)}…` : text;
+}
+
+/** `collections.orders` or `collections["my-orders"]`: a field name a user can find. */
+function memberField(parent: string, key: string): string {
+  return /^[A-Za-z_][A-Za-z0-9_]*$/.test(key)
+    ? `${parent}.${key}`
+    : `${parent}[${JSON.stringify(key)}]`;
+}
+
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+function requireObject(source: Source, field: string, value: unknown, keys: string[]) {
+  if (!isPlainObject(value)) {
+    throw invalid(source, field, `must be an object, not ${shown(value)}`);
+  }
+  for (const key of Object.keys(value)) {
+    if (!keys.includes(key)) {
+      throw invalid(
+        source,
+        memberField(field || '$', key).replace(/^\$\.?/, ''),
+        `unknown field (allowed: ${keys.join(', ')})`,
+      );
+    }
+  }
+  return value;
+}
+
+function requirePresent(source: Source, field: string, object: object, key: string): unknown {
+  if (!Object.hasOwn(object, key)) throw invalid(source, field, 'is missing');
+  return (object as Record<string, unknown>)[key];
+}
+
+/** Port numbers: integers from 1 to 65535. */
+function checkPort(source: Source, field: string, value: unknown): number {
+  if (typeof value !== 'number' || !Number.isInteger(value) || value < 1 || value > 65535) {
+    throw invalid(source, field, `${shown(value)} is not a port (an integer from 1 to 65535)`);
+  }
+  return value;
+}
+
+function checkShardName(source: Source, field: string, value: unknown): string {
+  if (typeof value !== 'string' || !SHARD_NAME.test(value)) {
+    throw invalid(
+      source,
+      field,
+      `${shown(value)} is not a shard name (1 to ${SHARD_NAME_CHARS_MAX} letters, digits, '.', '_' or '-')`,
+    );
+  }
+  return value;
+}
+
+/**
+ * A shard's endpoint, checked and returned as its origin (`http://host:port`, lowercase host,
+ * no trailing slash, default port dropped), so two spellings of one node compare equal.
+ */
+function checkEndpoint(source: Source, field: string, value: unknown): string {
+  const notUrl = () => invalid(source, field, `${shown(value)} is not an http(s) URL`);
+  if (typeof value !== 'string') throw notUrl();
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    throw notUrl();
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw notUrl();
+  if (url.port === '0')
+    throw invalid(source, field, `${shown(value)} has port 0: give the node's port`);
+  if (url.username !== '' || url.password !== '') {
+    throw invalid(source, field, 'must not carry credentials: give the key as apiKey');
+  }
+  if (url.pathname !== '/' || /[?#]/.test(value)) {
+    throw invalid(
+      source,
+      field,
+      `${shown(value)} has a path, query or fragment: give only scheme, host and port (${url.origin})`,
+    );
+  }
+  return url.origin;
+}
+
+function checkApiKey(source: Source, field: string, value: unknown): string {
+  // The value is a secret: messages say what is wrong without showing it.
+  if (typeof value !== 'string' || value.length === 0) {
+    throw invalid(source, field, 'must be a non-empty string');
+  }
+  if (CONTROL_CHARS.test(value)) throw invalid(source, field, 'contains a control character');
+  return value;
+}
+
+function checkShard(source: Source, field: string, value: unknown): ClusterShard {
+  const raw = requireObject(source, field, value, SHARD_KEYS);
+  const name = checkShardName(
+    source,
+    `${field}.name`,
+    requirePresent(source, `${field}.name`, raw, 'name'),
+  );
+  const endpoint = checkEndpoint(
+    source,
+    `${field}.endpoint`,
+    requirePresent(source, `${field}.endpoint`, raw, 'endpoint'),
+  );
+  const shard: ClusterShard = { name, endpoint };
+  if (Object.hasOwn(raw, 'apiKey'))
+    shard.apiKey = checkApiKey(source, `${field}.apiKey`, raw.apiKey);
+  return shard;
+}
+
+function checkShards(source: Source, value: unknown): ClusterShard[] {
+  if (!Array.isArray(value))
+    throw invalid(source, 'shards', `must be an array, not ${shown(value)}`);
+  if (value.length > CLUSTER_SHARDS_MAX) {
+    throw invalid(
+      source,
+      'shards',
+      `holds ${value.length} shards; the limit is ${CLUSTER_SHARDS_MAX}`,
+    );
+  }
+  const shards: ClusterShard[] = [];
+  for (const [i, raw] of value.entries()) {
+    const shard = checkShard(source, `shards[${i}]`, raw);
+    const sameName = shards.findIndex((s) => s.name.toLowerCase() === shard.name.toLowerCase());
+    if (sameName >= 0) {
+      throw invalid(
+        source,
+        `shards[${i}].name`,
+        `${shown(shard.name)} is already the name of shards[${sameName}] (shard names compare without letter case)`,
+      );
+    }
+    const sameEndpoint = shards.findIndex((s) => s.endpoint === shard.endpoint);
+    if (sameEndpoint >= 0) {
+      throw invalid(
+        source,
+        `shards[${i}].endpoint`,
+        `${shard.endpoint} is already the endpoint of shards[${sameEndpoint}] (${shards[sameEndpoint]?.name})`,
+      );
+    }
+    shards.push(shard);
+  }
+  return shards;
+}
+
+function checkPlacement(source: Source, field: string, value: unknown): CollectionPlacement {
+  const raw = requireObject(source, field, value, ['strategy', 'path']);
+  const strategy = requirePresent(source, `${field}.strategy`, raw, 'strategy');
+  if (strategy === 'replicated') {
+    if (Object.hasOwn(raw, 'path')) {
+      throw invalid(source, `${field}.path`, 'a replicated collection has no shard-key path');
+    }
+    return { strategy: 'replicated' };
+  }
+  if (strategy !== 'hash') {
+    throw invalid(
+      source,
+      `${field}.strategy`,
+      `${shown(strategy)} is not a strategy (hash or replicated)`,
+    );
+  }
+  const text = requirePresent(source, `${field}.path`, raw, 'path');
+  try {
+    return { strategy: 'hash', path: parsePath(text).text };
+  } catch (error) {
+    if (isDbError(error, 'ERR_PATH_INVALID')) throw invalid(source, `${field}.path`, error.message);
+    throw error;
+  }
+}
+
+function checkCollections(source: Source, value: unknown): Record<string, CollectionPlacement> {
+  if (!isPlainObject(value)) {
+    throw invalid(source, 'collections', `must be an object, not ${shown(value)}`);
+  }
+  const entries = Object.entries(value);
+  if (entries.length > COLLECTIONS_MAX) {
+    throw invalid(
+      source,
+      'collections',
+      `holds ${entries.length} collections; the limit is ${COLLECTIONS_MAX}`,
+    );
+  }
+  const collections: Record<string, CollectionPlacement> = {};
+  for (const [key, raw] of entries) {
+    const field = memberField('collections', key);
+    let name: string;
+    try {
+      name = normalizeCollectionName(key);
+    } catch (error) {
+      if (isDbError(error, 'ERR_COLLECTION_NAME_INVALID'))
+        throw invalid(source, field, error.message);
+      throw error;
+    }
+    if (Object.hasOwn(collections, name)) {
+      throw invalid(
+        source,
+        field,
+        `is collection "${name}" again (collection names compare without letter case)`,
+      );
+    }
+    collections[name] = checkPlacement(source, field, raw);
+  }
+  return collections;
+}
+
+/**
+ * Validates a parsed cluster.json and returns it in canonical form: a fresh object with only
+ * the known fields, endpoints as origins, collection names lowercase, paths as parsed. Throws
+ * ERR_CLUSTER_CONFIG_INVALID naming the field (`shards[1].endpoint: "ftp://x" is not an
+ * http(s) URL`) at the first problem. `source` (a file name) goes into the message.
+ */
+export function parseClusterConfig(value: unknown, source = ''): ClusterConfig {
+  const raw = requireObject(source, '', value, ROOT_KEYS);
+  const version = requirePresent(source, 'version', raw, 'version');
+  if (version !== CLUSTER_CONFIG_VERSION) {
+    throw invalid(
+      source,
+      'version',
+      `${shown(version)} is not supported: this docdb reads version ${CLUSTER_CONFIG_VERSION}`,
+    );
+  }
+  const router = requireObject(source, 'router', requirePresent(source, 'router', raw, 'router'), [
+    'port',
+  ]);
+  const port = checkPort(
+    source,
+    'router.port',
+    requirePresent(source, 'router.port', router, 'port'),
+  );
+  return {
+    version: CLUSTER_CONFIG_VERSION,
+    router: { port },
+    shards: checkShards(source, requirePresent(source, 'shards', raw, 'shards')),
+    collections: checkCollections(
+      source,
+      requirePresent(source, 'collections', raw, 'collections'),
+    ),
+  };
+}
+
+/** A new, empty topology: no shards, no collections, the router on `routerPort`. */
+export function newClusterConfig(options: { routerPort?: number } = {}): ClusterConfig {
+  const port = checkPort('', 'router.port', options.routerPort ?? ROUTER_PORT_DEFAULT);
+  return { version: CLUSTER_CONFIG_VERSION, router: { port }, shards: [], collections: {} };
+}
+
+/**
+ * Reads and validates a cluster.json (every read validates: the file is edited by hand too).
+ * A missing file, one larger than CLUSTER_CONFIG_BYTES_MAX, one that is not JSON or one that
+ * breaks the format is ERR_CLUSTER_CONFIG_INVALID, with the file and the field in the message.
+ */
+export async function readClusterConfig(file: string): Promise<ClusterConfig> {
+  const source = path.resolve(file);
+  let text: string;
+  try {
+    const stat = await fs.stat(source);
+    if (stat.size > CLUSTER_CONFIG_BYTES_MAX) {
+      throw invalid(source, '', `is ${stat.size} bytes; the limit is ${CLUSTER_CONFIG_BYTES_MAX}`);
+    }
+    text = await fs.readFile(source, 'utf8');
+  } catch (error) {
+    if (isDbError(error)) throw error;
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT') {
+      throw invalid(source, '', `no such file: create it with docdb cluster init ${file}`);
+    }
+    throw invalid(source, '', `cannot be read: ${(error as Error).message}`);
+  }
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (error) {
+    throw invalid(source, '', `is not JSON: ${(error as Error).message}`);
+  }
+  return parseClusterConfig(value, source);
+}
+
+/** What `writeClusterConfig` puts in a file: pretty JSON, two spaces, a trailing newline. */
+export function formatClusterConfig(config: ClusterConfig): string {
+  return `${JSON.stringify(parseClusterConfig(config), null, 2)}\n`;
+}
+
+/** File mode of a new cluster.json: it may hold API keys, so only its owner reads it. */
+const NEW_FILE_MODE = 0o600;
+
+async function modeFor(file: string): Promise<number> {
+  try {
+    return (await fs.stat(file)).mode & 0o777;
+  } catch {
+    return NEW_FILE_MODE;
+  }
+}
+
+/**
+ * Writes a cluster.json atomically: validated first (an invalid config is never written),
+ * then a temp file beside it, fsynced, renamed over the target (the directory fsynced after),
+ * so a reader sees the old file or the new one, never a torn one. A replaced file keeps its
+ * mode; a new one is 0600. `exclusive` refuses to replace an existing file, atomically
+ * (link, not rename).
+ */
+export async function writeClusterConfig(
+  file: string,
+  config: ClusterConfig,
+  options: { exclusive?: boolean } = {},
+): Promise<void> {
+  const text = formatClusterConfig(config);
+  const target = path.resolve(file);
+  const dir = path.dirname(target);
+  const temp = path.join(
+    dir,
+    `.${path.basename(target)}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`,
+  );
+  const handle = await fs.open(temp, 'wx', await modeFor(target));
+  try {
+    try {
+      await handle.writeFile(text, 'utf8');
+      await handle.sync();
+    } finally {
+      await handle.close();
+    }
+    if (options.exclusive) await linkExclusive(temp, target);
+    else await fs.rename(temp, target);
+  } finally {
+    await fs.rm(temp, { force: true });
+  }
+  await syncDirectory(dir);
+}
+
+async function linkExclusive(temp: string, target: string): Promise<void> {
+  try {
+    await fs.link(temp, target);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'EEXIST') {
+      throw new DbError('ERR_BAD_ARGUMENT', `${target} already exists`, { file: target });
+    }
+    throw error;
+  }
+}
+
+/** Makes a rename durable. Some platforms cannot open a directory; the rename still stands. */
+async function syncDirectory(dir: string): Promise<void> {
+  let handle: fs.FileHandle | undefined;
+  try {
+    handle = await fs.open(dir, 'r');
+    await handle.sync();
+  } catch {
+    // Best effort: see above.
+  } finally {
+    await handle?.close();
+  }
+}
+
+/**
+ * The config with one more shard, appended (`docdb cluster add-shard`). A name or endpoint
+ * already in the config is refused naming the shard that has it; the new shard is validated
+ * as `shards[n]`. `source` names the file in messages.
+ */
+export function withShard(config: ClusterConfig, shard: ClusterShard, source = ''): ClusterConfig {
+  const taken = config.shards.find((s) => s.name.toLowerCase() === shard.name.toLowerCase());
+  if (taken !== undefined) {
+    throw new DbError(
+      'ERR_CLUSTER_CONFIG_INVALID',
+      `shard "${taken.name}" is already in the cluster (${taken.endpoint}): choose another name`,
+      { shard: taken.name },
+    );
+  }
+  return parseClusterConfig({ ...config, shards: [...config.shards, shard] }, source);
+}
+
+/**
+ * The config with one more collection (`docdb cluster add-collection`). A collection already
+ * in the config is refused naming it and its placement: changing a placement moves documents,
+ * which is rebalance's job, not an edit's. `source` names the file in messages.
+ */
+export function withCollection(
+  config: ClusterConfig,
+  name: string,
+  placement: CollectionPlacement,
+  source = '',
+): ClusterConfig {
+  let canonical: string;
+  try {
+    canonical = normalizeCollectionName(name);
+  } catch (error) {
+    if (isDbError(error)) throw new DbError('ERR_CLUSTER_CONFIG_INVALID', error.message, { name });
+    throw error;
+  }
+  const existing = config.collections[canonical];
+  if (existing !== undefined) {
+    throw new DbError(
+      'ERR_CLUSTER_CONFIG_INVALID',
+      `collection "${canonical}" is already in the cluster (${describePlacement(existing)}); ` +
+        'a placement does not change by add-collection',
+      { collection: canonical },
+    );
+  }
+  return parseClusterConfig(
+    {
+      ...config,
+      collections: { ...config.collections, [canonical]: placement },
+    },
+    source,
+  );
+}
+
+/** `hash on pnr` or `replicated`. */
+export function describePlacement(placement: CollectionPlacement): string {
+  return placement.strategy === 'hash' ? `hash on ${placement.path}` : 'replicated';
+}
+
+/** The config as it may be shown: each API key replaced by `set`, never its value. */
+export function redactClusterConfig(config: ClusterConfig): ClusterConfig {
+  return {
+    ...config,
+    shards: config.shards.map((s) => (s.apiKey === undefined ? { ...s } : { ...s, apiKey: 'set' })),
+  };
+}

@@ -1,0 +1,38 @@
+/**
+ * The one rule for collection names, shared by storage (the catalog) and cluster/ (cluster.json),
+ * which may not import storage. Pure.
+ */
+
+import { DbError } from '../errors/index.js';
+import { COLLECTION_NAME_CHARS_MAX } from './limits.js';
+
+const COLLECTION_NAME = /^[A-Za-z0-9._-]+$/;
+
+/**
+ * Validates a collection name and folds it to the canonical lowercase form: 1 to
+ * COLLECTION_NAME_CHARS_MAX characters, letters, digits, `.`, `_` and `-` only. Names compare
+ * without letter case, so `Orders` and `orders` are one collection.
+ */
+export function normalizeCollectionName(name: unknown): string {
+  if (typeof name !== 'string' || name.length === 0) {
+    throw new DbError(
+      'ERR_COLLECTION_NAME_INVALID',
+      'a collection name must be a non-empty string',
+    );
+  }
+  if (name.length > COLLECTION_NAME_CHARS_MAX) {
+    throw new DbError(
+      'ERR_COLLECTION_NAME_INVALID',
+      `collection name '${name.slice(0, 40)}…' is ${name.length} characters; the limit is ${COLLECTION_NAME_CHARS_MAX}`,
+    );
+  }
+  if (!COLLECTION_NAME.test(name)) {
+    const bad = [...name].find((ch) => !/[A-Za-z0-9._-]/.test(ch));
+    throw new DbError(
+      'ERR_COLLECTION_NAME_INVALID',
+      `collection name '${name}' contains '${bad}': use letters, digits, '.', '_' and '-' only`,
+      { name },
+    );
+  }
+  return name.toLowerCase();
+}
