@@ -345,6 +345,12 @@ export class ReplicationFollower {
           message.collection,
           message.documents as Array<{ id: string; doc: Document }>,
         );
+        const before = progress.documents;
+        progress.documents += message.documents.length;
+        const step = SNAPSHOT_PROGRESS_DOCS;
+        if (Math.floor(progress.documents / step) > Math.floor(before / step)) {
+          log.info(`replication: snapshot at seq ${seq}: ${progress.documents} documents loaded`);
+        }
       } else if (message.t === 'snapshotEnd') {
         break;
       }
