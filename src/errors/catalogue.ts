@@ -180,6 +180,11 @@ export const ERROR_CATALOGUE = {
     status: 504,
     meaning: 'The typed client gave up on a node that did not answer within its timeout.',
   },
+  ERR_CLIENT_PROTOCOL: {
+    status: 502,
+    meaning:
+      'An answer is not what the REST API promises (not docdb JSON, an NDJSON stream cut short).',
+  },
 } as const satisfies Record<string, CatalogueEntry>;
 
 /** Every stable error code docdb can report. */
