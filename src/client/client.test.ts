@@ -388,6 +388,39 @@ describe('the client when the node fails', () => {
     expect(values[1]).toEqual({ n: 1 });
   });
 
+  it('gives up on a stream that falls silent after its meta', async () => {
+    const server = await rawServer((socket) => {
+      const meta = JSON.stringify({ plan: 'COLLECTION_SCAN', count: 2, executionMs: 1 });
+      socket.write(httpAnswer(200, 'application/x-ndjson', '', true));
+      socket.write(chunk(`${meta}\n`));
+    });
+    closers.push(server.close);
+    const seen: unknown[] = [];
+    const error = await rejection(
+      (async () => {
+        for await (const value of client(server.url, { timeoutMs: 300 }).queryStream('SELECT 1')) {
+          seen.push(value);
+        }
+      })(),
+    );
+    expect(seen).toHaveLength(1);
+    expect(error.code).toBe('ERR_CLIENT_TIMEOUT');
+    expect(error.message).toContain('may have been stored');
+  });
+
+  it('says so when it is used after close', async () => {
+    const server = await rawServer((socket) =>
+      socket.write(httpAnswer(200, 'application/json', HEALTH)),
+    );
+    closers.push(server.close);
+    const closed = connect(server.url);
+    expect((await closed.health()).node).toBe('raw');
+    await closed.close();
+    const error = await rejection(closed.health());
+    expect(error.code).toBe('ERR_CLIENT_UNREACHABLE');
+    expect(error.message).toContain('closed');
+  });
+
   it('reports a stream cut short of its count', async () => {
     const server = await rawServer((socket) => {
       const meta = JSON.stringify({ plan: 'COLLECTION_SCAN', count: 3, executionMs: 1 });

@@ -150,21 +150,21 @@ export class Transport {
       });
     } catch (error) {
       settle();
-      throw deadline.signal.aborted ? this.timeout(url) : this.failure(call, error);
+      throw deadline.signal.aborted ? this.timeout(call) : this.failure(call, error);
     }
     if (answer.statusCode >= 300) {
       try {
         const text = await answer.body.text();
         throw errorOf(answer.statusCode, text, answer.headers, url);
       } catch (error) {
-        throw deadline.signal.aborted ? this.timeout(url) : this.failure(call, error);
+        throw deadline.signal.aborted ? this.timeout(call) : this.failure(call, error);
       } finally {
         settle();
       }
     }
     // The deadline keeps running while the caller reads the body: a body cut off by it
     // fails with an abort, which `failure` words as the timeout.
-    deadline.signal.addEventListener('abort', () => answer.body.destroy(this.timeout(url)));
+    deadline.signal.addEventListener('abort', () => answer.body.destroy(this.timeout(call)));
     return {
       status: answer.statusCode,
       headers: answer.headers as OpenAnswer['headers'],
@@ -206,10 +206,11 @@ export class Transport {
     }
   }
 
-  private timeout(url: string): DbError {
+  private timeout(call: Call): DbError {
+    const write = call.method === 'GET' ? '' : ', and the write may have been stored';
     return new DbError(
       'ERR_CLIENT_TIMEOUT',
-      `${url}: no complete answer within ${this.timeoutMs} ms (the client's timeoutMs); the node may be overloaded or stuck, and a write may have been stored`,
+      `${this.urlOf(call)}: no complete answer within ${this.timeoutMs} ms (the client's timeoutMs); the node may be overloaded or stuck${write}`,
     );
   }
 
@@ -219,10 +220,13 @@ export class Transport {
     const url = this.urlOf(call);
     const code = (error as { code?: string }).code ?? '';
     if (TIMEOUT_CODES.has(code) || (error as Error).name === 'AbortError') {
-      return this.timeout(url);
+      return this.timeout(call);
     }
-    if (error instanceof undiciErrors.ClientDestroyedError) {
-      return new DbError('ERR_CLIENT_UNREACHABLE', `${url}: the client is closed`);
+    if (
+      error instanceof undiciErrors.ClientDestroyedError ||
+      error instanceof undiciErrors.ClientClosedError
+    ) {
+      return new DbError('ERR_CLIENT_UNREACHABLE', `${url}: this client is closed; connect again`);
     }
     const cause = (error as Error).message || code || String(error);
     return new DbError(
