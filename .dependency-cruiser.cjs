@@ -129,7 +129,7 @@ module.exports = {
       comment:
         'The typed HTTP client (ADR 0012); its transport is the one importer in src/client/.',
       severity: 'error',
-      from: { pathNot: layer('client') },
+      from: { pathNot: '^src/client/transport\\.ts$' },
       to: { path: 'node_modules/undici/' },
     },
     {

@@ -122,6 +122,7 @@ describe('the client against a node', () => {
     expect(typeof stats.pageSizeBytes).toBe('number');
     expect(await client.collections()).toContain('info');
     expect(await client.metrics()).toContain('docdb_http_requests_total');
+    expect((await client.openApi()).openapi).toMatch(/^3\./);
   });
 
   it('inserts, reads, replaces and deletes by _id', async () => {

@@ -85,6 +85,11 @@ export class DocdbClient {
       .body;
   }
 
+  /** `GET /openapi.json`: the API as an OpenAPI 3 document. */
+  openApi(): Promise<Record<string, unknown>> {
+    return this.call({ method: 'GET', path: '/openapi.json' });
+  }
+
   // ---- SQL -------------------------------------------------------------------------------
 
   /**
