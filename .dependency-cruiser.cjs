@@ -125,6 +125,22 @@ module.exports = {
       to: { path: 'node_modules/prom-client/' },
     },
     {
+      name: 'undici-only-in-client',
+      comment:
+        'The typed HTTP client (ADR 0012); its transport is the one importer in src/client/.',
+      severity: 'error',
+      from: { pathNot: '^src/client/transport\\.ts$' },
+      to: { path: 'node_modules/undici/' },
+    },
+    {
+      name: 'client-imports-only-types-errors-util',
+      comment:
+        'Applications import docdb/client: it must not pull in the server, engine or storage.',
+      severity: 'error',
+      from: { path: layer('client') },
+      to: { path: '^src/', pathNot: '^src/(client|types|errors|util)/' },
+    },
+    {
       name: 'commander-only-in-cli',
       severity: 'error',
       from: { pathNot: layer('cli') },

@@ -6,6 +6,7 @@
 
 import { DbError } from '../errors/index.js';
 import { seededRandom } from '../util/index.js';
+import type { SeedResult } from '../types/index.js';
 import type { Database } from './database.js';
 
 /** The indexes `seed` creates on `orders`. */
@@ -145,13 +146,7 @@ function pnrOf(random: () => number): string {
   return pnr;
 }
 
-/** What seeding did. */
-export interface SeedResult {
-  collection: 'orders';
-  inserted: number;
-  skipped: number;
-  indexes: string[];
-}
+export type { SeedResult } from '../types/index.js';
 
 /** Options of seedOrders. */
 export interface SeedOptions {

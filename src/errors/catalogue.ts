@@ -177,6 +177,19 @@ export const ERROR_CATALOGUE = {
     status: 500,
     meaning: "A follower could not apply its leader's entries.",
   },
+  ERR_CLIENT_UNREACHABLE: {
+    status: 503,
+    meaning: 'The typed client could not reach the node, or lost the connection before the answer.',
+  },
+  ERR_CLIENT_TIMEOUT: {
+    status: 504,
+    meaning: 'The typed client gave up on a node that did not answer within its timeout.',
+  },
+  ERR_CLIENT_PROTOCOL: {
+    status: 502,
+    meaning:
+      'An answer is not what the REST API promises (not docdb JSON, an NDJSON stream cut short).',
+  },
 } as const satisfies Record<string, CatalogueEntry>;
 
 /** Every stable error code docdb can report. */

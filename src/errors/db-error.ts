@@ -15,11 +15,16 @@ export class DbError extends Error {
   readonly status: number;
   readonly details: ErrorDetails | undefined;
 
-  constructor(code: ErrorCode, message: string, details?: ErrorDetails) {
+  /**
+   * `status` defaults to the code's status in the catalogue. The typed client gives the HTTP
+   * status it received instead: a node may answer a code with another status (an unknown
+   * collection on `POST /query` is a 400), or send a code a newer version added.
+   */
+  constructor(code: ErrorCode, message: string, details?: ErrorDetails, status?: number) {
     super(message);
     this.name = 'DbError';
     this.code = code;
-    this.status = statusOf(code);
+    this.status = status ?? statusOf(code);
     this.details = details;
   }
 }

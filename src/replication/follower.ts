@@ -12,12 +12,12 @@ import * as path from 'node:path';
 import * as tls from 'node:tls';
 import { type ChangeEntry, type Database, decodeEntry } from '../engine/index.js';
 import { DbError } from '../errors/index.js';
-import type { Document } from '../types/index.js';
+import type { Document, FollowerView } from '../types/index.js';
 import { checkProof, newNonce, proofOf } from './handshake.js';
 import type { ReplicationCounters, ReplicationLog } from './log.js';
 import { Peer } from './peer.js';
 import { type MessageOf, PROTOCOL_VERSION } from './protocol.js';
-import { type RollbackRecord, writeRollbackFile } from './rollback.js';
+import { writeRollbackFile } from './rollback.js';
 import {
   CONNECT_TIMEOUT_MS,
   HANDSHAKE_TIMEOUT_MS,
@@ -40,27 +40,7 @@ export interface FollowerOptions {
   onLeaderUrl(url: string): void;
 }
 
-/** What a follower shows in status. */
-export interface FollowerView {
-  /** The leader's replication address, `host:port`. */
-  leader: string;
-  leaderName: string | null;
-  connected: boolean;
-  state: 'connecting' | 'snapshot' | 'streaming' | 'stopped';
-  leaderTerm: number | null;
-  /** The leader's last seq, from its last heartbeat. */
-  leaderSeq: number | null;
-  /** The last seq this node applied. */
-  appliedSeq: number;
-  lagEntries: number | null;
-  lastLeaderContactAt: string | null;
-  gaps: number;
-  reconnects: number;
-  lastError: string | null;
-  rollbacks: RollbackRecord[];
-  /** While a snapshot loads: documents loaded so far, and the seq it brings the node to. */
-  snapshot: { seq: number; documents: number } | null;
-}
+export type { FollowerView } from '../types/index.js';
 
 /** A snapshot load logs its progress every this many documents. */
 const SNAPSHOT_PROGRESS_DOCS = 100_000;

@@ -4,11 +4,6 @@ export { FrameDecoder, encodeFrame } from './frames.js';
 export { checkProof, newNonce, proofOf } from './handshake.js';
 export type { ReplicationCounters, ReplicationLog } from './log.js';
 export { type Message, PROTOCOL_VERSION, parseMessage } from './protocol.js';
-export {
-  type AutoFailoverView,
-  type FollowerStatus,
-  Replication,
-  type ReplicationOptions,
-  type ReplicationStatus,
-} from './replication.js';
+export { Replication, type ReplicationOptions } from './replication.js';
+export type { AutoFailoverView, FollowerStatus, ReplicationStatus } from '../types/index.js';
 export { ROLLBACK_DIR } from './rollback.js';

@@ -11,6 +11,7 @@ import * as net from 'node:net';
 import * as tls from 'node:tls';
 import { type Database, encodeEntry } from '../engine/index.js';
 import { DbError } from '../errors/index.js';
+import type { FollowerLink } from '../types/index.js';
 import {
   REPLICATION_BATCH_BYTES,
   REPLICATION_FOLLOWERS_MAX,
@@ -41,20 +42,7 @@ export interface LeaderOptions {
   onHigherTerm(term: number, follower: string): void;
 }
 
-/** One connected follower, as status shows it. */
-export interface FollowerLink {
-  name: string;
-  address: string;
-  connectedAt: string;
-  /** `handshake`, `snapshot` (sending one), then `streaming`. */
-  state: 'handshake' | 'snapshot' | 'streaming';
-  /** The last seq sent to it. */
-  sentSeq: number;
-  /** The last seq it acknowledged as applied. */
-  acknowledgedSeq: number;
-  /** Gaps it reported (it asked for entries again). */
-  gaps: number;
-}
+export type { FollowerLink } from '../types/index.js';
 
 interface AckWaiter {
   seq: number;

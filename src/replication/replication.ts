@@ -10,10 +10,10 @@ import * as net from 'node:net';
 import type * as tls from 'node:tls';
 import type { Database } from '../engine/index.js';
 import { DbError } from '../errors/index.js';
-import type { Role } from '../types/index.js';
-import { type FollowerView, ReplicationFollower } from './follower.js';
-import { type FollowerLink, ReplicationLeader } from './leader.js';
-import { newCounters, type ReplicationCounters, type ReplicationLog, SILENT_LOG } from './log.js';
+import type { AutoFailoverView, ReplicationStatus } from '../types/index.js';
+import { ReplicationFollower } from './follower.js';
+import { ReplicationLeader } from './leader.js';
+import { newCounters, type ReplicationLog, SILENT_LOG } from './log.js';
 import { FAILOVER_CHECK_MS } from './timing.js';
 
 /** What a node tells its replication when it starts. */
@@ -35,44 +35,6 @@ export interface ReplicationOptions {
   /** How long a write waits for them before it answers 503 (default 10 s). */
   syncTimeoutMs?: number;
   log?: ReplicationLog;
-}
-
-/** Auto-failover as status shows it (DESIGN §6). */
-export interface AutoFailoverView {
-  enabled: boolean;
-  silenceSeconds: number | null;
-  newLeaderPort: number | null;
-  state: 'off' | 'watching' | 'promoted';
-  lastLeaderContactAt: string | null;
-}
-
-/** A follower as the leader's status lists it. */
-export interface FollowerStatus extends FollowerLink {
-  lagEntries: number;
-  lagSeconds: number;
-}
-
-/** `GET /replication/status`. */
-export interface ReplicationStatus {
-  role: Role;
-  readOnly: boolean;
-  term: number;
-  /** The node's last seq and the highest seq trimmed from its log. */
-  lastSeq: number;
-  seqFloor: number;
-  /** Set when this node, as leader, saw a newer term: it turned read-only. */
-  fenced: { term: number; by: string; at: string } | null;
-  /** Leader: the replication listener's port. */
-  replicationPort: number | null;
-  syncFollowers: number;
-  followerCount: number;
-  followers: FollowerStatus[];
-  /** Follower: its link to the leader. */
-  leader: FollowerView | null;
-  /** Gaps seen since the node started (followers' and this node's). */
-  gaps: number;
-  autoFailover: AutoFailoverView;
-  counters: ReplicationCounters;
 }
 
 const SYNC_TIMEOUT_MS_DEFAULT = 10_000;

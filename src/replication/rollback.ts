@@ -7,19 +7,12 @@
 
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import type { ChangeEntry } from '../types/index.js';
+import type { ChangeEntry, RollbackRecord } from '../types/index.js';
 
 /** The directory of rollback files in a data directory. */
 export const ROLLBACK_DIR = 'rollback';
 
-export interface RollbackRecord {
-  /** The file written. */
-  file: string;
-  /** The seqs rolled back: after `after`, up to and including `through`. */
-  after: number;
-  through: number;
-  entries: number;
-}
+export type { RollbackRecord } from '../types/index.js';
 
 /**
  * Writes `entries` (the node's own, after `after`) to a new rollback file, durably, and

@@ -16,3 +16,11 @@ export interface BulkResult {
   ids: string[];
   errors: BulkItemError[];
 }
+
+/** What seeding the demo orders did (`docdb seed`, `POST /seed`). */
+export interface SeedResult {
+  collection: 'orders';
+  inserted: number;
+  skipped: number;
+  indexes: string[];
+}

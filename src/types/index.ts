@@ -11,3 +11,4 @@ export type * from './errors.js';
 export type * from './node.js';
 export type * from './query.js';
 export type * from './stats.js';
+export type * from './replication.js';

@@ -1,0 +1,364 @@
+/**
+ * DocdbClient: one method per route of the node REST API (docs/rest.md), typed with the
+ * shapes of src/types/. It builds paths and reads answers; the transport owns connections,
+ * retries and errors. It never holds a whole query stream in memory.
+ */
+
+import { DbError, isDbError } from '../errors/index.js';
+import type {
+  BulkResult,
+  CompactResult,
+  Document,
+  HealthBody,
+  IndexInfo,
+  QueryMeta,
+  ReplicationStatus,
+  SeedResult,
+  StoreStats,
+} from '../types/index.js';
+import type {
+  BulkOptions,
+  ByKeyAnswer,
+  CheckpointAnswer,
+  CreatedIndex,
+  DeleteAnswer,
+  DropAnswer,
+  FlushAnswer,
+  IndexRequest,
+  InsertAnswer,
+  KeyValue,
+  ListAnswer,
+  ListOptions,
+  QueryAnswer,
+  RebuildIndexAnswer,
+  RebuildIndexesAnswer,
+  ReplaceAnswer,
+  ReplaceByKeyAnswer,
+  TransitionAnswer,
+} from './answers.js';
+import { ndjsonValues } from './ndjson.js';
+import { type Call, type ClientOptions, Transport } from './transport.js';
+
+const NDJSON = 'application/x-ndjson';
+
+/** A path segment: any text, encoded (a collection name, a JSON path, a value, an `_id`). */
+const seg = (text: string): string => encodeURIComponent(text);
+
+/** A typed client of one docdb node (or a router, which serves the same API). */
+export class DocdbClient {
+  private readonly transport: Transport;
+
+  /** `baseUrl` is the node's address, e.g. `http://127.0.0.1:5000`; see `ClientOptions`. */
+  constructor(baseUrl: string, options: ClientOptions = {}) {
+    this.transport = new Transport(baseUrl, options);
+  }
+
+  /** The node's address as given, without a trailing slash. */
+  get baseUrl(): string {
+    return this.transport.baseUrl;
+  }
+
+  private async call<T>(call: Call): Promise<T> {
+    return (await this.transport.json<T>(call)).body;
+  }
+
+  // ---- node ------------------------------------------------------------------------------
+
+  /** `GET /health` (public: needs no API key). */
+  health(): Promise<HealthBody> {
+    return this.call({ method: 'GET', path: '/health' });
+  }
+
+  /** `GET /stats`: the file, its pages, collections with counts and indexes, the change log. */
+  stats(): Promise<StoreStats> {
+    return this.call({ method: 'GET', path: '/stats' });
+  }
+
+  /** `GET /collections`: canonical names, sorted. */
+  collections(): Promise<string[]> {
+    return this.call({ method: 'GET', path: '/collections' });
+  }
+
+  /** `GET /metrics`: the Prometheus text. */
+  async metrics(): Promise<string> {
+    return (await this.transport.text({ method: 'GET', path: '/metrics', accept: 'text/plain' }))
+      .body;
+  }
+
+  /** `GET /openapi.json`: the API as an OpenAPI 3 document. */
+  openApi(): Promise<Record<string, unknown>> {
+    return this.call({ method: 'GET', path: '/openapi.json' });
+  }
+
+  // ---- SQL -------------------------------------------------------------------------------
+
+  /**
+   * `POST /query`: one statement, `?` placeholders filled from `params` in order (never
+   * build SQL from strings). Answers the envelope and the X-DOCDB-* headers. A write is
+   * never retried.
+   */
+  async query(sql: string, params?: readonly unknown[]): Promise<QueryAnswer> {
+    const { body, headers } = await this.transport.json<Omit<QueryAnswer, 'headers'>>({
+      method: 'POST',
+      path: '/query',
+      json: params === undefined ? { sql } : { sql, params },
+    });
+    return {
+      ...body,
+      headers: {
+        plan: String(headers['x-docdb-plan'] ?? ''),
+        count: Number(headers['x-docdb-count']),
+        executionMs: Number(headers['x-docdb-executionms']),
+        requestId: headers['x-request-id'] as string | undefined,
+      },
+    };
+  }
+
+  /**
+   * `POST /query` as NDJSON: the first value is the meta `{ plan, count, executionMs }`, then
+   * one document at a time as the node sends them; memory holds one line. `break` ends the
+   * request and frees its connection. A stream the node cuts short (fewer documents than
+   * the meta's count) throws ERR_CLIENT_PROTOCOL at its end.
+   */
+  async *queryStream(
+    sql: string,
+    params?: readonly unknown[],
+  ): AsyncGenerator<QueryMeta | Document, void, undefined> {
+    const call: Call = {
+      method: 'POST',
+      path: '/query',
+      json: params === undefined ? { sql } : { sql, params },
+      accept: NDJSON,
+    };
+    const where = this.transport.urlOf(call);
+    const answer = await this.transport.open(call);
+    answer.settle();
+    let meta: QueryMeta | undefined;
+    let documents = 0;
+    try {
+      for await (const value of ndjsonValues(answer.body, where)) {
+        if (meta === undefined) meta = value as QueryMeta;
+        else documents++;
+        yield value as QueryMeta | Document;
+      }
+    } catch (error) {
+      throw this.transport.failure(call, error);
+    } finally {
+      // After a `break` (or a throw) the rest is not wanted: drop the connection.
+      answer.body.destroy();
+    }
+    if (meta === undefined) {
+      throw new DbError('ERR_CLIENT_PROTOCOL', `${where}: the NDJSON stream had no meta line`);
+    }
+    if (documents < meta.count && meta.affected === undefined) {
+      throw new DbError(
+        'ERR_CLIENT_PROTOCOL',
+        `${where}: the stream ended after ${documents} of ${meta.count} documents; the node cut it short (its log says why)`,
+      );
+    }
+  }
+
+  // ---- documents -------------------------------------------------------------------------
+
+  /** `POST /collections/{name}`: stores one document (creating the collection); never retried. */
+  insert(collection: string, doc: Document): Promise<InsertAnswer> {
+    return this.call({ method: 'POST', path: `/collections/${seg(collection)}`, json: doc });
+  }
+
+  /**
+   * `POST /collections/{name}/bulk`: per-item results. With `atomic`, any failure stores
+   * nothing and throws the first failure's DbError, whose details hold `ids` and `errors`.
+   */
+  bulk(collection: string, docs: Document[], options: BulkOptions = {}): Promise<BulkResult> {
+    const query = new URLSearchParams();
+    if (options.atomic) query.set('atomic', 'true');
+    if (options.skipIndexes) query.set('skipIndexes', 'true');
+    const search = query.size > 0 ? `?${query}` : '';
+    return this.call({
+      method: 'POST',
+      path: `/collections/${seg(collection)}/bulk${search}`,
+      json: docs,
+    });
+  }
+
+  /** `GET /collections/{name}`: a page in `_id` order; pass the last `_id` as `after` for the next. */
+  list(collection: string, options: ListOptions = {}): Promise<ListAnswer> {
+    const query = new URLSearchParams();
+    if (options.limit !== undefined) query.set('limit', String(options.limit));
+    if (options.after !== undefined) query.set('after', options.after);
+    const search = query.size > 0 ? `?${query}` : '';
+    return this.call({ method: 'GET', path: `/collections/${seg(collection)}${search}` });
+  }
+
+  /** `GET …/by/{path}/{value}`: every document whose `path` holds `value` (or what it spells). */
+  getByKey(collection: string, path: string, value: KeyValue): Promise<ByKeyAnswer> {
+    return this.call({ method: 'GET', path: byKey(collection, path, value) });
+  }
+
+  /** `PUT …/by/{path}/{value}`: replaces the one match (404 none, 409 several); keeps its `_id`. */
+  replaceByKey(
+    collection: string,
+    path: string,
+    value: KeyValue,
+    doc: Document,
+  ): Promise<ReplaceByKeyAnswer> {
+    return this.call({ method: 'PUT', path: byKey(collection, path, value), json: doc });
+  }
+
+  /** `DELETE …/by/{path}/{value}`: deletes every match. */
+  deleteByKey(collection: string, path: string, value: KeyValue): Promise<DeleteAnswer> {
+    return this.call({ method: 'DELETE', path: byKey(collection, path, value) });
+  }
+
+  /** `GET /collections/{name}/{_id}`: the document, or undefined when no document has that `_id`. */
+  async get(collection: string, id: string): Promise<Document | undefined> {
+    try {
+      return await this.require(collection, id);
+    } catch (error) {
+      if (isDbError(error, 'ERR_DOCUMENT_NOT_FOUND')) return undefined;
+      throw error;
+    }
+  }
+
+  /** `GET /collections/{name}/{_id}`: the document; 404 ERR_DOCUMENT_NOT_FOUND throws. */
+  require(collection: string, id: string): Promise<Document> {
+    return this.call({ method: 'GET', path: byId(collection, id) });
+  }
+
+  /** `PUT /collections/{name}/{_id}`: replaces the document, keeping its `_id`. */
+  replace(collection: string, id: string, doc: Document): Promise<ReplaceAnswer> {
+    return this.call({ method: 'PUT', path: byId(collection, id), json: doc });
+  }
+
+  /** `DELETE /collections/{name}/{_id}`. */
+  delete(collection: string, id: string): Promise<DeleteAnswer> {
+    return this.call({ method: 'DELETE', path: byId(collection, id) });
+  }
+
+  /** `DELETE /collections/{name}` with `X-Confirm: true`: drops it with its indexes. */
+  dropCollection(name: string): Promise<DropAnswer> {
+    return this.call({
+      method: 'DELETE',
+      path: `/collections/${seg(name)}`,
+      headers: { 'x-confirm': 'true' },
+    });
+  }
+
+  // ---- indexes ---------------------------------------------------------------------------
+
+  /** `GET /indexes/{collection}`. */
+  indexes(collection: string): Promise<IndexInfo[]> {
+    return this.call({ method: 'GET', path: `/indexes/${seg(collection)}` });
+  }
+
+  /** `POST /index`: creates and builds an index on an existing collection. */
+  createIndex(request: IndexRequest): Promise<CreatedIndex> {
+    return this.call({ method: 'POST', path: '/index', json: request });
+  }
+
+  /** `POST /seed`: loads the demo orders (default 10,000; `seed` picks the PRNG seed). */
+  seed(orders?: number, seed?: number): Promise<SeedResult> {
+    const json = {
+      ...(orders !== undefined && { orders }),
+      ...(seed !== undefined && { seed }),
+    };
+    return this.call({ method: 'POST', path: '/seed', json });
+  }
+
+  // ---- admin -----------------------------------------------------------------------------
+
+  /** `POST /admin/flush`: every committed write is on disk. */
+  flush(): Promise<FlushAnswer> {
+    return this.call({ method: 'POST', path: '/admin/flush' });
+  }
+
+  /** `POST /admin/checkpoint`: flush, then trim the change log to its retention bound. */
+  checkpoint(): Promise<CheckpointAnswer> {
+    return this.call({ method: 'POST', path: '/admin/checkpoint' });
+  }
+
+  /** `POST /admin/compact/{collection}`. */
+  compact(collection: string): Promise<CompactResult> {
+    return this.call({ method: 'POST', path: `/admin/compact/${seg(collection)}` });
+  }
+
+  /** `POST /admin/rebuild-indexes/{collection}`: every index, marked ready. */
+  rebuildIndexes(collection: string): Promise<RebuildIndexesAnswer> {
+    return this.call({ method: 'POST', path: `/admin/rebuild-indexes/${seg(collection)}` });
+  }
+
+  /** `POST /admin/rebuild-index/{collection}/{indexName}`. */
+  rebuildIndex(collection: string, indexName: string): Promise<RebuildIndexAnswer> {
+    return this.call({
+      method: 'POST',
+      path: `/admin/rebuild-index/${seg(collection)}/${seg(indexName)}`,
+    });
+  }
+
+  // ---- replication (docs/replication.md) -------------------------------------------------
+
+  /** `GET /replication/status`. */
+  replicationStatus(): Promise<ReplicationStatus> {
+    return this.call({ method: 'GET', path: '/replication/status' });
+  }
+
+  /** `POST /replication/start-leader`: a single node starts leading, listening on `port`. */
+  startLeader(request: { port: number; sharedSecret?: string }): Promise<TransitionAnswer> {
+    return this.call({ method: 'POST', path: '/replication/start-leader', json: request });
+  }
+
+  /** `POST /replication/start-follower`: follows the leader at `host:port`. */
+  startFollower(request: {
+    host: string;
+    port: number;
+    sharedSecret?: string;
+  }): Promise<TransitionAnswer> {
+    return this.call({ method: 'POST', path: '/replication/start-follower', json: request });
+  }
+
+  /** `POST /replication/read-only`: answers once every queued write committed. */
+  readOnly(): Promise<TransitionAnswer> {
+    return this.call({ method: 'POST', path: '/replication/read-only' });
+  }
+
+  /** `POST /replication/read-write`. */
+  readWrite(): Promise<TransitionAnswer> {
+    return this.call({ method: 'POST', path: '/replication/read-write' });
+  }
+
+  /** `POST /replication/promote`: a follower leads in the next term, listening on `port`. */
+  promote(request: { port: number }): Promise<TransitionAnswer> {
+    return this.call({ method: 'POST', path: '/replication/promote', json: request });
+  }
+
+  /** `POST /replication/auto-failover/enable`. */
+  enableAutoFailover(request: {
+    silenceSeconds: number;
+    newLeaderPort: number;
+  }): Promise<TransitionAnswer> {
+    return this.call({ method: 'POST', path: '/replication/auto-failover/enable', json: request });
+  }
+
+  /** `POST /replication/auto-failover/disable`. */
+  disableAutoFailover(): Promise<TransitionAnswer> {
+    return this.call({ method: 'POST', path: '/replication/auto-failover/disable' });
+  }
+
+  /** Closes the connections once the requests in flight are answered. */
+  close(): Promise<void> {
+    return this.transport.close();
+  }
+}
+
+/** Connects a client to the node at `baseUrl`; the pool opens connections as requests need them. */
+export function connect(baseUrl: string, options?: ClientOptions): DocdbClient {
+  return new DocdbClient(baseUrl, options);
+}
+
+function byKey(collection: string, path: string, value: KeyValue): string {
+  return `/collections/${seg(collection)}/by/${seg(path)}/${seg(String(value))}`;
+}
+
+function byId(collection: string, id: string): string {
+  return `/collections/${seg(collection)}/${seg(id)}`;
+}

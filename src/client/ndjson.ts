@@ -1,0 +1,68 @@
+/**
+ * NDJSON over a byte stream: one parsed value per line, as the chunks arrive, so a stream of
+ * any length needs memory for one line only. Pure; it knows no HTTP.
+ */
+
+import { DbError } from '../errors/index.js';
+import { BODY_BYTES_MAX } from '../util/index.js';
+
+/**
+ * The longest line taken, in bytes: a node's largest body, so any document a node can
+ * store fits, and a stream that never ends a line cannot use unbounded memory.
+ */
+export const NDJSON_LINE_BYTES_MAX = BODY_BYTES_MAX;
+
+const NEWLINE = 0x0a;
+
+/**
+ * Yields each line of `chunks` parsed as JSON; empty lines are skipped. `where` names the
+ * source in errors. A line that is not JSON, or longer than `lineBytesMax`, throws
+ * ERR_CLIENT_PROTOCOL.
+ */
+export async function* ndjsonValues(
+  chunks: AsyncIterable<Buffer>,
+  where: string,
+  lineBytesMax = NDJSON_LINE_BYTES_MAX,
+): AsyncGenerator<unknown, void, undefined> {
+  // Bytes of the line not yet ended; decoded only whole, so a character split across two
+  // chunks stays intact.
+  let pending: Buffer[] = [];
+  let pendingBytes = 0;
+  for await (const chunk of chunks) {
+    let start = 0;
+    for (let end = chunk.indexOf(NEWLINE); end >= 0; end = chunk.indexOf(NEWLINE, start)) {
+      const piece = chunk.subarray(start, end);
+      const line = pendingBytes === 0 ? piece : Buffer.concat([...pending, piece]);
+      pending = [];
+      pendingBytes = 0;
+      start = end + 1;
+      if (line.length > lineBytesMax) throw tooLong(where, lineBytesMax);
+      if (line.length > 0) yield parseLine(line, where);
+    }
+    if (start < chunk.length) {
+      pending.push(chunk.subarray(start));
+      pendingBytes += chunk.length - start;
+      if (pendingBytes > lineBytesMax) throw tooLong(where, lineBytesMax);
+    }
+  }
+  if (pendingBytes > 0) yield parseLine(Buffer.concat(pending), where);
+}
+
+function parseLine(line: Buffer, where: string): unknown {
+  const text = line.toString('utf8');
+  try {
+    return JSON.parse(text);
+  } catch {
+    throw new DbError(
+      'ERR_CLIENT_PROTOCOL',
+      `${where}: an NDJSON line is not JSON (${text.slice(0, 200)})`,
+    );
+  }
+}
+
+function tooLong(where: string, lineBytesMax: number): DbError {
+  return new DbError(
+    'ERR_CLIENT_PROTOCOL',
+    `${where}: an NDJSON line is longer than ${lineBytesMax} bytes`,
+  );
+}

@@ -1,0 +1,107 @@
+/**
+ * A node's replication as `GET /replication/status` (and every transition) reports it. The
+ * replication module fills these shapes; a client reads them without importing it.
+ */
+
+import type { Role } from './node.js';
+
+/** One connected follower, as its leader's status shows it. */
+export interface FollowerLink {
+  name: string;
+  address: string;
+  connectedAt: string;
+  /** `handshake`, `snapshot` (sending one), then `streaming`. */
+  state: 'handshake' | 'snapshot' | 'streaming';
+  /** The last seq sent to it. */
+  sentSeq: number;
+  /** The last seq it acknowledged as applied. */
+  acknowledgedSeq: number;
+  /** Gaps it reported (it asked for entries again). */
+  gaps: number;
+}
+
+/** A follower as the leader's status lists it. */
+export interface FollowerStatus extends FollowerLink {
+  lagEntries: number;
+  lagSeconds: number;
+}
+
+/** A rollback file a follower wrote before undoing writes its new leader never had. */
+export interface RollbackRecord {
+  /** The file written. */
+  file: string;
+  /** The seqs rolled back: after `after`, up to and including `through`. */
+  after: number;
+  through: number;
+  entries: number;
+}
+
+/** What a follower shows in status. */
+export interface FollowerView {
+  /** The leader's replication address, `host:port`. */
+  leader: string;
+  leaderName: string | null;
+  connected: boolean;
+  state: 'connecting' | 'snapshot' | 'streaming' | 'stopped';
+  leaderTerm: number | null;
+  /** The leader's last seq, from its last heartbeat. */
+  leaderSeq: number | null;
+  /** The last seq this node applied. */
+  appliedSeq: number;
+  lagEntries: number | null;
+  lastLeaderContactAt: string | null;
+  gaps: number;
+  reconnects: number;
+  lastError: string | null;
+  rollbacks: RollbackRecord[];
+  /** While a snapshot loads: documents loaded so far, and the seq it brings the node to. */
+  snapshot: { seq: number; documents: number } | null;
+}
+
+/** Auto-failover as status shows it (DESIGN §6). */
+export interface AutoFailoverView {
+  enabled: boolean;
+  silenceSeconds: number | null;
+  newLeaderPort: number | null;
+  state: 'off' | 'watching' | 'promoted';
+  lastLeaderContactAt: string | null;
+}
+
+/** Totals since the node started, for /metrics. */
+export type ReplicationCounters = {
+  /** Leader: entries and bytes of entries sent to followers. */
+  entriesSent: number;
+  bytesSent: number;
+  /** Leader: snapshots sent. */
+  snapshotsSent: number;
+  /** Follower: entries applied and bytes received from the leader. */
+  entriesApplied: number;
+  bytesReceived: number;
+  /** Follower: connections to the leader made again after one ended. */
+  reconnects: number;
+  /** Gaps seen: a follower got a seq that was not the next one and asked again. */
+  gaps: number;
+};
+
+/** `GET /replication/status`, and the answer of every transition. */
+export interface ReplicationStatus {
+  role: Role;
+  readOnly: boolean;
+  term: number;
+  /** The node's last seq and the highest seq trimmed from its log. */
+  lastSeq: number;
+  seqFloor: number;
+  /** Set when this node, as leader, saw a newer term: it turned read-only. */
+  fenced: { term: number; by: string; at: string } | null;
+  /** Leader: the replication listener's port. */
+  replicationPort: number | null;
+  syncFollowers: number;
+  followerCount: number;
+  followers: FollowerStatus[];
+  /** Follower: its link to the leader. */
+  leader: FollowerView | null;
+  /** Gaps seen since the node started (followers' and this node's). */
+  gaps: number;
+  autoFailover: AutoFailoverView;
+  counters: ReplicationCounters;
+}
