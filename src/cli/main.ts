@@ -8,6 +8,7 @@ import { Command, CommanderError } from 'commander';
 import { VERSION } from '../version.js';
 import { registerCluster } from './cluster.js';
 import { registerCompact } from './compact.js';
+import { registerHealth } from './health.js';
 import { registerInspect } from './inspect.js';
 import { registerQuery } from './query.js';
 import { registerRepl } from './repl.js';
@@ -36,6 +37,7 @@ export function buildProgram(): Command {
   registerSeed(program);
   registerServe(program);
   registerCluster(program);
+  registerHealth(program);
   for (const command of program.commands) command.exitOverride();
   return program;
 }

@@ -1,8 +1,9 @@
 /**
- * The cluster layer (DESIGN §7): cluster.json and the shard hash so far; the router, health
+ * The cluster layer (DESIGN §7): cluster.json, the shard hash and health so far; the router
  * and rebalance come next. It talks to shards only through client/ and never imports storage
  * or the engine.
  */
 
 export * from './config.js';
 export * from './hash.js';
+export * from './health.js';

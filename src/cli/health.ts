@@ -1,0 +1,77 @@
+/**
+ * `docdb health <cluster-config>`: asks every shard of a cluster.json for its health and its
+ * document counts, and prints a table per shard and one of documents per collection (or JSON
+ * with --json). Read-only. Exits 1 when any shard is down or unreachable, so scripts and
+ * monitors can act on the exit code alone.
+ */
+
+import { type Command, InvalidArgumentError } from 'commander';
+import {
+  checkClusterHealth,
+  type ClusterHealth,
+  HEALTH_TIMEOUT_MS_DEFAULT,
+  readClusterConfig,
+} from '../cluster/index.js';
+import { bold, EXIT_FAILURE, printJson } from './output.js';
+import { renderTable } from './table.js';
+
+function timeout(raw: string): number {
+  const value = Number(raw);
+  if (!/^\d+$/.test(raw) || value < 1 || value > 600_000) {
+    throw new InvalidArgumentError('milliseconds from 1 to 600000');
+  }
+  return value;
+}
+
+function render(file: string, health: ClusterHealth): string {
+  const shards = health.shards.map((s) => ({
+    shard: s.shard,
+    endpoint: s.endpoint,
+    status: s.status,
+    ms: s.responseMs,
+    node: s.node ?? '-',
+    version: s.version ?? '-',
+    role: s.role === null ? '-' : `${s.role}${s.readOnly ? ' (read-only)' : ''}`,
+  }));
+  const names = [...new Set(health.shards.flatMap((s) => Object.keys(s.documents ?? {})))].sort();
+  const documents = names.map((name) => {
+    const row: Record<string, unknown> = { collection: name };
+    let total = 0;
+    for (const s of health.shards) {
+      const n = s.documents?.[name];
+      row[s.shard] = s.documents === null ? '?' : (n ?? 0);
+      total += n ?? 0;
+    }
+    row.total = health.down > 0 ? `${total}+?` : total;
+    return row;
+  });
+  const lines = [
+    `${bold('cluster')} ${file}: ${health.up} of ${health.shards.length} shards up`,
+    '',
+    renderTable(shards),
+  ];
+  if (documents.length > 0) lines.push('', bold('documents'), renderTable(documents));
+  for (const s of health.shards) if (s.error) lines.push('', `${s.shard} is down: ${s.error}`);
+  return lines.join('\n');
+}
+
+export function registerHealth(program: Command): void {
+  program
+    .command('health')
+    .description('ask every shard of a cluster config for its health and document counts')
+    .argument('<cluster-config>', 'the cluster.json to read')
+    .option('--json', 'print JSON for scripts')
+    .option(
+      '--timeout-ms <ms>',
+      `how long to wait for each shard (default ${HEALTH_TIMEOUT_MS_DEFAULT})`,
+      timeout,
+    )
+    .addHelpText('after', '\nExits 1 when any shard is down or unreachable. Sends only reads.')
+    .action(async (file: string, options: { json?: boolean; timeoutMs?: number }) => {
+      const config = await readClusterConfig(file);
+      const health = await checkClusterHealth(config, { timeoutMs: options.timeoutMs });
+      if (options.json) printJson(health);
+      else process.stdout.write(`${render(file, health)}\n`);
+      if (health.down > 0) process.exitCode = EXIT_FAILURE;
+    });
+}
