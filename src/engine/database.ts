@@ -25,9 +25,11 @@ import {
 } from '../storage/index.js';
 import { Collection } from './collection.js';
 import {
+  type KeyedRow,
   type QueryMeta,
   type QueryResult,
   runQuery,
+  type ShardQueryOptions,
   StatementCache,
   streamQuery,
 } from './query.js';
@@ -85,10 +87,15 @@ export class Database {
   /**
    * Runs one SQL statement; `?` placeholders take `params` in order, so applications never
    * build SQL from strings. Reads give `{ plan, count, executionMs, documents }`; writes add
-   * `affected` (and `ids` for INSERT).
+   * `affected` (and `ids` for INSERT). `options` is a router's (ADR 0014): `phase: 'partial'`
+   * answers an aggregate's groups as `{ group, states }`, `sortKeys` adds each row's sort key.
    */
-  query(sql: string, params: readonly unknown[] = []): Promise<QueryResult> {
-    return runQuery(this.store, this.statements, sql, params);
+  query(
+    sql: string,
+    params: readonly unknown[] = [],
+    options: ShardQueryOptions = {},
+  ): Promise<QueryResult> {
+    return runQuery(this.store, this.statements, sql, params, options);
   }
 
   /**
@@ -99,8 +106,9 @@ export class Database {
   queryStream(
     sql: string,
     params: readonly unknown[] = [],
-  ): AsyncGenerator<QueryMeta | Document, void, undefined> {
-    return streamQuery(this.store, this.statements, sql, params);
+    options: ShardQueryOptions = {},
+  ): AsyncGenerator<QueryMeta | Document | KeyedRow, void, undefined> {
+    return streamQuery(this.store, this.statements, sql, params, options);
   }
 
   /**

@@ -8,7 +8,7 @@ export {
 } from './collection.js';
 export { Database, type OpenOptions, open } from './database.js';
 export type { FindOptions, FindResult } from './find.js';
-export type { QueryMeta, QueryResult } from './query.js';
+export type { KeyedRow, QueryMeta, QueryResult, ShardQueryOptions } from './query.js';
 export {
   SEED_COUNT_DEFAULT,
   SEED_COUNT_MAX,

@@ -28,14 +28,16 @@ import {
   normalizeCollectionName,
   type Store,
 } from '../storage/index.js';
-import type { QueryMeta, QueryResult } from '../types/index.js';
+import type { KeyedRow, QueryMeta, QueryResult, ShardQueryOptions } from '../types/index.js';
 import { SQL_CHARS_MAX, STATEMENT_CACHE_ENTRIES } from '../util/index.js';
 
-export type { QueryMeta, QueryResult };
+export type { KeyedRow, QueryMeta, QueryResult, ShardQueryOptions };
 
 /** A parsed statement and, for SELECT, its plan under one catalog version. */
 export interface CachedStatement extends Parsed {
   plan?: { catalogVersion: number; select: SelectPlan };
+  /** The plan of a shard's partial aggregate (a router's request), cached the same way. */
+  partialPlan?: { catalogVersion: number; select: SelectPlan };
 }
 
 /**
@@ -100,12 +102,27 @@ function selectPlanOf(
   store: Store,
   cached: CachedStatement,
   statement: SelectStatement,
+  options: ShardQueryOptions = {},
 ): SelectPlan {
   const version = store.catalogVersion;
-  if (cached.plan?.catalogVersion === version) return cached.plan.select;
-  const select = planSelect(statement, views(store, statement));
-  cached.plan = { catalogVersion: version, select };
+  const slot = options.phase === 'partial' ? 'partialPlan' : 'plan';
+  const held = cached[slot];
+  if (held?.catalogVersion === version) return held.select;
+  const select = planSelect(statement, views(store, statement), {
+    phase: options.phase ?? 'complete',
+  });
+  cached[slot] = { catalogVersion: version, select };
   return select;
+}
+
+/** A router's options apply to SELECT only. */
+function checkShardOptions(statement: Statement, options: ShardQueryOptions): void {
+  if ((options.phase || options.sortKeys) && statement.kind !== 'select') {
+    throw new DbError(
+      'ERR_BAD_ARGUMENT',
+      `a shard's partial phase and sort keys are for SELECT, not ${statement.kind.toUpperCase()}`,
+    );
+  }
 }
 
 function views(store: Store, statement: SelectStatement) {
@@ -143,16 +160,26 @@ export async function runQuery(
   cache: StatementCache,
   sql: string,
   params: readonly unknown[] = [],
+  options: ShardQueryOptions = {},
 ): Promise<QueryResult> {
   const started = performance.now();
   const parsed = cache.get(sql);
   checkParams(parsed, params);
   store.refresh();
   const { statement } = parsed;
+  checkShardOptions(statement, options);
   if (statement.kind === 'select') {
-    const { documents, plan } = runSelect(store, selectPlanOf(store, parsed, statement), params);
+    const plan = selectPlanOf(store, parsed, statement, options);
+    const result = runSelect(store, plan, params, { sortKeys: options.sortKeys === true });
     const executionMs = performance.now() - started;
-    return { plan, count: documents.length, executionMs, documents };
+    const { documents } = result;
+    return {
+      plan: result.plan,
+      count: documents.length,
+      executionMs,
+      documents,
+      ...(result.sortKeys && { sortKeys: result.sortKeys as unknown[][] }),
+    };
   }
   const outcome = await runWrite(store, statement, params);
   return {
@@ -175,12 +202,14 @@ export async function* streamQuery(
   cache: StatementCache,
   sql: string,
   params: readonly unknown[] = [],
-): AsyncGenerator<QueryMeta | Document, void, undefined> {
+  options: ShardQueryOptions = {},
+): AsyncGenerator<QueryMeta | Document | KeyedRow, void, undefined> {
   const started = performance.now();
   const parsed = cache.get(sql);
   checkParams(parsed, params);
   store.refresh();
   const { statement } = parsed;
+  checkShardOptions(statement, options);
   if (statement.kind !== 'select') {
     const { documents: _, ...meta } = await runQuery(store, cache, sql, params);
     yield meta;
@@ -188,10 +217,17 @@ export async function* streamQuery(
   }
   const snapshot = store.openSnapshot();
   try {
-    const plan = selectPlanOf(store, parsed, statement);
-    const streamed = streamSelect(store, plan, params, snapshot);
+    const plan = selectPlanOf(store, parsed, statement, options);
+    const streamed = streamSelect(store, plan, params, snapshot, {
+      sortKeys: options.sortKeys === true,
+    });
     yield { plan: streamed.plan, count: streamed.count, executionMs: performance.now() - started };
-    for (const document of streamed.documents) yield document;
+    const keys = streamed.sortKeys;
+    let k = 0;
+    for (const document of streamed.documents) {
+      // Sort keys travel beside each row only when the router asked and the plan sorts.
+      yield keys ? { doc: document, sortKey: keys[k++] as unknown[] } : document;
+    }
   } finally {
     snapshot.release();
   }

@@ -42,11 +42,15 @@ function validationMessage(error: FastifyError): string {
   if (!first) return error.message;
   const where = error.validationContext ?? 'request';
   const params = first.params as { missingProperty?: string; additionalProperty?: string };
-  if (first.keyword === 'required') return `${where}: missing field '${params.missingProperty}'`;
-  if (first.keyword === 'additionalProperties') {
-    return `${where}: unknown field '${params.additionalProperty}'`;
-  }
   const field = first.instancePath.replace(/^\//, '').replaceAll('/', '.');
+  // A field of a nested object is named with its parents: `shard.phase`, not `phase`.
+  const inside = field ? `${field}.` : '';
+  if (first.keyword === 'required') {
+    return `${where}: missing field '${inside}${params.missingProperty}'`;
+  }
+  if (first.keyword === 'additionalProperties') {
+    return `${where}: unknown field '${inside}${params.additionalProperty}'`;
+  }
   return `${where}${field ? ` field '${field}'` : ''} ${first.message ?? 'is invalid'}`;
 }
 

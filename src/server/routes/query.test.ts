@@ -411,3 +411,61 @@ describe('error answers', () => {
     expectErrorHeaders(answer, 'INDEX_SCAN(idx_people_name)');
   });
 });
+
+describe("a router's shard options (ADR 0014)", () => {
+  it('answers sort keys beside documents, whole and as NDJSON lines of { doc, sortKey }', async () => {
+    const sql = 'SELECT name FROM people ORDER BY age DESC';
+    const whole = await h.request({
+      method: 'POST',
+      url: '/query',
+      json: { sql, shard: { sortKeys: true } },
+    });
+    expect(whole.status).toBe(200);
+    expect(whole.body.documents.map((d: Json) => d.name)).toEqual(['grace', 'alan', 'ada']);
+    expect(whole.body.sortKeys.map((k: Json) => k[0])).toEqual([85, 41, 36]);
+    const streamed = await h.request({
+      method: 'POST',
+      url: '/query?stream=true',
+      json: { sql, shard: { sortKeys: true } },
+    });
+    const [meta, ...rows] = streamed.text
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l));
+    expect(meta.count).toBe(3);
+    expect(rows.map((r: Json) => [r.doc.name, r.sortKey[0]])).toEqual([
+      ['grace', 85],
+      ['alan', 41],
+      ['ada', 36],
+    ]);
+  });
+
+  it('answers partial aggregate states', async () => {
+    const answer = await h.request({
+      method: 'POST',
+      url: '/query',
+      json: { sql: 'SELECT COUNT(*), AVG(age) FROM people', shard: { phase: 'partial' } },
+    });
+    expect(answer.status).toBe(200);
+    expect(answer.body.documents).toEqual([{ group: [], states: [3, { sum: 162, count: 3 }] }]);
+  });
+
+  it('refuses bad shard options, naming them', async () => {
+    for (const shard of [{ phase: 'final' }, { sortKeys: 'yes' }, { other: true }, 'partial']) {
+      const answer = await h.request({
+        method: 'POST',
+        url: '/query',
+        json: { sql: 'SELECT * FROM people', shard },
+      });
+      expect(answer.status, JSON.stringify(shard)).toBe(400);
+      expect(answer.body.error).toMatch(/shard/);
+    }
+    const ordered = await h.request({
+      method: 'POST',
+      url: '/query',
+      json: { sql: 'SELECT COUNT(*) FROM people LIMIT 1', shard: { phase: 'partial' } },
+    });
+    expect(ordered.status).toBe(400);
+    expect(ordered.body.code).toBe('ERR_SQL_INVALID');
+  });
+});

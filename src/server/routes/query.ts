@@ -3,12 +3,14 @@
  * result as JSON; with `Accept: application/x-ndjson` or `?stream=true` it is NDJSON: line 1
  * the meta `{ plan, count, executionMs }`, then one document per line, sent with
  * backpressure. Every answer carries X-DOCDB-Plan, X-DOCDB-Count and X-DOCDB-ExecutionMs,
- * errors included (plan `NONE` when none was made, count 0).
+ * errors included (plan `NONE` when none was made, count 0). A router adds `shard` (ADR
+ * 0014): `phase: 'partial'` answers an aggregate's groups as `{ group, states }`, and
+ * `sortKeys` adds `sortKeys` beside `documents` (NDJSON: `{ doc, sortKey }` per line).
  */
 
 import { Readable } from 'node:stream';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import type { QueryMeta } from '../../engine/index.js';
+import type { QueryMeta, ShardQueryOptions } from '../../engine/index.js';
 import { isDbError } from '../../errors/index.js';
 import type { RouteContext } from '../route-context.js';
 import { FLAG, flag } from './query-string.js';
@@ -16,6 +18,8 @@ import { FLAG, flag } from './query-string.js';
 interface QueryBody {
   sql: string;
   params?: unknown[];
+  /** A router's request to a shard (ADR 0014): a partial aggregate and/or sort keys. */
+  shard?: ShardQueryOptions;
 }
 
 const schema = {
@@ -26,6 +30,14 @@ const schema = {
     properties: {
       sql: { type: 'string', minLength: 1 },
       params: { type: 'array' },
+      shard: {
+        type: 'object',
+        properties: {
+          phase: { type: 'string', enum: ['partial'] },
+          sortKeys: { type: 'boolean' },
+        },
+        additionalProperties: false,
+      },
     },
     additionalProperties: false,
   },
@@ -75,16 +87,16 @@ export function registerQueryRoutes(app: FastifyInstance, { db, metrics }: Route
     '/query',
     { schema, onError: setErrorMetaHeaders },
     async (request, reply) => {
-      const { sql, params = [] } = request.body;
+      const { sql, params = [], shard = {} } = request.body;
       const accept = request.headers.accept ?? '';
       const streaming = flag(request.query.stream) || accept.includes('application/x-ndjson');
       if (!streaming) {
-        const result = await db.query(sql, params);
+        const result = await db.query(sql, params, shard);
         setMetaHeaders(reply, result);
         metrics.countPlan(result.plan);
         return result;
       }
-      const stream = db.queryStream(sql, params);
+      const stream = db.queryStream(sql, params, shard);
       const first = await stream.next();
       const meta = first.value as QueryMeta;
       setMetaHeaders(reply, meta);

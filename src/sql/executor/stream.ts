@@ -35,6 +35,8 @@ export interface StreamedSelect {
   plan: string;
   count: number;
   documents: Iterable<Document>;
+  /** With `sortKeys`, when the plan sorts: each document's sort key, in document order. */
+  sortKeys?: SortKey[];
 }
 
 interface Entry {
@@ -63,6 +65,7 @@ export function streamSelect(
   plan: SelectPlan,
   params: readonly unknown[],
   snapshot: DocumentSnapshot,
+  options: { sortKeys?: boolean } = {},
 ): StreamedSelect {
   const bound = bindPlan(plan, params);
   const materialised = planNodes(bound.root).some(
@@ -70,8 +73,8 @@ export function streamSelect(
   );
   const shape = materialised ? undefined : plainShape(bound.root);
   if (!shape) {
-    const { documents } = runSelect(reader, plan, params);
-    return { plan: bound.plan, count: documents.length, documents };
+    const { documents, sortKeys } = runSelect(reader, plan, params, options);
+    return { plan: bound.plan, count: documents.length, documents, ...(sortKeys && { sortKeys }) };
   }
   const ctx: ExecContext = { reader, params, resolver: plan.resolver, sparse: true };
   const limit = limitOf(shape.limit?.limit, params, 'LIMIT');
@@ -102,6 +105,7 @@ export function streamSelect(
   return {
     plan: bound.plan,
     count: chosen.length,
+    ...(options.sortKeys && shape.sort && { sortKeys: chosen.map((e) => e.key as SortKey) }),
     documents: (function* () {
       for (const entry of chosen) {
         const body = snapshot.getBody(def, entry.id);

@@ -163,6 +163,7 @@ function aggregateNodes(
   statement: SelectStatement,
   resolver: PathResolver,
   input: PlanNode,
+  phase: 'complete' | 'partial',
 ): PlanNode {
   const items = statement.items === '*' ? [] : statement.items;
   const aliasOf = new Map(
@@ -176,13 +177,16 @@ function aggregateNodes(
   let node: PlanNode = {
     kind: 'aggregate',
     input,
-    phase: 'complete',
+    phase,
     groupBy: statement.groupBy.map((g) => ({
       name: aliasOf.get(g.text) ?? g.text,
       path: resolver.resolve(g),
     })),
     aggregates,
   };
+  // A partial aggregate answers every group's states unsorted: a router merges the parts,
+  // then sorts, dedupes and limits the finished rows.
+  if (phase === 'partial') return node;
   if (statement.orderBy.length > 0) {
     // Output rows sort by their keys: a grouping column listed with an alias sits under it.
     const columns: SortColumn[] = statement.orderBy.map((o) => ({
@@ -226,8 +230,45 @@ function rowNodes(
   return statement.distinct ? { kind: 'distinct', input: node } : node;
 }
 
+/** Options of planSelect. */
+export interface SelectPlanOptions {
+  /**
+   * `partial`: a shard's part of an aggregate a router merges (ADR 0014): each group's values
+   * and aggregate states, unsorted; the statement must aggregate and may not sort, dedupe or
+   * limit (the router does, after merging).
+   */
+  phase?: 'complete' | 'partial';
+}
+
+function checkPartial(statement: SelectStatement): void {
+  if (!isAggregate(statement)) {
+    throw new DbError(
+      'ERR_SQL_INVALID',
+      'a partial aggregate needs aggregates or GROUP BY in the select list',
+    );
+  }
+  const router = [
+    statement.orderBy.length > 0 && 'ORDER BY',
+    statement.distinct && 'DISTINCT',
+    statement.limit !== undefined && 'LIMIT',
+    statement.offset !== undefined && 'OFFSET',
+  ].filter((clause): clause is string => clause !== false);
+  if (router.length > 0) {
+    throw new DbError(
+      'ERR_SQL_INVALID',
+      `a partial aggregate answers every group unsorted; ${router.join(', ')} belong to the router that merges the parts`,
+    );
+  }
+}
+
 /** Plans a SELECT over its collections' views (FROM first, then each JOIN). */
-export function planSelect(statement: SelectStatement, views: CollectionView[]): SelectPlan {
+export function planSelect(
+  statement: SelectStatement,
+  views: CollectionView[],
+  options: SelectPlanOptions = {},
+): SelectPlan {
+  const phase = options.phase ?? 'complete';
+  if (phase === 'partial') checkPartial(statement);
   checkSelectList(statement);
   const sources = views.map((v) => v.name);
   const resolver = new PathResolver(sources);
@@ -263,7 +304,7 @@ export function planSelect(statement: SelectStatement, views: CollectionView[]):
   node = joinNodes(statement, resolver, node, views);
   if (statement.where) node = { kind: 'filter', input: node, condition: statement.where };
   node = aggregate
-    ? aggregateNodes(statement, resolver, node)
+    ? aggregateNodes(statement, resolver, node, phase)
     : rowNodes(statement, resolver, node, sources);
   if (statement.limit !== undefined || statement.offset !== undefined) {
     node = {

@@ -1,0 +1,150 @@
+/**
+ * What a router asks of a shard (ADR 0014), on real databases: sort keys beside each sorted
+ * row, whole and streamed, even when the projection drops the ORDER BY path; a partial
+ * aggregate whose parts, merged with the semantics' aggregates, give exactly what one node
+ * holding every document answers; and clear refusals when the options do not fit.
+ */
+
+import { afterEach, describe, expect, it } from 'vitest';
+import { type Database, type KeyedRow, open, type QueryMeta } from './index.js';
+import { aggregateOf, compareSortKeys, GroupKeys } from '../sql/semantics/index.js';
+import { makeTempDir } from '../../test/support/temp-dir.js';
+
+const cleanups: Array<() => Promise<void> | void> = [];
+afterEach(async () => {
+  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
+});
+
+async function database(): Promise<Database> {
+  const { dir, cleanup } = makeTempDir('docdb-shard-query-');
+  const db = await open(dir);
+  cleanups.push(cleanup, () => db.close());
+  return db;
+}
+
+const STATUSES = ['ok', 'late', 'gone', null];
+
+function docs(from: number, to: number) {
+  return Array.from({ length: to - from }, (_, k) => {
+    const i = from + k;
+    return {
+      i,
+      status: STATUSES[i % 4],
+      n: i % 7 === 0 ? 'not a number' : i % 5 === 0 ? null : (i * 13) % 29,
+    };
+  });
+}
+
+describe('sort keys for a router', () => {
+  it('answers each row sort key, whole and streamed, when the projection drops the path', async () => {
+    const db = await database();
+    await db.collection('c').insertMany(docs(0, 30));
+    const sql = 'SELECT i FROM c WHERE i < ? ORDER BY n DESC LIMIT 10';
+    const result = await db.query(sql, [25], { sortKeys: true });
+    expect(result.documents).toHaveLength(10);
+    const keys = result.sortKeys as unknown[][];
+    expect(keys).toHaveLength(10);
+    for (let k = 0; k < keys.length; k++) {
+      const key = keys[k] as unknown[];
+      const doc = result.documents[k] as { _id: string; i: number };
+      expect(key[1]).toBe(doc._id);
+      if (k > 0) expect(compareSortKeys(keys[k - 1] as unknown[], key, [true])).toBeLessThan(0);
+    }
+    const streamed: KeyedRow[] = [];
+    let meta: QueryMeta | undefined;
+    for await (const value of db.queryStream(sql, [25], { sortKeys: true })) {
+      if (!meta) meta = value as QueryMeta;
+      else streamed.push(value as KeyedRow);
+    }
+    expect(meta?.count).toBe(10);
+    expect(streamed.map((r) => r.doc)).toEqual(result.documents);
+    expect(streamed.map((r) => r.sortKey)).toEqual(keys);
+    // Without ORDER BY there is nothing to merge by: no keys.
+    expect((await db.query('SELECT i FROM c', [], { sortKeys: true })).sortKeys).toBeUndefined();
+  });
+});
+
+describe('partial aggregates for a router', () => {
+  const sql =
+    'SELECT status, COUNT(*), COUNT(n), SUM(n), AVG(n), MIN(n), MAX(n) FROM c WHERE i >= ? GROUP BY status';
+
+  it('merge to what one node holding every document answers', async () => {
+    const whole = await database();
+    const parts = [await database(), await database(), await database()];
+    await whole.collection('c').insertMany(docs(0, 90));
+    await parts[0]?.collection('c').insertMany(docs(0, 40));
+    await parts[1]?.collection('c').insertMany(docs(40, 90));
+    await parts[2]?.collection('c').insert({ i: -1, status: 'only-here', n: 3 });
+    const expected = (await whole.query(sql, [3])).documents;
+    const results = await Promise.all(parts.map((p) => p.query(sql, [3], { phase: 'partial' })));
+    // The router's merge: states per group key, merged, then finished.
+    const fns = ['COUNT*', 'COUNT', 'SUM', 'AVG', 'MIN', 'MAX'].map((f) =>
+      aggregateOf(f.replace('*', '') as never, f.endsWith('*')),
+    );
+    const keys = new GroupKeys();
+    const groups = new Map<unknown, { group: unknown[]; states: unknown[] }>();
+    for (const result of results) {
+      expect(result.plan).toBe('COLLECTION_SCAN + AGGREGATE');
+      for (const part of result.documents as unknown as Array<{
+        group: unknown[];
+        states: unknown[];
+      }>) {
+        const key = keys.keyOf(part.group);
+        const held = groups.get(key);
+        if (!held) groups.set(key, { group: part.group, states: [...part.states] });
+        else held.states = held.states.map((s, k) => fns[k]?.merge(s, part.states[k]));
+      }
+    }
+    const merged = [...groups.values()].map(({ group, states }) => ({
+      status: group[0],
+      'COUNT(*)': fns[0]?.finish(states[0]),
+      'COUNT(n)': fns[1]?.finish(states[1]),
+      'SUM(n)': fns[2]?.finish(states[2]),
+      'AVG(n)': fns[3]?.finish(states[3]),
+      'MIN(n)': fns[4]?.finish(states[4]),
+      'MAX(n)': fns[5]?.finish(states[5]),
+    }));
+    // The one-node answer has no 'only-here' group: the third part's document is i = -1.
+    const byStatus = (rows: unknown[]) =>
+      [...(rows as Array<{ status: unknown }>)].sort((a, b) =>
+        String(a.status).localeCompare(String(b.status)),
+      );
+    expect(byStatus(merged)).toEqual(byStatus(expected));
+  });
+
+  it('answers initial states for no rows without GROUP BY, so COUNT merges to 0', async () => {
+    const db = await database();
+    await db.collection('c2').insert({ i: 1, n: 2 });
+    const result = await db.query('SELECT COUNT(*), AVG(n) FROM c2 WHERE i > 5', [], {
+      phase: 'partial',
+    });
+    expect(result.documents).toEqual([{ group: [], states: [0, { sum: 0, count: 0 }] }]);
+  });
+
+  it('refuses options that do not fit, saying why', async () => {
+    const db = await database();
+    await db.collection('c').insertMany(docs(0, 5));
+    for (const clause of ['ORDER BY status', 'LIMIT 1', 'OFFSET 1']) {
+      await expect(
+        db.query(`SELECT status, COUNT(*) FROM c GROUP BY status ${clause}`, [], {
+          phase: 'partial',
+        }),
+      ).rejects.toMatchObject({
+        code: 'ERR_SQL_INVALID',
+        message: expect.stringContaining('belong to the router'),
+      });
+    }
+    await expect(
+      db.query('SELECT DISTINCT status, COUNT(*) FROM c GROUP BY status', [], { phase: 'partial' }),
+    ).rejects.toMatchObject({ message: expect.stringContaining('DISTINCT belong to the router') });
+    await expect(db.query('SELECT i FROM c', [], { phase: 'partial' })).rejects.toMatchObject({
+      code: 'ERR_SQL_INVALID',
+      message: expect.stringContaining('needs aggregates or GROUP BY'),
+    });
+    await expect(
+      db.query('DELETE FROM c WHERE i = 1', [], { sortKeys: true }),
+    ).rejects.toMatchObject({ code: 'ERR_BAD_ARGUMENT' });
+    // The same text still runs whole: the partial plan is cached apart.
+    expect((await db.query('SELECT status, COUNT(*) FROM c GROUP BY status')).count).toBe(4);
+  });
+});
