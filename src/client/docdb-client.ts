@@ -13,6 +13,7 @@ import type {
   IndexInfo,
   QueryMeta,
   ReplicationStatus,
+  ShardQueryOptions,
   SeedResult,
   StoreStats,
 } from '../types/index.js';
@@ -97,11 +98,15 @@ export class DocdbClient {
    * build SQL from strings). Answers the envelope and the X-DOCDB-* headers. A write is
    * never retried.
    */
-  async query(sql: string, params?: readonly unknown[]): Promise<QueryAnswer> {
+  async query(
+    sql: string,
+    params?: readonly unknown[],
+    options: QueryOptions = {},
+  ): Promise<QueryAnswer> {
     const { body, headers } = await this.transport.json<Omit<QueryAnswer, 'headers'>>({
       method: 'POST',
       path: '/query',
-      json: params === undefined ? { sql } : { sql, params },
+      json: queryBody(sql, params, options),
     });
     return {
       ...body,
@@ -118,16 +123,18 @@ export class DocdbClient {
    * `POST /query` as NDJSON: the first value is the meta `{ plan, count, executionMs }`, then
    * one document at a time as the node sends them; memory holds one line. `break` ends the
    * request and frees its connection. A stream the node cuts short (fewer documents than
-   * the meta's count) throws ERR_CLIENT_PROTOCOL at its end.
+   * the meta's count) throws ERR_CLIENT_PROTOCOL at its end. With `shard.sortKeys` (a
+   * router's request) each row after the meta is a `KeyedRow` `{ doc, sortKey }`.
    */
   async *queryStream(
     sql: string,
     params?: readonly unknown[],
+    options: QueryOptions = {},
   ): AsyncGenerator<QueryMeta | Document, void, undefined> {
     const call: Call = {
       method: 'POST',
       path: '/query',
-      json: params === undefined ? { sql } : { sql, params },
+      json: queryBody(sql, params, options),
       accept: NDJSON,
     };
     const where = this.transport.urlOf(call);
@@ -353,6 +360,20 @@ export class DocdbClient {
 /** Connects a client to the node at `baseUrl`; the pool opens connections as requests need them. */
 export function connect(baseUrl: string, options?: ClientOptions): DocdbClient {
   return new DocdbClient(baseUrl, options);
+}
+
+/** Options of `query` and `queryStream`. */
+export interface QueryOptions {
+  /** A router's request to a shard (ADR 0014): a partial aggregate and/or sort keys. */
+  shard?: ShardQueryOptions;
+}
+
+function queryBody(sql: string, params: readonly unknown[] | undefined, options: QueryOptions) {
+  return {
+    sql,
+    ...(params !== undefined && { params }),
+    ...(options.shard !== undefined && { shard: options.shard }),
+  };
 }
 
 function byKey(collection: string, path: string, value: KeyValue): string {

@@ -7,7 +7,7 @@
  */
 
 export type * from './answers.js';
-export { connect, DocdbClient } from './docdb-client.js';
+export { connect, DocdbClient, type QueryOptions } from './docdb-client.js';
 export { NDJSON_LINE_BYTES_MAX } from './ndjson.js';
 export {
   CLIENT_CONNECTIONS_DEFAULT,

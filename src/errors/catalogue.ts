@@ -97,6 +97,24 @@ export const ERROR_CATALOGUE = {
     meaning:
       'A cluster.json is missing, not JSON, or breaks its format; the message names the field.',
   },
+  ERR_CLUSTER_COLLECTION_UNKNOWN: {
+    status: 400,
+    meaning:
+      'A router was asked about a collection its cluster.json does not place; add it with docdb cluster add-collection.',
+  },
+  ERR_CLUSTER_JOIN_UNROUTABLE: {
+    status: 400,
+    meaning:
+      'A router cannot run a JOIN whose rows may live on different shards (the right side is neither replicated nor hashed on the join key).',
+  },
+  ERR_SHARD_KEY_MISSING: {
+    status: 400,
+    meaning: "A document written through a router lacks its collection's shard key, or changes it.",
+  },
+  ERR_SHARD_UNAVAILABLE: {
+    status: 503,
+    meaning: 'A shard the router needs did not answer; the router never answers a partial result.',
+  },
   ERR_INTERNAL: {
     status: 500,
     meaning: 'A bug in docdb. The body carries a request id; the log has the detail.',

@@ -1,0 +1,145 @@
+/**
+ * The router's merges of the shards' parts of one SELECT (ADR 0014): a k-way merge by sort
+ * key, DISTINCT again, partial aggregate states merged per group and finished, and
+ * OFFSET/LIMIT applied once. Comparison, keys and aggregates come from sql/semantics: nothing
+ * about them is written again here (STYLE 14). Pure.
+ */
+
+import {
+  type Aggregate,
+  aggregateOf,
+  compareSortKeys,
+  distinctKey,
+  GroupKeys,
+  type SortKey,
+} from '../sql/semantics/index.js';
+import type { Document } from '../types/index.js';
+import type { MergeSpec } from './route-plan.js';
+
+/** One shard's answer to its part: rows, and their sort keys when the router asked. */
+export interface ShardPart {
+  documents: Document[];
+  sortKeys?: unknown[][];
+}
+
+/** A partial aggregate row a shard answers (`shard.phase: 'partial'`). */
+interface PartialRow {
+  group: unknown[];
+  states: unknown[];
+}
+
+/**
+ * Merges k sorted runs by their keys: repeatedly takes the least head. k is the shard count
+ * (small), so a scan of the heads costs less than a heap's bookkeeping.
+ */
+export function* kWayMerge<T>(
+  runs: ReadonlyArray<ReadonlyArray<{ row: T; key: SortKey }>>,
+  descending: readonly boolean[],
+): Generator<T> {
+  const at = runs.map(() => 0);
+  for (;;) {
+    let best = -1;
+    for (let r = 0; r < runs.length; r++) {
+      const head = (runs[r] as ReadonlyArray<{ row: T; key: SortKey }>)[at[r] as number];
+      if (head === undefined) continue;
+      if (best < 0) {
+        best = r;
+        continue;
+      }
+      const current = (runs[best] as ReadonlyArray<{ key: SortKey }>)[at[best] as number];
+      if (compareSortKeys(head.key, (current as { key: SortKey }).key, descending) < 0) best = r;
+    }
+    if (best < 0) return;
+    const run = runs[best] as ReadonlyArray<{ row: T; key: SortKey }>;
+    yield (run[at[best] as number] as { row: T }).row;
+    at[best] = (at[best] as number) + 1;
+  }
+}
+
+/** Rows without repeats of a projected row (by its DISTINCT key), first occurrence kept. */
+export function* distinctOf(rows: Iterable<Document>): Generator<Document> {
+  const seen = new Set<string>();
+  for (const row of rows) {
+    const key = distinctKey(row);
+    if (seen.has(key)) continue;
+    seen.add(key);
+    yield row;
+  }
+}
+
+/** OFFSET then LIMIT, once. */
+export function* window<T>(rows: Iterable<T>, offset: number, limit: number): Generator<T> {
+  if (limit === 0) return;
+  let skipped = 0;
+  let taken = 0;
+  for (const row of rows) {
+    if (skipped < offset) {
+      skipped++;
+      continue;
+    }
+    yield row;
+    if (++taken >= limit) return;
+  }
+}
+
+/** The rows of a scattered row SELECT (no aggregate), merged as one node would answer them. */
+export function mergeRows(parts: readonly ShardPart[], spec: MergeSpec & { kind: 'rows' }) {
+  let rows: Iterable<Document>;
+  if (spec.orderBy) {
+    const runs = parts.map((part) =>
+      part.documents.map((row, i) => ({ row, key: (part.sortKeys ?? [])[i] ?? [] })),
+    );
+    rows = kWayMerge(runs, spec.orderBy);
+  } else {
+    rows = parts.flatMap((part) => part.documents);
+  }
+  if (spec.distinct) rows = distinctOf(rows);
+  return [...window(rows, spec.offset, spec.limit)];
+}
+
+/**
+ * The rows of a scattered aggregate: the shards' partial groups merged per group key and
+ * finished, keyed as the node keys them (GROUP BY values first, then the aggregates), then
+ * ORDER BY, DISTINCT and OFFSET/LIMIT as the node applies them after aggregating.
+ */
+export function mergeAggregate(
+  parts: readonly ShardPart[],
+  spec: MergeSpec & { kind: 'aggregate' },
+): Document[] {
+  const fns: Aggregate[] = spec.aggregates.map((a) => aggregateOf(a.fn, a.star));
+  const keys = new GroupKeys();
+  const groups = new Map<unknown, PartialRow>();
+  for (const part of parts) {
+    for (const row of part.documents as unknown as PartialRow[]) {
+      const key = keys.keyOf(row.group);
+      const group = groups.get(key);
+      if (!group) {
+        groups.set(key, { group: row.group, states: [...row.states] });
+        continue;
+      }
+      fns.forEach((fn, k) => {
+        group.states[k] = fn.merge(group.states[k], row.states[k]);
+      });
+    }
+  }
+  let rows = [...groups.values()].map((g) => {
+    const out: Document = {};
+    spec.groupNames.forEach((name, k) => {
+      out[name] = g.group[k];
+    });
+    spec.aggregates.forEach((a, k) => {
+      out[a.name] = (fns[k] as Aggregate).finish(g.states[k]);
+    });
+    return out;
+  });
+  if (spec.orderBy.length > 0) {
+    const descending = spec.orderBy.map((o) => o.descending);
+    const keyOf = (row: Document) => spec.orderBy.map((o) => row[o.name]);
+    rows = rows
+      .map((row) => ({ row, key: keyOf(row) }))
+      .sort((a, b) => compareSortKeys(a.key, b.key, descending))
+      .map((e) => e.row);
+  }
+  const distinct = spec.distinct ? distinctOf(rows) : rows;
+  return [...window(distinct, spec.offset, spec.limit)];
+}

@@ -1,0 +1,285 @@
+/**
+ * Statement targeting for the router (ADR 0014): which shards a SELECT goes to, the SQL each
+ * shard runs (LIMIT offset+limit and no OFFSET on a scatter; aggregates in the partial phase),
+ * and what the router must merge. Pure: it reads cluster.json's placement and the AST, never
+ * a shard.
+ */
+
+import { DbError } from '../errors/index.js';
+import {
+  type Condition,
+  type Operand,
+  printStatement,
+  type SelectStatement,
+  type Value,
+} from '../sql/ast/index.js';
+import { PathResolver } from '../sql/planner/index.js';
+import type { ShardQueryOptions } from '../types/index.js';
+import { type JsonPath, normalizeCollectionName, parsePath } from '../util/index.js';
+import type { ClusterConfig, ClusterShard, CollectionPlacement } from './config.js';
+import { shardFor } from './hash.js';
+
+/** What the router does with the shards' answers of a scattered SELECT. */
+export type MergeSpec =
+  | {
+      kind: 'rows';
+      /** ORDER BY's descending flags: the parts are k-way merged by their sort keys. */
+      orderBy: boolean[] | undefined;
+      distinct: boolean;
+      offset: number;
+      limit: number;
+    }
+  | {
+      kind: 'aggregate';
+      /** Output names of the GROUP BY values, in GROUP BY order (alias or path text). */
+      groupNames: string[];
+      /** The aggregate items in select-list order. */
+      aggregates: Array<{ fn: AggregateFnName; star: boolean; name: string }>;
+      /** ORDER BY over the finished rows, by output name. */
+      orderBy: Array<{ name: string; descending: boolean }>;
+      distinct: boolean;
+      offset: number;
+      limit: number;
+    };
+
+type AggregateFnName = 'COUNT' | 'SUM' | 'AVG' | 'MIN' | 'MAX';
+
+/** A SELECT as the router runs it: the shards, each one's SQL and the merge of their parts. */
+export interface SelectRoute {
+  /** `single`: one shard answers the statement as is; `scatter`: every listed shard answers a part. */
+  kind: 'single' | 'scatter';
+  shards: ClusterShard[];
+  /** A replicated read: any one healthy shard will do (the router tries them in order). */
+  anyOf: boolean;
+  sql: string;
+  params: unknown[];
+  shard: ShardQueryOptions | undefined;
+  merge: MergeSpec | undefined;
+}
+
+/** The placement of a collection; unknown ones are a 400 naming the command that adds them. */
+export function requirePlacement(config: ClusterConfig, collection: string): CollectionPlacement {
+  const name = normalizeCollectionName(collection);
+  const placement = config.collections[name];
+  if (!placement) {
+    throw new DbError(
+      'ERR_CLUSTER_COLLECTION_UNKNOWN',
+      `collection "${name}" is not in the cluster config; place it with docdb cluster add-collection <config> ${name} (hash <path> | replicated)`,
+      { collection: name },
+    );
+  }
+  return placement;
+}
+
+/** The value a `?` or literal stands for. */
+function boundValue(value: Value, params: readonly unknown[]): unknown {
+  return value.kind === 'literal' ? value.value : params[value.index];
+}
+
+const samePath = (a: JsonPath, b: JsonPath) =>
+  JSON.stringify(a.segments) === JSON.stringify(b.segments);
+
+/**
+ * The shard-key values a WHERE pins the FROM collection to: an equality on the key, an IN
+ * (an OR of equalities), or either inside an AND. Undefined when rows with any key may match.
+ */
+function keyValues(
+  where: Condition | undefined,
+  isKey: (operand: Operand) => boolean,
+  params: readonly unknown[],
+): unknown[] | undefined {
+  if (!where) return undefined;
+  switch (where.kind) {
+    case 'compare': {
+      if (where.op !== '=') return undefined;
+      const { left, right } = where;
+      if (isKey(left) && right.kind !== 'path') return [boundValue(right, params)];
+      if (isKey(right) && left.kind !== 'path') return [boundValue(left, params)];
+      return undefined;
+    }
+    case 'and':
+      for (const c of where.conditions) {
+        const values = keyValues(c, isKey, params);
+        if (values) return values;
+      }
+      return undefined;
+    case 'or': {
+      const all: unknown[] = [];
+      for (const c of where.conditions) {
+        const values = keyValues(c, isKey, params);
+        if (!values) return undefined;
+        all.push(...values);
+      }
+      return all;
+    }
+    default:
+      return undefined;
+  }
+}
+
+/**
+ * The owners of the shard-key values `where` pins a hash collection to, or undefined when
+ * the statement needs every shard. A value no shard can own (an array, an object) scatters.
+ */
+export function ownersOf(
+  config: ClusterConfig,
+  placement: CollectionPlacement,
+  where: Condition | undefined,
+  params: readonly unknown[],
+  resolver: PathResolver,
+): ClusterShard[] | undefined {
+  if (placement.strategy !== 'hash') return undefined;
+  const key = parsePath(placement.path);
+  const isKey = (operand: Operand) => {
+    if (operand.kind !== 'path') return false;
+    const resolved = resolver.resolve(operand);
+    return resolved.source === 0 && samePath(resolved.path, key);
+  };
+  const values = keyValues(where, isKey, params);
+  if (!values) return undefined;
+  const owners = new Map<string, ClusterShard>();
+  for (const value of values) {
+    if (value !== null && typeof value === 'object') return undefined;
+    const owner = shardFor(value, config.shards);
+    owners.set(owner.name, owner);
+  }
+  return config.shards.filter((s) => owners.has(s.name));
+}
+
+/** Refuses a JOIN whose rows may meet only across shards (issue 11), saying why. */
+function checkJoins(config: ClusterConfig, statement: SelectStatement, resolver: PathResolver) {
+  const from = requirePlacement(config, statement.from);
+  statement.joins.forEach((join, j) => {
+    const right = requirePlacement(config, join.collection);
+    if (right.strategy === 'replicated') return;
+    const a = resolver.resolve(join.left);
+    const b = resolver.resolve(join.right);
+    const [mine, theirs] = a.source === j + 1 ? [a, b] : [b, a];
+    const onKeys =
+      from.strategy === 'hash' &&
+      theirs.source === 0 &&
+      samePath(theirs.path, parsePath(from.path)) &&
+      samePath(mine.path, parsePath(right.path));
+    if (onKeys) return;
+    const name = normalizeCollectionName(join.collection);
+    throw new DbError(
+      'ERR_CLUSTER_JOIN_UNROUTABLE',
+      from.strategy === 'replicated'
+        ? `JOIN ${name}: ${name} is hash-sharded but ${normalizeCollectionName(statement.from)} is replicated, so each shard holds only part of ${name}; make ${name} replicated or put the hash-sharded collection in FROM`
+        : `JOIN ${name}: the rows to join may live on different shards; a JOIN needs its right side replicated, or both sides hash-sharded on the join paths (${normalizeCollectionName(statement.from)} on "${from.path}", ${name} on "${right.path}")`,
+      { collection: name },
+    );
+  });
+}
+
+/** LIMIT or OFFSET as a number, or undefined when it is not a non-negative integer. */
+function countOf(value: Value | undefined, params: readonly unknown[], absent: number) {
+  if (value === undefined) return absent;
+  const n = boundValue(value, params);
+  return typeof n === 'number' && Number.isSafeInteger(n) && n >= 0 ? n : undefined;
+}
+
+function isAggregate(statement: SelectStatement): boolean {
+  return (
+    statement.groupBy.length > 0 ||
+    (statement.items !== '*' && statement.items.some((i) => i.kind === 'aggregate'))
+  );
+}
+
+/** The params a statement keeps once its LIMIT and OFFSET placeholders are gone. */
+function paramsWithout(statement: SelectStatement, params: readonly unknown[]): unknown[] {
+  const dropped = new Set(
+    [statement.limit, statement.offset].flatMap((v) => (v?.kind === 'param' ? [v.index] : [])),
+  );
+  return params.filter((_, i) => !dropped.has(i));
+}
+
+/** The merge of an aggregate's partial groups, with the names the node gives its output. */
+function aggregateMerge(statement: SelectStatement, offset: number, limit: number): MergeSpec {
+  const items = statement.items === '*' ? [] : statement.items;
+  const aliasOf = new Map(
+    items.flatMap((i) => (i.kind === 'column' ? [[i.path.text, i.name] as const] : [])),
+  );
+  return {
+    kind: 'aggregate',
+    groupNames: statement.groupBy.map((g) => aliasOf.get(g.text) ?? g.text),
+    aggregates: items.flatMap((i) =>
+      i.kind === 'aggregate' ? [{ fn: i.fn, star: i.arg === '*', name: i.name }] : [],
+    ),
+    orderBy: statement.orderBy.map((o) => ({
+      name: aliasOf.get(o.path.text) ?? o.path.text,
+      descending: o.descending,
+    })),
+    distinct: statement.distinct,
+    offset,
+    limit,
+  };
+}
+
+/** Plans a SELECT over the cluster: its shards, their SQL and the merge. */
+export function routeSelect(
+  config: ClusterConfig,
+  statement: SelectStatement,
+  sql: string,
+  params: readonly unknown[],
+): SelectRoute {
+  const placement = requirePlacement(config, statement.from);
+  const resolver = new PathResolver([
+    normalizeCollectionName(statement.from),
+    ...statement.joins.map((j) => normalizeCollectionName(j.collection)),
+  ]);
+  checkJoins(config, statement, resolver);
+  const whole = { sql, params: [...params], shard: undefined, merge: undefined };
+  if (placement.strategy === 'replicated') {
+    return { kind: 'single', shards: config.shards, anyOf: true, ...whole };
+  }
+  const owners = ownersOf(config, placement, statement.where, params, resolver);
+  const shards = owners ?? config.shards;
+  if (shards.length === 1) return { kind: 'single', shards, anyOf: false, ...whole };
+  const offset = countOf(statement.offset, params, 0);
+  const limit = countOf(statement.limit, params, Number.POSITIVE_INFINITY);
+  if (offset === undefined || limit === undefined) {
+    // Let the shards refuse a bad LIMIT or OFFSET with the node's own message.
+    return { kind: 'single', shards: shards.slice(0, 1), anyOf: false, ...whole };
+  }
+  const rest = paramsWithout(statement, params);
+  if (isAggregate(statement)) {
+    const part: SelectStatement = {
+      ...statement,
+      orderBy: [],
+      distinct: false,
+      limit: undefined,
+      offset: undefined,
+    };
+    return {
+      kind: 'scatter',
+      shards,
+      anyOf: false,
+      sql: printStatement(part),
+      params: rest,
+      shard: { phase: 'partial' },
+      merge: aggregateMerge(statement, offset, limit),
+    };
+  }
+  const part: SelectStatement = {
+    ...statement,
+    limit: Number.isFinite(limit) ? { kind: 'literal', value: offset + limit } : undefined,
+    offset: undefined,
+  };
+  const sorted = statement.orderBy.length > 0;
+  return {
+    kind: 'scatter',
+    shards,
+    anyOf: false,
+    sql: printStatement(part),
+    params: rest,
+    shard: sorted ? { sortKeys: true } : undefined,
+    merge: {
+      kind: 'rows',
+      orderBy: sorted ? statement.orderBy.map((o) => o.descending) : undefined,
+      distinct: statement.distinct,
+      offset,
+      limit,
+    },
+  };
+}

@@ -1,0 +1,253 @@
+/**
+ * Proves the router's SELECT against real nodes on sockets (buildApp over temp databases, no
+ * fakes): three shards holding a hash collection and a replicated one, and a fourth node
+ * holding every document as the reference. Equality and IN on the shard key go to the owners
+ * only (SINGLE_SHARD), everything else scatters and merges to the reference's answer: ORDER BY
+ * with LIMIT/OFFSET, aggregates and GROUP BY (AVG from partial states), DISTINCT, JOIN on a
+ * replicated collection. Unknown collections, unroutable JOINs and a shard that is down are
+ * refused with their codes. Documents carry the same `_id` everywhere, as ties sort by it.
+ */
+
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type Harness, startHarness } from '../../test/support/app-harness.js';
+import { connect, type Document } from '../client/index.js';
+import { isDbError } from '../errors/index.js';
+import { formatId, newId } from '../util/index.js';
+import type { ClusterConfig } from './config.js';
+import { shardFor } from './hash.js';
+import { Router } from './router.js';
+
+interface Node {
+  harness: Harness;
+  url: string;
+}
+
+async function startNode(name: string): Promise<Node> {
+  const harness = await startHarness({ nodeName: name });
+  const url = await harness.app.listen({ port: 0, host: '127.0.0.1' });
+  return { harness, url };
+}
+
+const CITIES = ['AMS', 'BER', 'CDG', 'DUB', 'EDI', null];
+
+/** Orders with repeats, nulls, missing fields and mixed types, so merges meet ties. */
+function orders(): Document[] {
+  const docs: Document[] = [];
+  for (let i = 0; i < 60; i++) {
+    const doc: Document = {
+      _id: formatId(newId()),
+      pnr: `P${i % 23}`,
+      seq: i,
+      origin: CITIES[i % CITIES.length],
+    };
+    if (i % 7 !== 0) doc.price = i % 5 === 0 ? `${i}` : (i * 37) % 101;
+    if (i % 4 === 0) doc.tag = i % 8 === 0 ? 'x' : 1;
+    docs.push(doc);
+  }
+  return docs;
+}
+
+const AIRPORTS: Document[] = CITIES.filter((c) => c !== null).map((code, i) => ({
+  _id: formatId(newId()),
+  code,
+  city: `city-${i}`,
+}));
+
+/** Multisets compare equal as sorted JSON texts. */
+const bag = (docs: readonly Document[]) => docs.map((d) => JSON.stringify(d)).sort();
+
+describe('Router: SELECT over three shards', () => {
+  let shards: Node[];
+  let reference: Node;
+  let router: Router;
+  let config: ClusterConfig;
+
+  beforeAll(async () => {
+    shards = await Promise.all(['s1', 's2', 's3'].map(startNode));
+    reference = await startNode('reference');
+    config = {
+      version: 1,
+      router: { port: 6000 },
+      shards: shards.map((s, i) => ({ name: `s${i + 1}`, endpoint: s.url })),
+      collections: {
+        orders: { strategy: 'hash', path: 'pnr' },
+        airports: { strategy: 'replicated' },
+        legs: { strategy: 'hash', path: 'pnr' },
+        tickets: { strategy: 'hash', path: 'seq' },
+      },
+    };
+    const ref = connect(reference.url);
+    const docs = orders();
+    await ref.bulk('orders', docs);
+    await ref.bulk('airports', AIRPORTS);
+    for (const [i, shard] of shards.entries()) {
+      const client = connect(shard.url);
+      const mine = docs.filter((d) => shardFor(d.pnr, config.shards).name === `s${i + 1}`);
+      expect(mine.length).toBeGreaterThan(0);
+      await client.bulk('orders', mine);
+      await client.bulk('airports', AIRPORTS);
+      await client.bulk('legs', [{ pnr: 'P1', leg: 1 }]);
+      await client.bulk('tickets', [{ seq: 1 }]);
+      await client.close();
+    }
+    await ref.close();
+    router = new Router(config);
+  });
+
+  afterAll(async () => {
+    await router.close();
+    for (const node of [...shards, reference]) await node.harness.close();
+  });
+
+  /** The router's rows and the reference node's rows for one statement. */
+  async function both(sql: string, params: unknown[] = []) {
+    const ref = connect(reference.url);
+    try {
+      const expected = (await ref.query(sql, params)).documents;
+      const routed = await router.query(sql, params);
+      return { expected, actual: routed.documents, routed };
+    } finally {
+      await ref.close();
+    }
+  }
+
+  it('sends an equality on the shard key to its owner only', async () => {
+    const { expected, actual, routed } = await both('SELECT * FROM orders WHERE pnr = ?', ['P5']);
+    const owner = shardFor('P5', config.shards).name;
+    expect(routed.plan).toMatch(new RegExp(`^SINGLE_SHARD\\(${owner}\\): `));
+    expect(bag(actual)).toEqual(bag(expected));
+    expect(actual.length).toBeGreaterThan(0);
+  });
+
+  it('sends IN on the shard key to the owners only, and scatters the rest', async () => {
+    const keys = ['P1', 'P2', 'P3', 'P4', 'P5', 'P6'];
+    const owners = new Set(keys.map((k) => shardFor(k, config.shards).name));
+    const sql = `SELECT pnr, seq FROM orders WHERE pnr IN (${keys.map((k) => `'${k}'`).join(', ')}) AND seq > 3`;
+    const { expected, actual, routed } = await both(sql);
+    expect(bag(actual)).toEqual(bag(expected));
+    expect(
+      routed.plan.startsWith(owners.size === 1 ? 'SINGLE_SHARD' : `SCATTER(${owners.size})`),
+    ).toBe(true);
+    const all = await both('SELECT * FROM orders WHERE seq >= 10');
+    expect(all.routed.plan).toMatch(/^SCATTER\(3\): /);
+    expect(bag(all.actual)).toEqual(bag(all.expected));
+  });
+
+  it('merges ORDER BY with LIMIT and OFFSET exactly as one node orders them', async () => {
+    for (const sql of [
+      'SELECT * FROM orders ORDER BY price',
+      'SELECT pnr, price FROM orders ORDER BY price DESC, pnr LIMIT 7 OFFSET 5',
+      'SELECT seq FROM orders ORDER BY origin, seq DESC LIMIT 10',
+      'SELECT * FROM orders ORDER BY tag DESC OFFSET 50',
+      'SELECT seq FROM orders WHERE seq > ? ORDER BY seq LIMIT ? OFFSET ?',
+    ]) {
+      const params = sql.includes('?') ? [4, 6, 3] : [];
+      const { expected, actual } = await both(sql, params);
+      expect(actual, sql).toEqual(expected);
+    }
+  });
+
+  it('applies OFFSET and LIMIT once without ORDER BY (count of a multiset)', async () => {
+    const { expected, actual } = await both('SELECT * FROM orders LIMIT 10 OFFSET 45');
+    expect(actual.length).toBe(expected.length);
+  });
+
+  it('combines aggregates and GROUP BY from partial states, then sorts and limits', async () => {
+    for (const sql of [
+      'SELECT COUNT(*), COUNT(price), SUM(price), AVG(price), MIN(price), MAX(price) FROM orders',
+      'SELECT COUNT(*) AS n, AVG(price) FROM orders WHERE seq > 1000',
+      'SELECT origin, COUNT(*) AS n, AVG(price) AS mean FROM orders GROUP BY origin ORDER BY n DESC, origin',
+      'SELECT tag AS t, MAX(price) FROM orders GROUP BY tag ORDER BY t LIMIT 2 OFFSET 1',
+      'SELECT DISTINCT COUNT(*) AS n FROM orders GROUP BY origin ORDER BY n, origin',
+    ]) {
+      const { expected, actual } = await both(sql);
+      expect(actual, sql).toEqual(expected);
+    }
+    const grouped = await both('SELECT pnr, SUM(seq) FROM orders GROUP BY pnr');
+    expect(bag(grouped.actual)).toEqual(bag(grouped.expected));
+  });
+
+  it('deduplicates DISTINCT again across shards', async () => {
+    const { expected, actual } = await both('SELECT DISTINCT origin FROM orders ORDER BY origin');
+    expect(actual).toEqual(expected);
+    const unsorted = await both('SELECT DISTINCT tag FROM orders');
+    expect(bag(unsorted.actual)).toEqual(bag(unsorted.expected));
+    const limited = await both(
+      'SELECT DISTINCT origin, tag FROM orders ORDER BY origin DESC, tag LIMIT 4 OFFSET 2',
+    );
+    expect(limited.actual).toEqual(limited.expected);
+  });
+
+  it('reads a replicated collection from one shard, and JOINs it on every shard', async () => {
+    const one = await both('SELECT * FROM airports ORDER BY code');
+    expect(one.routed.plan).toMatch(/^SINGLE_SHARD\(s1\): /);
+    expect(one.actual).toEqual(one.expected);
+    const sql =
+      'SELECT orders.seq, airports.city FROM orders JOIN airports ON orders.origin = airports.code ORDER BY orders.seq LIMIT 12';
+    const joined = await both(sql);
+    expect(joined.routed.plan).toMatch(/^SCATTER\(3\): /);
+    expect(joined.actual).toEqual(joined.expected);
+  });
+
+  it('allows a JOIN on both shard keys and refuses one across shards, saying why', async () => {
+    const ok = await router.query(
+      'SELECT orders.seq, legs.leg FROM orders JOIN legs ON orders.pnr = legs.pnr',
+    );
+    expect(ok.plan).toMatch(/^SCATTER\(3\): /);
+    await expect(
+      router.query('SELECT * FROM orders JOIN tickets ON orders.seq = tickets.seq'),
+    ).rejects.toMatchObject({ code: 'ERR_CLUSTER_JOIN_UNROUTABLE', status: 400 });
+    await expect(
+      router.query('SELECT * FROM airports JOIN orders ON airports.code = orders.origin'),
+    ).rejects.toThrow(/replicated/);
+  });
+
+  it('refuses a collection cluster.json does not place, naming the command', async () => {
+    const error = await router.query('SELECT * FROM nowhere').catch((e: unknown) => e);
+    expect(isDbError(error, 'ERR_CLUSTER_COLLECTION_UNKNOWN')).toBe(true);
+    expect(String((error as Error).message)).toContain('docdb cluster add-collection');
+  });
+
+  it("passes a shard's own refusal through (a SQL error stays a 400)", async () => {
+    await expect(router.query('SELECT * FROM orders LIMIT ?', [-1])).rejects.toMatchObject({
+      status: 400,
+    });
+  });
+});
+
+describe('Router: a shard that is down', () => {
+  it('fails a scatter with 503 naming the shard, never a partial answer', async () => {
+    const up = await startNode('up');
+    const down = await startNode('down');
+    const downUrl = down.url;
+    await down.harness.close();
+    const router = new Router(
+      {
+        version: 1,
+        router: { port: 6000 },
+        shards: [
+          { name: 'up', endpoint: up.url },
+          { name: 'gone', endpoint: downUrl },
+        ],
+        collections: {
+          orders: { strategy: 'hash', path: 'pnr' },
+          airports: { strategy: 'replicated' },
+        },
+      },
+      { timeoutMs: 2000 },
+    );
+    try {
+      const error = await router.query('SELECT * FROM orders').catch((e: unknown) => e);
+      expect(isDbError(error, 'ERR_SHARD_UNAVAILABLE')).toBe(true);
+      expect((error as Error).message).toContain('gone');
+      expect((error as { status: number }).status).toBe(503);
+      // A replicated read moves on to a shard that answers.
+      await connect(up.url).bulk('airports', AIRPORTS);
+      const airports = await router.query('SELECT * FROM airports');
+      expect(airports.count).toBe(AIRPORTS.length);
+    } finally {
+      await router.close();
+      await up.harness.close();
+    }
+  });
+});
