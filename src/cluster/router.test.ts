@@ -245,9 +245,152 @@ describe('Router: a shard that is down', () => {
       await connect(up.url).bulk('airports', AIRPORTS);
       const airports = await router.query('SELECT * FROM airports');
       expect(airports.count).toBe(AIRPORTS.length);
+      // A replicated write that a shard cannot take is undone where it landed.
+      const write = await router.insert('airports', { code: 'ZRH' }).catch((e: unknown) => e);
+      expect(isDbError(write, 'ERR_SHARD_UNAVAILABLE')).toBe(true);
+      expect((await connect(up.url).getByKey('airports', 'code', 'ZRH')).count).toBe(0);
     } finally {
       await router.close();
       await up.harness.close();
     }
+  });
+});
+
+describe('Router: writes, documents, indexes and stats', () => {
+  let shards: Node[];
+  let router: Router;
+  let config: ClusterConfig;
+  const direct = (name: string) => connect((shards[Number(name.slice(1)) - 1] as Node).url);
+
+  beforeAll(async () => {
+    shards = await Promise.all(['s1', 's2', 's3'].map(startNode));
+    config = {
+      version: 1,
+      router: { port: 6000 },
+      shards: shards.map((s, i) => ({ name: `s${i + 1}`, endpoint: s.url })),
+      collections: {
+        orders: { strategy: 'hash', path: 'pnr' },
+        airports: { strategy: 'replicated' },
+      },
+    };
+    router = new Router(config);
+  });
+
+  afterAll(async () => {
+    await router.close();
+    for (const node of shards) await node.harness.close();
+  });
+
+  it('stores each document on the owner of its shard key, REST and SQL alike', async () => {
+    const { id } = await router.insert('orders', { pnr: 'A1', n: 1 });
+    const bulk = await router.bulk('orders', [
+      { pnr: 'A2' },
+      { n: 9 },
+      { pnr: 'A3' },
+      { pnr: 'A4' },
+    ]);
+    expect(bulk.ids).toHaveLength(3);
+    expect(bulk.errors).toEqual([
+      expect.objectContaining({ index: 1, code: 'ERR_SHARD_KEY_MISSING' }),
+    ]);
+    const inserted = await router.query('INSERT INTO orders VALUES ?, {"pnr": "A6"}', [
+      [{ pnr: 'A5' }, { pnr: 'A7' }],
+    ]);
+    expect(inserted.affected).toBe(3);
+    expect(inserted.ids).toHaveLength(3);
+    for (const pnr of ['A1', 'A2', 'A3', 'A4', 'A5', 'A6', 'A7']) {
+      const owner = shardFor(pnr, config.shards).name;
+      for (const shard of config.shards) {
+        const found = await direct(shard.name).getByKey('orders', 'pnr', pnr);
+        expect(found.count, `${pnr} on ${shard.name}`).toBe(shard.name === owner ? 1 : 0);
+      }
+    }
+    expect((await router.get('orders', id)).pnr).toBe('A1');
+    await expect(router.insert('orders', { n: 1 })).rejects.toMatchObject({
+      code: 'ERR_SHARD_KEY_MISSING',
+      status: 400,
+    });
+    await expect(router.insert('orders', { pnr: [1] })).rejects.toMatchObject({
+      code: 'ERR_SHARD_KEY_MISSING',
+    });
+  });
+
+  it('finds, replaces and deletes by key and by _id across shards', async () => {
+    const byKey = await router.getByKey('orders', 'pnr', 'A2');
+    expect(byKey.count).toBe(1);
+    expect(byKey.plan).toMatch(/^SINGLE_SHARD\(s\d\): /);
+    const scattered = await router.getByKey('orders', 'n', '1');
+    expect(scattered.plan).toMatch(/^SCATTER\(3\): /);
+    expect(scattered.count).toBe(1);
+    await router.replaceByKey('orders', 'pnr', 'A2', { pnr: 'A2', v: 2 });
+    expect((await router.getByKey('orders', 'pnr', 'A2')).documents[0]?.v).toBe(2);
+    const id = String(byKey.documents[0]?._id);
+    await router.replace('orders', id, { pnr: 'A2', v: 3 });
+    expect((await router.get('orders', id)).v).toBe(3);
+    const moving = Array.from({ length: 40 }, (_, i) => `M${i}`).find(
+      (k) => shardFor(k, config.shards).name !== shardFor('A2', config.shards).name,
+    );
+    await expect(router.replace('orders', id, { pnr: moving })).rejects.toMatchObject({
+      code: 'ERR_SHARD_KEY_MISSING',
+    });
+    expect(await router.delete('orders', id)).toEqual({ deleted: 1 });
+    await expect(router.get('orders', id)).rejects.toMatchObject({
+      code: 'ERR_DOCUMENT_NOT_FOUND',
+    });
+    expect(await router.deleteByKey('orders', 'pnr', 'A3')).toEqual({ deleted: 1 });
+    const page = await router.list('orders', { limit: 3 });
+    expect(page.count).toBe(3);
+    const ids = page.documents.map((d) => String(d._id));
+    expect(ids).toEqual([...ids].sort());
+  });
+
+  it('sums UPDATE and DELETE over the shards and refuses to SET the shard key', async () => {
+    const updated = await router.query('UPDATE orders SET flag = true WHERE pnr != ?', ['none']);
+    const total = (await router.query('SELECT COUNT(*) AS n FROM orders')).documents[0]?.n;
+    expect(updated.affected).toBe(total);
+    expect(updated.plan).toMatch(/^SCATTER\(3\): /);
+    const one = await router.query('UPDATE orders SET flag = false WHERE pnr = ?', ['A5']);
+    expect(one.affected).toBe(1);
+    expect(one.plan).toMatch(/^SINGLE_SHARD/);
+    await expect(router.query("UPDATE orders SET pnr = 'X'")).rejects.toMatchObject({
+      code: 'ERR_SHARD_KEY_MISSING',
+      status: 400,
+    });
+    const deleted = await router.query('DELETE FROM orders WHERE pnr IN (?, ?)', ['A6', 'A7']);
+    expect(deleted.affected).toBe(2);
+  });
+
+  it('writes a replicated collection to every shard under one _id', async () => {
+    const { id } = await router.insert('airports', { code: 'AMS' });
+    const sql = await router.query('INSERT INTO airports VALUES {"code": "BER"}');
+    const berId = sql.ids?.[0] as string;
+    for (const shard of config.shards) {
+      expect((await direct(shard.name).require('airports', id)).code).toBe('AMS');
+      expect((await direct(shard.name).require('airports', berId)).code).toBe('BER');
+    }
+    const read = await router.query('SELECT code FROM airports ORDER BY code');
+    expect(read.documents).toEqual(
+      [
+        { code: 'AMS', _id: id },
+        { code: 'BER', _id: berId },
+      ].map(({ code, _id }) => ({ _id, code })),
+    );
+  });
+
+  it('creates indexes on every shard, sums stats and unions collections', async () => {
+    await router.createIndex({ collection: 'orders', path: 'n' });
+    await router.query('CREATE INDEX by_code ON airports (code)');
+    for (const shard of config.shards) {
+      const names = (await direct(shard.name).indexes('orders')).map((i) => i.name);
+      expect(names.length).toBeGreaterThan(0);
+      expect((await direct(shard.name).indexes('airports')).map((i) => i.name)).toContain(
+        'by_code',
+      );
+    }
+    const stats = await router.stats();
+    const count = (await router.query('SELECT COUNT(*) AS n FROM orders')).documents[0]?.n;
+    expect(stats.collections.find((c) => c.name === 'orders')?.count).toBe(count);
+    expect(stats.shards.map((s) => s.name)).toEqual(['s1', 's2', 's3']);
+    expect(await router.collections()).toEqual(['airports', 'orders']);
   });
 });

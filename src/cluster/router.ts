@@ -5,13 +5,61 @@
  * and merges their parts; it never answers a partial result as a whole one.
  */
 
-import { connect, type DocdbClient, type QueryAnswer } from '../client/index.js';
+import {
+  type BulkOptions,
+  type BulkResult,
+  type ByKeyAnswer,
+  type CreatedIndex,
+  connect,
+  type DeleteAnswer,
+  type DocdbClient,
+  type Document,
+  type DropAnswer,
+  type IndexInfo,
+  type IndexRequest,
+  type InsertAnswer,
+  type ListAnswer,
+  type ListOptions,
+  type QueryAnswer,
+  type ReplaceAnswer,
+  type ReplaceByKeyAnswer,
+  type StoreStats,
+} from '../client/index.js';
 import { DbError, isDbError } from '../errors/index.js';
+import {
+  type InsertStatement,
+  type JsonValue,
+  printStatement,
+  type Statement,
+} from '../sql/ast/index.js';
 import { parse } from '../sql/parser/index.js';
+import { PathResolver } from '../sql/planner/index.js';
 import type { QueryResult } from '../types/index.js';
-import type { ClusterConfig, ClusterShard } from './config.js';
+import {
+  formatId,
+  LIST_LIMIT_DEFAULT,
+  newId,
+  normalizeCollectionName,
+  parsePath,
+} from '../util/index.js';
+import type { ClusterConfig, ClusterShard, CollectionPlacement } from './config.js';
+import { shardFor } from './hash.js';
 import { mergeAggregate, mergeRows, type ShardPart } from './merge.js';
-import { routeSelect, type SelectRoute } from './route-plan.js';
+import { ownersOf, requirePlacement, routeSelect, type SelectRoute } from './route-plan.js';
+import {
+  byId,
+  deleteIds,
+  isPlainObject,
+  keepsOwner,
+  keyTextValues,
+  ownerOfDocument,
+} from './write-plan.js';
+
+/** `GET /stats` through a router: documents per collection summed, and every shard's stats. */
+export interface RouterStats {
+  collections: Array<{ name: string; count: number }>;
+  shards: Array<{ name: string; stats: StoreStats }>;
+}
 
 /** Codes that mean a shard did not give a docdb answer, as opposed to refusing the request. */
 const UNAVAILABLE = ['ERR_CLIENT_UNREACHABLE', 'ERR_CLIENT_TIMEOUT', 'ERR_CLIENT_PROTOCOL'];
@@ -30,6 +78,47 @@ export function routedPlan(
   return route.kind === 'single'
     ? `SINGLE_SHARD(${route.shard}): ${plan}`
     : `SCATTER(${route.count}): ${plan}`;
+}
+
+/** The plan-header route of a set of shards. */
+function routeOf(shards: readonly ClusterShard[]) {
+  return {
+    kind: shards.length === 1 ? ('single' as const) : ('scatter' as const),
+    count: shards.length,
+    shard: (shards[0] as ClusterShard).name,
+  };
+}
+
+/** A write's answer over the shards that ran it: `affected` summed, ids concatenated. */
+function writeResult(answers: readonly QueryAnswer[], plan: string): QueryResult {
+  const affected = answers.reduce((n, a) => n + (a.affected ?? 0), 0);
+  const ids = answers.flatMap((a) => a.ids ?? []);
+  return {
+    plan,
+    count: affected,
+    executionMs: 0,
+    affected,
+    documents: [],
+    ...(answers.some((a) => a.ids) && { ids }),
+  };
+}
+
+/** UPDATE may not SET the shard key (or a path above it): the document would sit on the wrong shard. */
+function checkAssignments(statement: Statement, keyPath: string): void {
+  if (statement.kind !== 'update') return;
+  const key = parsePath(keyPath).segments;
+  for (const a of statement.assignments) {
+    const set = parsePath(a.path.text).segments;
+    const above =
+      set.length <= key.length && set.every((s, k) => JSON.stringify(s) === JSON.stringify(key[k]));
+    if (above) {
+      throw new DbError(
+        'ERR_SHARD_KEY_MISSING',
+        `UPDATE may not SET ${a.path.text}: it changes the shard key "${keyPath}", which decides the document's shard; delete the document and insert the new one instead`,
+        { path: keyPath },
+      );
+    }
+  }
 }
 
 /** A stateless router over one cluster config: one pooled client per shard. */
@@ -91,15 +180,112 @@ export class Router {
   async query(sql: string, params: readonly unknown[] = []): Promise<QueryResult> {
     const started = performance.now();
     const { statement } = parse(sql);
-    if (statement.kind !== 'select') {
-      throw new DbError(
-        'ERR_BAD_ARGUMENT',
-        `the router does not route ${statement.kind.toUpperCase()} statements yet`,
+    const result =
+      statement.kind === 'select'
+        ? await this.runSelect(routeSelect(this.config, statement, sql, params))
+        : await this.runWrite(statement, sql, params);
+    return { ...result, executionMs: performance.now() - started };
+  }
+
+  /** INSERT, UPDATE, DELETE and CREATE/DROP INDEX through the router. */
+  private async runWrite(
+    statement: Exclude<Statement, { kind: 'select' }>,
+    sql: string,
+    params: readonly unknown[],
+  ): Promise<QueryResult> {
+    const run = (client: DocdbClient, text = sql, values: readonly unknown[] = params) =>
+      client.query(text, values);
+    if (statement.kind === 'createIndex' || statement.kind === 'dropIndex') {
+      requirePlacement(this.config, statement.collection);
+      const answers = await this.all((c) => run(c));
+      return writeResult(
+        answers,
+        `SCATTER(${answers.length}): ${(answers[0] as QueryAnswer).plan}`,
       );
     }
-    const route = routeSelect(this.config, statement, sql, params);
-    const result = await this.runSelect(route);
-    return { ...result, executionMs: performance.now() - started };
+    const placement = requirePlacement(this.config, statement.collection);
+    if (statement.kind === 'insert') return this.runInsert(statement, placement, params);
+    if (placement.strategy === 'hash') checkAssignments(statement, placement.path);
+    if (placement.strategy === 'replicated') {
+      const answers = await this.all((c) => run(c));
+      const first = answers[0] as QueryAnswer;
+      return { ...writeResult([first], `SCATTER(${answers.length}): ${first.plan}`) };
+    }
+    const resolver = new PathResolver([normalizeCollectionName(statement.collection)]);
+    const targets =
+      ownersOf(this.config, placement, statement.where, params, resolver) ?? this.config.shards;
+    const answers = await this.all((c) => run(c), targets);
+    return writeResult(answers, routedPlan(routeOf(targets), (answers[0] as QueryAnswer).plan));
+  }
+
+  /** SQL INSERT: each document to its owner (hash) or to every shard under one `_id`. */
+  private async runInsert(
+    statement: InsertStatement,
+    placement: CollectionPlacement,
+    params: readonly unknown[],
+  ): Promise<QueryResult> {
+    const docs = statement.documents.flatMap((d) => {
+      const value = d.kind === 'literal' ? d.value : params[d.index];
+      return Array.isArray(value) ? value : [value];
+    });
+    const insertOf = (values: unknown[]) =>
+      printStatement({
+        ...statement,
+        documents: values.map((v) => ({ kind: 'literal', value: v as JsonValue })),
+      });
+    if (placement.strategy === 'replicated') {
+      const withIds = docs.map((d) =>
+        isPlainObject(d) ? { ...d, _id: d._id ?? formatId(newId()) } : d,
+      );
+      const ids = withIds.flatMap((d) =>
+        isPlainObject(d) && typeof d._id === 'string' ? [d._id] : [],
+      );
+      const answers = await this.everywhere(
+        (c) => c.query(insertOf(withIds)),
+        (c) => deleteIds(c, statement.collection, ids),
+      );
+      const first = answers[0] as QueryAnswer;
+      return writeResult([first], `SCATTER(${answers.length}): ${first.plan}`);
+    }
+    const byOwner = new Map<ClusterShard, number[]>();
+    docs.forEach((doc, index) => {
+      const owner = isPlainObject(doc)
+        ? ownerOfDocument(this.config, placement, doc)
+        : (this.config.shards[0] as ClusterShard);
+      byOwner.set(owner, [...(byOwner.get(owner) ?? []), index]);
+    });
+    const groups = [...byOwner.entries()];
+    const settled = await Promise.allSettled(
+      groups.map(([owner, indexes]) =>
+        this.ask(owner, (c) => c.query(insertOf(indexes.map((k) => docs[k])))),
+      ),
+    );
+    const failed = settled.find((o) => o.status === 'rejected');
+    if (failed) {
+      // One statement is all or nothing: what the other owners stored is deleted again.
+      await Promise.allSettled(
+        groups.flatMap(([owner], g) => {
+          const o = settled[g] as PromiseSettledResult<QueryAnswer>;
+          return o.status === 'fulfilled'
+            ? [this.ask(owner, (c) => deleteIds(c, statement.collection, o.value.ids ?? []))]
+            : [];
+        }),
+      );
+      throw failed.reason;
+    }
+    const ids: string[] = [];
+    groups.forEach(([, indexes], g) => {
+      const answer = (settled[g] as PromiseFulfilledResult<QueryAnswer>).value;
+      indexes.forEach((index, local) => {
+        ids[index] = (answer.ids ?? [])[local] as string;
+      });
+    });
+    const answers = settled.map((o) => (o as PromiseFulfilledResult<QueryAnswer>).value);
+    const owners = groups.map(([owner]) => owner);
+    return {
+      ...writeResult(answers, routedPlan(routeOf(owners), (answers[0] as QueryAnswer).plan)),
+      ids,
+    };
   }
 
   private async runSelect(route: SelectRoute): Promise<QueryResult> {
@@ -132,6 +318,352 @@ export class Router {
       (answers[0] as QueryAnswer).plan,
     );
     return { plan, count: documents.length, executionMs: 0, documents };
+  }
+
+  // ---- writes and documents (REST) -------------------------------------------------------
+
+  /** Every shard, for statements and calls that go to all of them. */
+  get shards(): readonly ClusterShard[] {
+    return this.config.shards;
+  }
+
+  /** Runs `fn` on every shard at once; any shard's failure fails the whole call. */
+  all<T>(fn: (client: DocdbClient) => Promise<T>, shards = this.config.shards): Promise<T[]> {
+    return Promise.all(shards.map((s) => this.ask(s, fn)));
+  }
+
+  /**
+   * A write to every shard of a replicated collection under one `_id`: a shard that fails is
+   * tried once more; if it fails again the write is undone on the shards that took it
+   * (`undo`) and the failure names the shard. All or nothing per request.
+   */
+  async everywhere<T>(
+    fn: (client: DocdbClient) => Promise<T>,
+    undo: (client: DocdbClient) => Promise<unknown>,
+  ): Promise<T[]> {
+    const settled = await Promise.allSettled(this.config.shards.map((s) => this.ask(s, fn)));
+    const answers: T[] = [];
+    let failure: unknown;
+    for (const [k, outcome] of settled.entries()) {
+      const shard = this.config.shards[k] as ClusterShard;
+      if (outcome.status === 'fulfilled') {
+        answers[k] = outcome.value;
+        continue;
+      }
+      try {
+        answers[k] = await this.ask(shard, fn);
+      } catch (error) {
+        failure ??= error;
+      }
+    }
+    if (failure === undefined) return answers;
+    await Promise.allSettled(
+      this.config.shards.flatMap((s, k) => (k in answers ? [this.ask(s, undo)] : [])),
+    );
+    throw failure;
+  }
+
+  /** `POST /collections/{c}`: to the owner of the document's shard key, or every shard. */
+  async insert(collection: string, doc: unknown): Promise<InsertAnswer> {
+    const placement = requirePlacement(this.config, collection);
+    if (!isPlainObject(doc))
+      return this.ask(this.config.shards[0] as ClusterShard, (c) =>
+        c.insert(collection, doc as Document),
+      );
+    if (placement.strategy === 'replicated') {
+      const withId = { ...doc, _id: doc._id ?? formatId(newId()) } as Document;
+      const id = String(withId._id);
+      const [first] = await this.everywhere(
+        (c) => c.insert(collection, withId),
+        (c) => c.delete(collection, id),
+      );
+      return first as InsertAnswer;
+    }
+    return this.ask(ownerOfDocument(this.config, placement, doc), (c) => c.insert(collection, doc));
+  }
+
+  /**
+   * `POST /collections/{c}/bulk`: each document to its owner, the per-item results put back
+   * in input order. With `atomic`, a shard's refusal undoes what the other shards stored.
+   */
+  async bulk(collection: string, docs: unknown[], options: BulkOptions = {}): Promise<BulkResult> {
+    const placement = requirePlacement(this.config, collection);
+    if (placement.strategy === 'replicated') {
+      const withIds = docs.map(
+        (d) => (isPlainObject(d) ? { ...d, _id: d._id ?? formatId(newId()) } : d) as Document,
+      );
+      const ids = withIds.flatMap((d) =>
+        isPlainObject(d) && typeof d._id === 'string' ? [d._id] : [],
+      );
+      const [first] = await this.everywhere(
+        (c) => c.bulk(collection, withIds, options),
+        (c) => deleteIds(c, collection, ids),
+      );
+      return first as BulkResult;
+    }
+    const errors: BulkResult['errors'] = [];
+    const byOwner = new Map<ClusterShard, number[]>();
+    docs.forEach((doc, index) => {
+      try {
+        const owner = isPlainObject(doc)
+          ? ownerOfDocument(this.config, placement, doc)
+          : (this.config.shards[0] as ClusterShard);
+        byOwner.set(owner, [...(byOwner.get(owner) ?? []), index]);
+      } catch (error) {
+        if (!isDbError(error)) throw error;
+        errors.push({ index, error: error.message, code: error.code });
+      }
+    });
+    if (options.atomic && errors.length > 0) {
+      const first = errors[0] as BulkResult['errors'][number];
+      throw new DbError(first.code as DbError['code'], first.error, { ids: [], errors });
+    }
+    const groups = [...byOwner.entries()];
+    const settled = await Promise.allSettled(
+      groups.map(([owner, indexes]) =>
+        this.ask(owner, (c) =>
+          c.bulk(
+            collection,
+            indexes.map((k) => docs[k] as Document),
+            options,
+          ),
+        ),
+      ),
+    );
+    const failed = settled.find((o) => o.status === 'rejected');
+    if (failed) {
+      if (options.atomic) {
+        // Each shard was all-or-nothing; what the others stored goes too.
+        await Promise.allSettled(
+          groups.flatMap(([owner], g) => {
+            const o = settled[g] as PromiseSettledResult<BulkResult>;
+            return o.status === 'fulfilled'
+              ? [this.ask(owner, (c) => deleteIds(c, collection, o.value.ids))]
+              : [];
+          }),
+        );
+      }
+      throw failed.reason;
+    }
+    const idOf = new Map<number, string>();
+    groups.forEach(([, indexes], g) => {
+      const result = (settled[g] as PromiseFulfilledResult<BulkResult>).value;
+      const refused = new Set(result.errors.map((e) => e.index));
+      for (const e of result.errors) errors.push({ ...e, index: indexes[e.index] as number });
+      let next = 0;
+      indexes.forEach((index, local) => {
+        if (!refused.has(local)) idOf.set(index, result.ids[next++] as string);
+      });
+    });
+    errors.sort((a, b) => a.index - b.index);
+    const ids = docs.flatMap((_, index) => (idOf.has(index) ? [idOf.get(index) as string] : []));
+    return { ids, errors };
+  }
+
+  /** `GET /collections/{c}`: a page in `_id` order, merged from every shard's page. */
+  async list(collection: string, options: ListOptions = {}): Promise<ListAnswer> {
+    const placement = requirePlacement(this.config, collection);
+    if (placement.strategy === 'replicated') {
+      return (await this.askAny(this.config.shards, (c) => c.list(collection, options))).answer;
+    }
+    const pages = await this.all((c) => c.list(collection, options));
+    const limit = options.limit ?? LIST_LIMIT_DEFAULT;
+    const documents = byId(pages.flatMap((p) => p.documents)).slice(0, limit);
+    return { documents, count: documents.length };
+  }
+
+  /** The shards a by-key request on `field` = the value `text` spells must ask. */
+  private keyTargets(collection: string, field: string, text: string): ClusterShard[] {
+    const placement = requirePlacement(this.config, collection);
+    if (placement.strategy === 'replicated') return this.config.shards.slice(0, 1);
+    let same = false;
+    try {
+      same =
+        JSON.stringify(parsePath(field).segments) ===
+        JSON.stringify(parsePath(placement.path).segments);
+    } catch {
+      same = false;
+    }
+    if (!same) return [...this.config.shards];
+    const owners = new Set(keyTextValues(text).map((v) => shardFor(v, this.config.shards).name));
+    return this.config.shards.filter((s) => owners.has(s.name));
+  }
+
+  /** `GET …/by/{field}/{value}`: the owners on the shard key, else every shard. */
+  async getByKey(collection: string, field: string, text: string): Promise<ByKeyAnswer> {
+    const placement = requirePlacement(this.config, collection);
+    const targets = this.keyTargets(collection, field, text);
+    if (placement.strategy === 'replicated') {
+      const { shard, answer } = await this.askAny(this.config.shards, (c) =>
+        c.getByKey(collection, field, text),
+      );
+      return {
+        ...answer,
+        plan: routedPlan({ kind: 'single', count: 1, shard: shard.name }, answer.plan),
+      };
+    }
+    const answers = await this.all((c) => c.getByKey(collection, field, text), targets);
+    const documents = byId(answers.flatMap((a) => a.documents));
+    const plan = routedPlan(
+      {
+        kind: targets.length === 1 ? 'single' : 'scatter',
+        count: targets.length,
+        shard: (targets[0] as ClusterShard).name,
+      },
+      (answers[0] as ByKeyAnswer).plan,
+    );
+    return { documents, count: documents.length, plan };
+  }
+
+  /** `PUT …/by/{field}/{value}`: replaces the one match wherever it lives (404 none, 409 several). */
+  async replaceByKey(
+    collection: string,
+    field: string,
+    text: string,
+    doc: unknown,
+  ): Promise<ReplaceByKeyAnswer> {
+    const placement = requirePlacement(this.config, collection);
+    if (placement.strategy === 'replicated') {
+      const [first] = await this.all((c) =>
+        c.replaceByKey(collection, field, text, doc as Document),
+      );
+      return first as ReplaceByKeyAnswer;
+    }
+    const targets = this.keyTargets(collection, field, text);
+    const found = await Promise.all(
+      targets.map(async (shard) => ({
+        shard,
+        answer: await this.ask(shard, (c) => c.getByKey(collection, field, text)),
+      })),
+    );
+    const matched = found.reduce((n, f) => n + f.answer.count, 0);
+    if (matched === 0) {
+      throw new DbError(
+        'ERR_DOCUMENT_NOT_FOUND',
+        `no document in ${collection} has ${field} = ${text}`,
+      );
+    }
+    if (matched > 1) {
+      throw new DbError(
+        'ERR_AMBIGUOUS_MATCH',
+        `${matched} documents in ${collection} have ${field} = ${text}; replace one by its _id instead`,
+        { matched },
+      );
+    }
+    const owner = (found.find((f) => f.answer.count === 1) as { shard: ClusterShard }).shard;
+    if (isPlainObject(doc)) keepsOwner(this.config, placement, doc, owner);
+    return this.ask(owner, (c) => c.replaceByKey(collection, field, text, doc as Document));
+  }
+
+  /** `DELETE …/by/{field}/{value}`: every match on the shards that may hold one. */
+  async deleteByKey(collection: string, field: string, text: string): Promise<DeleteAnswer> {
+    const placement = requirePlacement(this.config, collection);
+    if (placement.strategy === 'replicated') {
+      const [first] = await this.all((c) => c.deleteByKey(collection, field, text));
+      return first as DeleteAnswer;
+    }
+    const answers = await this.all(
+      (c) => c.deleteByKey(collection, field, text),
+      this.keyTargets(collection, field, text),
+    );
+    return { deleted: answers.reduce((n, a) => n + a.deleted, 0) };
+  }
+
+  /** The shard holding the document with this `_id` (the id does not say its owner). */
+  private async holderOf(
+    collection: string,
+    id: string,
+  ): Promise<{ shard: ClusterShard; doc: Document }> {
+    const found = await Promise.all(
+      this.config.shards.map(async (shard) => ({
+        shard,
+        doc: await this.ask(shard, (c) => c.get(collection, id)),
+      })),
+    );
+    const hit = found.find((f) => f.doc !== undefined);
+    if (!hit)
+      throw new DbError('ERR_DOCUMENT_NOT_FOUND', `no document with _id ${id} in ${collection}`);
+    return hit as { shard: ClusterShard; doc: Document };
+  }
+
+  /** `GET /collections/{c}/{_id}`: asks every shard (one for a replicated collection). */
+  async get(collection: string, id: string): Promise<Document> {
+    const placement = requirePlacement(this.config, collection);
+    if (placement.strategy === 'replicated') {
+      return (await this.askAny(this.config.shards, (c) => c.require(collection, id))).answer;
+    }
+    return (await this.holderOf(collection, id)).doc;
+  }
+
+  /** `PUT /collections/{c}/{_id}`: on the shard that holds it; the shard key may not move it. */
+  async replace(collection: string, id: string, doc: unknown): Promise<ReplaceAnswer> {
+    const placement = requirePlacement(this.config, collection);
+    if (placement.strategy === 'replicated') {
+      const [first] = await this.all((c) => c.replace(collection, id, doc as Document));
+      return first as ReplaceAnswer;
+    }
+    const { shard } = await this.holderOf(collection, id);
+    if (isPlainObject(doc)) keepsOwner(this.config, placement, doc, shard);
+    return this.ask(shard, (c) => c.replace(collection, id, doc as Document));
+  }
+
+  /** `DELETE /collections/{c}/{_id}`: every shard; 404 when none held it. */
+  async delete(collection: string, id: string): Promise<DeleteAnswer> {
+    requirePlacement(this.config, collection);
+    const answers = await this.all(async (c) => {
+      const doc = await c.get(collection, id);
+      return doc === undefined ? 0 : (await c.delete(collection, id)).deleted;
+    });
+    const deleted = answers.reduce((n, d) => n + d, 0);
+    if (deleted === 0)
+      throw new DbError('ERR_DOCUMENT_NOT_FOUND', `no document with _id ${id} in ${collection}`);
+    return { deleted: Math.min(deleted, 1) };
+  }
+
+  /** `DELETE /collections/{c}` (confirmed by the caller): on every shard. */
+  async dropCollection(collection: string): Promise<DropAnswer> {
+    requirePlacement(this.config, collection);
+    const [first] = await this.all((c) => c.dropCollection(collection));
+    return first as DropAnswer;
+  }
+
+  // ---- indexes, stats, collections -------------------------------------------------------
+
+  /** `GET /indexes/{c}`: one shard's list (every shard has the same indexes). */
+  async indexes(collection: string): Promise<IndexInfo[]> {
+    requirePlacement(this.config, collection);
+    return (await this.askAny(this.config.shards, (c) => c.indexes(collection))).answer;
+  }
+
+  /** `POST /index`: on every shard. */
+  async createIndex(request: IndexRequest): Promise<CreatedIndex> {
+    requirePlacement(this.config, request.collection);
+    const [first] = await this.all((c) => c.createIndex(request));
+    return first as CreatedIndex;
+  }
+
+  /** `GET /stats`: counts summed per collection, and each shard's own stats. */
+  async stats(): Promise<RouterStats> {
+    const all = await this.all((c) => c.stats());
+    const counts = new Map<string, number>();
+    for (const stats of all) {
+      for (const c of stats.collections) counts.set(c.name, (counts.get(c.name) ?? 0) + c.count);
+    }
+    return {
+      collections: [...counts.entries()]
+        .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+        .map(([name, count]) => ({ name, count })),
+      shards: all.map((stats, k) => ({
+        name: (this.config.shards[k] as ClusterShard).name,
+        stats,
+      })),
+    };
+  }
+
+  /** `GET /collections`: the union of every shard's names, sorted. */
+  async collections(): Promise<string[]> {
+    const all = await this.all((c) => c.collections());
+    return [...new Set(all.flat())].sort();
   }
 
   /** Closes every shard client. */

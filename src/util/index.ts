@@ -5,6 +5,7 @@
 
 export * from './collection-name.js';
 export * from './json-path.js';
+export * from './key-text.js';
 export * from './limits.js';
 export * from './seeded-random.js';
 export * from './uuid7.js';

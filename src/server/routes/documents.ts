@@ -8,7 +8,13 @@
 import type { FastifyInstance } from 'fastify';
 import type { Collection, Database } from '../../engine/index.js';
 import { DbError } from '../../errors/index.js';
-import { formatId, LIST_LIMIT_DEFAULT, LIST_LIMIT_MAX, parseId } from '../../util/index.js';
+import {
+  formatId,
+  keyTextValues,
+  LIST_LIMIT_DEFAULT,
+  LIST_LIMIT_MAX,
+  parseId,
+} from '../../util/index.js';
 import { NO_BODY } from '../json-body.js';
 import type { RouteContext } from '../route-context.js';
 import { COUNT, count, FLAG, flag } from './query-string.js';
@@ -33,17 +39,8 @@ const keyParams = {
   properties: { name: { type: 'string' }, field: { type: 'string' }, value: { type: 'string' } },
 } as const;
 
-const JSON_NUMBER = /^-?(0|[1-9]\d*)(\.\d+)?([eE][+-]?\d+)?$/;
-
 /** The values a by-key path text stands for: the string, and the scalar it spells. */
-export function keyValues(text: string): unknown[] {
-  const values: unknown[] = [text];
-  if (text === 'null') values.push(null);
-  else if (text === 'true') values.push(true);
-  else if (text === 'false') values.push(false);
-  else if (JSON_NUMBER.test(text) && Number.isFinite(Number(text))) values.push(Number(text));
-  return values;
-}
+export const keyValues = keyTextValues;
 
 /**
  * Documents whose `field` equals any value `text` stands for, each once, in `_id` order, and

@@ -1,0 +1,79 @@
+/**
+ * Where the router sends a written document (ADR 0014): the owner of its shard-key value; a
+ * document without one is refused, and a replacement may not move a document to another
+ * owner. Also the small helpers of merged document answers. Pure but for `deleteIds`, which
+ * undoes a write through a shard's client.
+ */
+
+import type { DocdbClient, Document } from '../client/index.js';
+import { DbError, isDbError } from '../errors/index.js';
+import { parsePath, valueAt } from '../util/index.js';
+import type { ClusterConfig, ClusterShard, CollectionPlacement } from './config.js';
+import { shardFor } from './hash.js';
+
+export { keyTextValues } from '../util/index.js';
+
+export function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/** The shard-key value of a document of a hash collection; missing or not a scalar: 400. */
+export function shardKeyOf(placement: CollectionPlacement & { strategy: 'hash' }, doc: Document) {
+  const value = valueAt(doc, parsePath(placement.path));
+  if (value === undefined || (value !== null && typeof value === 'object')) {
+    throw new DbError(
+      'ERR_SHARD_KEY_MISSING',
+      value === undefined
+        ? `the document has no shard key "${placement.path}"; every document of a hash collection needs one, so the router knows its shard`
+        : `the shard key "${placement.path}" holds an ${Array.isArray(value) ? 'array' : 'object'}; a shard key must be a string, number, boolean or null`,
+      { path: placement.path },
+    );
+  }
+  return value;
+}
+
+/** The shard that owns a document: its key's owner (hash), or the first shard (replicated). */
+export function ownerOfDocument(
+  config: ClusterConfig,
+  placement: CollectionPlacement,
+  doc: Document,
+): ClusterShard {
+  if (placement.strategy === 'replicated') return config.shards[0] as ClusterShard;
+  return shardFor(shardKeyOf(placement, doc), config.shards);
+}
+
+/** Refuses a replacement whose shard key would belong to another shard than `holder`. */
+export function keepsOwner(
+  config: ClusterConfig,
+  placement: CollectionPlacement,
+  doc: Document,
+  holder: ClusterShard,
+): void {
+  if (placement.strategy !== 'hash') return;
+  const owner = ownerOfDocument(config, placement, doc);
+  if (owner.name !== holder.name) {
+    throw new DbError(
+      'ERR_SHARD_KEY_MISSING',
+      `the replacement changes the shard key "${placement.path}" to a value shard ${owner.name} owns; delete the document and insert the new one instead`,
+      { path: placement.path },
+    );
+  }
+}
+
+/** Documents in `_id` order (the node's list order: ids are uuid v7 text, which sorts by time). */
+export function byId(docs: Document[]): Document[] {
+  return docs.sort((a, b) =>
+    String(a._id) < String(b._id) ? -1 : String(a._id) > String(b._id) ? 1 : 0,
+  );
+}
+
+/** Deletes documents by `_id` on one shard, to undo a write; a missing one is no error. */
+export async function deleteIds(client: DocdbClient, collection: string, ids: readonly string[]) {
+  for (const id of ids) {
+    try {
+      await client.delete(collection, id);
+    } catch (error) {
+      if (!isDbError(error, 'ERR_DOCUMENT_NOT_FOUND')) throw error;
+    }
+  }
+}
