@@ -143,3 +143,64 @@ export function mergeAggregate(
   const distinct = spec.distinct ? distinctOf(rows) : rows;
   return [...window(distinct, spec.offset, spec.limit)];
 }
+
+/** One shard's stream after its meta line: rows, keyed when the router asked for sort keys. */
+export type RowStream = AsyncIterator<unknown>;
+
+/**
+ * Merges sorted streams pull by pull: holds the current `{ doc, sortKey }` of each stream and
+ * yields the least, so memory holds one row per shard (ADR 0014).
+ */
+export async function* mergeSortedStreams(
+  streams: readonly RowStream[],
+  descending: readonly boolean[],
+): AsyncGenerator<Document> {
+  const heads = await Promise.all(streams.map((s) => s.next()));
+  for (;;) {
+    let best = -1;
+    for (let k = 0; k < heads.length; k++) {
+      const head = heads[k] as IteratorResult<unknown>;
+      if (head.done) continue;
+      if (best < 0) {
+        best = k;
+        continue;
+      }
+      const a = (head.value as { sortKey: SortKey }).sortKey;
+      const b = ((heads[best] as IteratorResult<unknown>).value as { sortKey: SortKey }).sortKey;
+      if (compareSortKeys(a, b, descending) < 0) best = k;
+    }
+    if (best < 0) return;
+    yield ((heads[best] as IteratorResult<unknown>).value as { doc: Document }).doc;
+    heads[best] = await (streams[best] as RowStream).next();
+  }
+}
+
+/** Streams one after another (a scatter without ORDER BY). */
+export async function* concatStreams(streams: readonly RowStream[]): AsyncGenerator<Document> {
+  for (const stream of streams) {
+    for (;;) {
+      const next = await stream.next();
+      if (next.done) break;
+      yield next.value as Document;
+    }
+  }
+}
+
+/** OFFSET then LIMIT over an async stream, once. */
+export async function* windowAsync<T>(
+  rows: AsyncIterable<T>,
+  offset: number,
+  limit: number,
+): AsyncGenerator<T> {
+  if (limit === 0) return;
+  let skipped = 0;
+  let taken = 0;
+  for await (const row of rows) {
+    if (skipped < offset) {
+      skipped++;
+      continue;
+    }
+    yield row;
+    if (++taken >= limit) return;
+  }
+}

@@ -202,6 +202,41 @@ describe('Router: SELECT over three shards', () => {
     ).rejects.toThrow(/replicated/);
   });
 
+  it('streams the same rows as the whole answer, meta first with their count', async () => {
+    for (const sql of [
+      'SELECT * FROM orders ORDER BY price DESC',
+      'SELECT pnr, price FROM orders ORDER BY price, pnr LIMIT 7 OFFSET 5',
+      "SELECT * FROM orders WHERE pnr = 'P3'",
+      'SELECT * FROM orders LIMIT 10 OFFSET 3',
+      'SELECT * FROM orders',
+      'SELECT origin, COUNT(*) AS n FROM orders GROUP BY origin ORDER BY n, origin',
+      'SELECT DISTINCT origin FROM orders ORDER BY origin',
+      'SELECT * FROM airports ORDER BY code',
+    ]) {
+      const whole = await router.query(sql);
+      const streamed: unknown[] = [];
+      let meta: { count: number; plan: string } | undefined;
+      for await (const value of router.queryStream(sql)) {
+        if (meta === undefined) meta = value as { count: number; plan: string };
+        else streamed.push(value);
+      }
+      expect(meta?.plan, sql).toBe(whole.plan);
+      expect(meta?.count, sql).toBe(streamed.length);
+      if (sql.includes('ORDER BY') || sql.includes('pnr ='))
+        expect(streamed, sql).toEqual(whole.documents);
+      else expect(streamed.length, sql).toBe(whole.documents.length);
+    }
+  });
+
+  it('ends the shard streams when the reader stops early', async () => {
+    let seen = 0;
+    for await (const _ of router.queryStream('SELECT * FROM orders ORDER BY seq')) {
+      if (++seen === 3) break;
+    }
+    const after = await router.query('SELECT COUNT(*) AS n FROM orders');
+    expect(after.documents[0]?.n).toBe(60);
+  });
+
   it('refuses a collection cluster.json does not place, naming the command', async () => {
     const error = await router.query('SELECT * FROM nowhere').catch((e: unknown) => e);
     expect(isDbError(error, 'ERR_CLUSTER_COLLECTION_UNKNOWN')).toBe(true);

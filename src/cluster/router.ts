@@ -34,7 +34,7 @@ import {
 } from '../sql/ast/index.js';
 import { parse } from '../sql/parser/index.js';
 import { PathResolver } from '../sql/planner/index.js';
-import type { QueryResult } from '../types/index.js';
+import type { QueryMeta, QueryResult } from '../types/index.js';
 import {
   formatId,
   LIST_LIMIT_DEFAULT,
@@ -44,7 +44,14 @@ import {
 } from '../util/index.js';
 import type { ClusterConfig, ClusterShard, CollectionPlacement } from './config.js';
 import { shardFor } from './hash.js';
-import { mergeAggregate, mergeRows, type ShardPart } from './merge.js';
+import {
+  concatStreams,
+  mergeAggregate,
+  mergeRows,
+  mergeSortedStreams,
+  type ShardPart,
+  windowAsync,
+} from './merge.js';
 import { ownersOf, requirePlacement, routeSelect, type SelectRoute } from './route-plan.js';
 import {
   byId,
@@ -78,6 +85,13 @@ export function routedPlan(
   return route.kind === 'single'
     ? `SINGLE_SHARD(${route.shard}): ${plan}`
     : `SCATTER(${route.count}): ${plan}`;
+}
+
+/** A shard's query stream after its meta line. */
+interface OpenStream {
+  shard: ClusterShard;
+  meta: QueryMeta;
+  rows: AsyncGenerator<unknown, void, undefined>;
 }
 
 /** The plan-header route of a set of shards. */
@@ -185,6 +199,114 @@ export class Router {
         ? await this.runSelect(routeSelect(this.config, statement, sql, params))
         : await this.runWrite(statement, sql, params);
     return { ...result, executionMs: performance.now() - started };
+  }
+
+  /**
+   * `POST /query` as NDJSON through the router: the meta first, then rows as the shards'
+   * streams deliver them, merged by sort key (one row held per shard) or concatenated, OFFSET
+   * and LIMIT applied once. Aggregates and DISTINCT are merged whole first (groups and
+   * distinct rows are what they hold anyway); writes answer their meta alone, as on a node.
+   */
+  async *queryStream(
+    sql: string,
+    params: readonly unknown[] = [],
+  ): AsyncGenerator<QueryMeta | Document, void, undefined> {
+    const started = performance.now();
+    const { statement } = parse(sql);
+    if (statement.kind !== 'select') {
+      const { documents: _, ...meta } = await this.query(sql, params);
+      yield meta;
+      return;
+    }
+    const route = routeSelect(this.config, statement, sql, params);
+    const merge = route.merge;
+    if (route.kind === 'scatter' && (merge?.kind === 'aggregate' || merge?.distinct)) {
+      const { documents, ...meta } = await this.runSelect(route);
+      yield { ...meta, executionMs: performance.now() - started };
+      yield* documents;
+      return;
+    }
+    const opened = await this.openStreams(route);
+    try {
+      const metas = opened.map((o) => o.meta);
+      const first = metas[0] as QueryMeta;
+      if (route.kind === 'single' || merge === undefined || merge.kind !== 'rows') {
+        const only = opened[0] as OpenStream;
+        yield {
+          ...first,
+          plan: routedPlan({ kind: 'single', count: 1, shard: only.shard.name }, first.plan),
+          executionMs: performance.now() - started,
+        };
+        yield* concatStreams([only.rows]);
+        return;
+      }
+      const total = metas.reduce((n, m) => n + m.count, 0);
+      yield {
+        plan: routedPlan({ kind: 'scatter', count: opened.length, shard: '' }, first.plan),
+        count: Math.min(Math.max(total - merge.offset, 0), merge.limit),
+        executionMs: performance.now() - started,
+      };
+      const rows = opened.map((o) => o.rows);
+      const merged = merge.orderBy ? mergeSortedStreams(rows, merge.orderBy) : concatStreams(rows);
+      yield* windowAsync(merged, merge.offset, merge.limit);
+    } finally {
+      // Rows not wanted (LIMIT reached, the caller went away) end their shard requests.
+      await Promise.allSettled(opened.map((o) => o.rows.return?.()));
+    }
+  }
+
+  /** Opens the route's shard streams and reads each meta; any failure closes the others. */
+  private async openStreams(route: SelectRoute): Promise<OpenStream[]> {
+    const options = route.shard ? { shard: route.shard } : {};
+    const open = (shard: ClusterShard) =>
+      this.ask(shard, async (client) => {
+        const rows = this.rowsOf(shard, client.queryStream(route.sql, route.params, options));
+        const first = await rows.next();
+        return { shard, meta: first.value as QueryMeta, rows };
+      });
+    if (route.anyOf) return [await this.openFirst(route.shards, open)];
+    const targets = route.kind === 'single' ? route.shards.slice(0, 1) : route.shards;
+    const settled = await Promise.allSettled(targets.map(open));
+    const failed = settled.find((o) => o.status === 'rejected');
+    const ok = settled.flatMap((o) => (o.status === 'fulfilled' ? [o.value] : []));
+    if (failed) {
+      await Promise.allSettled(ok.map((o) => o.rows.return?.()));
+      throw failed.reason;
+    }
+    return ok;
+  }
+
+  /** The first of `shards` whose stream opens (a replicated read). */
+  private async openFirst(
+    shards: readonly ClusterShard[],
+    open: (shard: ClusterShard) => Promise<OpenStream>,
+  ): Promise<OpenStream> {
+    let last: unknown;
+    for (const shard of shards) {
+      try {
+        return await open(shard);
+      } catch (error) {
+        if (!isDbError(error, 'ERR_SHARD_UNAVAILABLE')) throw error;
+        last = error;
+      }
+    }
+    throw last;
+  }
+
+  /** A shard's stream whose transport failures name the shard, even after its meta. */
+  private async *rowsOf(
+    shard: ClusterShard,
+    stream: AsyncGenerator<QueryMeta | Document>,
+  ): AsyncGenerator<unknown, void, undefined> {
+    try {
+      for (;;) {
+        const next = await this.ask(shard, () => stream.next());
+        if (next.done) return;
+        yield next.value;
+      }
+    } finally {
+      await stream.return(undefined);
+    }
   }
 
   /** INSERT, UPDATE, DELETE and CREATE/DROP INDEX through the router. */
