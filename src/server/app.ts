@@ -7,6 +7,7 @@
 import Fastify, {
   type FastifyInstance,
   type FastifyReply,
+  type FastifyRequest,
   type FastifyServerOptions,
   LogController,
 } from 'fastify';
@@ -58,8 +59,19 @@ export function requestsInFlight(app: FastifyInstance): number {
   return metricsOfApp.get(app)?.requestsInFlight() ?? 0;
 }
 
-/** Builds the app; call `await app.ready()` (inject does it) or `listen`. */
-export function buildApp(db: Database, options: AppOptions = {}): FastifyInstance {
+/** What a node's and a router's Fastify instance share (server/router-app.ts builds the latter). */
+export interface BaseAppOptions {
+  logger?: FastifyServerOptions['logger'];
+  bodyBytesMax?: number;
+  https?: FastifyServerOptions & { https: unknown };
+}
+
+/**
+ * A Fastify instance with the node's ground rules: request ids, body validation as sent, JSON
+ * bodies only, the JSON body parser and docdb's body for framework errors. Routes, hooks, the
+ * error handler and `notFound` are the caller's.
+ */
+export function baseApp(options: BaseAppOptions = {}): FastifyInstance {
   const nextRequestId = requestIdGenerator();
   const app = Fastify({
     logger: options.logger ?? false,
@@ -87,6 +99,20 @@ export function buildApp(db: Database, options: AppOptions = {}): FastifyInstanc
   // Bodies are JSON only: anything else is a 415, never a string handed to the engine.
   app.removeContentTypeParser('text/plain');
   addJsonBodyParser(app);
+  return app;
+}
+
+/** The 404 of a path no route serves, with docdb's error body. */
+export function notFound(request: FastifyRequest, reply: FastifyReply): void {
+  reply.status(404).send({
+    error: `no endpoint ${request.method} ${request.url.split('?')[0]}`,
+    code: 'ERR_ROUTE_NOT_FOUND',
+  });
+}
+
+/** Builds the app; call `await app.ready()` (inject does it) or `listen`. */
+export function buildApp(db: Database, options: AppOptions = {}): FastifyInstance {
+  const app = baseApp(options);
   const status = bindStatus(options.status ?? newNodeStatus(options.nodeName ?? 'node-1'), db.gate);
   const replication =
     options.replication ?? new Replication({ db, nodeName: options.nodeName ?? 'node-1' });
@@ -114,13 +140,7 @@ export function buildApp(db: Database, options: AppOptions = {}): FastifyInstanc
         request.routeOptions.url === '/query' && statusOf(code) === 404 ? 400 : undefined,
     }),
   );
-  app.setNotFoundHandler((request, reply) => {
-    reply.status(404).send({
-      error: `no endpoint ${request.method} ${request.url.split('?')[0]}`,
-      code: 'ERR_ROUTE_NOT_FOUND',
-    });
-  });
-
+  app.setNotFoundHandler(notFound);
   registerInfoRoutes(app, context);
   registerQueryRoutes(app, context);
   registerDocumentRoutes(app, context);

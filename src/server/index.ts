@@ -28,3 +28,4 @@ export {
 } from './settings.js';
 export { describeSettings, type RunningNode, type StartOptions, startNode } from './node.js';
 export { bindStatus, type NodeStatus, newNodeStatus, type Role } from './node-status.js';
+export { buildRouterApp, type RouterAppOptions } from './router-app.js';

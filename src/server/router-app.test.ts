@@ -1,0 +1,166 @@
+/**
+ * Proves the router's HTTP face over three real nodes on sockets: the node's paths, statuses,
+ * bodies and X-DOCDB-* headers (JSON and NDJSON queries, inserts with Location, by-key and
+ * by-_id, bulk, indexes, stats, collections, health), the router's errors as documented codes
+ * (400 for an unknown collection naming `docdb cluster add-collection`, 400 for a missing
+ * shard key, 503 naming a shard that is down), the API key, and the node's 404 for an
+ * unknown path.
+ */
+
+import type { FastifyInstance } from 'fastify';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { DOCUMENTED_CODES, type Harness, startHarness } from '../../test/support/app-harness.js';
+import { type ClusterConfig, Router } from '../cluster/index.js';
+import { buildRouterApp } from './router-app.js';
+
+interface Node {
+  harness: Harness;
+  url: string;
+}
+
+async function startNode(name: string): Promise<Node> {
+  const harness = await startHarness({ nodeName: name });
+  const url = await harness.app.listen({ port: 0, host: '127.0.0.1' });
+  return { harness, url };
+}
+
+describe('the router app', () => {
+  let shards: Node[];
+  let app: FastifyInstance;
+  let config: ClusterConfig;
+
+  beforeAll(async () => {
+    shards = await Promise.all(['s1', 's2', 's3'].map(startNode));
+    config = {
+      version: 1,
+      router: { port: 6000 },
+      shards: shards.map((s, i) => ({ name: `s${i + 1}`, endpoint: s.url })),
+      collections: {
+        orders: { strategy: 'hash', path: 'pnr' },
+        airports: { strategy: 'replicated' },
+      },
+    };
+    app = buildRouterApp(new Router(config), { apiKey: 'k' });
+  });
+
+  afterAll(async () => {
+    await app.close();
+    for (const node of shards) await node.harness.close();
+  });
+
+  const call = async (method: string, url: string, json?: unknown, headers = {}) => {
+    const response = await app.inject({
+      method: method as 'GET',
+      url,
+      headers: { authorization: 'Bearer k', ...headers },
+      ...(json !== undefined && { payload: json as object }),
+    });
+    const body = response.headers['content-type']?.toString().includes('application/json')
+      ? response.json()
+      : response.body;
+    if (response.statusCode >= 400) {
+      expect(DOCUMENTED_CODES.has(body.code), `${body.code} documented`).toBe(true);
+    }
+    expect(typeof response.headers['x-request-id']).toBe('string');
+    return { status: response.statusCode, headers: response.headers, body };
+  };
+
+  it('writes and reads documents as a node does', async () => {
+    const inserted = await call('POST', '/collections/orders', { pnr: 'A1', n: 1 });
+    expect(inserted.status).toBe(201);
+    expect(inserted.headers.location).toBe(`/collections/orders/${inserted.body.id}`);
+    const bulk = await call('POST', '/collections/orders/bulk', [
+      { pnr: 'A2', n: 2 },
+      { pnr: 'A3', n: 3 },
+      { pnr: 'A4', n: 4 },
+    ]);
+    expect(bulk.status).toBe(200);
+    expect(bulk.body.ids).toHaveLength(3);
+    const one = await call('GET', `/collections/orders/${inserted.body.id}`);
+    expect(one.body.pnr).toBe('A1');
+    const byKey = await call('GET', '/collections/orders/by/pnr/A2');
+    expect(byKey.body.count).toBe(1);
+    expect(byKey.body.plan).toMatch(/^SINGLE_SHARD/);
+    const list = await call('GET', '/collections/orders?limit=2');
+    expect(list.body.count).toBe(2);
+    expect((await call('DELETE', '/collections/orders/by/pnr/A4')).body).toEqual({ deleted: 1 });
+    expect((await call('DELETE', '/collections/orders')).status).toBe(400);
+    await call('POST', '/collections/airports', { code: 'AMS' });
+    expect((await call('GET', '/collections')).body).toEqual(['airports', 'orders']);
+  });
+
+  it('answers POST /query with the plan header, JSON or NDJSON', async () => {
+    const sql = 'SELECT pnr, n FROM orders ORDER BY n DESC LIMIT 2';
+    const json = await call('POST', '/query', { sql });
+    expect(json.status).toBe(200);
+    expect(json.headers['x-docdb-plan']).toMatch(/^SCATTER\(3\): /);
+    expect(json.headers['x-docdb-count']).toBe('2');
+    expect(json.body.documents.map((d: { n: number }) => d.n)).toEqual([3, 2]);
+    const ndjson = await call('POST', '/query?stream=true', { sql });
+    const lines = String(ndjson.body)
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l));
+    expect(lines[0].count).toBe(2);
+    expect(lines.slice(1).map((d: { n: number }) => d.n)).toEqual([3, 2]);
+    const avg = await call('POST', '/query', { sql: 'SELECT AVG(n) AS mean FROM orders' });
+    expect(avg.body.documents).toEqual([{ mean: 2 }]);
+  });
+
+  it('maps the router errors to their statuses and codes', async () => {
+    const unknown = await call('POST', '/query', { sql: 'SELECT * FROM nowhere' });
+    expect(unknown.status).toBe(400);
+    expect(unknown.body.code).toBe('ERR_CLUSTER_COLLECTION_UNKNOWN');
+    expect(unknown.body.error).toContain('docdb cluster add-collection');
+    expect(unknown.headers['x-docdb-plan']).toBe('NONE');
+    const missing = await call('POST', '/collections/orders', { n: 1 });
+    expect(missing.status).toBe(400);
+    expect(missing.body.code).toBe('ERR_SHARD_KEY_MISSING');
+    const restUnknown = await call('GET', '/collections/nowhere/by/a/b');
+    expect(restUnknown.body.code).toBe('ERR_CLUSTER_COLLECTION_UNKNOWN');
+    const route = await call('GET', '/nothing-here');
+    expect(route.status).toBe(404);
+    expect(route.body.code).toBe('ERR_ROUTE_NOT_FOUND');
+    const noKey = await app.inject({ method: 'GET', url: '/collections' });
+    expect(noKey.statusCode).toBe(401);
+  });
+
+  it('serves indexes, stats and its own health', async () => {
+    const created = await call('POST', '/index', { collection: 'orders', path: 'n' });
+    expect(created.status).toBe(201);
+    const indexes = await call('GET', '/indexes/orders');
+    expect(indexes.body.map((i: { paths: string[] }) => i.paths)).toContainEqual(['n']);
+    const stats = await call('GET', '/stats');
+    expect(stats.body.collections).toContainEqual({ name: 'orders', count: 3 });
+    expect(stats.body.shards).toHaveLength(3);
+    const health = await app.inject({ method: 'GET', url: '/health' });
+    expect(health.statusCode).toBe(200);
+    expect(health.json()).toMatchObject({ status: 'ok', role: 'router', shards: 3 });
+  });
+
+  it('answers 503 naming a shard that is down', async () => {
+    const gone = await startNode('gone');
+    const url = gone.url;
+    await gone.harness.close();
+    const down = buildRouterApp(
+      new Router(
+        { ...config, shards: [...config.shards, { name: 'gone', endpoint: url }] },
+        {
+          timeoutMs: 2000,
+        },
+      ),
+    );
+    try {
+      const answer = await down.inject({
+        method: 'POST',
+        url: '/query',
+        payload: { sql: 'SELECT * FROM orders' },
+      });
+      expect(answer.statusCode).toBe(503);
+      expect(answer.json().code).toBe('ERR_SHARD_UNAVAILABLE');
+      expect(answer.json().error).toContain('gone');
+    } finally {
+      await down.close();
+    }
+  });
+});

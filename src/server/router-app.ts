@@ -1,0 +1,244 @@
+/**
+ * The router's HTTP face (`docdb router`): the node's REST surface (paths, bodies, statuses,
+ * X-DOCDB-* headers, NDJSON) over a `Router`, so a client cannot tell it from a node. It
+ * reuses the node's Fastify ground rules, error mapping and API-key check; every answer comes
+ * from the Router, which talks to shards through the typed client. It never listens itself.
+ */
+
+import { Readable } from 'node:stream';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { Router } from '../cluster/index.js';
+import { DbError, statusOf } from '../errors/index.js';
+import type { IndexRequest } from '../client/index.js';
+import type { QueryMeta } from '../types/index.js';
+import { LIST_LIMIT_DEFAULT, LIST_LIMIT_MAX } from '../util/index.js';
+import { VERSION } from '../version.js';
+import { type BaseAppOptions, baseApp, notFound } from './app.js';
+import { bearerAuth } from './auth.js';
+import { errorHandler } from './errors.js';
+import { NO_BODY } from './json-body.js';
+import { confirmed } from './routes/documents.js';
+import { COUNT, count, FLAG, flag } from './routes/query-string.js';
+
+/** Options of buildRouterApp. */
+export interface RouterAppOptions extends BaseAppOptions {
+  /** When set, every request but GET /health needs `Authorization: Bearer <apiKey>`. */
+  apiKey?: string | undefined;
+  /** The name GET /health answers (default `router`). */
+  name?: string;
+}
+
+type Params = { name: string };
+type KeyParams = { name: string; field: string; value: string };
+type IdParams = { name: string; id: string };
+
+const QUERY_SCHEMA = {
+  body: {
+    type: 'object',
+    required: ['sql'],
+    properties: { sql: { type: 'string', minLength: 1 }, params: { type: 'array' } },
+    additionalProperties: false,
+  },
+  querystring: { type: 'object', properties: { stream: FLAG } },
+} as const;
+
+function setMetaHeaders(reply: FastifyReply, meta: QueryMeta): void {
+  reply.header('x-docdb-plan', meta.plan);
+  reply.header('x-docdb-count', String(meta.count));
+  reply.header('x-docdb-executionms', meta.executionMs.toFixed(3));
+}
+
+function registerQuery(app: FastifyInstance, router: Router): void {
+  app.post<{ Body: { sql: string; params?: unknown[] }; Querystring: { stream?: string } }>(
+    '/query',
+    {
+      schema: QUERY_SCHEMA,
+      onError: (request, reply, _error, done) => {
+        setMetaHeaders(reply, {
+          plan: 'NONE',
+          count: 0,
+          executionMs: performance.now() - request.receivedAtMs,
+        });
+        done();
+      },
+    },
+    async (request, reply) => {
+      const { sql, params = [] } = request.body;
+      const accept = request.headers.accept ?? '';
+      if (!(flag(request.query.stream) || accept.includes('application/x-ndjson'))) {
+        const result = await router.query(sql, params);
+        setMetaHeaders(reply, result);
+        return result;
+      }
+      const stream = router.queryStream(sql, params);
+      const first = await stream.next();
+      const meta = first.value as QueryMeta;
+      setMetaHeaders(reply, meta);
+      const lines = (async function* () {
+        yield `${JSON.stringify(meta)}\n`;
+        try {
+          for await (const document of stream) yield `${JSON.stringify(document)}\n`;
+        } catch (error) {
+          // The meta is sent: the stream ends short of its count, and the log says why.
+          request.log.error({ err: error }, 'routed NDJSON stream failed after its meta line');
+          throw error;
+        }
+      })();
+      reply.type('application/x-ndjson');
+      return reply.send(Readable.from(lines));
+    },
+  );
+}
+
+function registerDocuments(app: FastifyInstance, router: Router): void {
+  app.post<{ Params: Params; Body: unknown }>('/collections/:name', async (request, reply) => {
+    const { id } = await router.insert(request.params.name, request.body);
+    reply.status(201).header('Location', `/collections/${request.params.name}/${id}`);
+    return { id };
+  });
+  app.post<{
+    Params: Params;
+    Body: unknown[];
+    Querystring: { atomic?: string; skipIndexes?: string };
+  }>(
+    '/collections/:name/bulk',
+    {
+      schema: {
+        body: { type: 'array' },
+        querystring: { type: 'object', properties: { atomic: FLAG, skipIndexes: FLAG } },
+      },
+    },
+    async (request) =>
+      router.bulk(request.params.name, request.body, {
+        atomic: flag(request.query.atomic),
+        skipIndexes: flag(request.query.skipIndexes),
+      }),
+  );
+  app.get<{ Params: Params; Querystring: { limit?: string; after?: string } }>(
+    '/collections/:name',
+    {
+      schema: {
+        querystring: {
+          type: 'object',
+          properties: { limit: COUNT, after: { type: 'string' } },
+        },
+      },
+    },
+    async (request) => {
+      const limit = count(request.query.limit, LIST_LIMIT_DEFAULT);
+      if (limit > LIST_LIMIT_MAX) {
+        throw new DbError(
+          'ERR_BAD_REQUEST',
+          `querystring field 'limit' must be <= ${LIST_LIMIT_MAX}; got ${limit}`,
+        );
+      }
+      const { after } = request.query;
+      return router.list(request.params.name, { limit, ...(after !== undefined && { after }) });
+    },
+  );
+  app.get<{ Params: KeyParams }>('/collections/:name/by/:field/:value', async (request) => {
+    const { name, field, value } = request.params;
+    return router.getByKey(name, field, value);
+  });
+  app.put<{ Params: KeyParams; Body: unknown }>(
+    '/collections/:name/by/:field/:value',
+    async (request) => {
+      const { name, field, value } = request.params;
+      return router.replaceByKey(name, field, value, request.body);
+    },
+  );
+  app.delete<{ Params: KeyParams }>(
+    '/collections/:name/by/:field/:value',
+    NO_BODY,
+    async (request) => {
+      const { name, field, value } = request.params;
+      return router.deleteByKey(name, field, value);
+    },
+  );
+  app.get<{ Params: IdParams }>('/collections/:name/:id', async (request) =>
+    router.get(request.params.name, request.params.id),
+  );
+  app.put<{ Params: IdParams; Body: unknown }>('/collections/:name/:id', async (request) =>
+    router.replace(request.params.name, request.params.id, request.body),
+  );
+  app.delete<{ Params: IdParams }>('/collections/:name/:id', NO_BODY, async (request) =>
+    router.delete(request.params.name, request.params.id),
+  );
+  app.delete<{ Params: Params }>('/collections/:name', NO_BODY, async (request) => {
+    if (!confirmed(request.headers['x-confirm'])) {
+      throw new DbError(
+        'ERR_CONFIRMATION_REQUIRED',
+        'dropping a collection deletes every document in it on every shard; send the header X-Confirm: true to confirm',
+      );
+    }
+    return router.dropCollection(request.params.name);
+  });
+}
+
+function registerInfo(app: FastifyInstance, router: Router, name: string): void {
+  const startedAtMs = Date.now();
+  app.get('/health', async () => ({
+    status: 'ok',
+    node: name,
+    version: VERSION,
+    readOnly: false,
+    role: 'router',
+    shards: router.config.shards.length,
+    uptimeSeconds: Math.floor((Date.now() - startedAtMs) / 1000),
+  }));
+  app.get('/stats', async () => router.stats());
+  app.get('/collections', async () => router.collections());
+  app.get<{ Params: { collection: string } }>('/indexes/:collection', async (request) =>
+    router.indexes(request.params.collection),
+  );
+  app.post<{ Body: IndexRequest }>(
+    '/index',
+    {
+      schema: {
+        body: {
+          type: 'object',
+          required: ['collection'],
+          properties: {
+            collection: { type: 'string' },
+            path: { type: 'string' },
+            paths: { type: 'array', items: { type: 'string' }, minItems: 1 },
+            name: { type: 'string' },
+            unique: { type: 'boolean' },
+          },
+          oneOf: [{ required: ['path'] }, { required: ['paths'] }],
+          additionalProperties: false,
+        },
+      },
+    },
+    async (request, reply) => {
+      const created = await router.createIndex(request.body);
+      reply.status(201);
+      return created;
+    },
+  );
+}
+
+/** Builds the router's app over `router`; call `listen` or `inject`. */
+export function buildRouterApp(router: Router, options: RouterAppOptions = {}): FastifyInstance {
+  const app = baseApp(options);
+  app.decorateRequest('receivedAtMs', 0);
+  app.addHook('onRequest', (request: FastifyRequest, reply: FastifyReply, done) => {
+    request.receivedAtMs = performance.now();
+    reply.header('x-request-id', request.id);
+    done();
+  });
+  if (options.apiKey) app.addHook('onRequest', bearerAuth(options.apiKey));
+  app.setErrorHandler(
+    errorHandler({
+      // As on a node (spec §7): on POST /query a 404 about the statement is a 400.
+      statusFor: (request, code) =>
+        request.routeOptions.url === '/query' && statusOf(code) === 404 ? 400 : undefined,
+    }),
+  );
+  app.setNotFoundHandler(notFound);
+  registerInfo(app, router, options.name ?? 'router');
+  registerQuery(app, router);
+  registerDocuments(app, router);
+  app.addHook('onClose', () => router.close());
+  return app;
+}
