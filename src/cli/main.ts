@@ -12,6 +12,7 @@ import { registerHealth } from './health.js';
 import { registerInspect } from './inspect.js';
 import { registerQuery } from './query.js';
 import { registerRepl } from './repl.js';
+import { registerRouter } from './router.js';
 import { registerSeed } from './seed.js';
 import { registerServe } from './serve.js';
 import { EXIT_USAGE, reportError } from './output.js';
@@ -38,6 +39,7 @@ export function buildProgram(): Command {
   registerServe(program);
   registerCluster(program);
   registerHealth(program);
+  registerRouter(program);
   for (const command of program.commands) command.exitOverride();
   return program;
 }

@@ -1,0 +1,89 @@
+/**
+ * `docdb router --config <cluster.json> [--port N] [--bind-all]`: serves the node REST API
+ * over the shards of a cluster.json (DESIGN §7, ADR 0014). The port is `router.port` from the
+ * file unless `--port`; it binds 127.0.0.1 unless `--bind-all`; it logs one start line and
+ * stops gracefully on SIGINT/SIGTERM (requests in flight are answered first).
+ */
+
+import { type Command, InvalidArgumentError } from 'commander';
+import { Router, readClusterConfig } from '../cluster/index.js';
+import { DbError } from '../errors/index.js';
+import { buildRouterApp } from '../server/index.js';
+
+function port(raw: string): number {
+  const value = Number(raw);
+  if (!/^\d+$/.test(raw) || value > 65_535) {
+    throw new InvalidArgumentError('a port from 0 to 65535 (0 picks a free one)');
+  }
+  return value;
+}
+
+interface RouterFlags {
+  config: string;
+  port?: number;
+  bindAll?: boolean;
+}
+
+/** Starts the router; resolves once it listens, with its URL and a close function. */
+export async function startRouter(
+  flags: RouterFlags,
+  options: { handleSignals?: boolean } = {},
+): Promise<{ url: string; close: () => Promise<void> }> {
+  const config = await readClusterConfig(flags.config);
+  const app = buildRouterApp(new Router(config), { logger: { level: 'info' } });
+  const host = flags.bindAll ? '0.0.0.0' : '127.0.0.1';
+  const wanted = flags.port ?? config.router.port;
+  let url: string;
+  try {
+    url = await app.listen({ port: wanted, host });
+  } catch (error) {
+    await app.close();
+    if ((error as NodeJS.ErrnoException).code === 'EADDRINUSE') {
+      throw new DbError(
+        'ERR_CONFIG_INVALID',
+        `port ${wanted} is already in use; pick another with --port or router.port in ${flags.config}`,
+      );
+    }
+    throw error;
+  }
+  const names = config.shards.map((s) => s.name).join(', ');
+  app.log.info(
+    `docdb router listening on ${url}; ${config.shards.length} shards (${names}), ${Object.keys(config.collections).length} collections from ${flags.config}`,
+  );
+  let closing: Promise<void> | undefined;
+  const close = () => {
+    closing ??= app.close();
+    return closing;
+  };
+  if (options.handleSignals !== false) {
+    const onSignal = (signal: NodeJS.Signals) => {
+      app.log.info(`${signal}: stopping the router (finishing requests in flight)`);
+      close().then(
+        () => process.exit(0),
+        (error: unknown) => {
+          app.log.error({ err: error }, 'router shutdown failed');
+          process.exit(1);
+        },
+      );
+    };
+    process.once('SIGINT', onSignal);
+    process.once('SIGTERM', onSignal);
+  }
+  return { url, close };
+}
+
+export function registerRouter(program: Command): void {
+  program
+    .command('router')
+    .description('serve the node REST API over the shards of a cluster config')
+    .requiredOption('-c, --config <cluster-config>', 'the cluster.json to route by')
+    .option('-p, --port <port>', 'the port to listen on (default: router.port in the file)', port)
+    .option('--bind-all', 'listen on every interface, not only 127.0.0.1')
+    .addHelpText(
+      'after',
+      '\nReads go to the shards that may hold the rows and are merged; writes go to the owner of\nthe shard key (docs/cluster.md). SIGINT/SIGTERM stop the router gracefully.',
+    )
+    .action(async (flags: RouterFlags) => {
+      await startRouter(flags);
+    });
+}
