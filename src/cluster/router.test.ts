@@ -412,6 +412,42 @@ describe('Router: writes, documents, indexes and stats', () => {
     );
   });
 
+  it('creates a collection on every shard at its first write, so scatters see empty parts', async () => {
+    router.config.collections.sparse = { strategy: 'hash', path: 'k' };
+    const { id } = await router.insert('sparse', { k: 'only', v: 1 });
+    for (const shard of config.shards) {
+      expect(await direct(shard.name).collections()).toContain('sparse');
+    }
+    expect((await router.query('SELECT * FROM sparse')).documents).toEqual([
+      { _id: id, k: 'only', v: 1 },
+    ]);
+    expect((await router.query('SELECT COUNT(*) AS n, AVG(v) AS a FROM sparse')).documents).toEqual(
+      [{ n: 1, a: 1 }],
+    );
+    expect((await router.query("SELECT * FROM sparse WHERE k = 'nothing'")).count).toBe(0);
+    expect((await router.getByKey('sparse', 'v', '1')).count).toBe(1);
+    expect((await router.get('sparse', id)).v).toBe(1);
+  });
+
+  it('reads a hash collection some shards never received as empty parts there', async () => {
+    router.config.collections.direct = { strategy: 'hash', path: 'k' };
+    const owner = shardFor('x', config.shards).name;
+    await direct(owner).insert('direct', { k: 'x' });
+    expect((await router.query('SELECT k FROM direct ORDER BY k')).documents).toEqual([
+      { _id: expect.any(String), k: 'x' },
+    ]);
+    let rows = 0;
+    for await (const _ of router.queryStream('SELECT * FROM direct ORDER BY k')) rows++;
+    expect(rows).toBe(2);
+    expect((await router.list('direct')).count).toBe(1);
+    expect((await router.query('SELECT COUNT(*) AS n FROM direct')).documents).toEqual([{ n: 1 }]);
+    await expect(
+      router.query('SELECT * FROM airports JOIN nowhere ON airports.code = nowhere.c'),
+    ).rejects.toMatchObject({
+      code: 'ERR_CLUSTER_COLLECTION_UNKNOWN',
+    });
+  });
+
   it('creates indexes on every shard, sums stats and unions collections', async () => {
     await router.createIndex({ collection: 'orders', path: 'n' });
     await router.query('CREATE INDEX by_code ON airports (code)');
@@ -426,6 +462,6 @@ describe('Router: writes, documents, indexes and stats', () => {
     const count = (await router.query('SELECT COUNT(*) AS n FROM orders')).documents[0]?.n;
     expect(stats.collections.find((c) => c.name === 'orders')?.count).toBe(count);
     expect(stats.shards.map((s) => s.name)).toEqual(['s1', 's2', 's3']);
-    expect(await router.collections()).toEqual(['airports', 'orders']);
+    expect(await router.collections()).toEqual(['airports', 'direct', 'orders', 'sparse']);
   });
 });

@@ -138,6 +138,8 @@ function checkAssignments(statement: Statement, keyPath: string): void {
 /** A stateless router over one cluster config: one pooled client per shard. */
 export class Router {
   private readonly clients = new Map<string, DocdbClient>();
+  /** Collections known to exist on every shard (see ensureEverywhere). */
+  private readonly present = new Set<string>();
 
   constructor(
     readonly config: ClusterConfig,
@@ -188,6 +190,58 @@ export class Router {
       }
     }
     throw last ?? new DbError('ERR_SHARD_UNAVAILABLE', 'the cluster config lists no shards');
+  }
+
+  /**
+   * Runs `fn` on `shards` at once and keeps the answers of the shards that hold the
+   * collection: a hash collection's documents may all live on other shards, and a shard that
+   * never received one has no such collection (ERR_COLLECTION_NOT_FOUND), which for a scatter
+   * means an empty part. When no shard has it, the first shard's refusal is the answer.
+   */
+  async parts<T>(
+    fn: (client: DocdbClient) => Promise<T>,
+    shards: readonly ClusterShard[] = this.config.shards,
+  ): Promise<Array<{ shard: ClusterShard; answer: T }>> {
+    let missing: unknown;
+    const found = await Promise.all(
+      shards.map(async (shard) => {
+        try {
+          return [{ shard, answer: await this.ask(shard, fn) }];
+        } catch (error) {
+          if (!isDbError(error, 'ERR_COLLECTION_NOT_FOUND')) throw error;
+          missing ??= error;
+          return [];
+        }
+      }),
+    );
+    const parts = found.flat();
+    if (parts.length === 0 && missing !== undefined) throw missing;
+    return parts;
+  }
+
+  /** The answers of `parts`, without their shards. */
+  async partAnswers<T>(
+    fn: (client: DocdbClient) => Promise<T>,
+    shards: readonly ClusterShard[] = this.config.shards,
+  ): Promise<T[]> {
+    return (await this.parts(fn, shards)).map((p) => p.answer);
+  }
+
+  /**
+   * Makes sure every shard has the collection before the router writes to it or indexes it,
+   * so that reads on any shard and indexes on every shard see it: a shard without it gets a
+   * placeholder document inserted and deleted again (a node creates a collection on its first
+   * write and has no other way to). Remembered per router; cheap once done.
+   */
+  private async ensureEverywhere(collection: string): Promise<void> {
+    const name = normalizeCollectionName(collection);
+    if (this.present.has(name)) return;
+    await this.all(async (client) => {
+      if ((await client.collections()).includes(name)) return;
+      const { id } = await client.insert(name, { _placeholder: 'docdb router' });
+      await client.delete(name, id);
+    });
+    this.present.add(name);
   }
 
   /** `POST /query` through the router: one statement, answered as one node would. */
@@ -267,11 +321,14 @@ export class Router {
     if (route.anyOf) return [await this.openFirst(route.shards, open)];
     const targets = route.kind === 'single' ? route.shards.slice(0, 1) : route.shards;
     const settled = await Promise.allSettled(targets.map(open));
-    const failed = settled.find((o) => o.status === 'rejected');
+    // As in `parts`: a shard without the collection holds an empty part.
+    const missing = (o: PromiseSettledResult<OpenStream>) =>
+      o.status === 'rejected' && isDbError(o.reason, 'ERR_COLLECTION_NOT_FOUND');
+    const failed = settled.find((o) => o.status === 'rejected' && !missing(o));
     const ok = settled.flatMap((o) => (o.status === 'fulfilled' ? [o.value] : []));
-    if (failed) {
+    if (failed || ok.length === 0) {
       await Promise.allSettled(ok.map((o) => o.rows.return?.()));
-      throw failed.reason;
+      throw ((failed ?? settled[0]) as PromiseRejectedResult).reason;
     }
     return ok;
   }
@@ -319,7 +376,8 @@ export class Router {
       client.query(text, values);
     if (statement.kind === 'createIndex' || statement.kind === 'dropIndex') {
       requirePlacement(this.config, statement.collection);
-      const answers = await this.all((c) => run(c));
+      if (statement.kind === 'createIndex') await this.ensureEverywhere(statement.collection);
+      const answers = await this.partAnswers((c) => run(c));
       return writeResult(
         answers,
         `SCATTER(${answers.length}): ${(answers[0] as QueryAnswer).plan}`,
@@ -329,14 +387,14 @@ export class Router {
     if (statement.kind === 'insert') return this.runInsert(statement, placement, params);
     if (placement.strategy === 'hash') checkAssignments(statement, placement.path);
     if (placement.strategy === 'replicated') {
-      const answers = await this.all((c) => run(c));
+      const answers = await this.partAnswers((c) => run(c));
       const first = answers[0] as QueryAnswer;
       return { ...writeResult([first], `SCATTER(${answers.length}): ${first.plan}`) };
     }
     const resolver = new PathResolver([normalizeCollectionName(statement.collection)]);
     const targets =
       ownersOf(this.config, placement, statement.where, params, resolver) ?? this.config.shards;
-    const answers = await this.all((c) => run(c), targets);
+    const answers = await this.partAnswers((c) => run(c), targets);
     return writeResult(answers, routedPlan(routeOf(targets), (answers[0] as QueryAnswer).plan));
   }
 
@@ -346,6 +404,7 @@ export class Router {
     placement: CollectionPlacement,
     params: readonly unknown[],
   ): Promise<QueryResult> {
+    await this.ensureEverywhere(statement.collection);
     const docs = statement.documents.flatMap((d) => {
       const value = d.kind === 'literal' ? d.value : params[d.index];
       return Array.isArray(value) ? value : [value];
@@ -426,7 +485,7 @@ export class Router {
         plan: routedPlan({ kind: 'single', count: 1, shard: shard.name }, answer.plan),
       };
     }
-    const answers: QueryAnswer[] = await Promise.all(route.shards.map((s) => this.ask(s, call)));
+    const answers: QueryAnswer[] = await this.partAnswers(call, route.shards);
     const parts: ShardPart[] = answers;
     const merge = route.merge;
     const documents =
@@ -488,6 +547,7 @@ export class Router {
   /** `POST /collections/{c}`: to the owner of the document's shard key, or every shard. */
   async insert(collection: string, doc: unknown): Promise<InsertAnswer> {
     const placement = requirePlacement(this.config, collection);
+    await this.ensureEverywhere(collection);
     if (!isPlainObject(doc))
       return this.ask(this.config.shards[0] as ClusterShard, (c) =>
         c.insert(collection, doc as Document),
@@ -510,6 +570,7 @@ export class Router {
    */
   async bulk(collection: string, docs: unknown[], options: BulkOptions = {}): Promise<BulkResult> {
     const placement = requirePlacement(this.config, collection);
+    await this.ensureEverywhere(collection);
     if (placement.strategy === 'replicated') {
       const withIds = docs.map(
         (d) => (isPlainObject(d) ? { ...d, _id: d._id ?? formatId(newId()) } : d) as Document,
@@ -588,7 +649,7 @@ export class Router {
     if (placement.strategy === 'replicated') {
       return (await this.askAny(this.config.shards, (c) => c.list(collection, options))).answer;
     }
-    const pages = await this.all((c) => c.list(collection, options));
+    const pages = await this.partAnswers((c) => c.list(collection, options));
     const limit = options.limit ?? LIST_LIMIT_DEFAULT;
     const documents = byId(pages.flatMap((p) => p.documents)).slice(0, limit);
     return { documents, count: documents.length };
@@ -624,7 +685,7 @@ export class Router {
         plan: routedPlan({ kind: 'single', count: 1, shard: shard.name }, answer.plan),
       };
     }
-    const answers = await this.all((c) => c.getByKey(collection, field, text), targets);
+    const answers = await this.partAnswers((c) => c.getByKey(collection, field, text), targets);
     const documents = byId(answers.flatMap((a) => a.documents));
     const plan = routedPlan(
       {
@@ -652,12 +713,7 @@ export class Router {
       return first as ReplaceByKeyAnswer;
     }
     const targets = this.keyTargets(collection, field, text);
-    const found = await Promise.all(
-      targets.map(async (shard) => ({
-        shard,
-        answer: await this.ask(shard, (c) => c.getByKey(collection, field, text)),
-      })),
-    );
+    const found = await this.parts((c) => c.getByKey(collection, field, text), targets);
     const matched = found.reduce((n, f) => n + f.answer.count, 0);
     if (matched === 0) {
       throw new DbError(
@@ -684,7 +740,7 @@ export class Router {
       const [first] = await this.all((c) => c.deleteByKey(collection, field, text));
       return first as DeleteAnswer;
     }
-    const answers = await this.all(
+    const answers = await this.partAnswers(
       (c) => c.deleteByKey(collection, field, text),
       this.keyTargets(collection, field, text),
     );
@@ -696,16 +752,11 @@ export class Router {
     collection: string,
     id: string,
   ): Promise<{ shard: ClusterShard; doc: Document }> {
-    const found = await Promise.all(
-      this.config.shards.map(async (shard) => ({
-        shard,
-        doc: await this.ask(shard, (c) => c.get(collection, id)),
-      })),
-    );
-    const hit = found.find((f) => f.doc !== undefined);
+    const found = await this.parts((c) => c.get(collection, id));
+    const hit = found.find((f) => f.answer !== undefined);
     if (!hit)
       throw new DbError('ERR_DOCUMENT_NOT_FOUND', `no document with _id ${id} in ${collection}`);
-    return hit as { shard: ClusterShard; doc: Document };
+    return { shard: hit.shard, doc: hit.answer as Document };
   }
 
   /** `GET /collections/{c}/{_id}`: asks every shard (one for a replicated collection). */
@@ -732,7 +783,7 @@ export class Router {
   /** `DELETE /collections/{c}/{_id}`: every shard; 404 when none held it. */
   async delete(collection: string, id: string): Promise<DeleteAnswer> {
     requirePlacement(this.config, collection);
-    const answers = await this.all(async (c) => {
+    const answers = await this.partAnswers(async (c) => {
       const doc = await c.get(collection, id);
       return doc === undefined ? 0 : (await c.delete(collection, id)).deleted;
     });
@@ -745,7 +796,8 @@ export class Router {
   /** `DELETE /collections/{c}` (confirmed by the caller): on every shard. */
   async dropCollection(collection: string): Promise<DropAnswer> {
     requirePlacement(this.config, collection);
-    const [first] = await this.all((c) => c.dropCollection(collection));
+    const [first] = await this.partAnswers((c) => c.dropCollection(collection));
+    this.present.delete(normalizeCollectionName(collection));
     return first as DropAnswer;
   }
 
@@ -754,12 +806,13 @@ export class Router {
   /** `GET /indexes/{c}`: one shard's list (every shard has the same indexes). */
   async indexes(collection: string): Promise<IndexInfo[]> {
     requirePlacement(this.config, collection);
-    return (await this.askAny(this.config.shards, (c) => c.indexes(collection))).answer;
+    return (await this.partAnswers((c) => c.indexes(collection))).at(0) ?? [];
   }
 
   /** `POST /index`: on every shard. */
   async createIndex(request: IndexRequest): Promise<CreatedIndex> {
     requirePlacement(this.config, request.collection);
+    await this.ensureEverywhere(request.collection);
     const [first] = await this.all((c) => c.createIndex(request));
     return first as CreatedIndex;
   }
