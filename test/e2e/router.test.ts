@@ -2,7 +2,7 @@
  * `docdb router` as real processes: three `docdb serve` shards and a router started from a
  * cluster.json with `-c` and `--port`. Through the router with the typed client: writes land
  * on their owners (each shard's own count adds up to the router's), a scattered ORDER BY with
- * LIMIT/OFFSET and an AVG answer as one node would, an unknown collection is a 400 naming
+ * LIMIT/OFFSET and an AVG answer as one node would, `router.port` serves when `--port` is absent, an unknown collection is a 400 naming
  * `docdb cluster add-collection`, a shard killed mid-run is a 503 naming it, and SIGTERM stops
  * the router with exit 0 after its one start line.
  */
@@ -129,6 +129,36 @@ describe('docdb router', () => {
     expect(isDbError(down, 'ERR_SHARD_UNAVAILABLE')).toBe(true);
     expect((down as { status: number }).status).toBe(503);
     expect((down as Error).message).toContain('s3');
+  });
+
+  it('listens on router.port from the file without --port, and stops on SIGINT', async () => {
+    const port = await freePort();
+    const file = path.join(temp.dir, 'own-port.json');
+    const config = JSON.parse(fs.readFileSync(path.join(temp.dir, 'cluster.json'), 'utf8'));
+    fs.writeFileSync(file, JSON.stringify({ ...config, router: { port } }));
+    const second = spawn(BIN, ['router', '--config', file], {
+      cwd: temp.dir,
+      env: cleanEnv(),
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let out = '';
+    second.stdout?.setEncoding('utf8').on('data', (chunk: string) => {
+      out += chunk;
+    });
+    const exited = new Promise<number | null>((resolve) => second.on('close', resolve));
+    try {
+      await waitFor(
+        () => (out.includes(`listening on http://127.0.0.1:${port}`) ? true : undefined),
+        START_TIMEOUT_MS,
+        () => `the second router did not start:\n${out}`,
+      );
+      const health = connect(`http://127.0.0.1:${port}`);
+      expect(await health.health()).toMatchObject({ status: 'ok', role: 'router' });
+      await health.close();
+    } finally {
+      second.kill('SIGINT');
+    }
+    expect(await withTimeout(exited, 10_000, () => `no exit:\n${out}`)).toBe(0);
   });
 
   it('stops gracefully on SIGTERM', async () => {
