@@ -412,6 +412,18 @@ describe('Router: writes, documents, indexes and stats', () => {
     );
   });
 
+  it('leaves a replicated document alone when a write reusing its _id is refused', async () => {
+    const { id } = await router.insert('airports', { code: 'CDG' });
+    const again = await router
+      .insert('airports', { _id: id, code: 'XXX' })
+      .catch((e: unknown) => e);
+    expect(isDbError(again)).toBe(true);
+    expect((again as { status: number }).status).toBe(409);
+    for (const shard of config.shards) {
+      expect((await direct(shard.name).require('airports', id)).code).toBe('CDG');
+    }
+  });
+
   it('creates a collection on every shard at its first write, so scatters see empty parts', async () => {
     router.config.collections.sparse = { strategy: 'hash', path: 'k' };
     const { id } = await router.insert('sparse', { k: 'only', v: 1 });

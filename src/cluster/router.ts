@@ -514,23 +514,33 @@ export class Router {
   }
 
   /**
-   * A write to every shard of a replicated collection under one `_id`: a shard that fails is
-   * tried once more; if it fails again the write is undone on the shards that took it
-   * (`undo`) and the failure names the shard. All or nothing per request.
+   * A write to every shard of a replicated collection under one `_id`: a shard that did not
+   * answer is tried once more; if it still fails (or a shard refused the write) the write is
+   * undone (`undo`) on every shard that took it or may have (one that timed out may have
+   * stored it), and the failure names the shard. All or nothing per request. A refusal is not
+   * undone where it was refused: the `_id` there may be another document's.
    */
   async everywhere<T>(
     fn: (client: DocdbClient) => Promise<T>,
     undo: (client: DocdbClient) => Promise<unknown>,
   ): Promise<T[]> {
-    const settled = await Promise.allSettled(this.config.shards.map((s) => this.ask(s, fn)));
+    const { shards } = this.config;
+    const settled = await Promise.allSettled(shards.map((s) => this.ask(s, fn)));
     const answers: T[] = [];
+    const maybeStored = new Set<ClusterShard>();
     let failure: unknown;
     for (const [k, outcome] of settled.entries()) {
-      const shard = this.config.shards[k] as ClusterShard;
+      const shard = shards[k] as ClusterShard;
       if (outcome.status === 'fulfilled') {
         answers[k] = outcome.value;
+        maybeStored.add(shard);
         continue;
       }
+      if (!isDbError(outcome.reason, 'ERR_SHARD_UNAVAILABLE')) {
+        failure ??= outcome.reason;
+        continue;
+      }
+      maybeStored.add(shard);
       try {
         answers[k] = await this.ask(shard, fn);
       } catch (error) {
@@ -538,9 +548,7 @@ export class Router {
       }
     }
     if (failure === undefined) return answers;
-    await Promise.allSettled(
-      this.config.shards.flatMap((s, k) => (k in answers ? [this.ask(s, undo)] : [])),
-    );
+    await Promise.allSettled([...maybeStored].map((s) => this.ask(s, undo)));
     throw failure;
   }
 
