@@ -9,6 +9,7 @@ import { VERSION } from '../version.js';
 import { registerCluster } from './cluster.js';
 import { registerCompact } from './compact.js';
 import { registerHealth } from './health.js';
+import { registerRebalance } from './rebalance.js';
 import { registerInspect } from './inspect.js';
 import { registerQuery } from './query.js';
 import { registerRepl } from './repl.js';
@@ -40,6 +41,7 @@ export function buildProgram(): Command {
   registerCluster(program);
   registerHealth(program);
   registerRouter(program);
+  registerRebalance(program);
   for (const command of program.commands) command.exitOverride();
   return program;
 }

@@ -1,6 +1,6 @@
 /**
- * The cluster layer (DESIGN §7): cluster.json, the shard hash, health and the router;
- * rebalance comes next. It talks to shards only through client/ and never imports storage
+ * The cluster layer (DESIGN §7): cluster.json, the shard hash, health, rebalance and the
+ * router. It talks to shards only through client/ and never imports storage
  * or the engine.
  */
 
@@ -8,5 +8,6 @@ export * from './config.js';
 export * from './hash.js';
 export * from './health.js';
 export * from './merge.js';
+export * from './rebalance.js';
 export * from './route-plan.js';
 export * from './router.js';

@@ -1,0 +1,105 @@
+/**
+ * `docdb rebalance <old-config> <new-config> [--plan-only]`: plans, or carries out, the move
+ * of documents from the placement of one cluster.json to another's (shards added or
+ * removed). `--plan-only` prints per collection what moves from which shard to which, and
+ * moves nothing. Execution copies, verifies, then deletes, pass after pass, with a progress
+ * bar; a re-run after a kill finishes the job (src/cluster/rebalance.ts).
+ */
+
+import { SingleBar } from 'cli-progress';
+import type { Command } from 'commander';
+import {
+  executeRebalance,
+  planRebalance,
+  type RebalancePlan,
+  readClusterConfig,
+} from '../cluster/index.js';
+import { bold, printJson } from './output.js';
+import { renderTable } from './table.js';
+
+function renderPlan(plan: RebalancePlan): string {
+  const rows = plan.collections.flatMap((c) =>
+    c.moves.length === 0
+      ? [{ collection: c.name, strategy: c.strategy, from: '-', to: '-', documents: 0 }]
+      : c.moves.map((m) => ({
+          collection: c.name,
+          strategy: c.strategy,
+          from: m.from,
+          to: m.to,
+          documents: m.documents,
+        })),
+  );
+  const totals = plan.collections.map((c) => `${c.name} ${c.total}`).join(', ');
+  return [
+    rows.length === 0 ? '(no collections in the new config)' : renderTable(rows),
+    '',
+    `${bold('total')} ${plan.total} documents to move${totals ? ` (${totals})` : ''}`,
+  ].join('\n');
+}
+
+export function registerRebalance(program: Command): void {
+  program
+    .command('rebalance')
+    .description(
+      'move documents from one cluster.json placement to another (shards added or removed)',
+    )
+    .argument('<old-config>', 'the cluster.json the shards hold their documents by now')
+    .argument('<new-config>', 'the cluster.json to move to')
+    .option('--plan-only', 'print what would move, per collection and shard, and move nothing')
+    .option('--json', 'print the plan or the result as JSON')
+    .addHelpText(
+      'after',
+      '\nEach document is copied with its _id, read back and compared on its new shard before it\n' +
+        'is deleted from the old one. Re-running after an interruption finishes the job. Point the\n' +
+        'router at the new config once it is done.',
+    )
+    .action(
+      async (oldFile: string, newFile: string, options: { planOnly?: boolean; json?: boolean }) => {
+        const [from, to] = await Promise.all([
+          readClusterConfig(oldFile),
+          readClusterConfig(newFile),
+        ]);
+        if (options.planOnly) {
+          const plan = await planRebalance(from, to);
+          if (options.json) printJson(plan);
+          else
+            process.stdout.write(
+              `${bold('rebalance plan')} ${oldFile} → ${newFile}\n\n${renderPlan(plan)}\n`,
+            );
+          return;
+        }
+        const bar =
+          process.stderr.isTTY && !options.json
+            ? new SingleBar({
+                format: 'moving [{bar}] {value}/{total} documents {eta_formatted} left',
+                stream: process.stderr,
+              })
+            : undefined;
+        let started = false;
+        const startedMs = performance.now();
+        try {
+          const result = await executeRebalance(from, to, (done, total) => {
+            if (!started) bar?.start(total, 0);
+            started = true;
+            bar?.setTotal(total);
+            bar?.update(done);
+          });
+          bar?.stop();
+          const seconds = (performance.now() - startedMs) / 1000;
+          if (options.json) {
+            printJson({ ...result, seconds });
+          } else {
+            const resumed =
+              result.resumed > 0
+                ? `, ${result.resumed} found already copied by an earlier run`
+                : '';
+            process.stdout.write(
+              `${renderPlan(result.plan)}\n\nmoved ${result.moved} documents in ${result.passes} pass(es)${resumed}, ${seconds.toFixed(2)} s\n`,
+            );
+          }
+        } finally {
+          bar?.stop();
+        }
+      },
+    );
+}

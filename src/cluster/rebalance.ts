@@ -1,0 +1,362 @@
+/**
+ * `docdb rebalance`'s work: from the placement of an old cluster.json to a new one (shards
+ * added or removed). The plan reads every document of every hash collection on the old
+ * shards and counts, per collection, what moves from which shard to which; replicated
+ * collections are copied whole to shards that are new. Execution moves documents in batches:
+ * a bulk insert keeping `_id` (then the source's indexes, created on the target once the
+ * collection exists there), each copy read back and compared, and only then the delete on
+ * the source. A document already copied (a run killed
+ * after its copy) is found equal and only deleted, so a re-run finishes the job without
+ * duplicates or loss. Passes repeat until one finds nothing to move, which carries over the
+ * documents written to an old owner while the move ran. Talks to shards only through client/.
+ */
+
+import { connect, type DocdbClient } from '../client/index.js';
+import { DbError } from '../errors/index.js';
+import type { Document } from '../types/index.js';
+import { parsePath, valueAt } from '../util/index.js';
+import type { ClusterConfig, ClusterShard, CollectionPlacement } from './config.js';
+import { shardFor } from './hash.js';
+
+/** Documents read and moved per request. */
+export const REBALANCE_BATCH_DOCS = 500;
+/** Passes over the shards before rebalance stops and reports what still waits. */
+export const REBALANCE_PASSES_MAX = 5;
+
+/** One flow of documents of one collection. */
+export interface Move {
+  from: string;
+  to: string;
+  documents: number;
+}
+
+export interface CollectionPlan {
+  name: string;
+  strategy: CollectionPlacement['strategy'];
+  moves: Move[];
+  total: number;
+}
+
+export interface RebalancePlan {
+  collections: CollectionPlan[];
+  total: number;
+}
+
+/** What an execution did. */
+export interface RebalanceResult {
+  plan: RebalancePlan;
+  moved: number;
+  /** Documents found already copied by an earlier run: deleted from the source only. */
+  resumed: number;
+  passes: number;
+}
+
+/** Called after each batch: documents done so far of the pass's plan. */
+export type Progress = (done: number, total: number) => void;
+
+interface Shards {
+  clients: Map<string, DocdbClient>;
+  close(): Promise<void>;
+}
+
+function openShards(shards: readonly ClusterShard[]): Shards {
+  const clients = new Map<string, DocdbClient>();
+  for (const s of shards) {
+    if (clients.has(s.name)) continue;
+    clients.set(s.name, connect(s.endpoint, s.apiKey === undefined ? {} : { apiKey: s.apiKey }));
+  }
+  return {
+    clients,
+    close: async () => {
+      await Promise.all([...clients.values()].map((c) => c.close()));
+    },
+  };
+}
+
+/** The shards of both configs by name; a name in both must keep its endpoint. */
+function allShards(from: ClusterConfig, to: ClusterConfig): ClusterShard[] {
+  const byName = new Map(from.shards.map((s) => [s.name, s]));
+  for (const s of to.shards) {
+    const old = byName.get(s.name);
+    if (old && old.endpoint !== s.endpoint) {
+      throw new DbError(
+        'ERR_BAD_ARGUMENT',
+        `shard ${s.name} is at ${old.endpoint} in the old config and ${s.endpoint} in the new one; a shard keeps its endpoint (give a moved node a new name)`,
+      );
+    }
+    if (!old) byName.set(s.name, s);
+  }
+  return [...byName.values()];
+}
+
+/** Collections of the new config; each must keep the placement it had. */
+function collectionsToMove(from: ClusterConfig, to: ClusterConfig) {
+  const out: Array<{ name: string; placement: CollectionPlacement }> = [];
+  for (const [name, placement] of Object.entries(to.collections)) {
+    const old = from.collections[name];
+    if (old && JSON.stringify(old) !== JSON.stringify(placement)) {
+      throw new DbError(
+        'ERR_BAD_ARGUMENT',
+        `collection ${name} changes placement (${JSON.stringify(old)} → ${JSON.stringify(placement)}); rebalance moves documents between shards, it does not change a collection's placement`,
+      );
+    }
+    out.push({ name, placement });
+  }
+  return out;
+}
+
+/** Every document of a collection on one shard, page by page (none when it has none). */
+async function* documentsOf(client: DocdbClient, collection: string): AsyncGenerator<Document[]> {
+  let after: string | undefined;
+  for (;;) {
+    let page: Document[];
+    try {
+      const answer = await client.list(collection, {
+        limit: REBALANCE_BATCH_DOCS,
+        ...(after !== undefined && { after }),
+      });
+      page = answer.documents;
+    } catch (error) {
+      if ((error as DbError).code === 'ERR_COLLECTION_NOT_FOUND') return;
+      throw error;
+    }
+    if (page.length === 0) return;
+    yield page;
+    after = page.at(-1)?._id as string;
+    if (page.length < REBALANCE_BATCH_DOCS) return;
+  }
+}
+
+/** A document's owner under `shards`; a document without the shard key stays put. */
+function ownerOf(doc: Document, path: ReturnType<typeof parsePath>, shards: ClusterShard[]) {
+  const value = valueAt(doc, path);
+  if (value === undefined) return undefined;
+  return shardFor(value, shards).name;
+}
+
+function addMove(moves: Map<string, Move>, from: string, to: string, n: number): void {
+  const key = `${from}\u0000${to}`;
+  const move = moves.get(key) ?? { from, to, documents: 0 };
+  move.documents += n;
+  moves.set(key, move);
+}
+
+/** Counts what would move; moves nothing. */
+export async function planRebalance(
+  from: ClusterConfig,
+  to: ClusterConfig,
+): Promise<RebalancePlan> {
+  const shards = openShards(allShards(from, to));
+  try {
+    return await plan(from, to, shards);
+  } finally {
+    await shards.close();
+  }
+}
+
+async function plan(
+  from: ClusterConfig,
+  to: ClusterConfig,
+  shards: Shards,
+): Promise<RebalancePlan> {
+  const collections: CollectionPlan[] = [];
+  const oldNames = new Set(from.shards.map((s) => s.name));
+  for (const { name, placement } of collectionsToMove(from, to)) {
+    const moves = new Map<string, Move>();
+    if (placement.strategy === 'hash') {
+      const path = parsePath(placement.path);
+      for (const s of allShards(from, to)) {
+        for await (const page of documentsOf(shards.clients.get(s.name) as DocdbClient, name)) {
+          for (const doc of page) {
+            const owner = ownerOf(doc, path, to.shards);
+            if (owner !== undefined && owner !== s.name) addMove(moves, s.name, owner, 1);
+          }
+        }
+      }
+    } else {
+      const source = from.shards.find((s) => to.shards.some((t) => t.name === s.name));
+      if (source) {
+        const count = await countOf(shards.clients.get(source.name) as DocdbClient, name);
+        for (const t of to.shards) {
+          if (oldNames.has(t.name)) continue;
+          // What a new shard already holds (an earlier run copied it) is not counted again.
+          const held = await countOf(shards.clients.get(t.name) as DocdbClient, name);
+          if (count > held) addMove(moves, source.name, t.name, count - held);
+        }
+      }
+    }
+    const list = [...moves.values()];
+    collections.push({
+      name,
+      strategy: placement.strategy,
+      moves: list,
+      total: list.reduce((n, m) => n + m.documents, 0),
+    });
+  }
+  return { collections, total: collections.reduce((n, c) => n + c.total, 0) };
+}
+
+async function countOf(client: DocdbClient, collection: string): Promise<number> {
+  const stats = await client.stats();
+  return stats.collections.find((c) => c.name === collection)?.count ?? 0;
+}
+
+/** Creates on `target` every index `source` has on the collection and `target` lacks. */
+async function copyIndexes(source: DocdbClient, target: DocdbClient, collection: string) {
+  let indexes: Awaited<ReturnType<DocdbClient['indexes']>>;
+  try {
+    indexes = await source.indexes(collection);
+  } catch (error) {
+    if ((error as DbError).code === 'ERR_COLLECTION_NOT_FOUND') return;
+    throw error;
+  }
+  let present: string[] = [];
+  try {
+    present = (await target.indexes(collection)).map((i) => i.name.toLowerCase());
+  } catch (error) {
+    if ((error as DbError).code !== 'ERR_COLLECTION_NOT_FOUND') throw error;
+  }
+  for (const index of indexes) {
+    if (present.includes(index.name.toLowerCase())) continue;
+    await target.createIndex({
+      collection,
+      paths: index.paths,
+      name: index.name,
+      unique: index.unique,
+    });
+  }
+}
+
+function sameDocument(a: Document | undefined, b: Document): boolean {
+  return a !== undefined && JSON.stringify(a) === JSON.stringify(b);
+}
+
+/**
+ * Copies `docs` to `target` keeping `_id`, reads each copy back and compares it, then (when
+ * `deleteFromSource`) deletes it from `source`. Answers how many were already there.
+ */
+async function moveBatch(
+  source: DocdbClient,
+  target: DocdbClient,
+  collection: string,
+  docs: Document[],
+  deleteFromSource: boolean,
+): Promise<number> {
+  const result = await target.bulk(collection, docs);
+  let resumed = 0;
+  for (const failure of result.errors) {
+    const doc = docs[failure.index] as Document;
+    const there = await target.get(collection, doc._id as string);
+    if (!sameDocument(there, doc)) {
+      throw new DbError(
+        'ERR_BAD_ARGUMENT',
+        `cannot copy ${collection} ${String(doc._id)} to its new shard: ${failure.error}; nothing of it was deleted`,
+      );
+    }
+    resumed++;
+  }
+  for (const doc of docs) {
+    const copy = await target.get(collection, doc._id as string);
+    if (!sameDocument(copy, doc)) {
+      throw new DbError(
+        'ERR_BAD_ARGUMENT',
+        `the copy of ${collection} ${String(doc._id)} on its new shard does not match; nothing of it was deleted`,
+      );
+    }
+  }
+  if (deleteFromSource) {
+    for (const doc of docs) await source.delete(collection, doc._id as string);
+  }
+  return resumed;
+}
+
+/**
+ * Moves the documents the plan names, pass after pass, until a pass finds nothing to move
+ * (or REBALANCE_PASSES_MAX passes). Never deletes a document before its copy is confirmed.
+ */
+export async function executeRebalance(
+  from: ClusterConfig,
+  to: ClusterConfig,
+  progress: Progress = () => {},
+): Promise<RebalanceResult> {
+  const shards = openShards(allShards(from, to));
+  try {
+    const first = await plan(from, to, shards);
+    let current = first;
+    let moved = 0;
+    let resumed = 0;
+    let passes = 0;
+    while (current.total > 0 && passes < REBALANCE_PASSES_MAX) {
+      passes++;
+      let done = 0;
+      for (const { name, placement } of collectionsToMove(from, to)) {
+        const step = async (n: number, again: number) => {
+          moved += n - again;
+          resumed += again;
+          done += n;
+          progress(done, current.total);
+        };
+        if (placement.strategy === 'hash') {
+          await moveHash(from, to, shards, name, placement.path, step);
+        } else {
+          await copyReplicated(from, to, shards, name, step);
+        }
+      }
+      current = await plan(from, to, shards);
+    }
+    return { plan: first, moved, resumed, passes };
+  } finally {
+    await shards.close();
+  }
+}
+
+async function moveHash(
+  from: ClusterConfig,
+  to: ClusterConfig,
+  shards: Shards,
+  collection: string,
+  pathText: string,
+  step: (n: number, again: number) => Promise<void>,
+): Promise<void> {
+  const path = parsePath(pathText);
+  for (const s of allShards(from, to)) {
+    const source = shards.clients.get(s.name) as DocdbClient;
+    for await (const page of documentsOf(source, collection)) {
+      const byTarget = new Map<string, Document[]>();
+      for (const doc of page) {
+        const owner = ownerOf(doc, path, to.shards);
+        if (owner === undefined || owner === s.name) continue;
+        byTarget.set(owner, [...(byTarget.get(owner) ?? []), doc]);
+      }
+      for (const [owner, docs] of byTarget) {
+        const target = shards.clients.get(owner) as DocdbClient;
+        const again = await moveBatch(source, target, collection, docs, true);
+        // A node creates indexes on existing collections only: after the first batch.
+        await copyIndexes(source, target, collection);
+        await step(docs.length, again);
+      }
+    }
+  }
+}
+
+async function copyReplicated(
+  from: ClusterConfig,
+  to: ClusterConfig,
+  shards: Shards,
+  collection: string,
+  step: (n: number, again: number) => Promise<void>,
+): Promise<void> {
+  const oldNames = new Set(from.shards.map((s) => s.name));
+  const sourceShard = from.shards.find((s) => to.shards.some((t) => t.name === s.name));
+  if (!sourceShard) return;
+  const source = shards.clients.get(sourceShard.name) as DocdbClient;
+  for (const t of to.shards) {
+    if (oldNames.has(t.name)) continue;
+    const target = shards.clients.get(t.name) as DocdbClient;
+    for await (const page of documentsOf(source, collection)) {
+      const again = await moveBatch(source, target, collection, page, false);
+      await copyIndexes(source, target, collection);
+      await step(page.length, again);
+    }
+  }
+}
