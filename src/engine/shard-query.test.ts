@@ -59,6 +59,15 @@ describe('sort keys for a router', () => {
     expect(meta?.count).toBe(10);
     expect(streamed.map((r) => r.doc)).toEqual(result.documents);
     expect(streamed.map((r) => r.sortKey)).toEqual(keys);
+    // An ORDER BY over a unique index lookup sorts too (the point-lookup path never serves a
+    // sorted statement), so it answers its sort key: each shard holds its own unique values,
+    // and a router may merge several such rows.
+    await db.collection('c').createIndex({ paths: ['i'], unique: true, name: 'by_i' });
+    const point = await db.query('SELECT i FROM c WHERE i = ? ORDER BY n', [4], {
+      sortKeys: true,
+    });
+    expect(point.plan).toBe('INDEX_SCAN(by_i)');
+    expect(point.sortKeys).toEqual([[(4 * 13) % 29, point.documents[0]?._id]]);
     // Without ORDER BY there is nothing to merge by: no keys.
     expect((await db.query('SELECT i FROM c', [], { sortKeys: true })).sortKeys).toBeUndefined();
   });
