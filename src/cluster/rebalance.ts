@@ -7,8 +7,9 @@
  * collection exists there), each copy read back and compared, and only then the delete on
  * the source. A document already copied (a run killed
  * after its copy) is found equal and only deleted, so a re-run finishes the job without
- * duplicates or loss. Passes repeat until one finds nothing to move, which carries over the
- * documents written to an old owner while the move ran. Talks to shards only through client/.
+ * duplicates or loss. Before each delete the source is read again and a write that reached
+ * it meanwhile is carried to the copy. Passes repeat until one finds nothing to move, which
+ * carries over the documents written to an old owner while the move ran. Talks to shards only through client/.
  */
 
 import { connect, type DocdbClient } from '../client/index.js';
@@ -265,9 +266,49 @@ async function moveBatch(
     }
   }
   if (deleteFromSource) {
-    for (const doc of docs) await source.delete(collection, doc._id as string);
+    for (const doc of docs) await deleteAfterCatchUp(source, target, collection, doc);
   }
   return resumed;
+}
+
+/** Times a document changed on its source while it moved is copied again before the delete. */
+const CATCH_UP_TRIES = 5;
+
+/**
+ * Deletes a moved document from its source, first carrying over any write that reached the
+ * source since it was read (an UPDATE through a router with the old config): the source is read
+ * again and, while it differs from the copy, the copy is replaced with it. A document deleted
+ * on the source meanwhile is deleted from the target too.
+ */
+async function deleteAfterCatchUp(
+  source: DocdbClient,
+  target: DocdbClient,
+  collection: string,
+  copied: Document,
+): Promise<void> {
+  const id = copied._id as string;
+  let current: Document | undefined = copied;
+  for (let tries = 0; tries < CATCH_UP_TRIES; tries++) {
+    const now = await source.get(collection, id);
+    if (now === undefined) {
+      // Deleted on the source while it moved: the delete wins on the target too.
+      await target.delete(collection, id).catch((error: DbError) => {
+        if (error.code !== 'ERR_DOCUMENT_NOT_FOUND') throw error;
+      });
+      return;
+    }
+    if (sameDocument(current, now)) {
+      await source.delete(collection, id);
+      return;
+    }
+    const { _id: _, ...body } = now;
+    await target.replace(collection, id, body);
+    current = now;
+  }
+  throw new DbError(
+    'ERR_BAD_ARGUMENT',
+    `${collection} ${id} kept changing on its old shard while it moved; it stays there (its copy holds its latest state); run rebalance again`,
+  );
 }
 
 /**
