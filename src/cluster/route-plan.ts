@@ -283,3 +283,22 @@ export function routeSelect(
     },
   };
 }
+
+/** The plan header of a routed statement: `SINGLE_SHARD(s1): …` or `SCATTER(n): …`. */
+export function routedPlan(
+  route: { kind: 'single' | 'scatter'; count: number; shard: string },
+  plan: string,
+) {
+  return route.kind === 'single'
+    ? `SINGLE_SHARD(${route.shard}): ${plan}`
+    : `SCATTER(${route.count}): ${plan}`;
+}
+
+/** The plan-header route of a set of shards. */
+export function routeOf(shards: readonly ClusterShard[]) {
+  return {
+    kind: shards.length === 1 ? ('single' as const) : ('scatter' as const),
+    count: shards.length,
+    shard: (shards[0] as ClusterShard).name,
+  };
+}

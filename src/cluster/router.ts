@@ -1,29 +1,15 @@
 /**
- * The router (DESIGN §7, ADR 0014): the node's query API over the shards of a cluster.json,
- * with no transport of its own (server/router-app.ts serves it over HTTP). It parses and
- * targets statements with the pure SQL front end, asks shards through the typed client only,
- * and merges their parts; it never answers a partial result as a whole one.
+ * The router (DESIGN §7, ADR 0014): the node's SQL over the shards of a cluster.json, with
+ * no transport of its own (server/router-app.ts serves it over HTTP). It parses and targets
+ * statements with the pure SQL front end, asks shards through shard-set.ts, and merges their
+ * parts; it never answers a partial result as a whole one. The REST document calls are
+ * router-documents.ts (`router.documents`).
  */
 
-import {
-  type BulkOptions,
-  type BulkResult,
-  type ByKeyAnswer,
-  type CreatedIndex,
-  connect,
-  type DeleteAnswer,
-  type DocdbClient,
-  type Document,
-  type DropAnswer,
-  type IndexInfo,
-  type IndexRequest,
-  type InsertAnswer,
-  type ListAnswer,
-  type ListOptions,
-  type QueryAnswer,
-  type ReplaceAnswer,
-  type ReplaceByKeyAnswer,
-  type StoreStats,
+import type {
+  DocdbClient,
+  Document,
+  QueryAnswer,
 } from '../client/index.js';
 import { DbError, isDbError } from '../errors/index.js';
 import {
@@ -36,14 +22,10 @@ import { parse } from '../sql/parser/index.js';
 import { PathResolver } from '../sql/planner/index.js';
 import type { QueryMeta, QueryResult } from '../types/index.js';
 import {
-  formatId,
-  LIST_LIMIT_DEFAULT,
-  newId,
   normalizeCollectionName,
   parsePath,
 } from '../util/index.js';
 import type { ClusterConfig, ClusterShard, CollectionPlacement } from './config.js';
-import { shardFor } from './hash.js';
 import {
   concatStreams,
   mergeAggregate,
@@ -52,55 +34,31 @@ import {
   type ShardPart,
   windowAsync,
 } from './merge.js';
-import { ownersOf, requirePlacement, routeSelect, type SelectRoute } from './route-plan.js';
 import {
-  byId,
+  ownersOf,
+  requirePlacement,
+  routedPlan,
+  routeOf,
+  routeSelect,
+  type SelectRoute,
+} from './route-plan.js';
+import { RouterDocuments } from './router-documents.js';
+import { type RouterOptions, ShardSet } from './shard-set.js';
+
+export type { RouterStats } from './router-documents.js';
+export type { RouterOptions };
+import {
   deleteIds,
   isPlainObject,
-  keepsOwner,
-  keyTextValues,
   ownerOfDocument,
+  withRouterIds,
 } from './write-plan.js';
-
-/** `GET /stats` through a router: documents per collection summed, and every shard's stats. */
-export interface RouterStats {
-  collections: Array<{ name: string; count: number }>;
-  shards: Array<{ name: string; stats: StoreStats }>;
-}
-
-/** Codes that mean a shard did not give a docdb answer, as opposed to refusing the request. */
-const UNAVAILABLE = ['ERR_CLIENT_UNREACHABLE', 'ERR_CLIENT_TIMEOUT', 'ERR_CLIENT_PROTOCOL'];
-
-/** Options of a Router. */
-export interface RouterOptions {
-  /** Each shard request's timeout (the client's default when absent). */
-  timeoutMs?: number;
-}
-
-/** The plan header of a routed statement: `SINGLE_SHARD(s1): …` or `SCATTER(n): …`. */
-export function routedPlan(
-  route: { kind: 'single' | 'scatter'; count: number; shard: string },
-  plan: string,
-) {
-  return route.kind === 'single'
-    ? `SINGLE_SHARD(${route.shard}): ${plan}`
-    : `SCATTER(${route.count}): ${plan}`;
-}
 
 /** A shard's query stream after its meta line. */
 interface OpenStream {
   shard: ClusterShard;
   meta: QueryMeta;
   rows: AsyncGenerator<unknown, void, undefined>;
-}
-
-/** The plan-header route of a set of shards. */
-function routeOf(shards: readonly ClusterShard[]) {
-  return {
-    kind: shards.length === 1 ? ('single' as const) : ('scatter' as const),
-    count: shards.length,
-    shard: (shards[0] as ClusterShard).name,
-  };
 }
 
 /** A write's answer over the shards that ran it: `affected` summed, ids concatenated. */
@@ -135,113 +93,18 @@ function checkAssignments(statement: Statement, keyPath: string): void {
   }
 }
 
-/** A stateless router over one cluster config: one pooled client per shard. */
+/** A stateless router over one cluster config: its SQL here, its REST calls in `documents`. */
 export class Router {
-  private readonly clients = new Map<string, DocdbClient>();
-  /** Collections known to exist on every shard (see ensureEverywhere). */
-  private readonly present = new Set<string>();
+  readonly shards: ShardSet;
+  /** The REST document, index and stats calls (router-documents.ts). */
+  readonly documents: RouterDocuments;
 
   constructor(
     readonly config: ClusterConfig,
     options: RouterOptions = {},
   ) {
-    for (const shard of config.shards) {
-      this.clients.set(
-        shard.name,
-        connect(shard.endpoint, {
-          ...(shard.apiKey !== undefined && { apiKey: shard.apiKey }),
-          ...(options.timeoutMs !== undefined && { timeoutMs: options.timeoutMs }),
-        }),
-      );
-    }
-  }
-
-  /**
-   * Runs `fn` against one shard. A shard that does not answer becomes ERR_SHARD_UNAVAILABLE
-   * naming it; a shard's own refusal (a SQL error, a 404) passes through as it is.
-   */
-  async ask<T>(shard: ClusterShard, fn: (client: DocdbClient) => Promise<T>): Promise<T> {
-    try {
-      return await fn(this.clients.get(shard.name) as DocdbClient);
-    } catch (error) {
-      if (isDbError(error) && UNAVAILABLE.includes(error.code)) {
-        throw new DbError(
-          'ERR_SHARD_UNAVAILABLE',
-          `shard ${shard.name} (${shard.endpoint}) did not answer: ${error.message}`,
-          { shard: shard.name },
-        );
-      }
-      throw error;
-    }
-  }
-
-  /** Runs `fn` on the first of `shards` that answers (a replicated read). */
-  async askAny<T>(
-    shards: readonly ClusterShard[],
-    fn: (client: DocdbClient) => Promise<T>,
-  ): Promise<{ shard: ClusterShard; answer: T }> {
-    let last: unknown;
-    for (const shard of shards) {
-      try {
-        return { shard, answer: await this.ask(shard, fn) };
-      } catch (error) {
-        if (!isDbError(error, 'ERR_SHARD_UNAVAILABLE')) throw error;
-        last = error;
-      }
-    }
-    throw last ?? new DbError('ERR_SHARD_UNAVAILABLE', 'the cluster config lists no shards');
-  }
-
-  /**
-   * Runs `fn` on `shards` at once and keeps the answers of the shards that hold the
-   * collection: a hash collection's documents may all live on other shards, and a shard that
-   * never received one has no such collection (ERR_COLLECTION_NOT_FOUND), which for a scatter
-   * means an empty part. When no shard has it, the first shard's refusal is the answer.
-   */
-  async parts<T>(
-    fn: (client: DocdbClient) => Promise<T>,
-    shards: readonly ClusterShard[] = this.config.shards,
-  ): Promise<Array<{ shard: ClusterShard; answer: T }>> {
-    let missing: unknown;
-    const found = await Promise.all(
-      shards.map(async (shard) => {
-        try {
-          return [{ shard, answer: await this.ask(shard, fn) }];
-        } catch (error) {
-          if (!isDbError(error, 'ERR_COLLECTION_NOT_FOUND')) throw error;
-          missing ??= error;
-          return [];
-        }
-      }),
-    );
-    const parts = found.flat();
-    if (parts.length === 0 && missing !== undefined) throw missing;
-    return parts;
-  }
-
-  /** The answers of `parts`, without their shards. */
-  async partAnswers<T>(
-    fn: (client: DocdbClient) => Promise<T>,
-    shards: readonly ClusterShard[] = this.config.shards,
-  ): Promise<T[]> {
-    return (await this.parts(fn, shards)).map((p) => p.answer);
-  }
-
-  /**
-   * Makes sure every shard has the collection before the router writes to it or indexes it,
-   * so that reads on any shard and indexes on every shard see it: a shard without it gets a
-   * placeholder document inserted and deleted again (a node creates a collection on its first
-   * write and has no other way to). Remembered per router; cheap once done.
-   */
-  private async ensureEverywhere(collection: string): Promise<void> {
-    const name = normalizeCollectionName(collection);
-    if (this.present.has(name)) return;
-    await this.all(async (client) => {
-      if ((await client.collections()).includes(name)) return;
-      const { id } = await client.insert(name, { _placeholder: 'docdb router' });
-      await client.delete(name, id);
-    });
-    this.present.add(name);
+    this.shards = new ShardSet(config, options);
+    this.documents = new RouterDocuments(config, this.shards);
   }
 
   /** `POST /query` through the router: one statement, answered as one node would. */
@@ -313,7 +176,7 @@ export class Router {
   private async openStreams(route: SelectRoute): Promise<OpenStream[]> {
     const options = route.shard ? { shard: route.shard } : {};
     const open = (shard: ClusterShard) =>
-      this.ask(shard, async (client) => {
+      this.shards.ask(shard, async (client) => {
         const rows = this.rowsOf(shard, client.queryStream(route.sql, route.params, options));
         const first = await rows.next();
         return { shard, meta: first.value as QueryMeta, rows };
@@ -357,7 +220,7 @@ export class Router {
   ): AsyncGenerator<unknown, void, undefined> {
     try {
       for (;;) {
-        const next = await this.ask(shard, () => stream.next());
+        const next = await this.shards.ask(shard, () => stream.next());
         if (next.done) return;
         yield next.value;
       }
@@ -376,8 +239,9 @@ export class Router {
       client.query(text, values);
     if (statement.kind === 'createIndex' || statement.kind === 'dropIndex') {
       requirePlacement(this.config, statement.collection);
-      if (statement.kind === 'createIndex') await this.ensureEverywhere(statement.collection);
-      const answers = await this.partAnswers((c) => run(c));
+      if (statement.kind === 'createIndex')
+        await this.shards.ensureEverywhere(statement.collection);
+      const answers = await this.shards.partAnswers((c) => run(c));
       return writeResult(
         answers,
         `SCATTER(${answers.length}): ${(answers[0] as QueryAnswer).plan}`,
@@ -387,14 +251,14 @@ export class Router {
     if (statement.kind === 'insert') return this.runInsert(statement, placement, params);
     if (placement.strategy === 'hash') checkAssignments(statement, placement.path);
     if (placement.strategy === 'replicated') {
-      const answers = await this.partAnswers((c) => run(c));
+      const answers = await this.shards.partAnswers((c) => run(c));
       const first = answers[0] as QueryAnswer;
       return { ...writeResult([first], `SCATTER(${answers.length}): ${first.plan}`) };
     }
     const resolver = new PathResolver([normalizeCollectionName(statement.collection)]);
     const targets =
       ownersOf(this.config, placement, statement.where, params, resolver) ?? this.config.shards;
-    const answers = await this.partAnswers((c) => run(c), targets);
+    const answers = await this.shards.partAnswers((c) => run(c), targets);
     return writeResult(answers, routedPlan(routeOf(targets), (answers[0] as QueryAnswer).plan));
   }
 
@@ -404,7 +268,7 @@ export class Router {
     placement: CollectionPlacement,
     params: readonly unknown[],
   ): Promise<QueryResult> {
-    await this.ensureEverywhere(statement.collection);
+    await this.shards.ensureEverywhere(statement.collection);
     const docs = statement.documents.flatMap((d) => {
       const value = d.kind === 'literal' ? d.value : params[d.index];
       return Array.isArray(value) ? value : [value];
@@ -415,13 +279,8 @@ export class Router {
         documents: values.map((v) => ({ kind: 'literal', value: v as JsonValue })),
       });
     if (placement.strategy === 'replicated') {
-      const withIds = docs.map((d) =>
-        isPlainObject(d) ? { ...d, _id: d._id ?? formatId(newId()) } : d,
-      );
-      const ids = withIds.flatMap((d) =>
-        isPlainObject(d) && typeof d._id === 'string' ? [d._id] : [],
-      );
-      const answers = await this.everywhere(
+      const { docs: withIds, ids } = withRouterIds(docs);
+      const answers = await this.shards.everywhere(
         (c) => c.query(insertOf(withIds)),
         (c) => deleteIds(c, statement.collection, ids),
       );
@@ -438,7 +297,7 @@ export class Router {
     const groups = [...byOwner.entries()];
     const settled = await Promise.allSettled(
       groups.map(([owner, indexes]) =>
-        this.ask(owner, (c) => c.query(insertOf(indexes.map((k) => docs[k])))),
+        this.shards.ask(owner, (c) => c.query(insertOf(indexes.map((k) => docs[k])))),
       ),
     );
     const failed = settled.find((o) => o.status === 'rejected');
@@ -448,7 +307,7 @@ export class Router {
         groups.flatMap(([owner], g) => {
           const o = settled[g] as PromiseSettledResult<QueryAnswer>;
           return o.status === 'fulfilled'
-            ? [this.ask(owner, (c) => deleteIds(c, statement.collection, o.value.ids ?? []))]
+            ? [this.shards.ask(owner, (c) => deleteIds(c, statement.collection, o.value.ids ?? []))]
             : [];
         }),
       );
@@ -474,10 +333,10 @@ export class Router {
       client.query(route.sql, route.params, route.shard ? { shard: route.shard } : {});
     if (route.kind === 'single') {
       const { shard, answer } = route.anyOf
-        ? await this.askAny(route.shards, call)
+        ? await this.shards.askAny(route.shards, call)
         : {
             shard: route.shards[0] as ClusterShard,
-            answer: await this.ask(route.shards[0] as ClusterShard, call),
+            answer: await this.shards.ask(route.shards[0] as ClusterShard, call),
           };
       const { headers: _, sortKeys: __, ...result } = answer;
       return {
@@ -485,7 +344,7 @@ export class Router {
         plan: routedPlan({ kind: 'single', count: 1, shard: shard.name }, answer.plan),
       };
     }
-    const answers: QueryAnswer[] = await this.partAnswers(call, route.shards);
+    const answers: QueryAnswer[] = await this.shards.partAnswers(call, route.shards);
     const parts: ShardPart[] = answers;
     const merge = route.merge;
     const documents =
@@ -501,356 +360,8 @@ export class Router {
     return { plan, count: documents.length, executionMs: 0, documents };
   }
 
-  // ---- writes and documents (REST) -------------------------------------------------------
-
-  /** Every shard, for statements and calls that go to all of them. */
-  get shards(): readonly ClusterShard[] {
-    return this.config.shards;
-  }
-
-  /** Runs `fn` on every shard at once; any shard's failure fails the whole call. */
-  all<T>(fn: (client: DocdbClient) => Promise<T>, shards = this.config.shards): Promise<T[]> {
-    return Promise.all(shards.map((s) => this.ask(s, fn)));
-  }
-
-  /**
-   * A write to every shard of a replicated collection under one `_id`: a shard that did not
-   * answer is tried once more; if it still fails (or a shard refused the write) the write is
-   * undone (`undo`) on every shard that took it or may have (one that timed out may have
-   * stored it), and the failure names the shard. All or nothing per request. A refusal is not
-   * undone where it was refused: the `_id` there may be another document's.
-   */
-  async everywhere<T>(
-    fn: (client: DocdbClient) => Promise<T>,
-    undo: (client: DocdbClient) => Promise<unknown>,
-  ): Promise<T[]> {
-    const { shards } = this.config;
-    const settled = await Promise.allSettled(shards.map((s) => this.ask(s, fn)));
-    const answers: T[] = [];
-    const maybeStored = new Set<ClusterShard>();
-    let failure: unknown;
-    for (const [k, outcome] of settled.entries()) {
-      const shard = shards[k] as ClusterShard;
-      if (outcome.status === 'fulfilled') {
-        answers[k] = outcome.value;
-        maybeStored.add(shard);
-        continue;
-      }
-      if (!isDbError(outcome.reason, 'ERR_SHARD_UNAVAILABLE')) {
-        failure ??= outcome.reason;
-        continue;
-      }
-      maybeStored.add(shard);
-      try {
-        answers[k] = await this.ask(shard, fn);
-      } catch (error) {
-        failure ??= error;
-      }
-    }
-    if (failure === undefined) return answers;
-    await Promise.allSettled([...maybeStored].map((s) => this.ask(s, undo)));
-    throw failure;
-  }
-
-  /** `POST /collections/{c}`: to the owner of the document's shard key, or every shard. */
-  async insert(collection: string, doc: unknown): Promise<InsertAnswer> {
-    const placement = requirePlacement(this.config, collection);
-    await this.ensureEverywhere(collection);
-    if (!isPlainObject(doc))
-      return this.ask(this.config.shards[0] as ClusterShard, (c) =>
-        c.insert(collection, doc as Document),
-      );
-    if (placement.strategy === 'replicated') {
-      const withId = { ...doc, _id: doc._id ?? formatId(newId()) } as Document;
-      const id = String(withId._id);
-      const [first] = await this.everywhere(
-        (c) => c.insert(collection, withId),
-        (c) => c.delete(collection, id),
-      );
-      return first as InsertAnswer;
-    }
-    return this.ask(ownerOfDocument(this.config, placement, doc), (c) => c.insert(collection, doc));
-  }
-
-  /**
-   * `POST /collections/{c}/bulk`: each document to its owner, the per-item results put back
-   * in input order. With `atomic`, a shard's refusal undoes what the other shards stored.
-   */
-  async bulk(collection: string, docs: unknown[], options: BulkOptions = {}): Promise<BulkResult> {
-    const placement = requirePlacement(this.config, collection);
-    await this.ensureEverywhere(collection);
-    if (placement.strategy === 'replicated') {
-      const withIds = docs.map(
-        (d) => (isPlainObject(d) ? { ...d, _id: d._id ?? formatId(newId()) } : d) as Document,
-      );
-      const ids = withIds.flatMap((d) =>
-        isPlainObject(d) && typeof d._id === 'string' ? [d._id] : [],
-      );
-      const [first] = await this.everywhere(
-        (c) => c.bulk(collection, withIds, options),
-        (c) => deleteIds(c, collection, ids),
-      );
-      return first as BulkResult;
-    }
-    const errors: BulkResult['errors'] = [];
-    const byOwner = new Map<ClusterShard, number[]>();
-    docs.forEach((doc, index) => {
-      try {
-        const owner = isPlainObject(doc)
-          ? ownerOfDocument(this.config, placement, doc)
-          : (this.config.shards[0] as ClusterShard);
-        byOwner.set(owner, [...(byOwner.get(owner) ?? []), index]);
-      } catch (error) {
-        if (!isDbError(error)) throw error;
-        errors.push({ index, error: error.message, code: error.code });
-      }
-    });
-    if (options.atomic && errors.length > 0) {
-      const first = errors[0] as BulkResult['errors'][number];
-      throw new DbError(first.code as DbError['code'], first.error, { ids: [], errors });
-    }
-    const groups = [...byOwner.entries()];
-    const settled = await Promise.allSettled(
-      groups.map(([owner, indexes]) =>
-        this.ask(owner, (c) =>
-          c.bulk(
-            collection,
-            indexes.map((k) => docs[k] as Document),
-            options,
-          ),
-        ),
-      ),
-    );
-    const failed = settled.find((o) => o.status === 'rejected');
-    if (failed) {
-      if (options.atomic) {
-        // Each shard was all-or-nothing; what the others stored goes too.
-        await Promise.allSettled(
-          groups.flatMap(([owner], g) => {
-            const o = settled[g] as PromiseSettledResult<BulkResult>;
-            return o.status === 'fulfilled'
-              ? [this.ask(owner, (c) => deleteIds(c, collection, o.value.ids))]
-              : [];
-          }),
-        );
-      }
-      throw failed.reason;
-    }
-    const idOf = new Map<number, string>();
-    groups.forEach(([, indexes], g) => {
-      const result = (settled[g] as PromiseFulfilledResult<BulkResult>).value;
-      const refused = new Set(result.errors.map((e) => e.index));
-      for (const e of result.errors) errors.push({ ...e, index: indexes[e.index] as number });
-      let next = 0;
-      indexes.forEach((index, local) => {
-        if (!refused.has(local)) idOf.set(index, result.ids[next++] as string);
-      });
-    });
-    errors.sort((a, b) => a.index - b.index);
-    const ids = docs.flatMap((_, index) => (idOf.has(index) ? [idOf.get(index) as string] : []));
-    return { ids, errors };
-  }
-
-  /** `GET /collections/{c}`: a page in `_id` order, merged from every shard's page. */
-  async list(collection: string, options: ListOptions = {}): Promise<ListAnswer> {
-    const placement = requirePlacement(this.config, collection);
-    if (placement.strategy === 'replicated') {
-      return (await this.askAny(this.config.shards, (c) => c.list(collection, options))).answer;
-    }
-    const pages = await this.partAnswers((c) => c.list(collection, options));
-    const limit = options.limit ?? LIST_LIMIT_DEFAULT;
-    const documents = byId(pages.flatMap((p) => p.documents)).slice(0, limit);
-    return { documents, count: documents.length };
-  }
-
-  /** The shards a by-key request on `field` = the value `text` spells must ask. */
-  private keyTargets(collection: string, field: string, text: string): ClusterShard[] {
-    const placement = requirePlacement(this.config, collection);
-    if (placement.strategy === 'replicated') return this.config.shards.slice(0, 1);
-    let same = false;
-    try {
-      same =
-        JSON.stringify(parsePath(field).segments) ===
-        JSON.stringify(parsePath(placement.path).segments);
-    } catch {
-      same = false;
-    }
-    if (!same) return [...this.config.shards];
-    const owners = new Set(keyTextValues(text).map((v) => shardFor(v, this.config.shards).name));
-    return this.config.shards.filter((s) => owners.has(s.name));
-  }
-
-  /** `GET …/by/{field}/{value}`: the owners on the shard key, else every shard. */
-  async getByKey(collection: string, field: string, text: string): Promise<ByKeyAnswer> {
-    const placement = requirePlacement(this.config, collection);
-    const targets = this.keyTargets(collection, field, text);
-    if (placement.strategy === 'replicated') {
-      const { shard, answer } = await this.askAny(this.config.shards, (c) =>
-        c.getByKey(collection, field, text),
-      );
-      return {
-        ...answer,
-        plan: routedPlan({ kind: 'single', count: 1, shard: shard.name }, answer.plan),
-      };
-    }
-    const answers = await this.partAnswers((c) => c.getByKey(collection, field, text), targets);
-    const documents = byId(answers.flatMap((a) => a.documents));
-    const plan = routedPlan(
-      {
-        kind: targets.length === 1 ? 'single' : 'scatter',
-        count: targets.length,
-        shard: (targets[0] as ClusterShard).name,
-      },
-      (answers[0] as ByKeyAnswer).plan,
-    );
-    return { documents, count: documents.length, plan };
-  }
-
-  /** `PUT …/by/{field}/{value}`: replaces the one match wherever it lives (404 none, 409 several). */
-  async replaceByKey(
-    collection: string,
-    field: string,
-    text: string,
-    doc: unknown,
-  ): Promise<ReplaceByKeyAnswer> {
-    const placement = requirePlacement(this.config, collection);
-    if (placement.strategy === 'replicated') {
-      const [first] = await this.all((c) =>
-        c.replaceByKey(collection, field, text, doc as Document),
-      );
-      return first as ReplaceByKeyAnswer;
-    }
-    const targets = this.keyTargets(collection, field, text);
-    const found = await this.parts((c) => c.getByKey(collection, field, text), targets);
-    const matched = found.reduce((n, f) => n + f.answer.count, 0);
-    if (matched === 0) {
-      throw new DbError(
-        'ERR_DOCUMENT_NOT_FOUND',
-        `no document in ${collection} has ${field} = ${text}`,
-      );
-    }
-    if (matched > 1) {
-      throw new DbError(
-        'ERR_AMBIGUOUS_MATCH',
-        `${matched} documents in ${collection} have ${field} = ${text}; replace one by its _id instead`,
-        { matched },
-      );
-    }
-    const owner = (found.find((f) => f.answer.count === 1) as { shard: ClusterShard }).shard;
-    if (isPlainObject(doc)) keepsOwner(this.config, placement, doc, owner);
-    return this.ask(owner, (c) => c.replaceByKey(collection, field, text, doc as Document));
-  }
-
-  /** `DELETE …/by/{field}/{value}`: every match on the shards that may hold one. */
-  async deleteByKey(collection: string, field: string, text: string): Promise<DeleteAnswer> {
-    const placement = requirePlacement(this.config, collection);
-    if (placement.strategy === 'replicated') {
-      const [first] = await this.all((c) => c.deleteByKey(collection, field, text));
-      return first as DeleteAnswer;
-    }
-    const answers = await this.partAnswers(
-      (c) => c.deleteByKey(collection, field, text),
-      this.keyTargets(collection, field, text),
-    );
-    return { deleted: answers.reduce((n, a) => n + a.deleted, 0) };
-  }
-
-  /** The shard holding the document with this `_id` (the id does not say its owner). */
-  private async holderOf(
-    collection: string,
-    id: string,
-  ): Promise<{ shard: ClusterShard; doc: Document }> {
-    const found = await this.parts((c) => c.get(collection, id));
-    const hit = found.find((f) => f.answer !== undefined);
-    if (!hit)
-      throw new DbError('ERR_DOCUMENT_NOT_FOUND', `no document with _id ${id} in ${collection}`);
-    return { shard: hit.shard, doc: hit.answer as Document };
-  }
-
-  /** `GET /collections/{c}/{_id}`: asks every shard (one for a replicated collection). */
-  async get(collection: string, id: string): Promise<Document> {
-    const placement = requirePlacement(this.config, collection);
-    if (placement.strategy === 'replicated') {
-      return (await this.askAny(this.config.shards, (c) => c.require(collection, id))).answer;
-    }
-    return (await this.holderOf(collection, id)).doc;
-  }
-
-  /** `PUT /collections/{c}/{_id}`: on the shard that holds it; the shard key may not move it. */
-  async replace(collection: string, id: string, doc: unknown): Promise<ReplaceAnswer> {
-    const placement = requirePlacement(this.config, collection);
-    if (placement.strategy === 'replicated') {
-      const [first] = await this.all((c) => c.replace(collection, id, doc as Document));
-      return first as ReplaceAnswer;
-    }
-    const { shard } = await this.holderOf(collection, id);
-    if (isPlainObject(doc)) keepsOwner(this.config, placement, doc, shard);
-    return this.ask(shard, (c) => c.replace(collection, id, doc as Document));
-  }
-
-  /** `DELETE /collections/{c}/{_id}`: every shard; 404 when none held it. */
-  async delete(collection: string, id: string): Promise<DeleteAnswer> {
-    requirePlacement(this.config, collection);
-    const answers = await this.partAnswers(async (c) => {
-      const doc = await c.get(collection, id);
-      return doc === undefined ? 0 : (await c.delete(collection, id)).deleted;
-    });
-    const deleted = answers.reduce((n, d) => n + d, 0);
-    if (deleted === 0)
-      throw new DbError('ERR_DOCUMENT_NOT_FOUND', `no document with _id ${id} in ${collection}`);
-    return { deleted: Math.min(deleted, 1) };
-  }
-
-  /** `DELETE /collections/{c}` (confirmed by the caller): on every shard. */
-  async dropCollection(collection: string): Promise<DropAnswer> {
-    requirePlacement(this.config, collection);
-    const [first] = await this.partAnswers((c) => c.dropCollection(collection));
-    this.present.delete(normalizeCollectionName(collection));
-    return first as DropAnswer;
-  }
-
-  // ---- indexes, stats, collections -------------------------------------------------------
-
-  /** `GET /indexes/{c}`: one shard's list (every shard has the same indexes). */
-  async indexes(collection: string): Promise<IndexInfo[]> {
-    requirePlacement(this.config, collection);
-    return (await this.partAnswers((c) => c.indexes(collection))).at(0) ?? [];
-  }
-
-  /** `POST /index`: on every shard. */
-  async createIndex(request: IndexRequest): Promise<CreatedIndex> {
-    requirePlacement(this.config, request.collection);
-    await this.ensureEverywhere(request.collection);
-    const [first] = await this.all((c) => c.createIndex(request));
-    return first as CreatedIndex;
-  }
-
-  /** `GET /stats`: counts summed per collection, and each shard's own stats. */
-  async stats(): Promise<RouterStats> {
-    const all = await this.all((c) => c.stats());
-    const counts = new Map<string, number>();
-    for (const stats of all) {
-      for (const c of stats.collections) counts.set(c.name, (counts.get(c.name) ?? 0) + c.count);
-    }
-    return {
-      collections: [...counts.entries()]
-        .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
-        .map(([name, count]) => ({ name, count })),
-      shards: all.map((stats, k) => ({
-        name: (this.config.shards[k] as ClusterShard).name,
-        stats,
-      })),
-    };
-  }
-
-  /** `GET /collections`: the union of every shard's names, sorted. */
-  async collections(): Promise<string[]> {
-    const all = await this.all((c) => c.collections());
-    return [...new Set(all.flat())].sort();
-  }
-
   /** Closes every shard client. */
-  async close(): Promise<void> {
-    await Promise.all([...this.clients.values()].map((c) => c.close()));
+  close(): Promise<void> {
+    return this.shards.close();
   }
 }

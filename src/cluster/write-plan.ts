@@ -7,7 +7,7 @@
 
 import type { DocdbClient, Document } from '../client/index.js';
 import { DbError, isDbError } from '../errors/index.js';
-import { parsePath, valueAt } from '../util/index.js';
+import { formatId, newId, parsePath, valueAt } from '../util/index.js';
 import type { ClusterConfig, ClusterShard, CollectionPlacement } from './config.js';
 import { shardFor } from './hash.js';
 
@@ -76,4 +76,18 @@ export async function deleteIds(client: DocdbClient, collection: string, ids: re
       if (!isDbError(error, 'ERR_DOCUMENT_NOT_FOUND')) throw error;
     }
   }
+}
+
+/**
+ * The documents of a write to a replicated collection, each with the `_id` every shard will
+ * store it under (the router assigns one when the document has none), and those ids.
+ */
+export function withRouterIds(docs: readonly unknown[]): { docs: unknown[]; ids: string[] } {
+  const withIds = docs.map((d) =>
+    isPlainObject(d) ? { ...d, _id: d._id ?? formatId(newId()) } : d,
+  );
+  const ids = withIds.flatMap((d) =>
+    isPlainObject(d) && typeof d._id === 'string' ? [d._id] : [],
+  );
+  return { docs: withIds, ids };
 }

@@ -92,7 +92,7 @@ function registerQuery(app: FastifyInstance, router: Router): void {
 
 function registerDocuments(app: FastifyInstance, router: Router): void {
   app.post<{ Params: Params; Body: unknown }>('/collections/:name', async (request, reply) => {
-    const { id } = await router.insert(request.params.name, request.body);
+    const { id } = await router.documents.insert(request.params.name, request.body);
     reply.status(201).header('Location', `/collections/${request.params.name}/${id}`);
     return { id };
   });
@@ -109,7 +109,7 @@ function registerDocuments(app: FastifyInstance, router: Router): void {
       },
     },
     async (request) =>
-      router.bulk(request.params.name, request.body, {
+      router.documents.bulk(request.params.name, request.body, {
         atomic: flag(request.query.atomic),
         skipIndexes: flag(request.query.skipIndexes),
       }),
@@ -133,18 +133,21 @@ function registerDocuments(app: FastifyInstance, router: Router): void {
         );
       }
       const { after } = request.query;
-      return router.list(request.params.name, { limit, ...(after !== undefined && { after }) });
+      return router.documents.list(request.params.name, {
+        limit,
+        ...(after !== undefined && { after }),
+      });
     },
   );
   app.get<{ Params: KeyParams }>('/collections/:name/by/:field/:value', async (request) => {
     const { name, field, value } = request.params;
-    return router.getByKey(name, field, value);
+    return router.documents.getByKey(name, field, value);
   });
   app.put<{ Params: KeyParams; Body: unknown }>(
     '/collections/:name/by/:field/:value',
     async (request) => {
       const { name, field, value } = request.params;
-      return router.replaceByKey(name, field, value, request.body);
+      return router.documents.replaceByKey(name, field, value, request.body);
     },
   );
   app.delete<{ Params: KeyParams }>(
@@ -152,17 +155,17 @@ function registerDocuments(app: FastifyInstance, router: Router): void {
     NO_BODY,
     async (request) => {
       const { name, field, value } = request.params;
-      return router.deleteByKey(name, field, value);
+      return router.documents.deleteByKey(name, field, value);
     },
   );
   app.get<{ Params: IdParams }>('/collections/:name/:id', async (request) =>
-    router.get(request.params.name, request.params.id),
+    router.documents.get(request.params.name, request.params.id),
   );
   app.put<{ Params: IdParams; Body: unknown }>('/collections/:name/:id', async (request) =>
-    router.replace(request.params.name, request.params.id, request.body),
+    router.documents.replace(request.params.name, request.params.id, request.body),
   );
   app.delete<{ Params: IdParams }>('/collections/:name/:id', NO_BODY, async (request) =>
-    router.delete(request.params.name, request.params.id),
+    router.documents.delete(request.params.name, request.params.id),
   );
   app.delete<{ Params: Params }>('/collections/:name', NO_BODY, async (request) => {
     if (!confirmed(request.headers['x-confirm'])) {
@@ -171,7 +174,7 @@ function registerDocuments(app: FastifyInstance, router: Router): void {
         'dropping a collection deletes every document in it on every shard; send the header X-Confirm: true to confirm',
       );
     }
-    return router.dropCollection(request.params.name);
+    return router.documents.dropCollection(request.params.name);
   });
 }
 
@@ -186,10 +189,10 @@ function registerInfo(app: FastifyInstance, router: Router, name: string): void 
     shards: router.config.shards.length,
     uptimeSeconds: Math.floor((Date.now() - startedAtMs) / 1000),
   }));
-  app.get('/stats', async () => router.stats());
-  app.get('/collections', async () => router.collections());
+  app.get('/stats', async () => router.documents.stats());
+  app.get('/collections', async () => router.documents.collections());
   app.get<{ Params: { collection: string } }>('/indexes/:collection', async (request) =>
-    router.indexes(request.params.collection),
+    router.documents.indexes(request.params.collection),
   );
   app.post<{ Body: IndexRequest }>(
     '/index',
@@ -211,7 +214,7 @@ function registerInfo(app: FastifyInstance, router: Router, name: string): void 
       },
     },
     async (request, reply) => {
-      const created = await router.createIndex(request.body);
+      const created = await router.documents.createIndex(request.body);
       reply.status(201);
       return created;
     },

@@ -1,0 +1,350 @@
+/**
+ * The router's REST document calls (DESIGN §7): inserts and bulk loads to the owners of their
+ * shard keys, by-key and by-`_id` reads and writes on the shards that may hold the document,
+ * replicated collections written everywhere under one `_id`, indexes on every shard, stats
+ * summed and collections unioned. SQL goes through router.ts; the shards through shard-set.ts.
+ */
+
+import type {
+  BulkOptions,
+  BulkResult,
+  ByKeyAnswer,
+  CreatedIndex,
+  DeleteAnswer,
+  Document,
+  DropAnswer,
+  IndexInfo,
+  IndexRequest,
+  InsertAnswer,
+  ListAnswer,
+  ListOptions,
+  ReplaceAnswer,
+  ReplaceByKeyAnswer,
+  StoreStats,
+} from '../client/index.js';
+import { DbError, isDbError } from '../errors/index.js';
+import { LIST_LIMIT_DEFAULT, parsePath } from '../util/index.js';
+import type { ClusterConfig, ClusterShard } from './config.js';
+import { shardFor } from './hash.js';
+import { requirePlacement, routedPlan, } from './route-plan.js';
+import type { ShardSet } from './shard-set.js';
+import {
+  byId,
+  deleteIds,
+  isPlainObject,
+  keepsOwner,
+  keyTextValues,
+  ownerOfDocument,
+  withRouterIds,
+} from './write-plan.js';
+
+/** `GET /stats` through a router: documents per collection summed, and every shard's stats. */
+export interface RouterStats {
+  collections: Array<{ name: string; count: number }>;
+  shards: Array<{ name: string; stats: StoreStats }>;
+}
+
+export class RouterDocuments {
+  constructor(
+    readonly config: ClusterConfig,
+    private readonly shards: ShardSet,
+  ) {}
+
+  /** `POST /collections/{c}`: to the owner of the document's shard key, or every shard. */
+  async insert(collection: string, doc: unknown): Promise<InsertAnswer> {
+    const placement = requirePlacement(this.config, collection);
+    await this.shards.ensureEverywhere(collection);
+    if (!isPlainObject(doc))
+      return this.shards.ask(this.config.shards[0] as ClusterShard, (c) =>
+        c.insert(collection, doc as Document),
+      );
+    if (placement.strategy === 'replicated') {
+      const { docs, ids } = withRouterIds([doc]);
+      const [first] = await this.shards.everywhere(
+        (c) => c.insert(collection, docs[0] as Document),
+        (c) => deleteIds(c, collection, ids),
+      );
+      return first as InsertAnswer;
+    }
+    return this.shards.ask(ownerOfDocument(this.config, placement, doc), (c) =>
+      c.insert(collection, doc),
+    );
+  }
+
+  /**
+   * `POST /collections/{c}/bulk`: each document to its owner, the per-item results put back
+   * in input order. With `atomic`, a shard's refusal undoes what the other shards stored.
+   */
+  async bulk(collection: string, docs: unknown[], options: BulkOptions = {}): Promise<BulkResult> {
+    const placement = requirePlacement(this.config, collection);
+    await this.shards.ensureEverywhere(collection);
+    if (placement.strategy === 'replicated') {
+      const { docs: withIds, ids } = withRouterIds(docs);
+      const [first] = await this.shards.everywhere(
+        (c) => c.bulk(collection, withIds as Document[], options),
+        (c) => deleteIds(c, collection, ids),
+      );
+      return first as BulkResult;
+    }
+    const errors: BulkResult['errors'] = [];
+    const byOwner = new Map<ClusterShard, number[]>();
+    docs.forEach((doc, index) => {
+      try {
+        const owner = isPlainObject(doc)
+          ? ownerOfDocument(this.config, placement, doc)
+          : (this.config.shards[0] as ClusterShard);
+        byOwner.set(owner, [...(byOwner.get(owner) ?? []), index]);
+      } catch (error) {
+        if (!isDbError(error)) throw error;
+        errors.push({ index, error: error.message, code: error.code });
+      }
+    });
+    if (options.atomic && errors.length > 0) {
+      const first = errors[0] as BulkResult['errors'][number];
+      throw new DbError(first.code as DbError['code'], first.error, { ids: [], errors });
+    }
+    const groups = [...byOwner.entries()];
+    const settled = await Promise.allSettled(
+      groups.map(([owner, indexes]) =>
+        this.shards.ask(owner, (c) =>
+          c.bulk(
+            collection,
+            indexes.map((k) => docs[k] as Document),
+            options,
+          ),
+        ),
+      ),
+    );
+    const failed = settled.find((o) => o.status === 'rejected');
+    if (failed) {
+      if (options.atomic) {
+        // Each shard was all-or-nothing; what the others stored goes too.
+        await Promise.allSettled(
+          groups.flatMap(([owner], g) => {
+            const o = settled[g] as PromiseSettledResult<BulkResult>;
+            return o.status === 'fulfilled'
+              ? [this.shards.ask(owner, (c) => deleteIds(c, collection, o.value.ids))]
+              : [];
+          }),
+        );
+      }
+      throw failed.reason;
+    }
+    const idOf = new Map<number, string>();
+    groups.forEach(([, indexes], g) => {
+      const result = (settled[g] as PromiseFulfilledResult<BulkResult>).value;
+      const refused = new Set(result.errors.map((e) => e.index));
+      for (const e of result.errors) errors.push({ ...e, index: indexes[e.index] as number });
+      let next = 0;
+      indexes.forEach((index, local) => {
+        if (!refused.has(local)) idOf.set(index, result.ids[next++] as string);
+      });
+    });
+    errors.sort((a, b) => a.index - b.index);
+    const ids = docs.flatMap((_, index) => (idOf.has(index) ? [idOf.get(index) as string] : []));
+    return { ids, errors };
+  }
+
+  /** `GET /collections/{c}`: a page in `_id` order, merged from every shard's page. */
+  async list(collection: string, options: ListOptions = {}): Promise<ListAnswer> {
+    const placement = requirePlacement(this.config, collection);
+    if (placement.strategy === 'replicated') {
+      return (await this.shards.askAny(this.config.shards, (c) => c.list(collection, options)))
+        .answer;
+    }
+    const pages = await this.shards.partAnswers((c) => c.list(collection, options));
+    const limit = options.limit ?? LIST_LIMIT_DEFAULT;
+    const documents = byId(pages.flatMap((p) => p.documents)).slice(0, limit);
+    return { documents, count: documents.length };
+  }
+
+  /** The shards a by-key request on `field` = the value `text` spells must ask. */
+  private keyTargets(collection: string, field: string, text: string): ClusterShard[] {
+    const placement = requirePlacement(this.config, collection);
+    if (placement.strategy === 'replicated') return this.config.shards.slice(0, 1);
+    let same = false;
+    try {
+      same =
+        JSON.stringify(parsePath(field).segments) ===
+        JSON.stringify(parsePath(placement.path).segments);
+    } catch {
+      same = false;
+    }
+    if (!same) return [...this.config.shards];
+    const owners = new Set(keyTextValues(text).map((v) => shardFor(v, this.config.shards).name));
+    return this.config.shards.filter((s) => owners.has(s.name));
+  }
+
+  /** `GET …/by/{field}/{value}`: the owners on the shard key, else every shard. */
+  async getByKey(collection: string, field: string, text: string): Promise<ByKeyAnswer> {
+    const placement = requirePlacement(this.config, collection);
+    const targets = this.keyTargets(collection, field, text);
+    if (placement.strategy === 'replicated') {
+      const { shard, answer } = await this.shards.askAny(this.config.shards, (c) =>
+        c.getByKey(collection, field, text),
+      );
+      return {
+        ...answer,
+        plan: routedPlan({ kind: 'single', count: 1, shard: shard.name }, answer.plan),
+      };
+    }
+    const answers = await this.shards.partAnswers(
+      (c) => c.getByKey(collection, field, text),
+      targets,
+    );
+    const documents = byId(answers.flatMap((a) => a.documents));
+    const plan = routedPlan(
+      {
+        kind: targets.length === 1 ? 'single' : 'scatter',
+        count: targets.length,
+        shard: (targets[0] as ClusterShard).name,
+      },
+      (answers[0] as ByKeyAnswer).plan,
+    );
+    return { documents, count: documents.length, plan };
+  }
+
+  /** `PUT …/by/{field}/{value}`: replaces the one match wherever it lives (404 none, 409 several). */
+  async replaceByKey(
+    collection: string,
+    field: string,
+    text: string,
+    doc: unknown,
+  ): Promise<ReplaceByKeyAnswer> {
+    const placement = requirePlacement(this.config, collection);
+    if (placement.strategy === 'replicated') {
+      const [first] = await this.shards.all((c) =>
+        c.replaceByKey(collection, field, text, doc as Document),
+      );
+      return first as ReplaceByKeyAnswer;
+    }
+    const targets = this.keyTargets(collection, field, text);
+    const found = await this.shards.parts((c) => c.getByKey(collection, field, text), targets);
+    const matched = found.reduce((n, f) => n + f.answer.count, 0);
+    if (matched === 0) {
+      throw new DbError(
+        'ERR_DOCUMENT_NOT_FOUND',
+        `no document in ${collection} has ${field} = ${text}`,
+      );
+    }
+    if (matched > 1) {
+      throw new DbError(
+        'ERR_AMBIGUOUS_MATCH',
+        `${matched} documents in ${collection} have ${field} = ${text}; replace one by its _id instead`,
+        { matched },
+      );
+    }
+    const owner = (found.find((f) => f.answer.count === 1) as { shard: ClusterShard }).shard;
+    if (isPlainObject(doc)) keepsOwner(this.config, placement, doc, owner);
+    return this.shards.ask(owner, (c) => c.replaceByKey(collection, field, text, doc as Document));
+  }
+
+  /** `DELETE …/by/{field}/{value}`: every match on the shards that may hold one. */
+  async deleteByKey(collection: string, field: string, text: string): Promise<DeleteAnswer> {
+    const placement = requirePlacement(this.config, collection);
+    if (placement.strategy === 'replicated') {
+      const [first] = await this.shards.all((c) => c.deleteByKey(collection, field, text));
+      return first as DeleteAnswer;
+    }
+    const answers = await this.shards.partAnswers(
+      (c) => c.deleteByKey(collection, field, text),
+      this.keyTargets(collection, field, text),
+    );
+    return { deleted: answers.reduce((n, a) => n + a.deleted, 0) };
+  }
+
+  /** The shard holding the document with this `_id` (the id does not say its owner). */
+  private async holderOf(
+    collection: string,
+    id: string,
+  ): Promise<{ shard: ClusterShard; doc: Document }> {
+    const found = await this.shards.parts((c) => c.get(collection, id));
+    const hit = found.find((f) => f.answer !== undefined);
+    if (!hit)
+      throw new DbError('ERR_DOCUMENT_NOT_FOUND', `no document with _id ${id} in ${collection}`);
+    return { shard: hit.shard, doc: hit.answer as Document };
+  }
+
+  /** `GET /collections/{c}/{_id}`: asks every shard (one for a replicated collection). */
+  async get(collection: string, id: string): Promise<Document> {
+    const placement = requirePlacement(this.config, collection);
+    if (placement.strategy === 'replicated') {
+      return (await this.shards.askAny(this.config.shards, (c) => c.require(collection, id)))
+        .answer;
+    }
+    return (await this.holderOf(collection, id)).doc;
+  }
+
+  /** `PUT /collections/{c}/{_id}`: on the shard that holds it; the shard key may not move it. */
+  async replace(collection: string, id: string, doc: unknown): Promise<ReplaceAnswer> {
+    const placement = requirePlacement(this.config, collection);
+    if (placement.strategy === 'replicated') {
+      const [first] = await this.shards.all((c) => c.replace(collection, id, doc as Document));
+      return first as ReplaceAnswer;
+    }
+    const { shard } = await this.holderOf(collection, id);
+    if (isPlainObject(doc)) keepsOwner(this.config, placement, doc, shard);
+    return this.shards.ask(shard, (c) => c.replace(collection, id, doc as Document));
+  }
+
+  /** `DELETE /collections/{c}/{_id}`: every shard; 404 when none held it. */
+  async delete(collection: string, id: string): Promise<DeleteAnswer> {
+    requirePlacement(this.config, collection);
+    const answers = await this.shards.partAnswers(async (c) => {
+      const doc = await c.get(collection, id);
+      return doc === undefined ? 0 : (await c.delete(collection, id)).deleted;
+    });
+    const deleted = answers.reduce((n, d) => n + d, 0);
+    if (deleted === 0)
+      throw new DbError('ERR_DOCUMENT_NOT_FOUND', `no document with _id ${id} in ${collection}`);
+    return { deleted: Math.min(deleted, 1) };
+  }
+
+  /** `DELETE /collections/{c}` (confirmed by the caller): on every shard. */
+  async dropCollection(collection: string): Promise<DropAnswer> {
+    requirePlacement(this.config, collection);
+    const [first] = await this.shards.partAnswers((c) => c.dropCollection(collection));
+    this.shards.forget(collection);
+    return first as DropAnswer;
+  }
+
+  // ---- indexes, stats, collections -------------------------------------------------------
+
+  /** `GET /indexes/{c}`: one shard's list (every shard has the same indexes). */
+  async indexes(collection: string): Promise<IndexInfo[]> {
+    requirePlacement(this.config, collection);
+    return (await this.shards.partAnswers((c) => c.indexes(collection))).at(0) ?? [];
+  }
+
+  /** `POST /index`: on every shard. */
+  async createIndex(request: IndexRequest): Promise<CreatedIndex> {
+    requirePlacement(this.config, request.collection);
+    await this.shards.ensureEverywhere(request.collection);
+    const [first] = await this.shards.all((c) => c.createIndex(request));
+    return first as CreatedIndex;
+  }
+
+  /** `GET /stats`: counts summed per collection, and each shard's own stats. */
+  async stats(): Promise<RouterStats> {
+    const all = await this.shards.all((c) => c.stats());
+    const counts = new Map<string, number>();
+    for (const stats of all) {
+      for (const c of stats.collections) counts.set(c.name, (counts.get(c.name) ?? 0) + c.count);
+    }
+    return {
+      collections: [...counts.entries()]
+        .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+        .map(([name, count]) => ({ name, count })),
+      shards: all.map((stats, k) => ({
+        name: (this.config.shards[k] as ClusterShard).name,
+        stats,
+      })),
+    };
+  }
+
+  /** `GET /collections`: the union of every shard's names, sorted. */
+  async collections(): Promise<string[]> {
+    const all = await this.shards.all((c) => c.collections());
+    return [...new Set(all.flat())].sort();
+  }
+}

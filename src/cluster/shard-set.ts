@@ -1,0 +1,183 @@
+/**
+ * The router's shards: one pooled client per shard of a cluster.json, and the ways the router
+ * asks them: one shard (its failure to answer named), the first that answers (a replicated
+ * read), every shard holding a collection (a scatter's parts), every shard at once, and a
+ * write to every shard that is all or nothing. It knows nothing of SQL or of REST routes.
+ */
+
+import { connect, type DocdbClient } from '../client/index.js';
+import { DbError, isDbError } from '../errors/index.js';
+import { normalizeCollectionName } from '../util/index.js';
+import type { ClusterConfig, ClusterShard } from './config.js';
+
+/** Codes that mean a shard did not give a docdb answer, as opposed to refusing the request. */
+const UNAVAILABLE = ['ERR_CLIENT_UNREACHABLE', 'ERR_CLIENT_TIMEOUT', 'ERR_CLIENT_PROTOCOL'];
+
+/** Options of a Router. */
+export interface RouterOptions {
+  /** Each shard request's timeout (the client's default when absent). */
+  timeoutMs?: number;
+}
+
+export class ShardSet {
+  private readonly clients = new Map<string, DocdbClient>();
+  /** Collections known to exist on every shard (see ensureEverywhere). */
+  private readonly present = new Set<string>();
+
+  constructor(
+    readonly config: ClusterConfig,
+    options: RouterOptions = {},
+  ) {
+    for (const shard of config.shards) {
+      this.clients.set(
+        shard.name,
+        connect(shard.endpoint, {
+          ...(shard.apiKey !== undefined && { apiKey: shard.apiKey }),
+          ...(options.timeoutMs !== undefined && { timeoutMs: options.timeoutMs }),
+        }),
+      );
+    }
+  }
+
+  /**
+   * Runs `fn` against one shard. A shard that does not answer becomes ERR_SHARD_UNAVAILABLE
+   * naming it; a shard's own refusal (a SQL error, a 404) passes through as it is.
+   */
+  async ask<T>(shard: ClusterShard, fn: (client: DocdbClient) => Promise<T>): Promise<T> {
+    try {
+      return await fn(this.clients.get(shard.name) as DocdbClient);
+    } catch (error) {
+      if (isDbError(error) && UNAVAILABLE.includes(error.code)) {
+        throw new DbError(
+          'ERR_SHARD_UNAVAILABLE',
+          `shard ${shard.name} (${shard.endpoint}) did not answer: ${error.message}`,
+          { shard: shard.name },
+        );
+      }
+      throw error;
+    }
+  }
+
+  /** Runs `fn` on the first of `shards` that answers (a replicated read). */
+  async askAny<T>(
+    shards: readonly ClusterShard[],
+    fn: (client: DocdbClient) => Promise<T>,
+  ): Promise<{ shard: ClusterShard; answer: T }> {
+    let last: unknown;
+    for (const shard of shards) {
+      try {
+        return { shard, answer: await this.ask(shard, fn) };
+      } catch (error) {
+        if (!isDbError(error, 'ERR_SHARD_UNAVAILABLE')) throw error;
+        last = error;
+      }
+    }
+    throw last ?? new DbError('ERR_SHARD_UNAVAILABLE', 'the cluster config lists no shards');
+  }
+
+  /**
+   * Runs `fn` on `shards` at once and keeps the answers of the shards that hold the
+   * collection: a hash collection's documents may all live on other shards, and a shard that
+   * never received one has no such collection (ERR_COLLECTION_NOT_FOUND), which for a scatter
+   * means an empty part. When no shard has it, the first shard's refusal is the answer.
+   */
+  async parts<T>(
+    fn: (client: DocdbClient) => Promise<T>,
+    shards: readonly ClusterShard[] = this.config.shards,
+  ): Promise<Array<{ shard: ClusterShard; answer: T }>> {
+    let missing: unknown;
+    const found = await Promise.all(
+      shards.map(async (shard) => {
+        try {
+          return [{ shard, answer: await this.ask(shard, fn) }];
+        } catch (error) {
+          if (!isDbError(error, 'ERR_COLLECTION_NOT_FOUND')) throw error;
+          missing ??= error;
+          return [];
+        }
+      }),
+    );
+    const parts = found.flat();
+    if (parts.length === 0 && missing !== undefined) throw missing;
+    return parts;
+  }
+
+  /** The answers of `parts`, without their shards. */
+  async partAnswers<T>(
+    fn: (client: DocdbClient) => Promise<T>,
+    shards: readonly ClusterShard[] = this.config.shards,
+  ): Promise<T[]> {
+    return (await this.parts(fn, shards)).map((p) => p.answer);
+  }
+
+  /** Runs `fn` on every shard at once; any shard's failure fails the whole call. */
+  all<T>(fn: (client: DocdbClient) => Promise<T>, shards = this.config.shards): Promise<T[]> {
+    return Promise.all(shards.map((s) => this.ask(s, fn)));
+  }
+
+  /**
+   * A write to every shard of a replicated collection under one `_id`: a shard that did not
+   * answer is tried once more; if it still fails (or a shard refused the write) the write is
+   * undone (`undo`) on every shard that took it or may have (one that timed out may have
+   * stored it), and the failure names the shard. All or nothing per request. A refusal is not
+   * undone where it was refused: the `_id` there may be another document's.
+   */
+  async everywhere<T>(
+    fn: (client: DocdbClient) => Promise<T>,
+    undo: (client: DocdbClient) => Promise<unknown>,
+  ): Promise<T[]> {
+    const { shards } = this.config;
+    const settled = await Promise.allSettled(shards.map((s) => this.ask(s, fn)));
+    const answers: T[] = [];
+    const maybeStored = new Set<ClusterShard>();
+    let failure: unknown;
+    for (const [k, outcome] of settled.entries()) {
+      const shard = shards[k] as ClusterShard;
+      if (outcome.status === 'fulfilled') {
+        answers[k] = outcome.value;
+        maybeStored.add(shard);
+        continue;
+      }
+      if (!isDbError(outcome.reason, 'ERR_SHARD_UNAVAILABLE')) {
+        failure ??= outcome.reason;
+        continue;
+      }
+      maybeStored.add(shard);
+      try {
+        answers[k] = await this.ask(shard, fn);
+      } catch (error) {
+        failure ??= error;
+      }
+    }
+    if (failure === undefined) return answers;
+    await Promise.allSettled([...maybeStored].map((s) => this.ask(s, undo)));
+    throw failure;
+  }
+
+  /**
+   * Makes sure every shard has the collection before the router writes to it or indexes it,
+   * so that reads on any shard and indexes on every shard see it: a shard without it gets a
+   * placeholder document inserted and deleted again (a node creates a collection on its first
+   * write and has no other way to). Remembered per router; cheap once done.
+   */
+  async ensureEverywhere(collection: string): Promise<void> {
+    const name = normalizeCollectionName(collection);
+    if (this.present.has(name)) return;
+    await this.all(async (client) => {
+      if ((await client.collections()).includes(name)) return;
+      const { id } = await client.insert(name, { _placeholder: 'docdb router' });
+      await client.delete(name, id);
+    });
+    this.present.add(name);
+  }
+
+  /** Forgets that a collection exists everywhere (it was dropped). */
+  forget(collection: string): void {
+    this.present.delete(normalizeCollectionName(collection));
+  }
+
+  /** Closes every shard client. */
+  async close(): Promise<void> {
+    await Promise.all([...this.clients.values()].map((c) => c.close()));
+  }
+}
