@@ -5,7 +5,6 @@
  * from the Router, which talks to shards through the typed client. It never listens itself.
  */
 
-import { Readable } from 'node:stream';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Router } from '../cluster/index.js';
 import { DbError, statusOf } from '../errors/index.js';
@@ -18,6 +17,14 @@ import { bearerAuth } from './auth.js';
 import { errorHandler } from './errors.js';
 import { NO_BODY } from './json-body.js';
 import { confirmed } from './routes/documents.js';
+import { INDEX_BODY } from './routes/indexes.js';
+import {
+  QUERY_BODY_PROPERTIES,
+  QUERY_STRING,
+  sendNdjson,
+  setErrorMetaHeaders,
+  setMetaHeaders,
+} from './routes/query.js';
 import { COUNT, count, FLAG, flag } from './routes/query-string.js';
 
 /** Options of buildRouterApp. */
@@ -36,31 +43,18 @@ const QUERY_SCHEMA = {
   body: {
     type: 'object',
     required: ['sql'],
-    properties: { sql: { type: 'string', minLength: 1 }, params: { type: 'array' } },
+    properties: QUERY_BODY_PROPERTIES,
     additionalProperties: false,
   },
-  querystring: { type: 'object', properties: { stream: FLAG } },
+  querystring: QUERY_STRING,
 } as const;
-
-function setMetaHeaders(reply: FastifyReply, meta: QueryMeta): void {
-  reply.header('x-docdb-plan', meta.plan);
-  reply.header('x-docdb-count', String(meta.count));
-  reply.header('x-docdb-executionms', meta.executionMs.toFixed(3));
-}
 
 function registerQuery(app: FastifyInstance, router: Router): void {
   app.post<{ Body: { sql: string; params?: unknown[] }; Querystring: { stream?: string } }>(
     '/query',
     {
       schema: QUERY_SCHEMA,
-      onError: (request, reply, _error, done) => {
-        setMetaHeaders(reply, {
-          plan: 'NONE',
-          count: 0,
-          executionMs: performance.now() - request.receivedAtMs,
-        });
-        done();
-      },
+      onError: setErrorMetaHeaders,
     },
     async (request, reply) => {
       const { sql, params = [] } = request.body;
@@ -74,18 +68,7 @@ function registerQuery(app: FastifyInstance, router: Router): void {
       const first = await stream.next();
       const meta = first.value as QueryMeta;
       setMetaHeaders(reply, meta);
-      const lines = (async function* () {
-        yield `${JSON.stringify(meta)}\n`;
-        try {
-          for await (const document of stream) yield `${JSON.stringify(document)}\n`;
-        } catch (error) {
-          // The meta is sent: the stream ends short of its count, and the log says why.
-          request.log.error({ err: error }, 'routed NDJSON stream failed after its meta line');
-          throw error;
-        }
-      })();
-      reply.type('application/x-ndjson');
-      return reply.send(Readable.from(lines));
+      return sendNdjson(request, reply, meta, stream);
     },
   );
 }
@@ -198,19 +181,7 @@ function registerInfo(app: FastifyInstance, router: Router, name: string): void 
     '/index',
     {
       schema: {
-        body: {
-          type: 'object',
-          required: ['collection'],
-          properties: {
-            collection: { type: 'string' },
-            path: { type: 'string' },
-            paths: { type: 'array', items: { type: 'string' }, minItems: 1 },
-            name: { type: 'string' },
-            unique: { type: 'boolean' },
-          },
-          oneOf: [{ required: ['path'] }, { required: ['paths'] }],
-          additionalProperties: false,
-        },
+        body: INDEX_BODY,
       },
     },
     async (request, reply) => {

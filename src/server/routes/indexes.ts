@@ -11,6 +11,21 @@ interface IndexBody {
   unique?: boolean;
 }
 
+/** The body of POST /index, as a node and a router take it. */
+export const INDEX_BODY = {
+  type: 'object',
+  required: ['collection'],
+  properties: {
+    collection: { type: 'string' },
+    path: { type: 'string' },
+    paths: { type: 'array', items: { type: 'string' }, minItems: 1 },
+    name: { type: 'string' },
+    unique: { type: 'boolean' },
+  },
+  oneOf: [{ required: ['path'] }, { required: ['paths'] }],
+  additionalProperties: false,
+} as const;
+
 export function registerIndexRoutes(app: FastifyInstance, { db }: RouteContext): void {
   app.get<{ Params: { collection: string } }>(
     '/indexes/:collection',
@@ -32,19 +47,7 @@ export function registerIndexRoutes(app: FastifyInstance, { db }: RouteContext):
     {
       schema: {
         summary: 'Create an index (built from existing documents); `paths` for a composite index',
-        body: {
-          type: 'object',
-          required: ['collection'],
-          properties: {
-            collection: { type: 'string' },
-            path: { type: 'string' },
-            paths: { type: 'array', items: { type: 'string' }, minItems: 1 },
-            name: { type: 'string' },
-            unique: { type: 'boolean' },
-          },
-          oneOf: [{ required: ['path'] }, { required: ['paths'] }],
-          additionalProperties: false,
-        },
+        body: INDEX_BODY,
       },
     },
     async (request, reply) => {

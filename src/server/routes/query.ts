@@ -22,14 +22,22 @@ interface QueryBody {
   shard?: ShardQueryOptions;
 }
 
+/** The body of POST /query as a node and a router take it (a node also takes `shard`). */
+export const QUERY_BODY_PROPERTIES = {
+  sql: { type: 'string', minLength: 1 },
+  params: { type: 'array' },
+} as const;
+
+/** POST /query's query string: `stream=true` asks for NDJSON. */
+export const QUERY_STRING = { type: 'object', properties: { stream: FLAG } } as const;
+
 const schema = {
   summary: 'Run one SQL statement',
   body: {
     type: 'object',
     required: ['sql'],
     properties: {
-      sql: { type: 'string', minLength: 1 },
-      params: { type: 'array' },
+      ...QUERY_BODY_PROPERTIES,
       shard: {
         type: 'object',
         properties: {
@@ -41,10 +49,7 @@ const schema = {
     },
     additionalProperties: false,
   },
-  querystring: {
-    type: 'object',
-    properties: { stream: FLAG },
-  },
+  querystring: QUERY_STRING,
 } as const;
 
 const NDJSON_CHUNK_CHARS = 64 * 1024;
@@ -54,7 +59,7 @@ const NDJSON_CHUNK_CHARS = 64 * 1024;
  * case, as they go on the wire: Fastify lowercases every name it is given, and a name that
  * changes makes a new string to hash on every request.
  */
-function setMetaHeaders(reply: FastifyReply, meta: QueryMeta): void {
+export function setMetaHeaders(reply: FastifyReply, meta: QueryMeta): void {
   reply.header('x-docdb-plan', meta.plan);
   reply.header('x-docdb-count', String(meta.count));
   reply.header('x-docdb-executionms', meta.executionMs.toFixed(3));
@@ -66,7 +71,7 @@ function setMetaHeaders(reply: FastifyReply, meta: QueryMeta): void {
  * else `NONE`; count 0; and the time since the request reached the route. It runs only on
  * errors (a route-level onError hook), before the error handler writes the body.
  */
-function setErrorMetaHeaders(
+export function setErrorMetaHeaders(
   request: FastifyRequest,
   reply: FastifyReply,
   error: unknown,
@@ -80,6 +85,40 @@ function setErrorMetaHeaders(
     executionMs: performance.now() - request.receivedAtMs,
   });
   done();
+}
+
+/**
+ * Sends an NDJSON answer: the meta line, then one line per row, in chunks of about 64 KiB (one
+ * stream write per row would cost more than encoding it; backpressure still holds between
+ * chunks). A node and a router both answer streamed queries through it.
+ */
+export function sendNdjson(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  meta: QueryMeta,
+  rows: AsyncIterable<unknown>,
+): FastifyReply {
+  const lines = (async function* () {
+    yield `${JSON.stringify(meta)}\n`;
+    let chunk = '';
+    try {
+      for await (const row of rows) {
+        chunk += `${JSON.stringify(row)}\n`;
+        if (chunk.length >= NDJSON_CHUNK_CHARS) {
+          yield chunk;
+          chunk = '';
+        }
+      }
+    } catch (error) {
+      // The status and meta line are already sent: all that is left is to cut the response
+      // short (the client sees fewer lines than the meta's count) and say why.
+      request.log.error({ err: error }, 'NDJSON stream failed after its meta line');
+      throw error;
+    }
+    if (chunk) yield chunk;
+  })();
+  reply.type('application/x-ndjson');
+  return reply.send(Readable.from(lines));
 }
 
 export function registerQueryRoutes(app: FastifyInstance, { db, metrics }: RouteContext): void {
@@ -101,29 +140,7 @@ export function registerQueryRoutes(app: FastifyInstance, { db, metrics }: Route
       const meta = first.value as QueryMeta;
       setMetaHeaders(reply, meta);
       metrics.countPlan(meta.plan);
-      const lines = (async function* () {
-        yield `${JSON.stringify(meta)}\n`;
-        // Documents go out in chunks of about 64 KiB: one stream write per document would cost
-        // more than encoding it. Backpressure still holds between chunks.
-        let chunk = '';
-        try {
-          for await (const document of stream) {
-            chunk += `${JSON.stringify(document)}\n`;
-            if (chunk.length >= NDJSON_CHUNK_CHARS) {
-              yield chunk;
-              chunk = '';
-            }
-          }
-        } catch (error) {
-          // The status and meta line are already sent: all that is left is to cut the
-          // response short (the client sees fewer lines than the meta's count) and say why.
-          request.log.error({ err: error }, 'NDJSON stream failed after its meta line');
-          throw error;
-        }
-        if (chunk) yield chunk;
-      })();
-      reply.type('application/x-ndjson');
-      return reply.send(Readable.from(lines));
+      return sendNdjson(request, reply, meta, stream);
     },
   );
 }
