@@ -26,7 +26,7 @@ import { DbError, isDbError } from '../errors/index.js';
 import { LIST_LIMIT_DEFAULT, parsePath } from '../util/index.js';
 import type { ClusterConfig, ClusterShard } from './config.js';
 import { shardFor } from './hash.js';
-import { requirePlacement, routedPlan, } from './route-plan.js';
+import { requirePlacement, routedPlan, routeOf } from './route-plan.js';
 import type { ShardSet } from './shard-set.js';
 import {
   byId,
@@ -193,14 +193,7 @@ export class RouterDocuments {
       targets,
     );
     const documents = byId(answers.flatMap((a) => a.documents));
-    const plan = routedPlan(
-      {
-        kind: targets.length === 1 ? 'single' : 'scatter',
-        count: targets.length,
-        shard: (targets[0] as ClusterShard).name,
-      },
-      (answers[0] as ByKeyAnswer).plan,
-    );
+    const plan = routedPlan(routeOf(targets), (answers[0] as ByKeyAnswer).plan);
     return { documents, count: documents.length, plan };
   }
 

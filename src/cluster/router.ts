@@ -6,11 +6,7 @@
  * router-documents.ts (`router.documents`).
  */
 
-import type {
-  DocdbClient,
-  Document,
-  QueryAnswer,
-} from '../client/index.js';
+import type { DocdbClient, Document, QueryAnswer } from '../client/index.js';
 import { DbError, isDbError } from '../errors/index.js';
 import {
   type InsertStatement,
@@ -21,10 +17,7 @@ import {
 import { parse } from '../sql/parser/index.js';
 import { PathResolver } from '../sql/planner/index.js';
 import type { QueryMeta, QueryResult } from '../types/index.js';
-import {
-  normalizeCollectionName,
-  parsePath,
-} from '../util/index.js';
+import { normalizeCollectionName, parsePath } from '../util/index.js';
 import type { ClusterConfig, ClusterShard, CollectionPlacement } from './config.js';
 import {
   concatStreams,
@@ -47,12 +40,7 @@ import { type RouterOptions, ShardSet } from './shard-set.js';
 
 export type { RouterStats } from './router-documents.js';
 export type { RouterOptions };
-import {
-  deleteIds,
-  isPlainObject,
-  ownerOfDocument,
-  withRouterIds,
-} from './write-plan.js';
+import { deleteIds, isPlainObject, ownerOfDocument, withRouterIds } from './write-plan.js';
 
 /** A shard's query stream after its meta line. */
 interface OpenStream {
