@@ -14,6 +14,7 @@ import * as net from 'node:net';
 import * as path from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { type Harness, startHarness } from '../../test/support/app-harness.js';
+import { selfSignedCert } from '../../test/support/tls-cert.js';
 import { makeTempDir } from '../../test/support/temp-dir.js';
 import type { AppOptions } from '../server/index.js';
 import { connect, DbError, type DocdbClient, type Document, type QueryMeta } from './index.js';
@@ -465,31 +466,9 @@ describe('the client over TLS', () => {
 
   beforeAll(async () => {
     ({ dir, cleanup } = makeTempDir('docdb-client-tls-'));
-    execFileSync(
-      'openssl',
-      [
-        'req',
-        '-x509',
-        '-newkey',
-        'ec',
-        '-pkeyopt',
-        'ec_paramgen_curve:prime256v1',
-        '-nodes',
-        '-keyout',
-        'key.pem',
-        '-out',
-        'cert.pem',
-        '-days',
-        '2',
-        '-subj',
-        '/CN=127.0.0.1',
-        '-addext',
-        'subjectAltName=IP:127.0.0.1,DNS:localhost',
-      ],
-      { cwd: dir, stdio: ['ignore', 'ignore', 'pipe'], timeout: 20_000 },
-    );
-    cert = fs.readFileSync(path.join(dir, 'cert.pem'), 'utf8');
-    const key = fs.readFileSync(path.join(dir, 'key.pem'), 'utf8');
+    const made = selfSignedCert(dir);
+    cert = made.cert;
+    const key = made.key;
     node = await startNode({ https: { https: { cert, key } } as AppOptions['https'] });
   });
 

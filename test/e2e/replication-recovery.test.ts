@@ -8,7 +8,6 @@
  * runs over TLS, where the replication port answers a plain hello with no challenge.
  */
 
-import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as net from 'node:net';
@@ -16,6 +15,7 @@ import * as path from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { encodeFrame, FrameDecoder, PROTOCOL_VERSION } from '../../src/replication/index.js';
 import { makeTempDir } from '../support/temp-dir.js';
+import { selfSignedCert } from '../support/tls-cert.js';
 import {
   call,
   caughtUp,
@@ -278,32 +278,9 @@ describe('TLS', () => {
   it('replicates over TLS with a secret; the replication port speaks only TLS', async () => {
     const certs = path.join(dir, 'certs');
     fs.mkdirSync(certs, { recursive: true });
-    execFileSync(
-      'openssl',
-      [
-        'req',
-        '-x509',
-        '-newkey',
-        'ec',
-        '-pkeyopt',
-        'ec_paramgen_curve:prime256v1',
-        '-nodes',
-        '-keyout',
-        'key.pem',
-        '-out',
-        'cert.pem',
-        '-days',
-        '2',
-        '-subj',
-        '/CN=127.0.0.1',
-        '-addext',
-        'subjectAltName=IP:127.0.0.1,DNS:localhost',
-      ],
-      { cwd: certs, stdio: ['ignore', 'ignore', 'pipe'], timeout: 20_000 },
-    );
-    const cert = fs.readFileSync(path.join(certs, 'cert.pem'), 'utf8');
+    const { cert, key } = selfSignedCert(certs);
     const pem = path.join(certs, 'node.pem');
-    fs.writeFileSync(pem, cert + fs.readFileSync(path.join(certs, 'key.pem'), 'utf8'));
+    fs.writeFileSync(pem, cert + key);
     const replicationPort = await freePort();
     const config = (name: string, replication: Record<string, unknown>) => ({
       nodeName: name,

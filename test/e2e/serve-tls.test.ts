@@ -11,6 +11,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { makeTempDir } from '../support/temp-dir.js';
+import { selfSignedCert } from '../support/tls-cert.js';
 import { cleanEnv, freePort, request, runServeFailing, startServe, stopAll } from './support.js';
 
 const P12_PASSWORD = 'p12-password-must-not-show';
@@ -36,25 +37,7 @@ beforeAll(() => {
   ({ dir, cleanup } = makeTempDir('docdb-e2e-tls-'));
   const file = (name: string) => path.join(dir, name);
   // A self-signed P-256 certificate for 127.0.0.1, so the client can verify it as its own CA.
-  openssl(
-    'req',
-    '-x509',
-    '-newkey',
-    'ec',
-    '-pkeyopt',
-    'ec_paramgen_curve:prime256v1',
-    '-nodes',
-    '-keyout',
-    file('key.pem'),
-    '-out',
-    file('cert.pem'),
-    '-days',
-    '2',
-    '-subj',
-    '/CN=127.0.0.1',
-    '-addext',
-    'subjectAltName=IP:127.0.0.1,DNS:localhost',
-  );
+  selfSignedCert(dir);
   openssl(
     'pkey',
     '-in',
