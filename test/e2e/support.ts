@@ -17,16 +17,39 @@ export const BIN = path.join(ROOT, 'bin/docdb');
 export const START_TIMEOUT_MS = 20_000;
 export const EXIT_TIMEOUT_MS = 30_000;
 
-/** A port that was free on 127.0.0.1 a moment ago (the kernel picked it for port 0). */
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
+/**
+ * Ports below the kernel's ephemeral range (32768 and up on Linux), in a block of its own for
+ * each vitest worker, handed out once each: a port released by one test can no longer come
+ * back from the kernel as another test's "free" port (a node's HTTP port equal to the
+ * replication port another test picked was a real flake).
+ */
+const PORT_BLOCK = 1_000;
+const PORT_BASE = 12_000;
+const PORT_BLOCKS = 20;
+const portBlock =
+  process.env.VITEST_POOL_ID === undefined
+    ? Math.floor(Math.random() * PORT_BLOCKS)
+    : Number(process.env.VITEST_POOL_ID) % PORT_BLOCKS;
+let nextPortOffset = Math.floor(Math.random() * PORT_BLOCK);
+
+/** A port free on 127.0.0.1 now that no earlier call of this process answered. */
+export async function freePort(): Promise<number> {
+  for (let tries = 0; tries < PORT_BLOCK; tries += 1) {
+    const port = PORT_BASE + portBlock * PORT_BLOCK + (nextPortOffset % PORT_BLOCK);
+    nextPortOffset += 1;
+    if (await canListen(port)) return port;
+  }
+  throw new Error(
+    `no free port left in ${PORT_BLOCK} tries from ${PORT_BASE + portBlock * PORT_BLOCK}`,
+  );
+}
+
+function canListen(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
     const server = net.createServer();
     server.unref();
-    server.on('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as net.AddressInfo;
-      server.close(() => resolve(port));
-    });
+    server.once('error', () => resolve(false));
+    server.listen(port, '127.0.0.1', () => server.close(() => resolve(true)));
   });
 }
 
