@@ -14,6 +14,7 @@ export {
   type FindResult,
   type IndexInfo,
   type InsertManyOptions,
+  type WriteCondition,
   type OpenOptions,
   open,
   type QueryMeta,

@@ -193,6 +193,44 @@ describe('replace and delete', () => {
   });
 });
 
+describe('conditional replace and delete (ifMatch)', () => {
+  it('of two writers holding the same tag, exactly one wins; the loser changes nothing', async () => {
+    const orders = db.collection('orders');
+    const id = await orders.insert({ n: 0 });
+    const read = await orders.getTagged(id);
+    const tag = read?.tag as string;
+    // Both written in one batch: the second sees the first's write in the same transaction.
+    const outcomes = await Promise.allSettled([
+      orders.replace(id, { n: 1 }, { ifMatch: tag }),
+      orders.replace(id, { n: 2 }, { ifMatch: tag }),
+      orders.delete(id, { ifMatch: tag }),
+      orders.insert({ other: true }),
+    ]);
+    expect(outcomes.map((o) => o.status)).toEqual([
+      'fulfilled',
+      'rejected',
+      'rejected',
+      'fulfilled',
+    ]);
+    expect((outcomes[1] as PromiseRejectedResult).reason.code).toBe('ERR_DOCUMENT_CHANGED');
+    expect(await orders.get(id)).toEqual({ _id: id, n: 1 });
+    expect(orders.count()).toBe(2);
+  });
+
+  it('a tag follows content: unchanged by reads, changed by a replace; a missing document is false', async () => {
+    const orders = db.collection('orders');
+    const id = await orders.insert({ n: 0 });
+    const before = (await orders.getTagged(id))?.tag;
+    expect((await orders.getTagged(id))?.tag).toBe(before);
+    await orders.replace(id, { n: 1 });
+    const after = (await orders.getTagged(id))?.tag as string;
+    expect(after).not.toBe(before);
+    expect(await orders.delete(id, { ifMatch: after })).toBe(true);
+    expect(await orders.delete(id, { ifMatch: after })).toBe(false);
+    expect(await orders.getTagged(id)).toBeUndefined();
+  });
+});
+
 describe('list and scan', () => {
   it('lists in id order with a default limit, a limit and a cursor', async () => {
     const c = db.collection('c');

@@ -19,6 +19,7 @@ import {
   type RangeBounds,
   type Store,
   withId,
+  type WriteTxn,
 } from '../storage/index.js';
 import {
   BULK_DOCUMENTS_MAX,
@@ -38,6 +39,12 @@ export interface InsertManyOptions {
 }
 
 export type { IndexInfo };
+
+/** Makes a replace or delete conditional on the version of the document a reader saw. */
+export interface WriteCondition {
+  /** The tag `getTagged` answered (over REST, the `ETag` of a GET). */
+  ifMatch?: string;
+}
 
 /** Options of createIndex: the paths, plus an optional name and the unique flag. */
 export interface CreateIndexOptions extends IndexSpec {}
@@ -141,8 +148,23 @@ export class Collection {
     return body && withId(bytes, body);
   }
 
-  /** Replaces the document with this `_id`, keeping the id. Rejects when it does not exist. */
-  async replace(id: string, doc: unknown): Promise<void> {
+  /**
+   * The document with this `_id` and its tag, or undefined. The tag changes with every write
+   * to the document; pass it as `ifMatch` to make a replace or delete conditional on it.
+   */
+  async getTagged(id: string): Promise<{ doc: Document; tag: string } | undefined> {
+    const bytes = requireId(id);
+    const def = this.def();
+    if (!def) return undefined;
+    const found = this.store.getTagged(def, bytes);
+    return found && { doc: withId(bytes, found.body), tag: found.tag };
+  }
+
+  /**
+   * Replaces the document with this `_id`, keeping the id. Rejects when it does not exist, and
+   * with `ifMatch` when its tag is no longer that one.
+   */
+  async replace(id: string, doc: unknown, condition: WriteCondition = {}): Promise<void> {
     const bytes = requireId(id);
     const { body, id: given } = checkDocument(doc);
     if (given && !given.equals(bytes)) {
@@ -152,8 +174,8 @@ export class Collection {
       );
     }
     const prepared = this.store.prepareDocument(body, bytes);
-    const replaced = await this.store.write((txn) =>
-      txn.replaceDocument(this.name, bytes, prepared),
+    const replaced = await this.store.write(
+      (txn) => this.holds(txn, bytes, condition) && txn.replaceDocument(this.name, bytes, prepared),
     );
     if (!replaced) {
       throw new DbError(
@@ -163,10 +185,35 @@ export class Collection {
     }
   }
 
-  /** Deletes the document with this `_id`; resolves false when there was none. */
-  async delete(id: string): Promise<boolean> {
+  /**
+   * Deletes the document with this `_id`; resolves false when there was none. With `ifMatch`,
+   * rejects (and deletes nothing) when its tag is no longer that one.
+   */
+  async delete(id: string, condition: WriteCondition = {}): Promise<boolean> {
     const bytes = requireId(id);
-    return this.store.write((txn) => txn.deleteDocument(this.name, bytes));
+    return this.store.write(
+      (txn) => this.holds(txn, bytes, condition) && txn.deleteDocument(this.name, bytes),
+    );
+  }
+
+  /**
+   * Inside the write: false when the document is missing, throws when `ifMatch` names another
+   * version than the current one; true otherwise. Checked in the write's own transaction, so
+   * nothing can change the document between the check and the write.
+   */
+  private holds(txn: WriteTxn, id: Buffer, condition: WriteCondition): boolean {
+    if (condition.ifMatch === undefined) return true;
+    const def = txn.getCollection(this.name);
+    const current = def && txn.getTagged(def, id);
+    if (!current) return false;
+    if (current.tag !== condition.ifMatch) {
+      throw new DbError(
+        'ERR_DOCUMENT_CHANGED',
+        `the document with _id ${formatId(id)} in ${this.name} changed since tag ${condition.ifMatch} was read; its tag is now ${current.tag}`,
+        { tag: current.tag },
+      );
+    }
+    return true;
   }
 
   /**

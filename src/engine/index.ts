@@ -5,6 +5,7 @@ export {
   type CreateIndexOptions,
   type IndexInfo,
   type InsertManyOptions,
+  type WriteCondition,
 } from './collection.js';
 export { Database, type OpenOptions, open } from './database.js';
 export type { FindOptions, FindResult } from './find.js';

@@ -34,6 +34,10 @@ export const ERROR_CATALOGUE = {
     meaning: 'An insert supplied an `_id` that is already in the collection.',
   },
   ERR_DOCUMENT_NOT_FOUND: { status: 404, meaning: 'No document has that `_id`.' },
+  ERR_DOCUMENT_CHANGED: {
+    status: 412,
+    meaning: 'A conditional write named a version of the document that is no longer current.',
+  },
   ERR_PATH_INVALID: { status: 400, meaning: 'A JSON path cannot be parsed or is not allowed.' },
   ERR_INDEX_INVALID: { status: 400, meaning: 'An index definition is not valid.' },
   ERR_INDEX_EXISTS: {

@@ -4,6 +4,7 @@
  * (`txn` given) that transaction's own trees.
  */
 
+import { createHash } from 'node:crypto';
 import { formatId, ID_BYTES } from '../util/index.js';
 import type { CollectionDef, IndexDef } from './catalog.js';
 import type { StoreContext } from './context.js';
@@ -31,6 +32,24 @@ export function getBody(
 ): Document | undefined {
   const bytes = tree(ctx, def.dbName, txn).getBinaryFast(id);
   return bytes === undefined ? undefined : ctx.docs.decode<Document>(bytes);
+}
+
+/**
+ * The stored body of a document with its tag, a digest of its stored bytes: the tag changes
+ * whenever the document does, so a client can make a write conditional on the version it read
+ * (HTTP `ETag` and `If-Match`). A tag means something on the node that gave it only.
+ */
+export function getTagged(
+  ctx: StoreContext,
+  def: CollectionDef,
+  id: Buffer,
+  txn?: TxnState,
+): { body: Document; tag: string } | undefined {
+  const bytes = tree(ctx, def.dbName, txn).getBinaryFast(id);
+  if (bytes === undefined) return undefined;
+  // Digest before decoding: getBinaryFast's buffer is reused by the next read.
+  const tag = createHash('sha1').update(bytes).digest('base64url');
+  return { body: ctx.docs.decode<Document>(bytes), tag };
 }
 
 /** True when the collection holds a document with this id. */

@@ -32,7 +32,14 @@ import {
   storeStats,
 } from './maintenance.js';
 import type { StoredDocument, StoreReader } from './reader.js';
-import { count, getBody, indexIdForUniqueKey, indexIds, indexIdsForKey } from './records.js';
+import {
+  count,
+  getBody,
+  getTagged,
+  indexIdForUniqueKey,
+  indexIds,
+  indexIdsForKey,
+} from './records.js';
 import {
   type SnapshotLoad,
   type SnapshotPosition,
@@ -412,6 +419,11 @@ export class Store implements StoreReader {
 
   getBody(def: CollectionDef, id: Buffer): Document | undefined {
     return getBody(this.ctx, def, id);
+  }
+
+  /** A document's body with its tag (see records.getTagged), or undefined. */
+  getTagged(def: CollectionDef, id: Buffer): { body: Document; tag: string } | undefined {
+    return getTagged(this.ctx, def, id);
   }
 
   scan(def: CollectionDef, afterId?: Buffer): Generator<StoredDocument> {

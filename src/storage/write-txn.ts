@@ -24,7 +24,14 @@ import {
 } from './documents.js';
 import { createIndex, dropIndex, rebuildIndexes } from './indexes.js';
 import type { StoredDocument, StoreReader } from './reader.js';
-import { count, getBody, indexIdForUniqueKey, indexIds, indexIdsForKey } from './records.js';
+import {
+  count,
+  getBody,
+  getTagged,
+  indexIdForUniqueKey,
+  indexIds,
+  indexIdsForKey,
+} from './records.js';
 import type { Scans } from './scans.js';
 import type { TxnState } from './txn-state.js';
 
@@ -164,6 +171,11 @@ export class WriteTxn implements StoreReader {
 
   getBody(def: CollectionDef, id: Buffer): Document | undefined {
     return getBody(this.ctx, def, id, this.state);
+  }
+
+  /** A document's body with its tag (see records.getTagged), or undefined. */
+  getTagged(def: CollectionDef, id: Buffer): { body: Document; tag: string } | undefined {
+    return getTagged(this.ctx, def, id, this.state);
   }
 
   scan(def: CollectionDef, afterId?: Buffer): Iterable<StoredDocument> {

@@ -517,6 +517,95 @@ describe('by internal _id', () => {
   });
 });
 
+describe('ETag and If-Match on a document by _id', () => {
+  it('GET answers an ETag that changes when the document does, not when it is only read', async () => {
+    const id = await insert('orders', { pnr: 'A', n: 1 });
+    const first = await h.request({ url: `/collections/orders/${id}` });
+    expect(first.headers.etag).toMatch(/^"[A-Za-z0-9_-]+"$/);
+    expect((await h.request({ url: `/collections/orders/${id}` })).headers.etag).toBe(
+      first.headers.etag,
+    );
+    await h.request({ method: 'PUT', url: `/collections/orders/${id}`, json: { pnr: 'A', n: 2 } });
+    const second = await h.request({ url: `/collections/orders/${id}` });
+    expect(second.headers.etag).not.toBe(first.headers.etag);
+  });
+
+  it('PUT and DELETE with a stale If-Match answer 412 ERR_DOCUMENT_CHANGED and change nothing', async () => {
+    const id = await insert('orders', { pnr: 'A', n: 1 });
+    const stale = String((await h.request({ url: `/collections/orders/${id}` })).headers.etag);
+    await h.request({ method: 'PUT', url: `/collections/orders/${id}`, json: { pnr: 'A', n: 2 } });
+    const current = String((await h.request({ url: `/collections/orders/${id}` })).headers.etag);
+
+    const put = await h.request({
+      method: 'PUT',
+      url: `/collections/orders/${id}`,
+      json: { pnr: 'A', n: 3 },
+      headers: { 'if-match': stale },
+    });
+    expect(put.status).toBe(412);
+    expect(put.body.code).toBe('ERR_DOCUMENT_CHANGED');
+    expect(put.body.error).toContain(`tag is now ${current.slice(1, -1)}`);
+    const del = await h.request({
+      method: 'DELETE',
+      url: `/collections/orders/${id}`,
+      headers: { 'if-match': stale },
+    });
+    expect(del.status).toBe(412);
+    expect((await h.request({ url: `/collections/orders/${id}` })).body).toEqual({
+      _id: id,
+      pnr: 'A',
+      n: 2,
+    });
+  });
+
+  it('PUT and DELETE with the current If-Match (strong, weak or *) succeed', async () => {
+    const id = await insert('orders', { pnr: 'A', n: 1 });
+    const tag = String((await h.request({ url: `/collections/orders/${id}` })).headers.etag);
+    const put = await h.request({
+      method: 'PUT',
+      url: `/collections/orders/${id}`,
+      json: { pnr: 'A', n: 2 },
+      headers: { 'if-match': `W/${tag}` },
+    });
+    expect(put.status, put.text).toBe(200);
+    const star = await h.request({
+      method: 'PUT',
+      url: `/collections/orders/${id}`,
+      json: { pnr: 'A', n: 3 },
+      headers: { 'if-match': '*' },
+    });
+    expect(star.status, star.text).toBe(200);
+    const now = String((await h.request({ url: `/collections/orders/${id}` })).headers.etag);
+    const del = await h.request({
+      method: 'DELETE',
+      url: `/collections/orders/${id}`,
+      headers: { 'if-match': now },
+    });
+    expect(del.status, del.text).toBe(200);
+    expect((await h.request({ url: `/collections/orders/${id}` })).status).toBe(404);
+  });
+
+  it('answers 404 for a conditional write to a missing document and 400 for a malformed If-Match', async () => {
+    const id = await insert('orders', { pnr: 'A' });
+    const missing = await h.request({
+      method: 'DELETE',
+      url: `/collections/orders/${ABSENT_ID}`,
+      headers: { 'if-match': '"abc"' },
+    });
+    expect(missing.status).toBe(404);
+    for (const bad of ['abc', '"a", "b"', '"a b"']) {
+      const answer = await h.request({
+        method: 'DELETE',
+        url: `/collections/orders/${id}`,
+        headers: { 'if-match': bad },
+      });
+      expect(answer.status, bad).toBe(400);
+      expect(answer.body.error).toContain('If-Match');
+    }
+    expect((await h.request({ url: `/collections/orders/${id}` })).status).toBe(200);
+  });
+});
+
 describe('DELETE /collections/{name}', () => {
   it('needs X-Confirm: true; without it answers 400 and drops nothing', async () => {
     await insert('c', { a: 1 });

@@ -6,7 +6,7 @@
  */
 
 import type { FastifyInstance } from 'fastify';
-import type { Collection, Database } from '../../engine/index.js';
+import type { Collection, Database, WriteCondition } from '../../engine/index.js';
 import { DbError } from '../../errors/index.js';
 import {
   formatId,
@@ -20,6 +20,25 @@ import type { RouteContext } from '../route-context.js';
 import { COUNT, count, FLAG, flag } from './query-string.js';
 
 type Doc = Record<string, unknown>;
+
+/**
+ * The condition of an `If-Match` header: one entity tag as a GET's `ETag` gave it (`"tag"`,
+ * a weak `W/"tag"` compared the same), or `*` (the document must exist, as it must anyway).
+ */
+function ifMatch(headers: Record<string, string | string[] | undefined>): WriteCondition {
+  const header = headers['if-match'];
+  if (header === undefined) return {};
+  const text = (Array.isArray(header) ? header.join(',') : header).trim();
+  if (text === '*') return {};
+  const tag = /^(?:W\/)?"([A-Za-z0-9_-]+)"$/.exec(text)?.[1];
+  if (tag === undefined) {
+    throw new DbError(
+      'ERR_BAD_ARGUMENT',
+      `If-Match takes one entity tag as a GET's ETag gives it ("…") or *; got ${JSON.stringify(text)}`,
+    );
+  }
+  return { ifMatch: tag };
+}
 
 const nameParam = {
   type: 'object',
@@ -180,7 +199,7 @@ export function registerDocumentRoutes(app: FastifyInstance, { db }: RouteContex
         );
       }
       const id = String((documents[0] as Doc)._id);
-      await collection.replace(id, withoutId(request.body, id));
+      await collection.replace(id, withoutId(request.body, id), ifMatch(request.headers));
       return { id, matched: 1 };
     },
   );
@@ -203,16 +222,17 @@ export function registerDocumentRoutes(app: FastifyInstance, { db }: RouteContex
   app.get<{ Params: { name: string; id: string } }>(
     '/collections/:name/:id',
     { schema: { summary: 'The document with this _id', params: idParams } },
-    async (request) => {
+    async (request, reply) => {
       const { name, id } = request.params;
       const collection = existing(db, name);
-      const doc = await collection.get(id);
-      if (!doc)
+      const found = await collection.getTagged(id);
+      if (!found)
         throw new DbError(
           'ERR_DOCUMENT_NOT_FOUND',
           `no document with _id ${id} in ${collection.name}`,
         );
-      return doc;
+      reply.header('etag', `"${found.tag}"`);
+      return found.doc;
     },
   );
 
@@ -224,7 +244,7 @@ export function registerDocumentRoutes(app: FastifyInstance, { db }: RouteContex
     async (request) => {
       const { name, id } = request.params;
       const collection = existing(db, name);
-      await collection.replace(id, withoutId(request.body, id));
+      await collection.replace(id, withoutId(request.body, id), ifMatch(request.headers));
       return { id: formatId(parseId(id) as Buffer) };
     },
   );
@@ -235,7 +255,7 @@ export function registerDocumentRoutes(app: FastifyInstance, { db }: RouteContex
     async (request) => {
       const { name, id } = request.params;
       const collection = existing(db, name);
-      if (!(await collection.delete(id))) {
+      if (!(await collection.delete(id, ifMatch(request.headers)))) {
         throw new DbError(
           'ERR_DOCUMENT_NOT_FOUND',
           `no document with _id ${id} in ${collection.name}`,
