@@ -106,6 +106,18 @@ export interface BulkOptions {
 }
 
 /** Options of `list`. */
+/** A document with its tag (the `ETag` of `GET …/{_id}`). */
+export interface TaggedDocument {
+  doc: Document;
+  /** Changes with every write to the document; meaningful on the node that gave it only. */
+  tag: string;
+}
+
+/** Makes `replace` or `delete` conditional: 412 ERR_DOCUMENT_CHANGED when the tag is stale. */
+export interface WriteCondition {
+  ifMatch?: string;
+}
+
 export interface ListOptions {
   /** Default 100, at most 10,000. */
   limit?: number;

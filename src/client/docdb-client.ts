@@ -35,12 +35,20 @@ import type {
   RebuildIndexesAnswer,
   ReplaceAnswer,
   ReplaceByKeyAnswer,
+  TaggedDocument,
   TransitionAnswer,
+  WriteCondition,
 } from './answers.js';
 import { ndjsonValues } from './ndjson.js';
 import { type Call, type ClientOptions, Transport } from './transport.js';
 
 const NDJSON = 'application/x-ndjson';
+
+function ifMatch(condition: WriteCondition): Pick<Call, 'headers'> {
+  return condition.ifMatch === undefined
+    ? {}
+    : { headers: { 'if-match': `"${condition.ifMatch}"` } };
+}
 
 /** A path segment: any text, encoded (a collection name, a JSON path, a value, an `_id`). */
 const seg = (text: string): string => encodeURIComponent(text);
@@ -232,14 +240,51 @@ export class DocdbClient {
     return this.call({ method: 'GET', path: byId(collection, id) });
   }
 
-  /** `PUT /collections/{name}/{_id}`: replaces the document, keeping its `_id`. */
-  replace(collection: string, id: string, doc: Document): Promise<ReplaceAnswer> {
-    return this.call({ method: 'PUT', path: byId(collection, id), json: doc });
+  /**
+   * `GET /collections/{name}/{_id}` with its `ETag`: the document and its tag, or undefined
+   * when no document has that `_id`.
+   */
+  async getTagged(collection: string, id: string): Promise<TaggedDocument | undefined> {
+    try {
+      const { body, headers } = await this.transport.json<Document>({
+        method: 'GET',
+        path: byId(collection, id),
+      });
+      const tag = /"([^"]*)"/.exec(String(headers.etag ?? ''))?.[1];
+      if (tag === undefined) {
+        throw new DbError('ERR_CLIENT_PROTOCOL', `${byId(collection, id)} answered no ETag`);
+      }
+      return { doc: body, tag };
+    } catch (error) {
+      if (isDbError(error, 'ERR_DOCUMENT_NOT_FOUND')) return undefined;
+      throw error;
+    }
   }
 
-  /** `DELETE /collections/{name}/{_id}`. */
-  delete(collection: string, id: string): Promise<DeleteAnswer> {
-    return this.call({ method: 'DELETE', path: byId(collection, id) });
+  /**
+   * `PUT /collections/{name}/{_id}`: replaces the document, keeping its `_id`; with `ifMatch`
+   * only while its tag is that one (else 412 ERR_DOCUMENT_CHANGED).
+   */
+  replace(
+    collection: string,
+    id: string,
+    doc: Document,
+    condition: WriteCondition = {},
+  ): Promise<ReplaceAnswer> {
+    return this.call({
+      method: 'PUT',
+      path: byId(collection, id),
+      json: doc,
+      ...ifMatch(condition),
+    });
+  }
+
+  /**
+   * `DELETE /collections/{name}/{_id}`; with `ifMatch` only while its tag is that one (else
+   * 412 ERR_DOCUMENT_CHANGED).
+   */
+  delete(collection: string, id: string, condition: WriteCondition = {}): Promise<DeleteAnswer> {
+    return this.call({ method: 'DELETE', path: byId(collection, id), ...ifMatch(condition) });
   }
 
   /** `DELETE /collections/{name}` with `X-Confirm: true`: drops it with its indexes. */

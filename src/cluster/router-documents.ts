@@ -21,6 +21,8 @@ import type {
   ReplaceAnswer,
   ReplaceByKeyAnswer,
   StoreStats,
+  TaggedDocument,
+  WriteCondition,
 } from '../client/index.js';
 import { DbError, isDbError } from '../errors/index.js';
 import { LIST_LIMIT_DEFAULT, parsePath } from '../util/index.js';
@@ -250,42 +252,59 @@ export class RouterDocuments {
   private async holderOf(
     collection: string,
     id: string,
-  ): Promise<{ shard: ClusterShard; doc: Document }> {
-    const found = await this.shards.parts((c) => c.get(collection, id));
+  ): Promise<{ shard: ClusterShard; found: TaggedDocument }> {
+    const found = await this.shards.parts((c) => c.getTagged(collection, id));
     const hit = found.find((f) => f.answer !== undefined);
     if (!hit)
       throw new DbError('ERR_DOCUMENT_NOT_FOUND', `no document with _id ${id} in ${collection}`);
-    return { shard: hit.shard, doc: hit.answer as Document };
+    return { shard: hit.shard, found: hit.answer as TaggedDocument };
   }
 
-  /** `GET /collections/{c}/{_id}`: asks every shard (one for a replicated collection). */
-  async get(collection: string, id: string): Promise<Document> {
+  /**
+   * `GET /collections/{c}/{_id}`: asks every shard (one for a replicated collection). A hash
+   * collection's document comes with the tag of the shard holding it; a replicated one's has
+   * none, as each shard's copy has its own.
+   */
+  async get(collection: string, id: string): Promise<{ doc: Document; tag?: string }> {
     const placement = requirePlacement(this.config, collection);
     if (placement.strategy === 'replicated') {
-      return (await this.shards.askAny(this.config.shards, (c) => c.require(collection, id)))
-        .answer;
+      const { answer } = await this.shards.askAny(this.config.shards, (c) =>
+        c.require(collection, id),
+      );
+      return { doc: answer };
     }
-    return (await this.holderOf(collection, id)).doc;
+    return (await this.holderOf(collection, id)).found;
   }
 
   /** `PUT /collections/{c}/{_id}`: on the shard that holds it; the shard key may not move it. */
-  async replace(collection: string, id: string, doc: unknown): Promise<ReplaceAnswer> {
+  async replace(
+    collection: string,
+    id: string,
+    doc: unknown,
+    condition: WriteCondition = {},
+  ): Promise<ReplaceAnswer> {
     const placement = requirePlacement(this.config, collection);
     if (placement.strategy === 'replicated') {
+      unconditional(collection, condition);
       const [first] = await this.shards.all((c) => c.replace(collection, id, doc as Document));
       return first as ReplaceAnswer;
     }
     const { shard } = await this.holderOf(collection, id);
     if (isPlainObject(doc)) keepsOwner(this.config, placement, doc, shard);
-    return this.shards.ask(shard, (c) => c.replace(collection, id, doc as Document));
+    return this.shards.ask(shard, (c) => c.replace(collection, id, doc as Document, condition));
   }
 
   /** `DELETE /collections/{c}/{_id}`: every shard; 404 when none held it. */
-  async delete(collection: string, id: string): Promise<DeleteAnswer> {
-    requirePlacement(this.config, collection);
+  async delete(
+    collection: string,
+    id: string,
+    condition: WriteCondition = {},
+  ): Promise<DeleteAnswer> {
+    const placement = requirePlacement(this.config, collection);
+    if (placement.strategy === 'replicated') unconditional(collection, condition);
     const answers = await this.shards.partAnswers(async (c) => {
       const doc = await c.get(collection, id);
-      return doc === undefined ? 0 : (await c.delete(collection, id)).deleted;
+      return doc === undefined ? 0 : (await c.delete(collection, id, condition)).deleted;
     });
     const deleted = answers.reduce((n, d) => n + d, 0);
     if (deleted === 0)
@@ -340,4 +359,13 @@ export class RouterDocuments {
     const all = await this.shards.all((c) => c.collections());
     return [...new Set(all.flat())].sort();
   }
+}
+
+/** A replicated collection's copies each have their own tag: no one tag can guard them all. */
+function unconditional(collection: string, condition: WriteCondition): void {
+  if (condition.ifMatch === undefined) return;
+  throw new DbError(
+    'ERR_BAD_ARGUMENT',
+    `If-Match is not taken for ${collection}: it is replicated, and each shard's copy has its own tag; send the write without If-Match`,
+  );
 }

@@ -342,7 +342,7 @@ describe('Router: writes, documents, indexes and stats', () => {
         expect(found.count, `${pnr} on ${shard.name}`).toBe(shard.name === owner ? 1 : 0);
       }
     }
-    expect((await router.documents.get('orders', id)).pnr).toBe('A1');
+    expect((await router.documents.get('orders', id)).doc.pnr).toBe('A1');
     await expect(router.documents.insert('orders', { n: 1 })).rejects.toMatchObject({
       code: 'ERR_SHARD_KEY_MISSING',
       status: 400,
@@ -363,7 +363,7 @@ describe('Router: writes, documents, indexes and stats', () => {
     expect((await router.documents.getByKey('orders', 'pnr', 'A2')).documents[0]?.v).toBe(2);
     const id = String(byKey.documents[0]?._id);
     await router.documents.replace('orders', id, { pnr: 'A2', v: 3 });
-    expect((await router.documents.get('orders', id)).v).toBe(3);
+    expect((await router.documents.get('orders', id)).doc.v).toBe(3);
     const moving = Array.from({ length: 40 }, (_, i) => `M${i}`).find(
       (k) => shardFor(k, config.shards).name !== shardFor('A2', config.shards).name,
     );
@@ -440,7 +440,7 @@ describe('Router: writes, documents, indexes and stats', () => {
     );
     expect((await router.query("SELECT * FROM sparse WHERE k = 'nothing'")).count).toBe(0);
     expect((await router.documents.getByKey('sparse', 'v', '1')).count).toBe(1);
-    expect((await router.documents.get('sparse', id)).v).toBe(1);
+    expect((await router.documents.get('sparse', id)).doc.v).toBe(1);
   });
 
   it('reads a hash collection some shards never received as empty parts there', async () => {

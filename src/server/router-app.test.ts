@@ -89,6 +89,42 @@ describe('the router app', () => {
     expect((await call('GET', '/collections')).body).toEqual(['airports', 'orders']);
   });
 
+  it("passes a hash collection's ETag and If-Match through; refuses If-Match on a replicated one", async () => {
+    const { body } = await call('POST', '/collections/orders', { pnr: 'E1', n: 1 });
+    const read = await call('GET', `/collections/orders/${body.id}`);
+    const tag = String(read.headers.etag);
+    expect(tag).toMatch(/^"[A-Za-z0-9_-]+"$/);
+    expect(
+      (
+        await call(
+          'PUT',
+          `/collections/orders/${body.id}`,
+          { pnr: 'E1', n: 2 },
+          { 'if-match': tag },
+        )
+      ).status,
+    ).toBe(200);
+    const stale = await call('DELETE', `/collections/orders/${body.id}`, undefined, {
+      'if-match': tag,
+    });
+    expect(stale.status).toBe(412);
+    expect(stale.body.code).toBe('ERR_DOCUMENT_CHANGED');
+    const current = String((await call('GET', `/collections/orders/${body.id}`)).headers.etag);
+    expect(
+      (await call('DELETE', `/collections/orders/${body.id}`, undefined, { 'if-match': current }))
+        .status,
+    ).toBe(200);
+    const airport = await call('POST', '/collections/airports', { code: 'LIS' });
+    const copy = await call('GET', `/collections/airports/${airport.body.id}`);
+    expect(copy.headers.etag).toBeUndefined();
+    const refused = await call('DELETE', `/collections/airports/${airport.body.id}`, undefined, {
+      'if-match': '"x"',
+    });
+    expect(refused.status).toBe(400);
+    expect(refused.body.error).toContain('replicated');
+    await call('DELETE', `/collections/airports/${airport.body.id}`);
+  });
+
   it('answers POST /query with the plan header, JSON or NDJSON', async () => {
     const sql = 'SELECT pnr, n FROM orders ORDER BY n DESC LIMIT 2';
     const json = await call('POST', '/query', { sql });

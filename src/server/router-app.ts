@@ -16,7 +16,7 @@ import { type BaseAppOptions, baseApp, notFound } from './app.js';
 import { bearerAuth } from './auth.js';
 import { errorHandler } from './errors.js';
 import { NO_BODY } from './json-body.js';
-import { confirmed } from './routes/documents.js';
+import { confirmed, writeCondition } from './routes/documents.js';
 import { INDEX_BODY } from './routes/indexes.js';
 import {
   QUERY_BODY_PROPERTIES,
@@ -141,14 +141,25 @@ function registerDocuments(app: FastifyInstance, router: Router): void {
       return router.documents.deleteByKey(name, field, value);
     },
   );
-  app.get<{ Params: IdParams }>('/collections/:name/:id', async (request) =>
-    router.documents.get(request.params.name, request.params.id),
-  );
+  app.get<{ Params: IdParams }>('/collections/:name/:id', async (request, reply) => {
+    const { doc, tag } = await router.documents.get(request.params.name, request.params.id);
+    if (tag !== undefined) reply.header('etag', `"${tag}"`);
+    return doc;
+  });
   app.put<{ Params: IdParams; Body: unknown }>('/collections/:name/:id', async (request) =>
-    router.documents.replace(request.params.name, request.params.id, request.body),
+    router.documents.replace(
+      request.params.name,
+      request.params.id,
+      request.body,
+      writeCondition(request.headers),
+    ),
   );
   app.delete<{ Params: IdParams }>('/collections/:name/:id', NO_BODY, async (request) =>
-    router.documents.delete(request.params.name, request.params.id),
+    router.documents.delete(
+      request.params.name,
+      request.params.id,
+      writeCondition(request.headers),
+    ),
   );
   app.delete<{ Params: Params }>('/collections/:name', NO_BODY, async (request) => {
     if (!confirmed(request.headers['x-confirm'])) {

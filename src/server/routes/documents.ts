@@ -25,7 +25,9 @@ type Doc = Record<string, unknown>;
  * The condition of an `If-Match` header: one entity tag as a GET's `ETag` gave it (`"tag"`,
  * a weak `W/"tag"` compared the same), or `*` (the document must exist, as it must anyway).
  */
-function ifMatch(headers: Record<string, string | string[] | undefined>): WriteCondition {
+export function writeCondition(
+  headers: Record<string, string | string[] | undefined>,
+): WriteCondition {
   const header = headers['if-match'];
   if (header === undefined) return {};
   const text = (Array.isArray(header) ? header.join(',') : header).trim();
@@ -199,7 +201,7 @@ export function registerDocumentRoutes(app: FastifyInstance, { db }: RouteContex
         );
       }
       const id = String((documents[0] as Doc)._id);
-      await collection.replace(id, withoutId(request.body, id), ifMatch(request.headers));
+      await collection.replace(id, withoutId(request.body, id), writeCondition(request.headers));
       return { id, matched: 1 };
     },
   );
@@ -244,7 +246,7 @@ export function registerDocumentRoutes(app: FastifyInstance, { db }: RouteContex
     async (request) => {
       const { name, id } = request.params;
       const collection = existing(db, name);
-      await collection.replace(id, withoutId(request.body, id), ifMatch(request.headers));
+      await collection.replace(id, withoutId(request.body, id), writeCondition(request.headers));
       return { id: formatId(parseId(id) as Buffer) };
     },
   );
@@ -255,7 +257,7 @@ export function registerDocumentRoutes(app: FastifyInstance, { db }: RouteContex
     async (request) => {
       const { name, id } = request.params;
       const collection = existing(db, name);
-      if (!(await collection.delete(id, ifMatch(request.headers)))) {
+      if (!(await collection.delete(id, writeCondition(request.headers)))) {
         throw new DbError(
           'ERR_DOCUMENT_NOT_FOUND',
           `no document with _id ${id} in ${collection.name}`,
