@@ -1,12 +1,13 @@
 /**
  * `docdb router --config <cluster.json> [--port N] [--bind-all]`: serves the node REST API
  * over the shards of a cluster.json (DESIGN §7, ADR 0014). The port is `router.port` from the
- * file unless `--port`; it binds 127.0.0.1 unless `--bind-all`; it logs one start line and
- * stops gracefully on SIGINT/SIGTERM (requests in flight are answered first).
+ * file unless `--port`; it binds 127.0.0.1 unless `--bind-all`; it logs one start line, follows
+ * changes to the file (a new topology serves new requests within a second), and stops
+ * gracefully on SIGINT/SIGTERM (requests in flight are answered first).
  */
 
 import { type Command, InvalidArgumentError } from 'commander';
-import { Router, readClusterConfig } from '../cluster/index.js';
+import { ReloadingRouter, readClusterConfig } from '../cluster/index.js';
 import { DbError } from '../errors/index.js';
 import { buildRouterApp } from '../server/index.js';
 
@@ -30,7 +31,23 @@ export async function startRouter(
   options: { handleSignals?: boolean } = {},
 ): Promise<{ url: string; close: () => Promise<void> }> {
   const config = await readClusterConfig(flags.config);
-  const app = buildRouterApp(new Router(config), { logger: { level: 'info' } });
+  // The app's logger exists only once the app does; the reload events reach it through this.
+  let log: { info(message: string): void; error(message: string): void } = console;
+  const router = new ReloadingRouter(flags.config, config, {
+    reloaded: (next, previous) => {
+      const ignored =
+        next.router.port !== previous.router.port ? ' (router.port changes need a restart)' : '';
+      log.info(
+        `${flags.config} changed: now ${next.shards.length} shards (${next.shards.map((s) => s.name).join(', ')}), ${Object.keys(next.collections).length} collections${ignored}`,
+      );
+    },
+    refused: (error) =>
+      log.error(
+        `${flags.config} changed but cannot be used, the running topology stays: ${(error as Error).message}`,
+      ),
+  });
+  const app = buildRouterApp(router, { logger: { level: 'info' } });
+  log = { info: (m) => app.log.info(m), error: (m) => app.log.error(m) };
   const host = flags.bindAll ? '0.0.0.0' : '127.0.0.1';
   const wanted = flags.port ?? config.router.port;
   let url: string;
@@ -81,7 +98,7 @@ export function registerRouter(program: Command): void {
     .option('--bind-all', 'listen on every interface, not only 127.0.0.1')
     .addHelpText(
       'after',
-      '\nReads go to the shards that may hold the rows and are merged; writes go to the owner of\nthe shard key (docs/cluster.md). SIGINT/SIGTERM stop the router gracefully.',
+      '\nReads go to the shards that may hold the rows and are merged; writes go to the owner of\nthe shard key (docs/cluster.md). Edits to the config file take effect within a second\n(an invalid edit is logged and ignored). SIGINT/SIGTERM stop the router gracefully.',
     )
     .action(async (flags: RouterFlags) => {
       await startRouter(flags);

@@ -9,5 +9,6 @@ export * from './hash.js';
 export * from './health.js';
 export * from './merge.js';
 export * from './rebalance.js';
+export * from './reload.js';
 export * from './route-plan.js';
 export * from './router.js';

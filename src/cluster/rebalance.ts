@@ -8,8 +8,10 @@
  * the source. A document already copied (a run killed
  * after its copy) is found equal and only deleted, so a re-run finishes the job without
  * duplicates or loss. Before each delete the source is read again and a write that reached
- * it meanwhile is carried to the copy. Passes repeat until one finds nothing to move, which
- * carries over the documents written to an old owner while the move ran. Talks to shards only through client/.
+ * it meanwhile is carried to the copy; the delete is conditional on the version carried
+ * (If-Match), so no write can slip in between. Passes repeat until one finds nothing to move,
+ * which carries over the documents inserted on an old owner while the move ran. Talks to
+ * shards only through client/.
  */
 
 import { connect, type DocdbClient } from '../client/index.js';
@@ -275,10 +277,13 @@ async function moveBatch(
 const CATCH_UP_TRIES = 5;
 
 /**
- * Deletes a moved document from its source, first carrying over any write that reached the
- * source since it was read (an UPDATE through a router with the old config): the source is read
- * again and, while it differs from the copy, the copy is replaced with it. A document deleted
- * on the source meanwhile is deleted from the target too.
+ * Deletes a moved document from its source without losing a write that reached the source
+ * since it was read (an UPDATE through a router with the old config). The source's current
+ * version is read with its tag and carried to the copy when it differs; the delete is then
+ * conditional on that tag, so the node refuses it (412) if the document changed again in
+ * between, and the loop carries that change too. A document deleted on the source meanwhile is
+ * deleted from the target as well. The delete is never retried by the client: a delete whose
+ * answer was lost fails the run, and a re-run finds the document moved.
  */
 async function deleteAfterCatchUp(
   source: DocdbClient,
@@ -287,9 +292,9 @@ async function deleteAfterCatchUp(
   copied: Document,
 ): Promise<void> {
   const id = copied._id as string;
-  let current: Document | undefined = copied;
+  let onTarget: Document = copied;
   for (let tries = 0; tries < CATCH_UP_TRIES; tries++) {
-    const now = await source.get(collection, id);
+    const now = await source.getTagged(collection, id);
     if (now === undefined) {
       // Deleted on the source while it moved: the delete wins on the target too.
       await target.delete(collection, id).catch((error: DbError) => {
@@ -297,13 +302,19 @@ async function deleteAfterCatchUp(
       });
       return;
     }
-    if (sameDocument(current, now)) {
-      await source.delete(collection, id);
-      return;
+    if (!sameDocument(onTarget, now.doc)) {
+      const { _id: _, ...body } = now.doc;
+      await target.replace(collection, id, body);
+      onTarget = now.doc;
     }
-    const { _id: _, ...body } = now;
-    await target.replace(collection, id, body);
-    current = now;
+    try {
+      await source.delete(collection, id, { ifMatch: now.tag });
+      return;
+    } catch (error) {
+      // Changed or deleted since it was read: read it again and carry that over.
+      const code = (error as DbError).code;
+      if (code !== 'ERR_DOCUMENT_CHANGED' && code !== 'ERR_DOCUMENT_NOT_FOUND') throw error;
+    }
   }
   throw new DbError(
     'ERR_BAD_ARGUMENT',

@@ -6,7 +6,7 @@
  */
 
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import type { Router } from '../cluster/index.js';
+import type { Router, RouterSource } from '../cluster/index.js';
 import { DbError, statusOf } from '../errors/index.js';
 import type { IndexRequest } from '../client/index.js';
 import type { QueryMeta } from '../types/index.js';
@@ -49,7 +49,7 @@ const QUERY_SCHEMA = {
   querystring: QUERY_STRING,
 } as const;
 
-function registerQuery(app: FastifyInstance, router: Router): void {
+function registerQuery(app: FastifyInstance, current: () => Router): void {
   app.post<{ Body: { sql: string; params?: unknown[] }; Querystring: { stream?: string } }>(
     '/query',
     {
@@ -60,11 +60,11 @@ function registerQuery(app: FastifyInstance, router: Router): void {
       const { sql, params = [] } = request.body;
       const accept = request.headers.accept ?? '';
       if (!(flag(request.query.stream) || accept.includes('application/x-ndjson'))) {
-        const result = await router.query(sql, params);
+        const result = await current().query(sql, params);
         setMetaHeaders(reply, result);
         return result;
       }
-      const stream = router.queryStream(sql, params);
+      const stream = current().queryStream(sql, params);
       const first = await stream.next();
       const meta = first.value as QueryMeta;
       setMetaHeaders(reply, meta);
@@ -73,9 +73,9 @@ function registerQuery(app: FastifyInstance, router: Router): void {
   );
 }
 
-function registerDocuments(app: FastifyInstance, router: Router): void {
+function registerDocuments(app: FastifyInstance, current: () => Router): void {
   app.post<{ Params: Params; Body: unknown }>('/collections/:name', async (request, reply) => {
-    const { id } = await router.documents.insert(request.params.name, request.body);
+    const { id } = await current().documents.insert(request.params.name, request.body);
     reply.status(201).header('Location', `/collections/${request.params.name}/${id}`);
     return { id };
   });
@@ -92,7 +92,7 @@ function registerDocuments(app: FastifyInstance, router: Router): void {
       },
     },
     async (request) =>
-      router.documents.bulk(request.params.name, request.body, {
+      current().documents.bulk(request.params.name, request.body, {
         atomic: flag(request.query.atomic),
         skipIndexes: flag(request.query.skipIndexes),
       }),
@@ -116,7 +116,7 @@ function registerDocuments(app: FastifyInstance, router: Router): void {
         );
       }
       const { after } = request.query;
-      return router.documents.list(request.params.name, {
+      return current().documents.list(request.params.name, {
         limit,
         ...(after !== undefined && { after }),
       });
@@ -124,13 +124,13 @@ function registerDocuments(app: FastifyInstance, router: Router): void {
   );
   app.get<{ Params: KeyParams }>('/collections/:name/by/:field/:value', async (request) => {
     const { name, field, value } = request.params;
-    return router.documents.getByKey(name, field, value);
+    return current().documents.getByKey(name, field, value);
   });
   app.put<{ Params: KeyParams; Body: unknown }>(
     '/collections/:name/by/:field/:value',
     async (request) => {
       const { name, field, value } = request.params;
-      return router.documents.replaceByKey(name, field, value, request.body);
+      return current().documents.replaceByKey(name, field, value, request.body);
     },
   );
   app.delete<{ Params: KeyParams }>(
@@ -138,16 +138,16 @@ function registerDocuments(app: FastifyInstance, router: Router): void {
     NO_BODY,
     async (request) => {
       const { name, field, value } = request.params;
-      return router.documents.deleteByKey(name, field, value);
+      return current().documents.deleteByKey(name, field, value);
     },
   );
   app.get<{ Params: IdParams }>('/collections/:name/:id', async (request, reply) => {
-    const { doc, tag } = await router.documents.get(request.params.name, request.params.id);
+    const { doc, tag } = await current().documents.get(request.params.name, request.params.id);
     if (tag !== undefined) reply.header('etag', `"${tag}"`);
     return doc;
   });
   app.put<{ Params: IdParams; Body: unknown }>('/collections/:name/:id', async (request) =>
-    router.documents.replace(
+    current().documents.replace(
       request.params.name,
       request.params.id,
       request.body,
@@ -155,7 +155,7 @@ function registerDocuments(app: FastifyInstance, router: Router): void {
     ),
   );
   app.delete<{ Params: IdParams }>('/collections/:name/:id', NO_BODY, async (request) =>
-    router.documents.delete(
+    current().documents.delete(
       request.params.name,
       request.params.id,
       writeCondition(request.headers),
@@ -168,11 +168,11 @@ function registerDocuments(app: FastifyInstance, router: Router): void {
         'dropping a collection deletes every document in it on every shard; send the header X-Confirm: true to confirm',
       );
     }
-    return router.documents.dropCollection(request.params.name);
+    return current().documents.dropCollection(request.params.name);
   });
 }
 
-function registerInfo(app: FastifyInstance, router: Router, name: string): void {
+function registerInfo(app: FastifyInstance, current: () => Router, name: string): void {
   const startedAtMs = Date.now();
   app.get('/health', async () => ({
     status: 'ok',
@@ -180,13 +180,13 @@ function registerInfo(app: FastifyInstance, router: Router, name: string): void 
     version: VERSION,
     readOnly: false,
     role: 'router',
-    shards: router.config.shards.length,
+    shards: current().config.shards.length,
     uptimeSeconds: Math.floor((Date.now() - startedAtMs) / 1000),
   }));
-  app.get('/stats', async () => router.documents.stats());
-  app.get('/collections', async () => router.documents.collections());
+  app.get('/stats', async () => current().documents.stats());
+  app.get('/collections', async () => current().documents.collections());
   app.get<{ Params: { collection: string } }>('/indexes/:collection', async (request) =>
-    router.documents.indexes(request.params.collection),
+    current().documents.indexes(request.params.collection),
   );
   app.post<{ Body: IndexRequest }>(
     '/index',
@@ -196,7 +196,7 @@ function registerInfo(app: FastifyInstance, router: Router, name: string): void 
       },
     },
     async (request, reply) => {
-      const created = await router.documents.createIndex(request.body);
+      const created = await current().documents.createIndex(request.body);
       reply.status(201);
       return created;
     },
@@ -204,7 +204,15 @@ function registerInfo(app: FastifyInstance, router: Router, name: string): void 
 }
 
 /** Builds the router's app over `router`; call `listen` or `inject`. */
-export function buildRouterApp(router: Router, options: RouterAppOptions = {}): FastifyInstance {
+export function buildRouterApp(
+  router: Router | RouterSource,
+  options: RouterAppOptions = {},
+): FastifyInstance {
+  // A source (a router following its cluster.json) gives each request the router of the
+  // moment; a plain Router serves for the app's whole life.
+  const source: RouterSource =
+    'current' in router ? router : { current: () => router, close: () => router.close() };
+  const current = () => source.current();
   const app = baseApp(options);
   app.decorateRequest('receivedAtMs', 0);
   app.addHook('onRequest', (request: FastifyRequest, reply: FastifyReply, done) => {
@@ -221,9 +229,9 @@ export function buildRouterApp(router: Router, options: RouterAppOptions = {}): 
     }),
   );
   app.setNotFoundHandler(notFound);
-  registerInfo(app, router, options.name ?? 'router');
-  registerQuery(app, router);
-  registerDocuments(app, router);
-  app.addHook('onClose', () => router.close());
+  registerInfo(app, current, options.name ?? 'router');
+  registerQuery(app, current);
+  registerDocuments(app, current);
+  app.addHook('onClose', () => source.close());
   return app;
 }
