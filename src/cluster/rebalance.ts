@@ -249,12 +249,19 @@ async function moveBatch(
   let resumed = 0;
   for (const failure of result.errors) {
     const doc = docs[failure.index] as Document;
-    const there = await target.get(collection, doc._id as string);
-    if (!sameDocument(there, doc)) {
+    if (failure.code !== 'ERR_DOCUMENT_ID_EXISTS') {
       throw new DbError(
         'ERR_BAD_ARGUMENT',
         `cannot copy ${collection} ${String(doc._id)} to its new shard: ${failure.error}; nothing of it was deleted`,
       );
+    }
+    // Copied by an earlier run that was stopped before the delete. The old shard still
+    // holds the document and takes its writes until the switch, so its version is the
+    // current one: a copy that differs is older and is brought up to date.
+    const there = await target.get(collection, doc._id as string);
+    if (!sameDocument(there, doc)) {
+      const { _id: _, ...body } = doc;
+      await target.replace(collection, doc._id as string, body);
     }
     resumed++;
   }
@@ -293,6 +300,7 @@ async function deleteAfterCatchUp(
 ): Promise<void> {
   const id = copied._id as string;
   let onTarget: Document = copied;
+  let last = '';
   for (let tries = 0; tries < CATCH_UP_TRIES; tries++) {
     const now = await source.getTagged(collection, id);
     if (now === undefined) {
@@ -314,11 +322,12 @@ async function deleteAfterCatchUp(
       // Changed or deleted since it was read: read it again and carry that over.
       const code = (error as DbError).code;
       if (code !== 'ERR_DOCUMENT_CHANGED' && code !== 'ERR_DOCUMENT_NOT_FOUND') throw error;
+      last = (error as DbError).message;
     }
   }
   throw new DbError(
     'ERR_BAD_ARGUMENT',
-    `${collection} ${id} kept changing on its old shard while it moved; it stays there (its copy holds its latest state); run rebalance again`,
+    `${collection} ${id} kept changing on its old shard while it moved; it stays there (its copy holds its latest state); run rebalance again (last: ${last})`,
   );
 }
 

@@ -217,6 +217,31 @@ describe('conditional replace and delete (ifMatch)', () => {
     expect(orders.count()).toBe(2);
   });
 
+  it('a tag read beside other writes matches the one the write checks', async () => {
+    const orders = db.collection('orders');
+    const { ids } = await orders.insertMany(
+      Array.from({ length: 200 }, (_, i) => ({ pnr: `P${i}`, note: 'x'.repeat(i * 7) })),
+    );
+    let stop = false;
+    const writer = (async () => {
+      for (let n = 0; !stop; n++) {
+        const i = 100 + (n % 100);
+        await orders.replace(ids[i] as string, { pnr: `P${i}`, n, note: 'y'.repeat(n % 900) });
+      }
+    })();
+    const refused: string[] = [];
+    for (const id of ids.slice(0, 100)) {
+      const read = await orders.getTagged(id);
+      await orders.delete(id, { ifMatch: read?.tag as string }).catch((error: Error) => {
+        refused.push(error.message);
+      });
+    }
+    stop = true;
+    await writer;
+    expect(refused).toEqual([]);
+    expect(orders.count()).toBe(100);
+  });
+
   it('a tag follows content: unchanged by reads, changed by a replace; a missing document is false', async () => {
     const orders = db.collection('orders');
     const id = await orders.insert({ n: 0 });

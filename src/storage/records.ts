@@ -45,9 +45,10 @@ export function getTagged(
   id: Buffer,
   txn?: TxnState,
 ): { body: Document; tag: string } | undefined {
-  const bytes = tree(ctx, def.dbName, txn).getBinaryFast(id);
+  // getBinary, not getBinaryFast: the fast one may answer a shared buffer longer than the
+  // value (the decoder stops at the value's end; a digest would not).
+  const bytes = tree(ctx, def.dbName, txn).getBinary(id);
   if (bytes === undefined) return undefined;
-  // Digest before decoding: getBinaryFast's buffer is reused by the next read.
   const tag = createHash('sha1').update(bytes).digest('base64url');
   return { body: ctx.docs.decode<Document>(bytes), tag };
 }

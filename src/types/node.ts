@@ -17,6 +17,9 @@ export interface HealthBody {
   node: string;
   version: string;
   readOnly: boolean;
-  role: Role;
+  /** A node's replication role; `router` when a router answers. */
+  role: Role | 'router';
   uptimeSeconds: number;
+  /** A router only: how many shards its cluster.json lists now. */
+  shards?: number;
 }
