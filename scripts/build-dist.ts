@@ -11,6 +11,7 @@ import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import { createRequire } from 'node:module';
 import * as path from 'node:path';
+import { isProcessAlive } from '../src/util/process-alive.js';
 
 function option(name: string, fallback: string): string {
   const at = process.argv.indexOf(name);
@@ -26,20 +27,11 @@ const parent = path.dirname(out);
 const prefix = `.${path.basename(out)}-`;
 const next = path.join(parent, `${prefix}next-${process.pid}`);
 
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}
-
 /** Removes what builds that died left behind (their pid is part of the name). */
 function removeLeftovers(): void {
   for (const name of fs.readdirSync(parent)) {
     const match = name.startsWith(prefix) ? /-(\d+)$/.exec(name) : null;
-    if (match && !isAlive(Number(match[1]))) {
+    if (match && !isProcessAlive(Number(match[1]))) {
       fs.rmSync(path.join(parent, name), { recursive: true, force: true });
     }
   }

@@ -50,8 +50,11 @@ export function registerRebalance(program: Command): void {
     .addHelpText(
       'after',
       '\nEach document is copied with its _id, read back and compared on its new shard before it\n' +
-        'is deleted from the old one. Re-running after an interruption finishes the job. Point the\n' +
-        'router at the new config once it is done.',
+        'is deleted from the old one (only if unchanged since it was copied). Writes that reach the\n' +
+        'old shards meanwhile are carried over. Progress is journaled in\n' +
+        '<new-config>.rebalance-journal: re-running after an interruption finishes the job. When it\n' +
+        'is done, write the new topology to the file the routers run with (they follow it), then\n' +
+        'run rebalance once more to carry what they sent to the old shards during the switch.',
     )
     .action(
       async (oldFile: string, newFile: string, options: { planOnly?: boolean; json?: boolean }) => {
@@ -78,12 +81,17 @@ export function registerRebalance(program: Command): void {
         let started = false;
         const startedMs = performance.now();
         try {
-          const result = await executeRebalance(from, to, (done, total) => {
-            if (!started) bar?.start(total, 0);
-            started = true;
-            bar?.setTotal(total);
-            bar?.update(done);
-          });
+          const result = await executeRebalance(
+            from,
+            to,
+            (done, total) => {
+              if (!started) bar?.start(total, 0);
+              started = true;
+              bar?.setTotal(total);
+              bar?.update(done);
+            },
+            { journal: `${newFile}.rebalance-journal` },
+          );
           bar?.stop();
           const seconds = (performance.now() - startedMs) / 1000;
           if (options.json) {
@@ -93,8 +101,20 @@ export function registerRebalance(program: Command): void {
               result.resumed > 0
                 ? `, ${result.resumed} found already copied by an earlier run`
                 : '';
+            const undone =
+              result.undone > 0
+                ? `\n${result.undone} copies removed: their documents were deleted on the old shard while the earlier run was stopped`
+                : '';
+            const remaining =
+              result.remaining > 0
+                ? `\n${result.remaining} documents written meanwhile still wait on shards that no longer own them; switch the routers to the new config, then run rebalance again`
+                : '';
+            const uncertain = result.uncertain.map(
+              (u) =>
+                `\nkept ${u.collection} ${u.id} on ${u.shard}: the stopped run's delete of it from the old shard was never answered; delete it if your application had deleted it`,
+            );
             process.stdout.write(
-              `${renderPlan(result.plan)}\n\nmoved ${result.moved} documents in ${result.passes} pass(es)${resumed}, ${seconds.toFixed(2)} s\n`,
+              `${renderPlan(result.plan)}\n\nmoved ${result.moved} documents in ${result.passes} pass(es)${resumed}, ${seconds.toFixed(2)} s${remaining}${undone}${uncertain.join('')}\n`,
             );
           }
         } finally {

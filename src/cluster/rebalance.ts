@@ -20,6 +20,7 @@ import type { Document } from '../types/index.js';
 import { parsePath, valueAt } from '../util/index.js';
 import type { ClusterConfig, ClusterShard, CollectionPlacement } from './config.js';
 import { shardFor } from './hash.js';
+import { RebalanceJournal } from './rebalance-journal.js';
 
 /** Documents read and moved per request. */
 export const REBALANCE_BATCH_DOCS = 500;
@@ -52,6 +53,28 @@ export interface RebalanceResult {
   /** Documents found already copied by an earlier run: deleted from the source only. */
   resumed: number;
   passes: number;
+  /**
+   * Documents still on a shard that no longer owns them when the last pass ended (writes kept
+   * landing there); a run after the routers switched to the new topology carries them.
+   */
+  remaining: number;
+  /**
+   * Copies removed because their document was deleted on its old shard while an earlier run
+   * was stopped (its journal tells those deletes from its own).
+   */
+  undone: number;
+  /**
+   * Documents whose delete from the old shard an earlier run sent and never saw answered,
+   * and that are gone from there: the copy is kept (it may be a document an application
+   * deleted meanwhile). Empty unless a run was killed in the middle of a delete.
+   */
+  uncertain: Array<{ collection: string; id: string; shard: string }>;
+}
+
+/** A batch's place in the journal, handed down to its deletes. */
+interface Journaled {
+  journal: RebalanceJournal;
+  batch: number;
 }
 
 /** Called after each batch: documents done so far of the pass's plan. */
@@ -243,8 +266,15 @@ async function moveBatch(
   target: DocdbClient,
   collection: string,
   docs: Document[],
-  deleteFromSource: boolean,
+  deleteFrom: { journal: RebalanceJournal | undefined; from: string; to: string } | undefined,
 ): Promise<number> {
+  const batch =
+    deleteFrom?.journal?.startBatch(
+      collection,
+      deleteFrom.from,
+      deleteFrom.to,
+      docs.map((d) => d._id as string),
+    ) ?? 0;
   const result = await target.bulk(collection, docs);
   let resumed = 0;
   for (const failure of result.errors) {
@@ -274,8 +304,10 @@ async function moveBatch(
       );
     }
   }
-  if (deleteFromSource) {
-    for (const doc of docs) await deleteAfterCatchUp(source, target, collection, doc);
+  if (deleteFrom) {
+    const journaled = deleteFrom.journal && { journal: deleteFrom.journal, batch };
+    for (const doc of docs) await deleteAfterCatchUp(source, target, collection, doc, journaled);
+    deleteFrom.journal?.finishBatch(batch);
   }
   return resumed;
 }
@@ -297,6 +329,7 @@ async function deleteAfterCatchUp(
   target: DocdbClient,
   collection: string,
   copied: Document,
+  journaled: Journaled | undefined,
 ): Promise<void> {
   const id = copied._id as string;
   let onTarget: Document = copied;
@@ -316,7 +349,9 @@ async function deleteAfterCatchUp(
       onTarget = now.doc;
     }
     try {
+      journaled?.journal.deleting(journaled.batch, id);
       await source.delete(collection, id, { ifMatch: now.tag });
+      journaled?.journal.deleted(journaled.batch, id);
       return;
     } catch (error) {
       // Changed or deleted since it was read: read it again and carry that over.
@@ -334,14 +369,23 @@ async function deleteAfterCatchUp(
 /**
  * Moves the documents the plan names, pass after pass, until a pass finds nothing to move
  * (or REBALANCE_PASSES_MAX passes). Never deletes a document before its copy is confirmed.
+ * With `journal` (the CLI passes `<new-config>.rebalance-journal`), each batch is recorded so
+ * that a run after a stopped one settles what that one left half done.
  */
 export async function executeRebalance(
   from: ClusterConfig,
   to: ClusterConfig,
   progress: Progress = () => {},
+  options: { journal?: string } = {},
 ): Promise<RebalanceResult> {
+  const journal =
+    options.journal === undefined ? undefined : RebalanceJournal.take(options.journal);
   const shards = openShards(allShards(from, to));
+  let finished = false;
   try {
+    const settled = journal
+      ? await settleOpenBatches(journal, shards)
+      : { undone: 0, uncertain: [] };
     const first = await plan(from, to, shards);
     let current = first;
     let moved = 0;
@@ -358,17 +402,62 @@ export async function executeRebalance(
           progress(done, current.total);
         };
         if (placement.strategy === 'hash') {
-          await moveHash(from, to, shards, name, placement.path, step);
+          await moveHash(from, to, shards, name, placement.path, step, journal);
         } else {
           await copyReplicated(from, to, shards, name, step);
         }
       }
       current = await plan(from, to, shards);
     }
-    return { plan: first, moved, resumed, passes };
+    finished = true;
+    return { plan: first, moved, resumed, passes, remaining: current.total, ...settled };
   } finally {
+    journal?.close(finished);
     await shards.close();
   }
+}
+
+/**
+ * Settles the batches a stopped run left open, for each of their documents with a copy on
+ * the new shard: the copy stays when the journal saw the move's own delete answered. A copy of
+ * a document still on its old shard is removed (stale, it would outlive a later delete there;
+ * the passes copy the document again). A copy of a document gone from its old shard is kept
+ * and reported when the move's delete was sent but not answered, and removed otherwise (an
+ * application deleted the document while the move was stopped).
+ */
+async function settleOpenBatches(
+  journal: RebalanceJournal,
+  shards: Shards,
+): Promise<Pick<RebalanceResult, 'undone' | 'uncertain'>> {
+  let undone = 0;
+  const uncertain: RebalanceResult['uncertain'] = [];
+  for (const batch of journal.open) {
+    const source = shards.clients.get(batch.from);
+    const target = shards.clients.get(batch.to);
+    if (!source || !target) {
+      throw new DbError(
+        'ERR_BAD_ARGUMENT',
+        `${journal.file} holds a move from ${batch.from} to ${batch.to}, and one of them is in neither config; run rebalance with the configs of the stopped run first`,
+      );
+    }
+    for (const id of batch.ids) {
+      if (batch.deleted.has(id)) continue;
+      if ((await target.get(batch.collection, id)) === undefined) continue;
+      const onSource = (await source.get(batch.collection, id)) !== undefined;
+      if (!onSource && batch.deleting.has(id)) {
+        uncertain.push({ collection: batch.collection, id, shard: batch.to });
+        continue;
+      }
+      // Still on its old shard: the copy is stale and would outlive a later delete there; the
+      // passes copy the document again. Gone from there: an application deleted it.
+      await target.delete(batch.collection, id).catch((error: DbError) => {
+        if (error.code !== 'ERR_DOCUMENT_NOT_FOUND') throw error;
+      });
+      if (!onSource) undone++;
+    }
+  }
+  journal.settled();
+  return { undone, uncertain };
 }
 
 async function moveHash(
@@ -378,6 +467,7 @@ async function moveHash(
   collection: string,
   pathText: string,
   step: (n: number, again: number) => Promise<void>,
+  journal: RebalanceJournal | undefined,
 ): Promise<void> {
   const path = parsePath(pathText);
   for (const s of allShards(from, to)) {
@@ -391,7 +481,11 @@ async function moveHash(
       }
       for (const [owner, docs] of byTarget) {
         const target = shards.clients.get(owner) as DocdbClient;
-        const again = await moveBatch(source, target, collection, docs, true);
+        const again = await moveBatch(source, target, collection, docs, {
+          journal,
+          from: s.name,
+          to: owner,
+        });
         // A node creates indexes on existing collections only: after the first batch.
         await copyIndexes(source, target, collection);
         await step(docs.length, again);
@@ -415,7 +509,7 @@ async function copyReplicated(
     if (oldNames.has(t.name)) continue;
     const target = shards.clients.get(t.name) as DocdbClient;
     for await (const page of documentsOf(source, collection)) {
-      const again = await moveBatch(source, target, collection, page, false);
+      const again = await moveBatch(source, target, collection, page, undefined);
       await copyIndexes(source, target, collection);
       await step(page.length, again);
     }

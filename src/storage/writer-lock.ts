@@ -8,6 +8,7 @@
 import * as fs from 'node:fs';
 import { hostname } from 'node:os';
 import { DbError } from '../errors/index.js';
+import { isProcessAlive } from '../util/index.js';
 
 /** What the owner file records about the process holding the file. */
 export interface LockOwner {
@@ -15,15 +16,6 @@ export interface LockOwner {
   host: string;
   command: string;
   since: string;
-}
-
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
-  }
 }
 
 function readOwner(lockPath: string): LockOwner | undefined {
@@ -71,7 +63,7 @@ export function acquireWriterLock(file: string): WriterLock {
           `host ${owner.host} (process ${owner.pid}) holds it, and its liveness cannot be checked from here; remove ${lockPath} if that process is gone`,
         );
       }
-      if (owner && isAlive(owner.pid)) throw locked(file, owner);
+      if (owner && isProcessAlive(owner.pid)) throw locked(file, owner);
       takeOverStale(lockPath, owner);
     }
     throw new DbError('ERR_STORAGE_LOCKED', `could not take the writer lock of ${file}`);
@@ -123,5 +115,5 @@ function releaseIfMine(lockPath: string): void {
 /** The process holding the writer lock, if a live one does. */
 export function lockHolder(file: string): LockOwner | undefined {
   const owner = readOwner(`${file}-owner`);
-  return owner && isAlive(owner.pid) ? owner : undefined;
+  return owner && isProcessAlive(owner.pid) ? owner : undefined;
 }

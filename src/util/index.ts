@@ -10,3 +10,4 @@ export * from './limits.js';
 export * from './seeded-random.js';
 export * from './uuid7.js';
 export * from './value-order.js';
+export { isProcessAlive } from './process-alive.js';

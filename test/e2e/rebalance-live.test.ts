@@ -29,6 +29,8 @@ let routerLog = '';
 let two: ClusterConfig;
 let three: ClusterConfig;
 const files = { live: '', two: '', three: '' };
+/** Each order's `_id`, as last seen on the shards. */
+const idOf = new Map<string, string>();
 
 async function docdb(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
   try {
@@ -113,6 +115,7 @@ async function ordersOnShards(placement: ClusterConfig): Promise<Map<string, Ord
         expect(shardFor(order.pnr, placement.shards).name, `${order.pnr} on ${name}`).toBe(name);
         expect(found.has(order.pnr), `${order.pnr} twice`).toBe(false);
         found.set(order.pnr, order);
+        idOf.set(order.pnr, _id);
       }
       if (page.documents.length < 1000) break;
       after = page.documents.at(-1)?._id as string;
@@ -205,6 +208,13 @@ describe('rebalance under writes through a router', () => {
 
     const rerun = await docdb(['rebalance', files.two, files.three, '--json']);
     expect(rerun.code, rerun.stderr).toBe(0);
+    const settled = JSON.parse(rerun.stdout) as {
+      undone: number;
+      uncertain: Array<{ collection: string; id: string }>;
+    };
+    expect(fs.existsSync(`${files.three}.rebalance-journal`), 'journal left after success').toBe(
+      false,
+    );
 
     // The switch: the router follows its file; writes keep coming meanwhile.
     writeAtomically(files.live, three);
@@ -218,6 +228,7 @@ describe('rebalance under writes through a router', () => {
     stop.now = true;
     const tallies = await Promise.all(writers);
 
+    if (process.env.DEBUG_REBALANCE) console.log('DEBUG', JSON.stringify({ settled, tallies }));
     const sweep = await docdb(['rebalance', files.two, files.three, '--json']);
     expect(sweep.code, sweep.stderr).toBe(0);
 
@@ -225,10 +236,15 @@ describe('rebalance under writes through a router', () => {
     const missing = [...expected.keys()].filter((pnr) => !found.has(pnr));
     const unexpected = [...found.keys()].filter((pnr) => !expected.has(pnr));
     expect(missing, 'acknowledged orders missing').toEqual([]);
-    expect(unexpected, 'orders deleted with an acknowledgement, or never written').toEqual([]);
+    // A kill in the middle of the one delete in flight may keep a copy the writers deleted
+    // meanwhile: the re-run names it. Nothing else may come back.
+    const named = new Set(settled.uncertain.map((u) => u.id));
+    const unexplained = unexpected.filter((pnr) => !named.has(idOf.get(pnr) as string));
+    expect(unexplained, 'orders deleted with an acknowledgement, or never written').toEqual([]);
+    expect(settled.uncertain.length).toBeLessThanOrEqual(1);
     for (const [pnr, order] of expected) expect(found.get(pnr), pnr).toEqual(order);
     expect((await router.query('SELECT COUNT(*) AS n FROM orders')).documents).toEqual([
-      { n: expected.size },
+      { n: found.size },
     ]);
     const total = tallies.reduce(
       (sum, t) => ({
