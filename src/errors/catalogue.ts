@@ -145,6 +145,10 @@ export const ERROR_CATALOGUE = {
       "the storage engine could not commit the write, so it was not stored; the node's log " +
       'has the cause under this request id',
   },
+  ERR_STORAGE_FULL: {
+    status: 507,
+    meaning: 'The disk holding the data file is full: the write was not stored.',
+  },
   ERR_CHANGE_INVALID: {
     status: 400,
     meaning: 'A change-log entry cannot be read or applied on this node.',
