@@ -34,6 +34,8 @@ export interface NodeConfig {
   /** MiB of change log the node keeps (default 256). */
   changeLogRetainMiB: number;
   apiKey?: string;
+  /** The one web origin allowed to call the API from a browser (CORS); none when unset. */
+  corsOrigin?: string;
   replicationSecret?: string;
   tls?: TlsSettings;
   replication?: ReplicationSettings;

@@ -138,6 +138,7 @@ export async function startNode(
     app = buildApp(db, {
       nodeName: config.nodeName,
       apiKey: config.apiKey,
+      corsOrigin: config.corsOrigin,
       status,
       replication,
       logger: log ? { level: 'info' } : false,
