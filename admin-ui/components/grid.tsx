@@ -92,6 +92,8 @@ export function DocGrid({
         getRowId={(p) => String(p.data._id ?? JSON.stringify(p.data))}
         onRowClicked={(event) => event.data && onOpen?.(event.data)}
         onGridReady={(event) => onReady?.(event.api)}
+        // Few columns spread over the width; many keep their minimum and scroll sideways.
+        autoSizeStrategy={{ type: 'fitGridWidth' }}
         tooltipShowDelay={400}
         enableCellTextSelection
       />

@@ -125,7 +125,7 @@ export default function QueryPage() {
           {run.result && (
             <div className="row" role="status" aria-label="run summary">
               <span className="badge">count {run.result.count}</span>
-              <span className="badge">{run.result.executionMs} ms on the node</span>
+              <span className="badge">{run.result.executionMs.toFixed(2)} ms on the node</span>
               <span className="badge">{Math.round(run.roundTripMs)} ms round trip</span>
               {run.result.affected !== undefined && (
                 <span className="badge">affected {run.result.affected}</span>

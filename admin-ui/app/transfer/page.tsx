@@ -75,7 +75,15 @@ export default function TransferPage() {
     setError(null);
     setMessage('');
     setLineErrors([]);
-    const parsed = parseImport(await file.text());
+    let text: string;
+    try {
+      text = await file.text();
+    } catch (caught) {
+      // The file changed or went away since it was chosen: the browser refuses to read it.
+      setError(new Error(`cannot read ${file.name}: ${(caught as Error).message} Choose it again.`));
+      return;
+    }
+    const parsed = parseImport(text);
     if (parsed.errors.length > 0) {
       setLineErrors(parsed.errors);
       setError(
