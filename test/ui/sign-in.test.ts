@@ -82,8 +82,9 @@ describe('signing in', () => {
     const page = await openPage(browser, { width: 390, height: 844 });
     await page.goto(`${node.url}/ui/`);
     await page.getByRole('heading', { name: 'Overview' }).waitFor();
-    const overflow = await page.evaluate(
-      () => document.documentElement.scrollWidth - document.documentElement.clientWidth,
+    // A string, as the root's TypeScript has no DOM types: evaluated in the page.
+    const overflow = await page.evaluate<number>(
+      'document.documentElement.scrollWidth - document.documentElement.clientWidth',
     );
     expect(overflow).toBeLessThanOrEqual(0);
     await screenshots(page, 'overview-390');

@@ -72,7 +72,8 @@ export async function startNode(
       body: { orders: options.orders, seed: 7 },
       headers: options.apiKey ? { authorization: `Bearer ${options.apiKey}` } : {},
     });
-    if (seeded.status !== 200) throw new Error(`POST /seed answered ${seeded.status}: ${seeded.text}`);
+    if (seeded.status !== 200)
+      throw new Error(`POST /seed answered ${seeded.status}: ${seeded.text}`);
   }
   return { proc, url: proc.url, dir: temp.dir, cleanup: temp.cleanup };
 }
