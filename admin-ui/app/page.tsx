@@ -127,7 +127,7 @@ function LiveChart() {
         <span className="notice">from /metrics every {REFRESH_MS / 1000} s</span>
       </div>
       <ErrorBox error={error} />
-      <div className="cards">
+      <div className="charts">
         <Series
           title="Requests/s"
           values={rates.map((r) => r.requestsPerSecond)}
@@ -159,7 +159,11 @@ function Series({
 }) {
   const max = Math.max(1, ...values);
   const points = values
-    .map((v, i) => `${(i / (SAMPLES_MAX - 1)) * 100},${38 - (v / max) * 36}`)
+    // The newest reading at the right edge; older ones run off to the left.
+    .map(
+      (v, i) =>
+        `${100 - ((values.length - 1 - i) / (SAMPLES_MAX - 1)) * 100},${38 - (v / max) * 36}`,
+    )
     .join(' ');
   return (
     <div className="card">

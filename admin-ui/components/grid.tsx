@@ -91,6 +91,11 @@ export function DocGrid({
           : { rowData: rows ?? [] })}
         getRowId={(p) => String(p.data._id ?? JSON.stringify(p.data))}
         onRowClicked={(event) => event.data && onOpen?.(event.data)}
+        // The keyboard's way to open a row: Enter on any of its cells.
+        onCellKeyDown={(event) => {
+          const key = (event.event as KeyboardEvent | null | undefined)?.key;
+          if (key === 'Enter' && event.data) onOpen?.(event.data);
+        }}
         onGridReady={(event) => onReady?.(event.api)}
         // Few columns spread over the width; many keep their minimum and scroll sideways.
         autoSizeStrategy={{ type: 'fitGridWidth' }}

@@ -53,8 +53,13 @@ describe('the admin UI screens', () => {
     await go('');
     await page.getByRole('heading', { name: 'Overview' }).waitFor();
     await page.getByRole('cell', { name: String(ORDERS) }).waitFor();
-    // Two readings make the first rate.
+    // Two readings make the first rate; three, a line worth a screenshot.
     await page.getByText(/Requests\/s: \d/).waitFor();
+    await page.waitForFunction(
+      "(document.querySelector('.chart polyline')?.getAttribute('points') ?? '').split(' ').length >= 3",
+      undefined,
+      { timeout: 10_000 },
+    );
     await screenshots(page, 'overview');
     await page.getByRole('button', { name: 'Pause' }).click();
     await page.getByRole('button', { name: 'Resume' }).waitFor();
@@ -86,6 +91,16 @@ describe('the admin UI screens', () => {
     await page.getByLabel('Table', { exact: true }).check();
   });
 
+  it('Documents: a row opens from the keyboard (Enter on a cell)', async () => {
+    await go('documents/?c=orders');
+    const cell = page.locator('.ag-row[row-index="2"] .ag-cell').first();
+    await cell.waitFor();
+    await cell.focus();
+    await page.keyboard.press('Enter');
+    await page.getByRole('region', { name: 'document editor' }).waitFor();
+    await page.getByRole('button', { name: 'Close' }).click();
+  });
+
   it('Documents: edit with invalid then valid JSON, the refusal inline, position kept', async () => {
     await go('documents/?c=orders');
     const row = page.locator('.ag-row[row-index="5"]');
@@ -101,13 +116,22 @@ describe('the admin UI screens', () => {
     expect(await errorText(page)).toContain('Not valid JSON');
 
     // Valid JSON the node refuses: a body _id other than the document's.
-    await typeInEditor('document JSON', '{ "_id": "00000000-0000-0000-0000-000000000000", "pnr": "X" }');
+    await typeInEditor(
+      'document JSON',
+      '{ "_id": "00000000-0000-0000-0000-000000000000", "pnr": "X" }',
+    );
     await page.getByRole('button', { name: 'Save' }).click();
     expect(await errorText(page)).toMatch(/_id/);
 
-    await typeInEditor('document JSON', `{ "_id": "${id}", "pnr": "EDITED1", "note": "from the UI" }`);
+    await typeInEditor(
+      'document JSON',
+      `{ "_id": "${id}", "pnr": "EDITED1", "note": "from the UI" }`,
+    );
     await page.getByRole('button', { name: 'Save' }).click();
-    await page.getByRole('status').filter({ hasText: `Saved ${id}` }).waitFor();
+    await page
+      .getByRole('status')
+      .filter({ hasText: `Saved ${id}` })
+      .waitFor();
     const stored = await get(`/collections/orders/${id}`);
     expect(stored.json).toEqual({ _id: id, pnr: 'EDITED1', note: 'from the UI' });
     // The grid shows the edit in place, in the same row.
@@ -133,7 +157,10 @@ describe('the admin UI screens', () => {
     await page.getByRole('region', { name: 'found documents' }).getByText('NEWUI1').click();
     await page.getByRole('button', { name: 'Delete' }).click();
     await page.getByRole('button', { name: 'Delete document' }).click();
-    await page.getByRole('status').filter({ hasText: `Deleted ${id}` }).waitFor();
+    await page
+      .getByRole('status')
+      .filter({ hasText: `Deleted ${id}` })
+      .waitFor();
     expect((await get(`/collections/orders/${id}`)).status).toBe(404);
   });
 
@@ -203,7 +230,10 @@ describe('the admin UI screens', () => {
     await page.getByRole('button', { name: 'Export orders' }).click();
     const exported = path.join(node.dir, 'orders.ndjson');
     await (await download).saveAs(exported);
-    await page.getByRole('status').filter({ hasText: `Exported ${ORDERS} documents` }).waitFor();
+    await page
+      .getByRole('status')
+      .filter({ hasText: `Exported ${ORDERS} documents` })
+      .waitFor();
     expect(fs.readFileSync(exported, 'utf8').trim().split('\n')).toHaveLength(ORDERS);
     await screenshots(page, 'transfer');
 
@@ -211,8 +241,13 @@ describe('the admin UI screens', () => {
     await page.locator('input[type=file]').setInputFiles(exported);
     await page.getByLabel('Into collection').fill('orders_copy');
     await page.getByRole('button', { name: 'Import', exact: true }).click();
-    await page.getByRole('status').filter({ hasText: `Imported ${ORDERS} documents into orders_copy` }).waitFor();
-    const copy = (await get('/stats')).json as { collections: Array<{ name: string; count: number }> };
+    await page
+      .getByRole('status')
+      .filter({ hasText: `Imported ${ORDERS} documents into orders_copy` })
+      .waitFor();
+    const copy = (await get('/stats')).json as {
+      collections: Array<{ name: string; count: number }>;
+    };
     expect(copy.collections.find((c) => c.name === 'orders_copy')?.count).toBe(ORDERS);
 
     // A file whose second document collides (the same _id again): atomic stores nothing...
@@ -222,14 +257,20 @@ describe('the admin UI screens', () => {
     await page.locator('input[type=file]').setInputFiles(bad);
     await page.getByRole('button', { name: 'Import', exact: true }).click();
     expect(await errorText(page)).toContain('nothing was imported');
-    await page.getByRole('region', { name: 'line errors' }).getByRole('cell', { name: '2', exact: true }).waitFor();
+    await page
+      .getByRole('region', { name: 'line errors' })
+      .getByRole('cell', { name: '2', exact: true })
+      .waitFor();
     const fresh = await get('/collections/orders_copy/by/pnr/FRESH1');
     expect((fresh.json as { count: number }).count).toBe(0);
     // ...and without atomic, the good line goes in and the bad one is named.
     await page.getByLabel('Atomic (all or nothing)').uncheck();
     await page.getByRole('button', { name: 'Import', exact: true }).click();
     await page.getByRole('status').filter({ hasText: 'Imported 1 of 2 documents' }).waitFor();
-    await page.getByRole('region', { name: 'line errors' }).getByRole('cell', { name: '2', exact: true }).waitFor();
+    await page
+      .getByRole('region', { name: 'line errors' })
+      .getByRole('cell', { name: '2', exact: true })
+      .waitFor();
     // A line that is not JSON stops the import before anything is sent.
     const notJson = path.join(node.dir, 'not-json.ndjson');
     fs.writeFileSync(notJson, '{"pnr":"OK"}\nnot json\n');

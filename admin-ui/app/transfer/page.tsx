@@ -80,7 +80,9 @@ export default function TransferPage() {
       text = await file.text();
     } catch (caught) {
       // The file changed or went away since it was chosen: the browser refuses to read it.
-      setError(new Error(`cannot read ${file.name}: ${(caught as Error).message} Choose it again.`));
+      setError(
+        new Error(`cannot read ${file.name}: ${(caught as Error).message} Choose it again.`),
+      );
       return;
     }
     const parsed = parseImport(text);
