@@ -125,6 +125,13 @@ module.exports = {
       to: { path: 'node_modules/prom-client/' },
     },
     {
+      name: 'fastify-static-only-in-admin-ui',
+      comment: 'Serving the admin UI build (ADR 0015); admin-ui.ts is its one importer.',
+      severity: 'error',
+      from: { pathNot: '^src/server/admin-ui\\.ts$' },
+      to: { path: 'node_modules/@fastify/static/' },
+    },
+    {
       name: 'undici-only-in-client',
       comment:
         'The typed HTTP client (ADR 0012); its transport is the one importer in src/client/.',

@@ -24,7 +24,9 @@ import {
   PATH_PARAM_CHARS_MAX,
 } from '../util/index.js';
 import { VERSION } from '../version.js';
+import { registerAdminUi } from './admin-ui.js';
 import { bearerAuth } from './auth.js';
+import { addCors } from './cors.js';
 import { errorHandler } from './errors.js';
 import { addJsonBodyParser } from './json-body.js';
 import { Metrics } from './metrics.js';
@@ -58,6 +60,10 @@ export interface AppOptions {
   https?: FastifyServerOptions & { https: unknown };
   /** The idle, header and request timeouts (the defaults of util/limits.ts when omitted). */
   timeouts?: HttpTimeouts;
+  /** The one web origin allowed to call the API from a browser (CORS); none by default. */
+  corsOrigin?: string | undefined;
+  /** The admin UI's build served at /ui/ (default admin-ui/out of the repository). */
+  adminUiDir?: string;
 }
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
@@ -209,6 +215,8 @@ export function buildApp(db: Database, options: AppOptions = {}): FastifyInstanc
   // The request id and the metrics' hooks come first: the API-key check reads the route they
   // looked up, and its 401s are counted like any answer.
   addRequestHooks(app, metrics);
+  // A CORS preflight carries no key: it is answered before the key is checked.
+  if (options.corsOrigin) addCors(app, options.corsOrigin);
   if (options.apiKey) app.addHook('onRequest', bearerAuth(options.apiKey));
   metricsOfApp.set(app, metrics);
 
@@ -227,6 +235,7 @@ export function buildApp(db: Database, options: AppOptions = {}): FastifyInstanc
   registerIndexRoutes(app, context);
   registerAdminRoutes(app, context);
   registerReplicationRoutes(app, context);
+  registerAdminUi(app, options.adminUiDir);
   app.get('/openapi.json', { schema: { summary: 'This API as an OpenAPI 3 document' } }, async () =>
     openapi.document(),
   );

@@ -7,13 +7,15 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { DbError } from '../errors/index.js';
+import { isAdminUiRoute } from './admin-ui.js';
 
 function digest(text: string): Buffer {
   return createHash('sha256').update(text).digest();
 }
 
 /**
- * An onRequest hook for one configured key; fails with ERR_UNAUTHORIZED for a missing key, a
+ * An onRequest hook for one configured key; GET /health and the admin UI's static pages
+ * (which hold no key; their API calls carry it) pass without one. It fails with ERR_UNAUTHORIZED for a missing key, a
  * header in another form than `Bearer <key>` (`Authorization: sekret`, `Basic …`), or a wrong
  * key. It takes a callback (a throw reaches Fastify's hook runner like `done(error)`),
  * so a request pays no promise for it. It runs after request-hooks.ts has looked up the route
@@ -24,7 +26,7 @@ export function bearerAuth(apiKey: string) {
   return (request: FastifyRequest, _reply: FastifyReply, done: () => void): void => {
     const read = request.method === 'GET' || request.method === 'HEAD';
     const route = request.routeStats?.route ?? request.routeOptions.url;
-    if (read && route === '/health') {
+    if (read && (route === '/health' || isAdminUiRoute(route))) {
       done();
       return;
     }

@@ -131,6 +131,25 @@ const FOLLOWER = {
 
 const CASES: Case[] = [
   {
+    name: 'corsOrigin',
+    flag: 'corsOrigin',
+    env: 'DOCDB_CORS_ORIGIN',
+    fileKey: 'cors.origin',
+    values: {
+      file: 'http://file.example:3000',
+      flag: 'http://flag.example',
+      env: 'https://env:8443',
+    },
+    read: (c) => c.corsOrigin,
+    expected: {
+      file: 'http://file.example:3000',
+      flag: 'http://flag.example',
+      env: 'https://env:8443',
+    },
+    sourceKey: 'corsOrigin',
+    fallback: { value: undefined, source: 'default' },
+  },
+  {
     name: 'nodeName',
     flag: 'nodeName',
     env: 'DOCDB_NODE_NAME',
@@ -352,6 +371,7 @@ describe('precedence: flag over file, a variable only for what neither set, then
         DOCDB_PORT: '6300',
         DOCDB_DATA_DIR: '/env/data',
         DOCDB_API_KEY: 'env-key',
+        DOCDB_CORS_ORIGIN: 'http://env-ui:3000',
         DOCDB_REPLICATION_SECRET: 'env-secret',
         DOCDB_REPLICATION_ROLE: 'follower',
         DOCDB_REPLICATION_PORT: '6301',
@@ -377,6 +397,7 @@ describe('precedence: flag over file, a variable only for what neither set, then
       headerTimeoutSeconds: 5,
       requestTimeoutSeconds: 20,
       apiKey: 'env-key',
+      corsOrigin: 'http://env-ui:3000',
       replicationSecret: 'env-secret',
       replication: {
         role: 'follower',
@@ -447,6 +468,7 @@ describe('the config file', () => {
         bindAllInterfaces: true,
         changeLog: { retainMiB: 1024 },
         http: { idleTimeoutSeconds: 120, headerTimeoutSeconds: 15, requestTimeoutSeconds: 90 },
+        cors: { origin: 'http://ui:3000' },
         security: {
           apiKey: 'k',
           replicationSecret: 's',
@@ -473,6 +495,7 @@ describe('the config file', () => {
       headerTimeoutSeconds: 15,
       requestTimeoutSeconds: 90,
       apiKey: 'k',
+      corsOrigin: 'http://ui:3000',
       replicationSecret: 's',
       tls: { certPath: '/certs/node.p12', certPassword: 'pw' },
       replication: {
@@ -914,5 +937,33 @@ describe('sync followers and the change log size, at their limits', () => {
       'changeLog.retainMiB',
       'not a string',
     );
+  });
+});
+
+describe('the CORS origin', () => {
+  it('is normalised as a browser sends Origin: lower case, no default port, no slash', () => {
+    const { config } = resolve({ flags: { corsOrigin: 'HTTP://UI.Example:80/' } });
+    expect(config.corsOrigin).toBe('http://ui.example');
+    expect(resolve({ env: { DOCDB_CORS_ORIGIN: 'https://ui:8443' } }).config.corsOrigin).toBe(
+      'https://ui:8443',
+    );
+  });
+
+  it('refuses a path, a query, credentials, another scheme and a bare host', () => {
+    for (const bad of [
+      'http://ui.example/admin',
+      'http://ui.example?x=1',
+      'http://user:pw@ui.example',
+      'ftp://ui.example',
+      'ui.example:3000',
+      '*',
+    ]) {
+      expectInvalid(
+        () => resolve({ flags: { corsOrigin: bad } }),
+        '--cors-origin',
+        'http(s)://host[:port]',
+      );
+    }
+    expectInvalid(() => resolve({ file: { ...BASE, cors: { origin: 3000 } } }), 'cors.origin');
   });
 });

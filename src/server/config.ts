@@ -245,7 +245,26 @@ function checkText(kind: SettingKind, value: string, label: string): string {
   if (kind === 'host' && /[\s/]/.test(value)) {
     throw invalid(`${label}: ${show(value)} is not a host name or address (no URL, no spaces)`);
   }
+  if (kind === 'origin') return checkOrigin(value, label);
   return value;
+}
+
+/**
+ * A browser's `Origin` is exactly `scheme://host[:port]`, lower case, default port left out;
+ * the setting is compared with it as text, so it is checked and normalised the same way.
+ */
+function checkOrigin(value: string, label: string): string {
+  let url: URL | undefined;
+  try {
+    url = new URL(value);
+  } catch {
+    url = undefined;
+  }
+  const bare = url !== undefined && url.pathname === '/' && !url.search && !url.hash;
+  if (!url || !/^https?:$/.test(url.protocol) || !bare || url.username || url.password) {
+    throw invalid(`${label}: ${show(value)} is not valid; give ${describeKind('origin')}`);
+  }
+  return url.origin;
 }
 
 /** Parses a flag or variable (always text). */

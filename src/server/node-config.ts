@@ -38,6 +38,8 @@ export interface NodeConfig {
   headerTimeoutSeconds: number;
   requestTimeoutSeconds: number;
   apiKey?: string;
+  /** The one web origin allowed to call the API from a browser (CORS); none when unset. */
+  corsOrigin?: string;
   replicationSecret?: string;
   tls?: TlsSettings;
   replication?: ReplicationSettings;

@@ -143,6 +143,7 @@ export async function startNode(
         requestSeconds: config.requestTimeoutSeconds,
       },
       apiKey: config.apiKey,
+      corsOrigin: config.corsOrigin,
       status,
       replication,
       logger: log ? { level: 'info' } : false,

@@ -13,6 +13,7 @@ import type { QueryMeta } from '../types/index.js';
 import { LIST_LIMIT_DEFAULT, LIST_LIMIT_MAX } from '../util/index.js';
 import { VERSION } from '../version.js';
 import { type BaseAppOptions, baseApp, notFound } from './app.js';
+import { registerAdminUi } from './admin-ui.js';
 import { bearerAuth } from './auth.js';
 import { errorHandler } from './errors.js';
 import { NO_BODY } from './json-body.js';
@@ -33,6 +34,8 @@ export interface RouterAppOptions extends BaseAppOptions {
   apiKey?: string | undefined;
   /** The name GET /health answers (default `router`). */
   name?: string;
+  /** The admin UI's build served at /ui/ (default admin-ui/out of the repository). */
+  adminUiDir?: string;
 }
 
 type Params = { name: string };
@@ -232,6 +235,7 @@ export function buildRouterApp(
   registerInfo(app, current, options.name ?? 'router');
   registerQuery(app, current);
   registerDocuments(app, current);
+  registerAdminUi(app, options.adminUiDir);
   app.addHook('onClose', () => source.close());
   return app;
 }

@@ -13,7 +13,8 @@
  * secret, or `env:VAR_NAME` naming the variable that holds it; config file only), port
  * (1–65535), seconds (1–AUTO_FAILOVER_SECONDS_MAX), role (leader or follower), host (a host
  * name or address, no URL), count (0–REPLICATION_FOLLOWERS_MAX), mebibytes
- * (1–CHANGE_LOG_RETAIN_MIB_MAX) and boolean (a flag without a value; true or false in the file).
+ * (1–CHANGE_LOG_RETAIN_MIB_MAX), boolean (a flag without a value; true or false in the file)
+ * and origin (a web origin, `http(s)://host[:port]`, as a browser sends it in `Origin`).
  */
 export type SettingKind =
   | 'text'
@@ -25,7 +26,8 @@ export type SettingKind =
   | 'host'
   | 'count'
   | 'mebibytes'
-  | 'boolean';
+  | 'boolean'
+  | 'origin';
 
 /**
  * When a setting is read. `node`: always. `tls`: when the config file has `security.tls`.
@@ -162,6 +164,21 @@ export const SETTINGS = {
     defaultText: 'off',
     log: 'apiKey',
     help: 'require Authorization: Bearer <key> on every request but GET /health',
+  },
+  // The admin UI built with NEXT_PUBLIC_DOCDB_URL runs on another origin than the node's.
+  corsOrigin: {
+    title: 'CORS origin',
+    file: 'cors.origin',
+    flag: '--cors-origin <origin>',
+    env: 'DOCDB_CORS_ORIGIN',
+    kind: 'origin',
+    scope: 'node',
+    config: 'corsOrigin',
+    defaultText: 'off',
+    log: 'cors',
+    help:
+      'let pages of this origin (http(s)://host[:port]) call the API from a browser, e.g. an ' +
+      'admin UI served elsewhere; requests still need the API key when one is set',
   },
   changeLogRetainMiB: {
     title: 'change log size',
@@ -446,6 +463,8 @@ export function describeKind(kind: SettingKind): string {
       return `a whole number of MiB from 1 to ${CHANGE_LOG_RETAIN_MIB_MAX}`;
     case 'boolean':
       return 'true or false';
+    case 'origin':
+      return 'a web origin, http(s)://host[:port] without a path';
   }
 }
 

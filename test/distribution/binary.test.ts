@@ -2,7 +2,7 @@
  * The single-file binary as a user gets it: `npm run build:binary`'s script builds it, the
  * test copies it alone into an empty directory and runs it with an environment that has no
  * Node on the PATH and no node_modules anywhere near: `version`, `seed`, `query`, `serve`
- * (answering `/health` and a query), `router` over that node and `health` of the cluster. The
+ * (answering `/health`, a query and the admin UI at `/ui/`), `router` over that node and `health` of the cluster. The
  * first run unpacks the payload into DOCDB_CACHE_DIR; a damaged payload is refused clearly.
  */
 
@@ -125,6 +125,9 @@ describe('the single-file binary, alone in an empty directory', () => {
       body: { sql: 'SELECT COUNT(*) AS n FROM orders' },
     });
     expect(query.json).toMatchObject({ documents: [{ n: 50 }] });
+    const ui = await request(`${node}/ui/`);
+    expect(ui.status).toBe(200);
+    expect(ui.text).toContain('<html');
 
     const routerPort = await freePort();
     fs.writeFileSync(

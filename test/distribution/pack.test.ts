@@ -89,6 +89,8 @@ describe('the npm package, installed into an empty project', () => {
       20_000,
       () => `serve did not start:\n${output}`,
     );
+    const ui = await fetch(`http://127.0.0.1:${port}/ui/`);
+    expect(ui.status).toBe(200);
     const out = node(`
       import { connect } from 'docdb/client';
       const client = connect('http://127.0.0.1:${port}');

@@ -39,6 +39,8 @@ export class OpenApi {
 
   add(route: RouteOptions): void {
     const schema = (route.schema ?? {}) as RouteSchema;
+    // The admin UI's pages and assets (admin-ui.ts) are not part of the API.
+    if ((schema as { hide?: boolean }).hide) return;
     const path = route.url.replace(/:([A-Za-z]+)/g, '{$1}');
     const methods = Array.isArray(route.method) ? route.method : [route.method];
     for (const method of methods) {

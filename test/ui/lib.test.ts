@@ -1,0 +1,93 @@
+/**
+ * Proves the admin UI's pure helpers without a browser: columns from documents' paths and
+ * the cut of long cell values, the WHERE paths behind the plan hint, rates from two /metrics
+ * readings, and reading an import file (NDJSON or a JSON array, bad lines named).
+ */
+
+import { describe, expect, it } from 'vitest';
+import { readTotals, ratesBetween } from '../../admin-ui/lib/metrics.js';
+import { parseImport } from '../../admin-ui/lib/import-file.js';
+import { CELL_CHARS_MAX, cellText, columnPaths, valueAt } from '../../admin-ui/lib/paths.js';
+import { wherePaths } from '../../admin-ui/lib/plan.js';
+
+describe('columns and cells', () => {
+  it('puts _id first and spreads objects one level, keeping arrays whole', () => {
+    const docs = [
+      { pnr: 'A', _id: '1', fare: { total: 3, currency: 'EUR' }, flights: [{ from: 'X' }] },
+      { pnr: 'B', _id: '2', note: 'n', empty: {} },
+    ];
+    expect(columnPaths(docs)).toEqual([
+      '_id',
+      'pnr',
+      'fare.total',
+      'fare.currency',
+      'flights',
+      'note',
+      'empty',
+    ]);
+    expect(valueAt(docs[0], 'fare.total')).toBe(3);
+    expect(valueAt(docs[0], 'fare.total.x')).toBeUndefined();
+  });
+
+  it('cuts a value at the limit and not one character before', () => {
+    expect(cellText('x'.repeat(CELL_CHARS_MAX))).toBe('x'.repeat(CELL_CHARS_MAX));
+    expect(cellText('x'.repeat(CELL_CHARS_MAX + 1))).toBe(`${'x'.repeat(CELL_CHARS_MAX)}…`);
+    expect(cellText({ a: [1, 2] })).toBe('{"a":[1,2]}');
+    expect(cellText(undefined)).toBe('');
+  });
+});
+
+describe('the WHERE paths of the plan hint', () => {
+  it('finds compared paths, once each, outside strings, up to GROUP BY/ORDER BY/LIMIT', () => {
+    expect(
+      wherePaths(
+        "SELECT * FROM o WHERE status = 'a = b' AND fare.total > ? OR passengers[0].lastName IN ('x') AND status = 'c' ORDER BY pnr LIMIT 3",
+      ),
+    ).toEqual(['status', 'fare.total', 'passengers[0].lastName']);
+    expect(wherePaths('SELECT * FROM o')).toEqual([]);
+    expect(wherePaths('SELECT * FROM o WHERE note IS NULL')).toEqual(['note']);
+  });
+});
+
+describe('rates from /metrics', () => {
+  const text = (requests: number, seconds: number, writes: number) =>
+    [
+      '# HELP docdb_http_requests_total x',
+      `docdb_http_requests_total{method="GET",route="/stats",status="200"} ${requests - 1}`,
+      `docdb_http_requests_total{method="POST",route="/query",status="200"} 1`,
+      `docdb_http_request_duration_seconds_sum{method="GET"} ${seconds}`,
+      'docdb_http_request_duration_seconds_count{method="GET"} 999',
+      `docdb_documents_written_total{operation="insert"} ${writes}`,
+    ].join('\n');
+
+  it('sums the series and divides by the time between readings', () => {
+    const before = readTotals(text(10, 0.5, 100), 1_000);
+    const after = readTotals(text(30, 1.5, 160), 3_000);
+    expect(before).toEqual({ atMs: 1_000, requests: 10, requestSeconds: 0.5, writes: 100 });
+    expect(ratesBetween(before, after)).toEqual({
+      atMs: 3_000,
+      requestsPerSecond: 10,
+      latencyMs: 50,
+      writesPerSecond: 30,
+    });
+    expect(ratesBetween(after, after).latencyMs).toBe(0);
+  });
+});
+
+describe('import files', () => {
+  it('reads NDJSON, skipping blank lines and naming each bad line', () => {
+    const parsed = parseImport('{"a":1}\n\n[1]\nnot json\n{"b":2}\n');
+    expect(parsed.format).toBe('ndjson');
+    expect(parsed.docs).toEqual([{ a: 1 }, { b: 2 }]);
+    expect(parsed.lines).toEqual([1, 5]);
+    expect(parsed.errors.map((e) => e.line)).toEqual([3, 4]);
+  });
+
+  it('reads a JSON array, naming elements that are not objects by position', () => {
+    const parsed = parseImport(' [{"a":1}, 2, {"b":2}]');
+    expect(parsed.format).toBe('json');
+    expect(parsed.docs).toEqual([{ a: 1 }, { b: 2 }]);
+    expect(parsed.errors).toEqual([{ line: 2, error: expect.any(String) }]);
+    expect(parseImport('[{"a":').errors[0]?.error).toContain('not a valid JSON array');
+  });
+});
