@@ -172,6 +172,11 @@ describe('the router app', () => {
     const health = await app.inject({ method: 'GET', url: '/health' });
     expect(health.statusCode).toBe(200);
     expect(health.json()).toMatchObject({ status: 'ok', role: 'router', shards: 3 });
+    const metrics = await call('GET', '/metrics');
+    expect(metrics.status).toBe(200);
+    expect(String(metrics.body)).toMatch(
+      /docdb_http_requests_total\{method="GET",route="\/indexes\/:collection",status="200"\} 1/,
+    );
   });
 
   it('answers 503 naming a shard that is down', async () => {

@@ -5,7 +5,7 @@
  * from the Router, which talks to shards through the typed client. It never listens itself.
  */
 
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyInstance } from 'fastify';
 import type { Router, RouterSource } from '../cluster/index.js';
 import { DbError, statusOf } from '../errors/index.js';
 import type { IndexRequest } from '../client/index.js';
@@ -16,6 +16,8 @@ import { type BaseAppOptions, baseApp, notFound } from './app.js';
 import { registerAdminUi } from './admin-ui.js';
 import { bearerAuth } from './auth.js';
 import { errorHandler } from './errors.js';
+import { Metrics } from './metrics.js';
+import { addRequestHooks } from './request-hooks.js';
 import { NO_BODY } from './json-body.js';
 import { confirmed, writeCondition } from './routes/documents.js';
 import { INDEX_BODY } from './routes/indexes.js';
@@ -217,11 +219,12 @@ export function buildRouterApp(
     'current' in router ? router : { current: () => router, close: () => router.close() };
   const current = () => source.current();
   const app = baseApp(options);
-  app.decorateRequest('receivedAtMs', 0);
-  app.addHook('onRequest', (request: FastifyRequest, reply: FastifyReply, done) => {
-    request.receivedAtMs = performance.now();
-    reply.header('x-request-id', request.id);
-    done();
+  // Requests and latency per route, as a node counts them, on the router's own /metrics.
+  const metrics = new Metrics();
+  addRequestHooks(app, metrics);
+  app.get('/metrics', async (_request, reply) => {
+    reply.type(metrics.contentType);
+    return metrics.text();
   });
   if (options.apiKey) app.addHook('onRequest', bearerAuth(options.apiKey));
   app.setErrorHandler(
