@@ -13,6 +13,12 @@ import type { ClusterConfig, ClusterShard } from './config.js';
 /** Codes that mean a shard did not give a docdb answer, as opposed to refusing the request. */
 const UNAVAILABLE = ['ERR_CLIENT_UNREACHABLE', 'ERR_CLIENT_TIMEOUT', 'ERR_CLIENT_PROTOCOL'];
 
+/**
+ * The document `ensureEverywhere` inserts and deletes again to create a collection on a
+ * shard; the router's change feed hides both entries.
+ */
+export const PLACEHOLDER_DOCUMENT = Object.freeze({ _placeholder: 'docdb router' });
+
 /** Options of a Router. */
 export interface RouterOptions {
   /** Each shard request's timeout (the client's default when absent). */
@@ -165,7 +171,7 @@ export class ShardSet {
     if (this.present.has(name)) return;
     await this.all(async (client) => {
       if ((await client.collections()).includes(name)) return;
-      const { id } = await client.insert(name, { _placeholder: 'docdb router' });
+      const { id } = await client.insert(name, { ...PLACEHOLDER_DOCUMENT });
       await client.delete(name, id);
     });
     this.present.add(name);

@@ -17,6 +17,7 @@ import { bearerAuth } from './auth.js';
 import { errorHandler } from './errors.js';
 import { NO_BODY } from './json-body.js';
 import { confirmed, writeCondition } from './routes/documents.js';
+import { registerRouterChangesRoutes } from './routes/changes.js';
 import { INDEX_BODY } from './routes/indexes.js';
 import {
   QUERY_BODY_PROPERTIES,
@@ -33,6 +34,8 @@ export interface RouterAppOptions extends BaseAppOptions {
   apiKey?: string | undefined;
   /** The name GET /health answers (default `router`). */
   name?: string;
+  /** Silence before a change feed's heartbeat (default CHANGES_HEARTBEAT_MS; tests shorten it). */
+  changesHeartbeatMs?: number;
 }
 
 type Params = { name: string };
@@ -232,6 +235,7 @@ export function buildRouterApp(
   registerInfo(app, current, options.name ?? 'router');
   registerQuery(app, current);
   registerDocuments(app, current);
+  registerRouterChangesRoutes(app, current, options.changesHeartbeatMs);
   app.addHook('onClose', () => source.close());
   return app;
 }

@@ -8,7 +8,9 @@
 
 import { Readable } from 'node:stream';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { Router } from '../../cluster/index.js';
 import { DbError, isDbError } from '../../errors/index.js';
+import type { ChangeFeed } from '../../engine/index.js';
 import type { ChangeEntry } from '../../types/index.js';
 import { streamErrorBody } from '../errors.js';
 import type { RouteContext } from '../route-context.js';
@@ -203,17 +205,13 @@ export function seqOf(since: string | undefined): number | undefined {
   return Number(since);
 }
 
-/** Names the parameter in a collection name's error. */
-export function withCollectionParameter<T>(read: () => T): T {
-  try {
-    return read();
-  } catch (error) {
-    if (!isDbError(error, 'ERR_COLLECTION_NAME_INVALID')) throw error;
-    throw new DbError(error.code, `query parameter collection: ${error.message}`, {
-      ...error.details,
-      parameter: 'collection',
-    });
-  }
+/** A collection name's error with the parameter named; any other error as it is. */
+function namingCollection(error: unknown): unknown {
+  if (!isDbError(error, 'ERR_COLLECTION_NAME_INVALID')) return error;
+  return new DbError(error.code, `query parameter collection: ${error.message}`, {
+    ...error.details,
+    parameter: 'collection',
+  });
 }
 
 /** The node's GET /changes. `heartbeatMs` is for tests; the node uses CHANGES_HEARTBEAT_MS. */
@@ -236,13 +234,16 @@ export function registerChangesRoutes(
       const asked = feedRequest(request);
       const stop = new AbortController();
       const since = seqOf(asked.since);
-      const feed = withCollectionParameter(() =>
-        db.changes({
+      let feed: ChangeFeed;
+      try {
+        feed = db.changes({
           ...(since !== undefined && { since }),
           ...(asked.collection !== undefined && { collection: asked.collection }),
           signal: stop.signal,
-        }),
-      );
+        });
+      } catch (error) {
+        throw namingCollection(error);
+      }
       const lines = (async function* () {
         for await (const entry of feed) yield entryLine(entry);
       })();
@@ -264,6 +265,42 @@ export function registerChangesRoutes(
           opened: () => metrics.changeFeedsOpen++,
           closed: () => metrics.changeFeedsOpen--,
         },
+      );
+    },
+  );
+}
+
+/** The router's GET /changes: every shard's feed merged, resumed by the router cursor. */
+export function registerRouterChangesRoutes(
+  app: FastifyInstance,
+  current: () => Router,
+  heartbeatMs = CHANGES_HEARTBEAT_MS,
+): void {
+  endFeedsOnClose(app);
+  app.get<{ Querystring: { since?: string; collection?: string } }>(
+    '/changes',
+    { schema: { querystring: CHANGES_QUERY } },
+    async (request, reply) => {
+      const asked = feedRequest(request);
+      const stop = new AbortController();
+      const feed = await current()
+        .changes({ since: asked.since, collection: asked.collection, signal: stop.signal })
+        .catch((error: unknown) => Promise.reject(namingCollection(error)));
+      const lines = (async function* () {
+        for await (const entry of feed.lines) {
+          yield { fields: entry as unknown as Record<string, unknown>, id: entry.cursor as string };
+        }
+      })();
+      const heartbeat = () => {
+        const cursor = feed.cursor();
+        return { fields: { heartbeat: Date.now(), cursor }, id: cursor };
+      };
+      return sendFeed(
+        app,
+        request,
+        reply,
+        { lines, stop, heartbeat },
+        { sse: asked.sse, heartbeatMs },
       );
     },
   );
