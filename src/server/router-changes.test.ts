@@ -100,9 +100,9 @@ describe('GET /changes through the router', () => {
     const resumed = c.changes({ since: last.cursor as string, collection: 'orders' });
     const next = (await resumed.next()).value;
     expect(next).toMatchObject({ op: 'insert', cursor: expect.any(String) });
-    expect((next as unknown as { documents: Array<{ doc: { pnr: string } }> }).documents[0]?.doc.pnr).toBe(
-      'LATE',
-    );
+    expect(
+      (next as unknown as { documents: Array<{ doc: { pnr: string } }> }).documents[0]?.doc.pnr,
+    ).toBe('LATE');
     await resumed.return();
     await c.close();
   });

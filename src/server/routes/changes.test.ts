@@ -184,6 +184,25 @@ describe('GET /changes refusals', () => {
     feed.close();
   });
 
+  it('ends a feed the log was trimmed past with an error line naming the floor', async () => {
+    const node = await startNode({ changeLogRetainBytes: 64 * 1024 });
+    const feed = await openFeed(`${node.url}/changes`, auth);
+    await feed.nextLine();
+    // The reader lags: the node holds a few entries, the rest are trimmed before it reads them.
+    feed.pause();
+    const filler = 'z'.repeat(60_000);
+    for (let n = 0; n < 200; n++) await node.db.collection('a').insert({ n, filler });
+    feed.resume();
+    let line = await feed.nextLine();
+    while (line.code === undefined) line = await feed.nextLine();
+    expect(line).toMatchObject({
+      code: 'ERR_CHANGES_TRIMMED',
+      seqFloor: expect.any(Number),
+      error: expect.stringContaining('no longer holds'),
+    });
+    expect(await feed.rest()).toBe('');
+  });
+
   it('needs the API key like every other route', async () => {
     const node = await startNode();
     const answer = await node.app.inject({ url: '/changes' });
