@@ -75,6 +75,8 @@ describe('GET /changes as NDJSON', () => {
     const feed = await openFeed(`${node.url}/changes?since=0`, auth);
     expect(feed.status).toBe(200);
     expect(feed.headers['content-type']).toContain('application/x-ndjson');
+    // A feed's connection is not kept alive after it: a shutdown must not wait for it.
+    expect(feed.headers.connection).toBe('close');
     expect(await feed.nextLine()).toMatchObject({ heartbeat: expect.any(Number), lastSeq: 0 });
     const first = await feed.nextLine();
     expect(first).toMatchObject({ seq: 1, op: 'insert', collection: 'orders' });

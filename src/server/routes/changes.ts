@@ -183,6 +183,9 @@ export function sendFeed(
   );
   // A client that leaves ends the follow, even while it waits for the next commit.
   reply.raw.on('close', () => source.stop.abort());
+  // The connection closes with the feed: a shutdown ends every feed, and a keep-alive
+  // connection left behind by one would hold the server open until its idle timeout.
+  reply.header('connection', 'close');
   if (options.sse) {
     reply.header('cache-control', 'no-cache').header('x-accel-buffering', 'no');
     reply.type('text/event-stream; charset=utf-8');
