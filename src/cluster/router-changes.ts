@@ -11,10 +11,7 @@ import { DbError, isDbError } from '../errors/index.js';
 import type { ChangeHeartbeat, FeedEntry } from '../types/index.js';
 import type { ClusterConfig, ClusterShard } from './config.js';
 import { requirePlacement } from './route-plan.js';
-import { PLACEHOLDER_DOCUMENT } from './shard-set.js';
-
-/** Codes that mean a shard did not give a docdb answer (as shard-set.ts treats them). */
-const UNAVAILABLE = ['ERR_CLIENT_UNREACHABLE', 'ERR_CLIENT_TIMEOUT', 'ERR_CLIENT_PROTOCOL'];
+import { PLACEHOLDER_DOCUMENT, SHARD_UNANSWERED_CODES } from './shard-set.js';
 
 /** Options of `openRouterFeed`. */
 export interface RouterFeedOptions {
@@ -70,7 +67,7 @@ export function encodeRouterCursor(positions: Positions): string {
 /** A shard's failure in the router's words: which shard, and what to do. */
 function shardFailure(shard: ClusterShard, error: unknown): unknown {
   if (!isDbError(error)) return error;
-  if (UNAVAILABLE.includes(error.code)) {
+  if (SHARD_UNANSWERED_CODES.includes(error.code)) {
     return new DbError(
       'ERR_SHARD_UNAVAILABLE',
       `shard ${shard.name} (${shard.endpoint}) did not answer its change feed: ${error.message}; follow again from the last cursor`,

@@ -32,7 +32,9 @@ async function startOn(dataDir: string) {
 }
 
 const pnrOf = (entry: FeedEntry) =>
-  entry.op === 'insert' ? (entry.documents[0]?.doc as { pnr: string }).pnr : undefined;
+  entry.op === 'insert'
+    ? (entry.documents[0]?.doc as { pnr?: string } | undefined)?.pnr
+    : undefined;
 
 describe('the change feed of a served node', () => {
   it('follows live writes, ends on SIGTERM, and resumes after a restart', async () => {
