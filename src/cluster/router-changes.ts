@@ -74,15 +74,14 @@ function shardFailure(shard: ClusterShard, error: unknown): unknown {
       { shard: shard.name },
     );
   }
-  if (error.code === 'ERR_CHANGES_TRIMMED') {
-    return new DbError(
-      error.code,
-      `shard ${shard.name}: ${error.message}`,
-      { ...error.details, shard: shard.name },
-      error.status,
-    );
-  }
-  return error;
+  // A shard's own refusal (410 trimmed, 400 a seq past its log) keeps its code and status,
+  // with the shard named, so a consumer knows which part of its cursor is at fault.
+  return new DbError(
+    error.code,
+    `shard ${shard.name}: ${error.message}`,
+    { ...error.details, shard: shard.name },
+    error.status,
+  );
 }
 
 /**

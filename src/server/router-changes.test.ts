@@ -156,6 +156,10 @@ describe('GET /changes through the router', () => {
       expect(answer.statusCode, since).toBe(400);
       expect(answer.json(), since).toMatchObject({ code: 'ERR_BAD_ARGUMENT', parameter: 'since' });
     }
+    const past = await app.inject({ url: '/changes?since=s1:999999', headers: auth });
+    expect(past.statusCode).toBe(400);
+    expect(past.json()).toMatchObject({ parameter: 'since', shard: 's1' });
+    expect(past.json().error).toContain('shard s1');
     const unplaced = await app.inject({ url: '/changes?collection=nowhere', headers: auth });
     expect(unplaced.statusCode).toBe(400);
     expect(unplaced.json().code).toBe('ERR_CLUSTER_COLLECTION_UNKNOWN');

@@ -165,6 +165,8 @@ describe('GET /changes refusals', () => {
       expect(answer.json(), url).toMatchObject({ parameter });
       expect(answer.json().error, url).toContain(parameter);
     }
+    const head = await node.app.inject({ method: 'HEAD', url: '/changes', headers: auth });
+    expect(head.statusCode).toBe(404);
     const unknown = await node.app.inject({ url: '/changes?limit=3', headers: auth });
     expect(unknown.statusCode).toBe(400);
     expect(unknown.json().error).toContain('limit');

@@ -227,6 +227,8 @@ export function registerChangesRoutes(
   app.get<{ Querystring: { since?: string; collection?: string } }>(
     '/changes',
     {
+      // A HEAD would run a feed that never ends only to drop its body.
+      exposeHeadRoute: false,
       schema: {
         summary:
           'The change log after since (default: from now), then live: NDJSON, or SSE with Accept: text/event-stream',
@@ -282,7 +284,7 @@ export function registerRouterChangesRoutes(
   endFeedsOnClose(app);
   app.get<{ Querystring: { since?: string; collection?: string } }>(
     '/changes',
-    { schema: { querystring: CHANGES_QUERY } },
+    { exposeHeadRoute: false, schema: { querystring: CHANGES_QUERY } },
     async (request, reply) => {
       const asked = feedRequest(request);
       const stop = new AbortController();
