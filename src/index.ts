@@ -7,6 +7,8 @@
  */
 
 export {
+  type ChangeFeed,
+  type ChangesOptions,
   Collection,
   type CreateIndexOptions,
   Database,

@@ -7,8 +7,10 @@
 import { DbError, isDbError } from '../errors/index.js';
 import type {
   BulkResult,
+  ChangeHeartbeat,
   CompactResult,
   Document,
+  FeedEntry,
   HealthBody,
   IndexInfo,
   QueryMeta,
@@ -39,6 +41,7 @@ import type {
   TransitionAnswer,
   WriteCondition,
 } from './answers.js';
+import { type ChangesOptions, followFeed } from './changes.js';
 import { ndjsonValues } from './ndjson.js';
 import { type Call, type ClientOptions, Transport } from './transport.js';
 
@@ -171,6 +174,30 @@ export class DocdbClient {
         `${where}: the stream ended after ${documents} of ${meta.count} documents; the node cut it short (its log says why)`,
       );
     }
+  }
+
+  // ---- the change feed -------------------------------------------------------------------
+
+  /**
+   * `GET /changes` (docs/changes.md): the entries after `since` (default: from now), then each
+   * commit, until `signal` aborts or the node ends the feed; of one collection when given.
+   * Heartbeats are hidden (see `changesWithHeartbeats`). A trimmed `since` throws
+   * ERR_CHANGES_TRIMMED (410) before the first entry, or while it runs if the node trimmed past
+   * it. Each feed holds one of the client's pooled connections while it runs.
+   */
+  changes(options: ChangesOptions = {}): AsyncGenerator<FeedEntry, void, undefined> {
+    return followFeed(this.transport, options, false) as AsyncGenerator<FeedEntry, void, undefined>;
+  }
+
+  /**
+   * `changes` with the heartbeats too: the first value is the heartbeat that says where the
+   * feed starts (`lastSeq`, or a router's `cursor`), then one after each silence, so a
+   * consumer can save its resume point even while a filter skips everything.
+   */
+  changesWithHeartbeats(
+    options: ChangesOptions = {},
+  ): AsyncGenerator<FeedEntry | ChangeHeartbeat, void, undefined> {
+    return followFeed(this.transport, options, true);
   }
 
   // ---- documents -------------------------------------------------------------------------

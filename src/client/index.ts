@@ -7,6 +7,7 @@
  */
 
 export type * from './answers.js';
+export type { ChangesOptions } from './changes.js';
 export { connect, DocdbClient, type QueryOptions } from './docdb-client.js';
 export { NDJSON_LINE_BYTES_MAX } from './ndjson.js';
 export {

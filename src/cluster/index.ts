@@ -12,3 +12,4 @@ export * from './rebalance.js';
 export * from './reload.js';
 export * from './route-plan.js';
 export * from './router.js';
+export * from './router-changes.js';

@@ -35,6 +35,7 @@ import {
   routeSelect,
   type SelectRoute,
 } from './route-plan.js';
+import { openRouterFeed, type RouterFeed, type RouterFeedOptions } from './router-changes.js';
 import { RouterDocuments } from './router-documents.js';
 import { type RouterOptions, ShardSet } from './shard-set.js';
 
@@ -93,6 +94,11 @@ export class Router {
   ) {
     this.shards = new ShardSet(config, options);
     this.documents = new RouterDocuments(config, this.shards);
+  }
+
+  /** `GET /changes` through the router: every shard's feed merged (router-changes.ts). */
+  changes(options: RouterFeedOptions): Promise<RouterFeed> {
+    return openRouterFeed(this.config, options);
   }
 
   /** `POST /query` through the router: one statement, answered as one node would. */

@@ -11,7 +11,17 @@ import { normalizeCollectionName } from '../util/index.js';
 import type { ClusterConfig, ClusterShard } from './config.js';
 
 /** Codes that mean a shard did not give a docdb answer, as opposed to refusing the request. */
-const UNAVAILABLE = ['ERR_CLIENT_UNREACHABLE', 'ERR_CLIENT_TIMEOUT', 'ERR_CLIENT_PROTOCOL'];
+export const SHARD_UNANSWERED_CODES: readonly string[] = [
+  'ERR_CLIENT_UNREACHABLE',
+  'ERR_CLIENT_TIMEOUT',
+  'ERR_CLIENT_PROTOCOL',
+];
+
+/**
+ * The document `ensureEverywhere` inserts and deletes again to create a collection on a
+ * shard; the router's change feed hides both entries.
+ */
+export const PLACEHOLDER_DOCUMENT = Object.freeze({ _placeholder: 'docdb router' });
 
 /** Options of a Router. */
 export interface RouterOptions {
@@ -47,7 +57,7 @@ export class ShardSet {
     try {
       return await fn(this.clients.get(shard.name) as DocdbClient);
     } catch (error) {
-      if (isDbError(error) && UNAVAILABLE.includes(error.code)) {
+      if (isDbError(error) && SHARD_UNANSWERED_CODES.includes(error.code)) {
         throw new DbError(
           'ERR_SHARD_UNAVAILABLE',
           `shard ${shard.name} (${shard.endpoint}) did not answer: ${error.message}`,
@@ -165,7 +175,7 @@ export class ShardSet {
     if (this.present.has(name)) return;
     await this.all(async (client) => {
       if ((await client.collections()).includes(name)) return;
-      const { id } = await client.insert(name, { _placeholder: 'docdb router' });
+      const { id } = await client.insert(name, { ...PLACEHOLDER_DOCUMENT });
       await client.delete(name, id);
     });
     this.present.add(name);

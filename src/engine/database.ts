@@ -23,6 +23,7 @@ import {
   type StoreStats,
   type WriteCounts,
 } from '../storage/index.js';
+import { type ChangeFeed, type ChangesOptions, openChangeFeed } from './changes.js';
 import { Collection } from './collection.js';
 import {
   type KeyedRow,
@@ -165,6 +166,16 @@ export class Database {
    */
   followChanges(seq: number, signal?: AbortSignal): AsyncGenerator<ChangeEntry> {
     return this.store.followChanges(seq, signal);
+  }
+
+  /**
+   * The change feed: the entries after `since` (default: the last seq now, so only new
+   * writes), then each one as it commits, until `signal` aborts; of one collection when given.
+   * Bad options and a `since` below the log's floor (ERR_CHANGES_TRIMMED) throw at once.
+   * `feed.position` is where a consumer resumes. See docs/changes.md.
+   */
+  changes(options: ChangesOptions = {}): ChangeFeed {
+    return openChangeFeed(this, options);
   }
 
   /** Resolves with the last seq once a commit takes the log past `seq` (or `signal` aborts). */

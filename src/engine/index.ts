@@ -1,5 +1,6 @@
 /** The engine: the Database facade and collection handles over storage (and, later, SQL). */
 
+export type { ChangeFeed, ChangesOptions } from './changes.js';
 export {
   Collection,
   type CreateIndexOptions,

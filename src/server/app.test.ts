@@ -306,6 +306,7 @@ describe('GET /openapi.json', () => {
       '/replication/promote': ['post'],
       '/replication/auto-failover/enable': ['post'],
       '/replication/auto-failover/disable': ['post'],
+      '/changes': ['get'],
     };
     const paths = answer.body.paths as Record<string, Record<string, Json>>;
     expect(Object.keys(paths).sort()).toEqual(Object.keys(expected).sort());

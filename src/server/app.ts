@@ -35,6 +35,7 @@ import type { RouteContext } from './route-context.js';
 import { addRequestHooks } from './request-hooks.js';
 import { requestIdGenerator } from './request-id.js';
 import { registerAdminRoutes } from './routes/admin.js';
+import { registerChangesRoutes } from './routes/changes.js';
 import { registerDocumentRoutes } from './routes/documents.js';
 import { registerIndexRoutes } from './routes/indexes.js';
 import { registerInfoRoutes } from './routes/info.js';
@@ -56,6 +57,8 @@ export interface AppOptions {
   status?: NodeStatus;
   /** The node's replication (node.ts makes it from the settings); a single node's when omitted. */
   replication?: Replication;
+  /** Silence before a change feed's heartbeat (default CHANGES_HEARTBEAT_MS; tests shorten it). */
+  changesHeartbeatMs?: number;
   /** Passed to Fastify for HTTPS (node.ts fills it from the TLS settings). */
   https?: FastifyServerOptions & { https: unknown };
   /** The idle, header and request timeouts (the defaults of util/limits.ts when omitted). */
@@ -236,6 +239,7 @@ export function buildApp(db: Database, options: AppOptions = {}): FastifyInstanc
   registerAdminRoutes(app, context);
   registerReplicationRoutes(app, context);
   registerAdminUi(app, options.adminUiDir);
+  registerChangesRoutes(app, context, options.changesHeartbeatMs);
   app.get('/openapi.json', { schema: { summary: 'This API as an OpenAPI 3 document' } }, async () =>
     openapi.document(),
   );

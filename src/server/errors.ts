@@ -59,6 +59,23 @@ function withheld(request: FastifyRequest, code: ErrorCode): ErrorBody {
   return { error: publicMessageOf(code) as string, code, requestId: request.id };
 }
 
+/**
+ * The error body of a failure after a stream's headers went out (a change feed's last line):
+ * a DbError's own body unless its message is withheld; anything else is logged and answered
+ * as ERR_INTERNAL with the request id.
+ */
+export function streamErrorBody(request: FastifyRequest, error: unknown): ErrorBody {
+  if (!isDbError(error)) {
+    request.log.error({ err: error }, 'stream failed after its headers');
+    return withheld(request, 'ERR_INTERNAL');
+  }
+  if (publicMessageOf(error.code) !== undefined) {
+    request.log.error({ err: error, code: error.code }, error.message);
+    return withheld(request, error.code);
+  }
+  return { error: error.message, code: error.code, ...(error.details ?? {}) };
+}
+
 /** Options of the error mapping. */
 export interface ErrorMapping {
   /** Per-route overrides of a code's status (POST /query answers 400 for unknown collections). */

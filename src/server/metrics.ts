@@ -203,6 +203,8 @@ export class Metrics {
   private readonly routes = new Map<string, Map<string, RouteStats>>();
   /** Queries by plan kind (a handful: the planner's access paths). */
   private readonly plans = new Map<string, number>();
+  /** GET /changes answers still following the change log (closed when their follow ended). */
+  changeFeedsOpen = 0;
 
   /** `written` reads the engine's count of documents written (every API: REST, SQL, seed). */
   constructor(
@@ -245,6 +247,15 @@ export class Metrics {
       collect() {
         this.reset();
         for (const s of stats()) this.set({ method: s.method, route: s.route }, s.inFlight);
+      },
+    });
+    const feeds = () => this.changeFeedsOpen;
+    new Gauge({
+      name: 'docdb_change_feeds_open',
+      help: 'GET /changes answers following the change log now.',
+      registers: [this.registry],
+      collect() {
+        this.set(feeds());
       },
     });
     new Counter({

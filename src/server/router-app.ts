@@ -20,6 +20,7 @@ import { Metrics } from './metrics.js';
 import { addRequestHooks } from './request-hooks.js';
 import { NO_BODY } from './json-body.js';
 import { confirmed, writeCondition } from './routes/documents.js';
+import { registerRouterChangesRoutes } from './routes/changes.js';
 import { INDEX_BODY } from './routes/indexes.js';
 import {
   QUERY_BODY_PROPERTIES,
@@ -38,6 +39,8 @@ export interface RouterAppOptions extends BaseAppOptions {
   name?: string;
   /** The admin UI's build served at /ui/ (default admin-ui/out of the repository). */
   adminUiDir?: string;
+  /** Silence before a change feed's heartbeat (default CHANGES_HEARTBEAT_MS; tests shorten it). */
+  changesHeartbeatMs?: number;
 }
 
 type Params = { name: string };
@@ -239,6 +242,7 @@ export function buildRouterApp(
   registerQuery(app, current);
   registerDocuments(app, current);
   registerAdminUi(app, options.adminUiDir);
+  registerRouterChangesRoutes(app, current, options.changesHeartbeatMs);
   app.addHook('onClose', () => source.close());
   return app;
 }

@@ -58,3 +58,21 @@ export interface LogPosition {
    */
   lastTerm: number;
 }
+
+/**
+ * A change feed's heartbeat (GET /changes): sent when the feed opens and after a few seconds
+ * of silence. A node's says `lastSeq`, a router's `cursor`: every entry up to it was sent or
+ * filtered out, so a consumer resumes with `since` set to it.
+ */
+export interface ChangeHeartbeat {
+  /** The sender's clock (Unix milliseconds). */
+  heartbeat: number;
+  lastSeq?: number;
+  cursor?: string;
+}
+
+/**
+ * One entry of a change feed. Through a router it also names its `shard` (whose log `seq`
+ * is in) and the router `cursor` to resume after it.
+ */
+export type FeedEntry = ChangeEntry & { shard?: string; cursor?: string };

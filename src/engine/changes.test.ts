@@ -1,0 +1,131 @@
+/**
+ * Proves `db.changes`: the default start is the last seq (new writes only), `since` reads the
+ * retained log then live commits, the collection filter compares canonical names and moves
+ * the resume position past what it skips, a multi-entry write arrives whole with its endSeq,
+ * bad options and a trimmed `since` throw at once, and aborting ends a waiting iteration.
+ */
+
+import { describe, expect, it } from 'vitest';
+import { databasePerTest } from '../../test/support/database.js';
+import { makeTempDir } from '../../test/support/temp-dir.js';
+import type { ChangeEntry } from '../storage/index.js';
+import { open } from './database.js';
+
+const db = databasePerTest();
+
+/** Takes `n` entries from a feed's iterator. */
+async function take(it: AsyncIterator<ChangeEntry>, n: number): Promise<ChangeEntry[]> {
+  const out: ChangeEntry[] = [];
+  while (out.length < n) {
+    const next = await it.next();
+    if (next.done) break;
+    out.push(next.value);
+  }
+  return out;
+}
+
+describe('db.changes', () => {
+  it('starts after the last seq by default, then yields each commit', async () => {
+    await db().collection('a').insert({ n: 1 });
+    const stop = new AbortController();
+    const feed = db().changes({ signal: stop.signal });
+    expect(feed.since).toBe(1);
+    const it = feed[Symbol.asyncIterator]();
+    const pending = it.next();
+    await db().collection('a').insert({ n: 2 });
+    const { value } = await pending;
+    expect(value).toMatchObject({ seq: 2, op: 'insert', collection: 'a' });
+    expect((value as ChangeEntry & { op: 'insert' }).documents[0]?.doc).toMatchObject({ n: 2 });
+    stop.abort();
+    expect((await it.next()).done).toBe(true);
+  });
+
+  it('reads the retained log from since, then live entries', async () => {
+    for (let n = 1; n <= 3; n++) await db().collection('a').insert({ n });
+    const stop = new AbortController();
+    const it = db().changes({ since: 1, signal: stop.signal })[Symbol.asyncIterator]();
+    expect((await take(it, 2)).map((e) => e.seq)).toEqual([2, 3]);
+    const pending = it.next();
+    await db().collection('a').insert({ n: 4 });
+    expect((await pending).value?.seq).toBe(4);
+    stop.abort();
+  });
+
+  it('filters by canonical collection name and moves its position past what it skips', async () => {
+    const stop = new AbortController();
+    const feed = db().changes({ since: 0, collection: 'Orders', signal: stop.signal });
+    expect(feed.collection).toBe('orders');
+    const it = feed[Symbol.asyncIterator]();
+    await db().collection('other').insert({ n: 1 });
+    await db().collection('orders').insert({ n: 2 });
+    await db().collection('other').insert({ n: 3 });
+    const [first] = await take(it, 1);
+    expect(first).toMatchObject({ seq: 2, collection: 'orders' });
+    const pending = it.next();
+    await db().collection('ORDERS').insert({ n: 4 });
+    expect((await pending).value).toMatchObject({ seq: 4, collection: 'orders' });
+    // Entry 3 (another collection) was skipped while the feed read towards 4.
+    expect(feed.position).toBeGreaterThanOrEqual(3);
+    stop.abort();
+  });
+
+  it('hands out a multi-entry write whole, each entry with its endSeq', async () => {
+    const c = db().collection('a');
+    await c.insertMany([{ n: 1 }, { n: 2 }, { n: 3 }]);
+    const stop = new AbortController();
+    const it = db().changes({ signal: stop.signal })[Symbol.asyncIterator]();
+    const pending = take(it, 3);
+    await db().query('UPDATE a SET k = 1');
+    const entries = await pending;
+    expect(entries.map((e) => [e.op, e.seq, e.endSeq])).toEqual([
+      ['replace', 2, 4],
+      ['replace', 3, 4],
+      ['replace', 4, 4],
+    ]);
+    stop.abort();
+  });
+
+  it('refuses bad options at once, naming them', () => {
+    for (const since of [-1, 1.5, Number.NaN, '3']) {
+      expect(() => db().changes({ since: since as number })).toThrow(
+        expect.objectContaining({ code: 'ERR_BAD_ARGUMENT', details: { parameter: 'since' } }),
+      );
+    }
+    expect(() => db().changes({ since: 5 })).toThrow(/past this node's last seq 0/);
+    expect(() => db().changes({ collection: 'no way' })).toThrow(
+      expect.objectContaining({ code: 'ERR_COLLECTION_NAME_INVALID' }),
+    );
+  });
+
+  it('a feed is iterated once', () => {
+    const feed = db().changes();
+    feed[Symbol.asyncIterator]();
+    expect(() => feed[Symbol.asyncIterator]()).toThrow(/iterated once/);
+  });
+});
+
+describe('db.changes over a trimmed log', () => {
+  it('a since below the floor is ERR_CHANGES_TRIMMED naming the floor', async () => {
+    const { dir, cleanup } = makeTempDir();
+    const small = await open(dir, { changeLogRetainBytes: 64 * 1024 });
+    try {
+      const filler = 'x'.repeat(4000);
+      for (let n = 0; n < 60; n++) await small.collection('a').insert({ n, filler });
+      const { seqFloor } = small.nodeState();
+      expect(seqFloor).toBeGreaterThan(0);
+      expect(() => small.changes({ since: seqFloor - 1 })).toThrow(
+        expect.objectContaining({
+          code: 'ERR_CHANGES_TRIMMED',
+          details: { since: seqFloor - 1, seqFloor },
+        }),
+      );
+      const stop = new AbortController();
+      const it = small.changes({ since: seqFloor, signal: stop.signal })[Symbol.asyncIterator]();
+      expect((await it.next()).value?.seq).toBe(seqFloor + 1);
+      stop.abort();
+    } finally {
+      await small.close();
+      cleanup();
+    }
+  });
+});
