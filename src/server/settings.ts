@@ -170,6 +170,20 @@ export const SETTINGS = {
       'MiB of change log the node keeps; a follower further behind catches up from a snapshot ' +
       '(followers connected hold up to 4 times this)',
   },
+  logArchiveDir: {
+    title: 'log archive directory',
+    file: 'backup.logArchiveDir',
+    flag: '--log-archive-dir <dir>',
+    env: 'DOCDB_LOG_ARCHIVE_DIR',
+    kind: 'text',
+    scope: 'node',
+    config: 'backup.logArchiveDir',
+    defaultText: 'off',
+    log: 'logArchive',
+    help:
+      'directory the node copies its change log to, in NDJSON segments, as it commits: what ' +
+      'point-in-time recovery replays after a backup (docs/backup.md)',
+  },
   replicationSecret: {
     title: 'replication secret',
     file: 'security.replicationSecret',
