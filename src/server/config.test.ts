@@ -359,6 +359,7 @@ describe('precedence: flag over file, a variable only for what neither set, then
         DOCDB_SYNC_FOLLOWERS: '1',
         DOCDB_CHANGE_LOG_RETAIN_MIB: '64',
         DOCDB_SYNC_TIMEOUT_SECONDS: '3',
+        DOCDB_LOG_ARCHIVE_DIR: '/env/archive',
       },
     });
     expect(config).toEqual({
@@ -378,6 +379,7 @@ describe('precedence: flag over file, a variable only for what neither set, then
         leaderPort: 6302,
         autoFailover: { silenceSeconds: 30, newLeaderPort: 6303 },
       },
+      backup: { logArchiveDir: '/env/archive' },
     });
     for (const source of Object.entries(sources)) {
       if (!['bindAll', 'tls'].includes(source[0])) expect(source).toEqual([source[0], 'env']);
@@ -451,6 +453,7 @@ describe('the config file', () => {
           leaderPort: 6002,
           autoFailover: { silenceSeconds: 9, newLeaderPort: 6003 },
         },
+        backup: { logArchiveDir: 'archive' },
       },
     });
     expect(config).toEqual({
@@ -471,6 +474,7 @@ describe('the config file', () => {
         leaderPort: 6002,
         autoFailover: { silenceSeconds: 9, newLeaderPort: 6003 },
       },
+      backup: { logArchiveDir: 'archive' },
     });
     expect(Object.values(sources).every((source) => source === 'file')).toBe(true);
   });
