@@ -8,7 +8,13 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { DbError } from '../errors/index.js';
-import { type BackupManifest, MANIFEST_NAME, readManifest, verifyBackup } from './backup.js';
+import {
+  type BackupManifest,
+  MANIFEST_NAME,
+  readManifest,
+  requireEmptyDir,
+  verifyBackup,
+} from './backup.js';
 
 /** The media type of a backup stream. */
 export const BACKUP_ARCHIVE_TYPE = 'application/vnd.docdb.backup';
@@ -88,6 +94,7 @@ export async function unpackBackup(
   outDir: string,
   source: string,
 ): Promise<BackupManifest> {
+  requireEmptyDir(outDir);
   const reader = new Reader(stream);
   const line = await reader.line(BACKUP_MANIFEST_BYTES_MAX);
   if (line === undefined) {

@@ -76,7 +76,7 @@ function targetExists(dir: string): DbError {
 }
 
 /** Refuses a backup target that holds anything. */
-function requireEmptyDir(dir: string): void {
+export function requireEmptyDir(dir: string): void {
   let entries: string[];
   try {
     entries = fs.readdirSync(dir);
