@@ -263,18 +263,30 @@ async function runImport(records: AsyncIterable<ImportRecord>, run: ImportRun) {
     errors: [],
   };
   let batch: Array<{ line: number; doc: unknown }> = [];
-  const send = async () => {
-    if (batch.length === 0) return;
-    const sent = batch;
-    batch = [];
+  // A node creates a collection on its first insert, not for an index: a new collection's
+  // indexes are created once its first document is in, before any other.
+  let pendingIndexes: ExportHeader | undefined;
+  const insert = async (records: Array<{ line: number; doc: unknown }>) => {
     const answer = await sink.insert(
-      sent.map((r) => r.doc),
+      records.map((r) => r.doc),
       atomic,
     );
     result.inserted += answer.ids.length;
     for (const e of answer.errors) {
-      result.errors.push({ line: sent[e.index]?.line ?? 0, error: e.error, code: e.code });
+      result.errors.push({ line: records[e.index]?.line ?? 0, error: e.error, code: e.code });
     }
+    return answer.ids.length > 0;
+  };
+  const send = async () => {
+    const sent = batch;
+    batch = [];
+    while (pendingIndexes && sent.length > 0) {
+      if (await insert(sent.splice(0, 1))) {
+        result.indexesCreated = await createIndexes(sink, pendingIndexes);
+        pendingIndexes = undefined;
+      }
+    }
+    if (sent.length > 0) await insert(sent);
   };
   let first = true;
   for await (const record of records) {
@@ -285,7 +297,8 @@ async function runImport(records: AsyncIterable<ImportRecord>, run: ImportRun) {
     }
     if (first && isHeader(record.value)) {
       first = false;
-      result.indexesCreated = await createIndexes(sink, record.value);
+      if (existed) result.indexesCreated = await createIndexes(sink, record.value);
+      else pendingIndexes = record.value;
       continue;
     }
     first = false;
