@@ -78,7 +78,10 @@ async function backupOfFile(
   bar: Progress,
 ): Promise<BackupManifest> {
   if (!dataFileExists(source)) {
-    throw new DbError('ERR_STORAGE_NOT_FOUND', `no docdb data file at ${resolveDataFile(source).file}`);
+    throw new DbError(
+      'ERR_STORAGE_NOT_FOUND',
+      `no docdb data file at ${resolveDataFile(source).file}`,
+    );
   }
   const db = await openExisting(source);
   try {
@@ -122,7 +125,9 @@ function printRestore(backup: string, result: RestoreResult): void {
     `${bold('into')}         ${result.file}`,
   ];
   if (result.replayed > 0 || result.lastSeq !== result.backupSeq) {
-    lines.push(`${bold('replayed')}     ${result.replayed} change-log entries: now at seq ${result.lastSeq}`);
+    lines.push(
+      `${bold('replayed')}     ${result.replayed} change-log entries: now at seq ${result.lastSeq}`,
+    );
   }
   if (result.stoppedBefore) {
     const { seq, endSeq } = result.stoppedBefore;

@@ -11,9 +11,7 @@ import { StringDecoder } from 'node:string_decoder';
 import { DbError } from '../errors/index.js';
 
 /** One record of an import file. */
-export type ImportRecord =
-  | { line: number; value: unknown }
-  | { line: number; error: string };
+export type ImportRecord = { line: number; value: unknown } | { line: number; error: string };
 
 function parsed(line: number, text: string): ImportRecord {
   try {
@@ -134,5 +132,4 @@ class Scanner {
     if (this.elementStart >= 0) this.elementStart = 0;
     this.pos = i - keep;
   }
-
 }

@@ -56,7 +56,10 @@ interface ExportSource {
 
 async function exportOfFile(target: string, name: string): Promise<ExportSource> {
   if (!dataFileExists(target)) {
-    throw new DbError('ERR_STORAGE_NOT_FOUND', `no docdb data file at ${resolveDataFile(target).file}`);
+    throw new DbError(
+      'ERR_STORAGE_NOT_FOUND',
+      `no docdb data file at ${resolveDataFile(target).file}`,
+    );
   }
   const db = await openExisting(target);
   try {
@@ -229,7 +232,10 @@ async function createIndexes(sink: ImportSink, header: ExportHeader): Promise<st
   for (const index of indexes) {
     const same = existing.find((i) => i.name.toLowerCase() === String(index.name).toLowerCase());
     if (same) {
-      if (JSON.stringify(same.paths) !== JSON.stringify(index.paths) || same.unique !== index.unique) {
+      if (
+        JSON.stringify(same.paths) !== JSON.stringify(index.paths) ||
+        same.unique !== index.unique
+      ) {
         throw new DbError(
           'ERR_INDEX_EXISTS',
           `the collection already has an index ${same.name} on ${same.paths.join(', ')}${same.unique ? ' (unique)' : ''}; the file's is on ${index.paths.join(', ')}${index.unique ? ' (unique)' : ''}`,
@@ -326,7 +332,9 @@ async function runImport(records: AsyncIterable<ImportRecord>, run: ImportRun) {
 function batchArgument(raw: string): number {
   const value = Number(raw);
   if (!/^\d+$/.test(raw) || value < 1 || value > BULK_DOCUMENTS_MAX) {
-    throw new InvalidArgumentError(`a batch size is a whole number from 1 to ${BULK_DOCUMENTS_MAX}`);
+    throw new InvalidArgumentError(
+      `a batch size is a whole number from 1 to ${BULK_DOCUMENTS_MAX}`,
+    );
   }
   return value;
 }
@@ -336,7 +344,9 @@ function printImport(result: ImportResult, file: string): void {
     process.stderr.write(`${file} line ${e.line}: ${e.error}${e.code ? ` [${e.code}]` : ''}\n`);
   }
   if (result.errors.length > ERRORS_PRINTED_MAX) {
-    process.stderr.write(`… and ${result.errors.length - ERRORS_PRINTED_MAX} more failed records\n`);
+    process.stderr.write(
+      `… and ${result.errors.length - ERRORS_PRINTED_MAX} more failed records\n`,
+    );
   }
   const indexes =
     result.indexesCreated.length > 0 ? `; created indexes ${result.indexesCreated.join(', ')}` : '';

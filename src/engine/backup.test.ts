@@ -59,7 +59,7 @@ const doc = (i: number) => ({ n: i % 97, tag: `t${i % 13}`, body: 'x'.repeat(200
 async function expectIndexesAgreeWithScan(db: Database, name: string): Promise<void> {
   const c = db.requireCollection(name);
   const scan = await db.query(`SELECT * FROM ${name}`);
-  expect(scan.plan).toBe("COLLECTION_SCAN");
+  expect(scan.plan).toBe('COLLECTION_SCAN');
   const all = scan.documents as Array<Record<string, unknown>>;
   for (const field of ['n', 'tag'] as const) {
     const values = new Set(all.map((d) => d[field]));
@@ -230,13 +230,15 @@ describe('restore', () => {
     const unpacked = path.join(tempDir(), 'u');
     const flipped = Buffer.from(whole);
     flipped[flipped.length - 10] = (flipped[flipped.length - 10] as number) ^ 0xff;
-    const bad = await rejection(unpackBackup(
-      (async function* () {
-        yield flipped;
-      })(),
-      unpacked,
-      'the stream',
-    ));
+    const bad = await rejection(
+      unpackBackup(
+        (async function* () {
+          yield flipped;
+        })(),
+        unpacked,
+        'the stream',
+      ),
+    );
     expect(bad.code).toBe('ERR_BACKUP_CORRUPT');
   });
 });
@@ -272,7 +274,12 @@ describe('point-in-time recovery', () => {
     expect(back.list({ limit: 1000 })).toEqual(expected);
     expect(await back.get(late)).toMatchObject({ name: 'late' });
     expect(back.listIndexes().map((i) => [i.name, i.unique])).toEqual([['idx_people_n', true]]);
-    expect(restored.requireCollection('other').list().map((d) => d.k)).toEqual([1]);
+    expect(
+      restored
+        .requireCollection('other')
+        .list()
+        .map((d) => d.k),
+    ).toEqual([1]);
     expect(restored.nodeState().lastSeq).toBe(beforeDrop);
   });
 

@@ -9,11 +9,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { DbError } from '../errors/index.js';
 import { type ChangeEntry, DATA_FILE_NAME, lockHolder, resolveDataFile } from '../storage/index.js';
-import {
-  BACKUP_LOG_DIR,
-  type BackupManifest,
-  verifyBackup,
-} from './backup.js';
+import { BACKUP_LOG_DIR, type BackupManifest, verifyBackup } from './backup.js';
 import { unpackBackup } from './backup-archive.js';
 import { type Database, open } from './database.js';
 import { listSegments, readSegment } from './log-segments.js';
@@ -122,7 +118,11 @@ async function restoreFrom(
 ): Promise<RestoreResult> {
   const manifest = await verifyBackup(dir);
   const replay = options.point
-    ? collectEntries(manifest, [path.join(dir, BACKUP_LOG_DIR), ...(options.logDirs ?? [])], options.point)
+    ? collectEntries(
+        manifest,
+        [path.join(dir, BACKUP_LOG_DIR), ...(options.logDirs ?? [])],
+        options.point,
+      )
     : { entries: [] };
   fs.mkdirSync(target.dir, { recursive: true });
   const incoming = `${target.file}.restoring`;

@@ -175,9 +175,13 @@ export const ERROR_CATALOGUE = {
   },
   ERR_BACKUP_FORMAT: {
     status: 400,
-    meaning: 'A backup was written in a format, or holds a data file format, this docdb cannot read.',
+    meaning:
+      'A backup was written in a format, or holds a data file format, this docdb cannot read.',
   },
-  ERR_BACKUP_LOG_INVALID: { status: 400, meaning: 'A change-log segment has a line that is not an entry.' },
+  ERR_BACKUP_LOG_INVALID: {
+    status: 400,
+    meaning: 'A change-log segment has a line that is not an entry.',
+  },
   ERR_RESTORE_TARGET_NOT_EMPTY: {
     status: 409,
     meaning: 'A restore would replace a data directory that holds data, without --force.',

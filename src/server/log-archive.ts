@@ -6,11 +6,7 @@
  * data file.
  */
 
-import {
-  type Database,
-  lastSegmentEntry,
-  SegmentWriter,
-} from '../engine/index.js';
+import { type Database, lastSegmentEntry, SegmentWriter } from '../engine/index.js';
 import { DbError } from '../errors/index.js';
 
 /** Entries archived per write (one append and one sync each). */
@@ -46,11 +42,17 @@ export function startLogArchive(db: Database, dir: string, log: ArchiveLog): Log
   const last = lastSegmentEntry(dir);
   const position = db.nodeState();
   if (last && last.seq > position.lastSeq) {
-    throw otherHistory(dir, `holds entries up to seq ${last.seq}, past this node's ${position.lastSeq}`);
+    throw otherHistory(
+      dir,
+      `holds entries up to seq ${last.seq}, past this node's ${position.lastSeq}`,
+    );
   }
   const term = last && db.termAt(last.seq);
   if (last && term !== undefined && term !== last.term) {
-    throw otherHistory(dir, `holds seq ${last.seq} of term ${last.term}; this node's is of term ${term}`);
+    throw otherHistory(
+      dir,
+      `holds seq ${last.seq} of term ${last.term}; this node's is of term ${term}`,
+    );
   }
   const writer = new SegmentWriter(dir);
   let archived = last?.seq ?? position.seqFloor;

@@ -155,7 +155,13 @@ describe('export and import', () => {
 
   it('reports each failed record by its line and goes on; --atomic stores nothing', async () => {
     const file = path.join(dir, 'people.ndjson');
-    const header = { $docdb: { format: 1, collection: 'p', indexes: [{ name: 'by_email', paths: ['email'], unique: true }] } };
+    const header = {
+      $docdb: {
+        format: 1,
+        collection: 'p',
+        indexes: [{ name: 'by_email', paths: ['email'], unique: true }],
+      },
+    };
     fs.writeFileSync(
       file,
       [
