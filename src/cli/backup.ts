@@ -5,6 +5,7 @@
  * replay. Progress on stderr on a terminal; `--json` for scripts.
  */
 
+import * as fs from 'node:fs';
 import { type Command, InvalidArgumentError, Option } from 'commander';
 import { connect } from '../client/index.js';
 import {
@@ -152,10 +153,16 @@ export function registerBackup(program: Command): void {
     .action(async (source: string, out: string, options: BackupFlags) => {
       const bar = progressBar('backup [{bar}] {percentage}% {eta_formatted} left', options.json);
       const started = performance.now();
+      const existed = fs.existsSync(out);
       try {
-        const manifest = isUrl(source)
-          ? await backupOfNode(source, out, options, bar)
-          : await backupOfFile(source, out, options, bar);
+        const manifest = await (isUrl(source)
+          ? backupOfNode(source, out, options, bar)
+          : backupOfFile(source, out, options, bar)
+        ).catch((error: unknown) => {
+          // A backup that failed leaves nothing that could pass for one.
+          if (!existed) fs.rmSync(out, { recursive: true, force: true });
+          throw error;
+        });
         bar.stop();
         const seconds = (performance.now() - started) / 1000;
         if (options.json) printJson({ ...manifest, dir: out, seconds });

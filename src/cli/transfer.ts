@@ -419,6 +419,9 @@ export function registerTransfer(program: Command): void {
         file: string,
         options: { atomic?: boolean; batchSize: number; apiKey?: string; json?: boolean },
       ) => {
+        if (file !== '-' && !fs.statSync(file, { throwIfNoEntry: false })?.isFile()) {
+          throw new DbError('ERR_BAD_ARGUMENT', `no file to import at ${file}`, { file });
+        }
         const input = file === '-' ? process.stdin : fs.createReadStream(file);
         const total = file === '-' ? 0 : fs.statSync(file).size;
         const sink = isUrl(target)

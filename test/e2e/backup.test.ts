@@ -193,6 +193,16 @@ describe('export and import', () => {
     ]);
   });
 
+  it('names a missing file, and leaves no directory behind a backup that failed', () => {
+    const missing = runDocdb(['import', path.join(dir, 'd'), 'c', path.join(dir, 'nope.ndjson')]);
+    expect(missing.code).toBe(1);
+    expect(missing.stderr).toContain('no file to import at');
+    const out = path.join(dir, 'b');
+    const failed = runDocdb(['backup', 'http://127.0.0.1:1', out]);
+    expect(failed.code).toBe(1);
+    expect(fs.existsSync(out)).toBe(false);
+  });
+
   it('reads a JSON array, and names the line where a broken one fails', async () => {
     const file = path.join(dir, 'a.json');
     fs.writeFileSync(file, '[\n  {"a": "x,]"},\n  {"a": {"b": [1, 2]}}\n]\n');
