@@ -8,7 +8,7 @@
  * indexes; and import's per-line errors and `--atomic`.
  */
 
-import { execFile } from 'node:child_process';
+import { execFile, spawn } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { promisify } from 'node:util';
@@ -17,7 +17,15 @@ import { connect, type DocdbClient } from '../../src/client/index.js';
 import { open } from '../../src/engine/index.js';
 import { runDocdb } from '../support/run-docdb.js';
 import { makeTempDir } from '../support/temp-dir.js';
-import { BIN, cleanEnv, freePort, startServe, stopAll } from './support.js';
+import {
+  BIN,
+  cleanEnv,
+  freePort,
+  START_TIMEOUT_MS,
+  startServe,
+  stopAll,
+  waitFor,
+} from './support.js';
 
 const run = promisify(execFile);
 let dir: string;
@@ -152,6 +160,61 @@ describe('export and import', () => {
       shape(await a.client.indexes('orders')),
     );
   }, 60_000);
+
+  it('imports through a router onto its shards, and exports back through it', async () => {
+    const source = await startNode('source');
+    await source.client.seed(200);
+    const file = path.join(dir, 'orders.json');
+    await docdb(['export', source.node.url, 'orders', '--format', 'json', '--out', file]);
+    const shards = [await startNode('s1'), await startNode('s2')];
+    const config = path.join(dir, 'cluster.json');
+    fs.writeFileSync(
+      config,
+      JSON.stringify({
+        version: 1,
+        router: { port: 1 },
+        shards: shards.map((s, i) => ({ name: `s${i + 1}`, endpoint: s.node.url })),
+        collections: { orders: { strategy: 'hash', path: 'pnr' } },
+      }),
+    );
+    const port = await freePort();
+    const router = spawn(BIN, ['router', '-c', config, '--port', String(port)], {
+      cwd: dir,
+      env: cleanEnv(),
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let out = '';
+    router.stdout?.setEncoding('utf8').on('data', (chunk: string) => {
+      out += chunk;
+    });
+    const stopped = new Promise((resolve) => router.on('close', resolve));
+    try {
+      await waitFor(
+        () => (out.includes('docdb router listening on') ? true : undefined),
+        START_TIMEOUT_MS,
+        () => `the router did not start:\n${out}`,
+      );
+      const url = `http://127.0.0.1:${port}`;
+      const imported = await docdb(['import', url, 'orders', file]);
+      expect(imported.stdout).toContain('imported 200 of 200 documents into orders');
+      const counts = await Promise.all(shards.map(async (s) => s.client.stats()));
+      const perShard = counts.map((c) => c.collections[0]?.count ?? 0);
+      expect(perShard.every((n) => n > 0)).toBe(true);
+      expect(perShard.reduce((a, b) => a + b, 0)).toBe(200);
+      const back = await docdb(['export', url, 'orders']);
+      const lines = back.stdout.trim().split('\n');
+      expect(JSON.parse(lines[0] as string).$docdb.indexes.length).toBe(6);
+      const ids = lines
+        .slice(1)
+        .map((l) => JSON.parse(l)._id)
+        .sort();
+      const expected = (await documentsOf(source.client, 'orders')).map((d) => d._id);
+      expect(ids).toEqual(expected);
+    } finally {
+      router.kill('SIGTERM');
+      await stopped;
+    }
+  }, 90_000);
 
   it('reports each failed record by its line and goes on; --atomic stores nothing', async () => {
     const file = path.join(dir, 'people.ndjson');
