@@ -59,10 +59,14 @@ class Reader {
     return true;
   }
 
-  /** The bytes up to the first newline (without it), or undefined when there is none. */
+  /**
+   * The bytes up to the first newline (without it), or undefined when there is none within
+   * `max` bytes.
+   */
   async line(max: number): Promise<Buffer | undefined> {
     for (;;) {
       const at = this.buffered.indexOf(0x0a);
+      if (at > max) return undefined;
       if (at >= 0) {
         const line = this.buffered.subarray(0, at);
         this.buffered = this.buffered.subarray(at + 1);
@@ -100,7 +104,7 @@ export async function unpackBackup(
   if (line === undefined) {
     throw new DbError(
       'ERR_BACKUP_INVALID',
-      `${source} is not a docdb backup: it does not start with a manifest line`,
+      `${source} is not a docdb backup: it does not start with a manifest line (of at most ${BACKUP_MANIFEST_BYTES_MAX} bytes)`,
       { source },
     );
   }

@@ -12,7 +12,7 @@ import * as path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { isDbError } from '../errors/index.js';
 import { makeTempDir } from '../../test/support/temp-dir.js';
-import { packBackup, unpackBackup } from './backup-archive.js';
+import { BACKUP_MANIFEST_BYTES_MAX, packBackup, unpackBackup } from './backup-archive.js';
 import { takeBackup, verifyBackup } from './backup.js';
 import { type Database, open } from './database.js';
 import { SegmentWriter } from './log-segments.js';
@@ -240,6 +240,40 @@ describe('restore', () => {
       ),
     );
     expect(bad.code).toBe('ERR_BACKUP_CORRUPT');
+  });
+});
+
+describe('the backup stream', () => {
+  it('takes a manifest line of BACKUP_MANIFEST_BYTES_MAX bytes, and refuses one a byte longer', async () => {
+    const db = await openDb(tempDir());
+    await db.collection('c').insert({ a: 1 });
+    const backup = path.join(tempDir(), 'b');
+    await takeBackup(db, backup);
+    const chunks: Buffer[] = [];
+    for await (const chunk of packBackup(backup)) chunks.push(chunk);
+    const whole = Buffer.concat(chunks);
+    const end = whole.indexOf(0x0a);
+    // JSON allows spaces after the value: pad the manifest line to a given length.
+    const padded = (bytes: number) =>
+      Buffer.concat([whole.subarray(0, end), Buffer.alloc(bytes - end, 0x20), whole.subarray(end)]);
+    const stream = (bytes: Buffer) =>
+      (async function* () {
+        yield bytes;
+      })();
+    const atLimit = await unpackBackup(
+      stream(padded(BACKUP_MANIFEST_BYTES_MAX)),
+      path.join(tempDir(), 'u1'),
+      'at the limit',
+    );
+    expect(atLimit.collections).toEqual([{ name: 'c', count: 1, indexes: [] }]);
+    const past = await rejection(
+      unpackBackup(
+        stream(padded(BACKUP_MANIFEST_BYTES_MAX + 1)),
+        path.join(tempDir(), 'u2'),
+        'past it',
+      ),
+    );
+    expect(past.code).toBe('ERR_BACKUP_INVALID');
   });
 });
 

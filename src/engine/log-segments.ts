@@ -82,8 +82,8 @@ export function lastSegmentEntry(dir: string): ChangeEntry | undefined {
 }
 
 /**
- * Appends entries to a directory's segments: to the newest until it passes
- * LOG_SEGMENT_BYTES_MAX, then to a new one named after its first entry. Each `append` is
+ * Appends entries to a directory's segments: to the newest until it holds
+ * LOG_SEGMENT_BYTES_MAX or more, then to a new one named after its first entry. Each `append` is
  * written and synced before it resolves. A torn last line (a crash mid-write) is cut off
  * before the first append, so lines always end where entries do.
  */
@@ -91,7 +91,11 @@ export class SegmentWriter {
   private file: string | undefined;
   private bytes = 0;
 
-  constructor(private readonly dir: string) {
+  /** `segmentBytesMax` is LOG_SEGMENT_BYTES_MAX but in tests of the roll-over. */
+  constructor(
+    private readonly dir: string,
+    private readonly segmentBytesMax = LOG_SEGMENT_BYTES_MAX,
+  ) {
     fs.mkdirSync(dir, { recursive: true });
     const newest = listSegments(dir).at(-1);
     if (newest) {
@@ -122,7 +126,7 @@ export class SegmentWriter {
     };
     for (const entry of entries) {
       const line = `${JSON.stringify(entry)}\n`;
-      if (this.file === undefined || this.bytes + pendingBytes >= LOG_SEGMENT_BYTES_MAX) {
+      if (this.file === undefined || this.bytes + pendingBytes >= this.segmentBytesMax) {
         await flush();
         this.file = path.join(this.dir, segmentName(entry.seq));
         this.bytes = 0;

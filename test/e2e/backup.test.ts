@@ -15,6 +15,7 @@ import { promisify } from 'node:util';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { connect, type DocdbClient } from '../../src/client/index.js';
 import { open } from '../../src/engine/index.js';
+import { BULK_DOCUMENTS_MAX } from '../../src/util/index.js';
 import { runDocdb } from '../support/run-docdb.js';
 import { makeTempDir } from '../support/temp-dir.js';
 import {
@@ -265,6 +266,21 @@ describe('export and import', () => {
     expect(failed.code).toBe(1);
     expect(fs.existsSync(out)).toBe(false);
   });
+
+  it('--atomic takes BULK_DOCUMENTS_MAX records and refuses one more; --batch-size is bounded by it', () => {
+    const file = path.join(dir, 'many.ndjson');
+    fs.writeFileSync(file, '{}\n'.repeat(BULK_DOCUMENTS_MAX));
+    const atLimit = runDocdb(['import', path.join(dir, 'd1'), 'c', file, '--atomic']);
+    expect(atLimit.stdout).toContain(`imported ${BULK_DOCUMENTS_MAX} of ${BULK_DOCUMENTS_MAX}`);
+    fs.appendFileSync(file, '{}\n');
+    const past = runDocdb(['import', path.join(dir, 'd2'), 'c', file, '--atomic']);
+    expect(past.code).toBe(1);
+    expect(past.stderr).toContain('ERR_BULK_TOO_LARGE');
+    const batch = (n: number) =>
+      runDocdb(['import', path.join(dir, 'd3'), 'c', file, '--batch-size', String(n)]);
+    expect(batch(BULK_DOCUMENTS_MAX).code).toBe(0);
+    expect(batch(BULK_DOCUMENTS_MAX + 1).code).toBe(2);
+  }, 60_000);
 
   it('reads a JSON array, and names the line where a broken one fails', async () => {
     const file = path.join(dir, 'a.json');
