@@ -147,6 +147,7 @@ interface ImportSink {
   exists(): Promise<boolean>;
   indexes(): Promise<IndexInfo[]>;
   createIndex(index: { name: string; paths: string[]; unique: boolean }): Promise<void>;
+  dropIndex(name: string): Promise<void>;
   /** Inserts a batch; with `atomic`, stores nothing when any item fails (and says which). */
   insert(docs: unknown[], atomic: boolean): Promise<BulkResult>;
   drop(): Promise<void>;
@@ -160,6 +161,9 @@ function fileSink(db: Database, name: string): ImportSink {
     indexes: async () => (c.exists() ? c.listIndexes() : []),
     createIndex: async (index) => {
       await c.createIndex(index);
+    },
+    dropIndex: async (index) => {
+      await c.dropIndex(index);
     },
     insert: (docs, atomic) => c.insertMany(docs, { atomic }),
     drop: async () => {
@@ -175,6 +179,10 @@ function nodeSink(client: DocdbClient, name: string): ImportSink {
     indexes: () => client.indexes(name),
     createIndex: async (index) => {
       await client.createIndex({ collection: name, ...index });
+    },
+    // The REST API drops an index through SQL; `?` stands only for values.
+    dropIndex: async (index) => {
+      await client.query(`DROP INDEX ${index} ON ${name}`);
     },
     insert: async (docs, atomic) => {
       try {
@@ -323,10 +331,18 @@ async function runImport(records: AsyncIterable<ImportRecord>, run: ImportRun) {
   if (atomic && result.errors.length > 0) {
     result.inserted = 0;
     result.rolledBack = true;
-    // What the import created goes too: nothing of it remains.
-    if (!existed && (await sink.exists())) await sink.drop();
+    await undoImport(sink, existed, result.indexesCreated);
   }
   return result;
+}
+
+/** What an atomic import that failed created goes again: nothing of it remains. */
+async function undoImport(sink: ImportSink, existed: boolean, indexes: string[]): Promise<void> {
+  if (!existed) {
+    if (await sink.exists()) await sink.drop();
+    return;
+  }
+  for (const name of indexes) await sink.dropIndex(name);
 }
 
 function batchArgument(raw: string): number {

@@ -255,6 +255,20 @@ describe('export and import', () => {
       [5, 'ERR_UNIQUE_VIOLATION'],
       [6, 'ERR_DOCUMENT_INVALID'],
     ]);
+
+    // Into an existing collection, a failed atomic import drops the indexes it added.
+    const more = path.join(dir, 'more.ndjson');
+    const indexes = [...header.$docdb.indexes, { name: 'by_n', paths: ['n'], unique: false }];
+    fs.writeFileSync(
+      more,
+      [JSON.stringify({ $docdb: { ...header.$docdb, indexes } }), '{"n":1}', 'oops'].join('\n'),
+    );
+    const again = runDocdb(['import', target, 'p', more, '--atomic']);
+    expect(again.code).toBe(1);
+    const after = runDocdb(['inspect', target]);
+    expect(after.stdout).toContain('by_email');
+    expect(after.stdout).not.toContain('by_n');
+    expect(after.stdout).toContain('p  2 documents');
   });
 
   it('names a missing file, and leaves no directory behind a backup that failed', () => {
