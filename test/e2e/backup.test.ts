@@ -3,9 +3,10 @@
  * `docdb serve` processes and the `docdb` CLI: a hot backup of a running node's data
  * directory taken while a client writes; a node with `--log-archive-dir` whose archive lets
  * `docdb restore --to-seq` bring back a dropped collection exactly as it was before the
- * drop, with nothing after that point; a backup by URL (POST /admin/backup, API key); an
- * export from one node imported into an empty node giving the same documents, `_id`s and
- * indexes; and import's per-line errors and `--atomic`.
+ * drop, with nothing after that point; a backup by URL (POST /admin/backup, API key) whose
+ * flipped or cut copy is refused; an export from one node imported into an empty node (and
+ * through a router onto its shards) giving the same documents, `_id`s and indexes; and
+ * import's per-line errors, `--atomic` and its limits.
  */
 
 import { execFile, spawn } from 'node:child_process';
@@ -141,6 +142,20 @@ describe('backup and point-in-time recovery of a running node', () => {
     const restored = runDocdb(['restore', backup, path.join(dir, 'r')]);
     expect(restored.code).toBe(0);
     expect(restored.stdout).toMatch(/collections\s+c 3/);
+
+    // One flipped byte, or a cut file: refused with a clear error, nothing restored.
+    const data = path.join(backup, 'data.docdb');
+    const bytes = fs.readFileSync(data);
+    bytes[100] = (bytes[100] as number) ^ 0x10;
+    fs.writeFileSync(data, bytes);
+    const flipped = runDocdb(['restore', backup, path.join(dir, 'r2')]);
+    expect(flipped.code).toBe(1);
+    expect(flipped.stderr).toContain('data.docdb does not match its checksum');
+    expect(flipped.stderr).toContain('ERR_BACKUP_CORRUPT');
+    fs.truncateSync(data, 1000);
+    const cut = runDocdb(['restore', backup, path.join(dir, 'r3')]);
+    expect(cut.stderr).toContain(`data.docdb is truncated: 1000 of its ${bytes.length} bytes`);
+    expect(fs.existsSync(path.join(dir, 'r3', 'data.docdb'))).toBe(false);
   }, 60_000);
 });
 
