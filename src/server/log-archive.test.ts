@@ -1,12 +1,12 @@
 /**
  * Proves the change-log archive on a real data file: every committed entry lands in the
  * archive's segments in seq order, a restart continues where it stopped, a torn last line
- * is cut off, and an archive of another history (ahead of the node, or of another term) is refused at start.
+ * is cut off, a failed write is logged and retried without holding up a shutdown, and an archive of another history (ahead of the node, or of another term) is refused at start.
  */
 
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { makeTempDir } from '../../test/support/temp-dir.js';
 import { type Database, open } from '../engine/index.js';
 import { listSegments, readSegment } from '../engine/log-segments.js';
@@ -52,6 +52,24 @@ describe('the change-log archive', () => {
     expect(archived(dir)).toEqual([1, 2, 3, 4, 5, 6, 7, 8]);
     const entries = listSegments(dir).flatMap((f) => [...readSegment(f)]);
     expect(entries[6]).toMatchObject({ op: 'dropCollection', collection: 'c' });
+  });
+
+  it('logs a failed write, lets a waiting shutdown go on, and archives once it can', async () => {
+    temp = makeTempDir('docdb-archive-');
+    const dir = path.join(temp.dir, 'archive');
+    db = await open(path.join(temp.dir, 'data'));
+    const errors: string[] = [];
+    archive = startLogArchive(db, dir, { warn: () => {}, error: (m) => errors.push(m) });
+    // The segment the first entry goes to cannot be opened: a directory holds its name.
+    const blocked = path.join(dir, 'changes-000000000000001.ndjson');
+    fs.mkdirSync(blocked);
+    await db.collection('c').insert({ a: 1 });
+    await archive.caughtUp();
+    expect(errors[0]).toContain('trying again');
+    expect(archive.archivedSeq).toBe(0);
+    fs.rmdirSync(blocked);
+    await vi.waitFor(() => expect(archive?.archivedSeq).toBe(1), { timeout: 10_000 });
+    expect(archived(dir)).toEqual([1]);
   });
 
   it('refuses an archive that is ahead of the node or of another term', async () => {

@@ -24,7 +24,10 @@ export interface ArchiveLog {
 /** A running archive; `archivedSeq` is the newest entry written to it. */
 export interface LogArchive {
   readonly archivedSeq: number;
-  /** Resolves once every entry committed up to now is in the archive (tests, shutdown). */
+  /**
+   * Resolves once every entry committed up to now is in the archive (tests, shutdown), or
+   * once a write of the archive failed.
+   */
   caughtUp(): Promise<void>;
   close(): Promise<void>;
 }
@@ -87,6 +90,9 @@ export function startLogArchive(db: Database, dir: string, log: ArchiveLog): Log
         if (await archiveOnce()) continue;
       } catch (error) {
         log.error(`log archive ${dir}: ${(error as Error).message}; trying again`);
+        // A shutdown waiting for the archive goes on: the node's log keeps what is not
+        // archived yet, and the next start archives it.
+        for (const wake of idle.splice(0)) wake();
         await new Promise((resolve) => setTimeout(resolve, ARCHIVE_RETRY_MS));
         continue;
       }
