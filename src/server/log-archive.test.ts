@@ -1,7 +1,8 @@
 /**
  * Proves the change-log archive on a real data file: every committed entry lands in the
  * archive's segments in seq order, a restart continues where it stopped, a torn last line
- * is cut off, a failed write is logged and retried without holding up a shutdown, and an archive of another history (ahead of the node, or of another term) is refused at start.
+ * is cut off, a failed write is logged and retried without holding up a shutdown, and an
+ * archive of another history (ahead of the node, or of another term) is refused at start.
  */
 
 import * as fs from 'node:fs';
