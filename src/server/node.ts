@@ -14,6 +14,7 @@ import { DbError } from '../errors/index.js';
 import { Replication, type ReplicationLog } from '../replication/index.js';
 import { buildApp, requestsInFlight } from './app.js';
 import { type LogArchive, startLogArchive } from './log-archive.js';
+import { removeStaleBackupCopies } from './routes/admin.js';
 import type { SettingKey } from './config.js';
 import type { NodeConfig, SettingSource } from './node-config.js';
 import { newNodeStatus, type NodeStatus } from './node-status.js';
@@ -113,6 +114,7 @@ export async function startNode(
   const db = await open(config.dataDir, {
     changeLogRetainBytes: config.changeLogRetainMiB * 1024 * 1024,
   });
+  removeStaleBackupCopies(db.file);
   const status = newNodeStatus(config.nodeName);
   const log = options.log !== false;
   const url = `${https ? 'https' : 'http'}://${bindAddress(config)}:${config.port}`;

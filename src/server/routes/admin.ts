@@ -145,6 +145,22 @@ export function registerAdminRoutes(app: FastifyInstance, { db }: RouteContext):
   );
 }
 
+/** The name of the copies POST /admin/backup makes beside the data file, before a random tail. */
+const BACKUP_COPY_PREFIX = '.backup-';
+
+/**
+ * Removes the copies of backups a node stopped in the middle of sending (a crash): only
+ * the node that holds the data directory makes them, so at its start any there are stale.
+ */
+export function removeStaleBackupCopies(dataFile: string): void {
+  const dir = path.dirname(dataFile);
+  for (const name of fs.readdirSync(dir)) {
+    if (name.startsWith(BACKUP_COPY_PREFIX)) {
+      fs.rmSync(path.join(dir, name), { recursive: true, force: true });
+    }
+  }
+}
+
 /**
  * Takes a backup into a fresh directory beside the data file (the same disk, so the copy
  * costs no cross-device move) and opens it as one stream with its length.
@@ -153,7 +169,7 @@ async function backupStream(
   db: Database,
   options: { withLog: boolean; compact: boolean },
 ): Promise<{ dir: string; stream: Readable; bytes: number; seq: number }> {
-  const dir = fs.mkdtempSync(path.join(path.dirname(db.file), '.backup-'));
+  const dir = fs.mkdtempSync(path.join(path.dirname(db.file), BACKUP_COPY_PREFIX));
   try {
     const manifest = await takeBackup(db, path.join(dir, 'backup'), options);
     const manifestBytes = Buffer.byteLength(`${JSON.stringify(manifest)}\n`);
