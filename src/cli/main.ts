@@ -6,6 +6,7 @@
 
 import { Command, CommanderError } from 'commander';
 import { VERSION } from '../version.js';
+import { registerBackup } from './backup.js';
 import { registerCluster } from './cluster.js';
 import { registerCompact } from './compact.js';
 import { registerHealth } from './health.js';
@@ -15,6 +16,7 @@ import { registerQuery } from './query.js';
 import { registerRepl } from './repl.js';
 import { registerRouter } from './router.js';
 import { registerSeed } from './seed.js';
+import { registerTransfer } from './transfer.js';
 import { registerServe } from './serve.js';
 import { EXIT_USAGE, reportError } from './output.js';
 
@@ -42,6 +44,8 @@ export function buildProgram(): Command {
   registerHealth(program);
   registerRouter(program);
   registerRebalance(program);
+  registerBackup(program);
+  registerTransfer(program);
   for (const command of program.commands) command.exitOverride();
   return program;
 }

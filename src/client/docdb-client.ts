@@ -361,6 +361,38 @@ export class DocdbClient {
     return this.call({ method: 'POST', path: `/admin/compact/${seg(collection)}` });
   }
 
+  /**
+   * `POST /admin/backup`: a hot backup of the node as one stream (its manifest line, then
+   * its files; docs/backup.md), read chunk by chunk; `seq` is the backup's last seq. `break`
+   * ends the request. Never retried.
+   */
+  async backup(
+    options: { withLog?: boolean; compact?: boolean } = {},
+  ): Promise<{ seq: number; bytes: number; chunks: AsyncIterable<Buffer> }> {
+    const query = new URLSearchParams();
+    if (options.withLog) query.set('withLog', 'true');
+    if (options.compact) query.set('compact', 'true');
+    const search = query.size > 0 ? `?${query}` : '';
+    const call: Call = { method: 'POST', path: `/admin/backup${search}`, accept: '*/*' };
+    const answer = await this.transport.open(call);
+    answer.settle();
+    const transport = this.transport;
+    async function* chunks(): AsyncGenerator<Buffer> {
+      try {
+        for await (const chunk of answer.body) yield chunk;
+      } catch (error) {
+        throw transport.failure(call, error);
+      } finally {
+        answer.body.destroy();
+      }
+    }
+    return {
+      seq: Number(answer.headers['x-docdb-backup-seq']),
+      bytes: Number(answer.headers['content-length']),
+      chunks: chunks(),
+    };
+  }
+
   /** `POST /admin/rebuild-indexes/{collection}`: every index, marked ready. */
   rebuildIndexes(collection: string): Promise<RebuildIndexesAnswer> {
     return this.call({ method: 'POST', path: `/admin/rebuild-indexes/${seg(collection)}` });

@@ -147,6 +147,14 @@ export class Database {
     return this.store.checkpoint();
   }
 
+  /**
+   * Writes a consistent copy of the whole data file to `file` (a new path) while writes go
+   * on: every write acknowledged before the call is in it. What `takeBackup` builds on.
+   */
+  copyTo(file: string, compact = false): Promise<void> {
+    return this.store.copyTo(file, compact);
+  }
+
   /** Rewrites one collection compactly; reports the pages and bytes reclaimed. */
   compact(name: string): Promise<CompactResult> {
     const canonical = normalizeCollectionName(name);

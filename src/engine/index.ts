@@ -27,3 +27,19 @@ export {
   type StoreStats,
 } from '../storage/index.js';
 export { type GateState, type Role, WriteGate } from './write-gate.js';
+export {
+  BACKUP_FORMAT,
+  type BackupManifest,
+  type BackupOptions,
+  readManifest,
+  takeBackup,
+  verifyBackup,
+} from './backup.js';
+export { BACKUP_ARCHIVE_TYPE, packBackup, unpackBackup } from './backup-archive.js';
+export { lastSegmentEntry, LOG_SEGMENT_BYTES_MAX, SegmentWriter } from './log-segments.js';
+export {
+  type RestoreOptions,
+  type RestorePoint,
+  type RestoreResult,
+  restoreBackup,
+} from './restore.js';

@@ -165,6 +165,39 @@ export const ERROR_CATALOGUE = {
     status: 410,
     meaning: 'The change-log entries asked for were trimmed; resync from a snapshot.',
   },
+  ERR_BACKUP_TARGET_EXISTS: {
+    status: 409,
+    meaning: 'A backup was asked to write into a directory that exists and is not empty.',
+  },
+  ERR_BACKUP_INVALID: {
+    status: 400,
+    meaning: 'The path is not a docdb backup, or its manifest cannot be read.',
+  },
+  ERR_BACKUP_CORRUPT: {
+    status: 400,
+    meaning: "A backup's file is missing, truncated or altered: its size or checksum differs.",
+  },
+  ERR_BACKUP_FORMAT: {
+    status: 400,
+    meaning:
+      'A backup was written in a format, or holds a data file format, this docdb cannot read.',
+  },
+  ERR_BACKUP_LOG_INVALID: {
+    status: 400,
+    meaning: 'A change-log segment has a line that is not an entry.',
+  },
+  ERR_RESTORE_TARGET_NOT_EMPTY: {
+    status: 409,
+    meaning: 'A restore would replace a data directory that holds data, without --force.',
+  },
+  ERR_RESTORE_POINT_UNREACHABLE: {
+    status: 400,
+    meaning: 'The backup and the change-log segments given cannot reach the point asked for.',
+  },
+  ERR_IMPORT_INVALID: {
+    status: 400,
+    meaning: 'An import file is neither NDJSON nor a JSON array, or its header is not valid.',
+  },
   ERR_REPLICATION_STATE: {
     status: 409,
     meaning: "A replication request does not fit the node's role or state (promote on a leader).",

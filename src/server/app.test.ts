@@ -296,6 +296,7 @@ describe('GET /openapi.json', () => {
       '/admin/flush': ['post'],
       '/admin/checkpoint': ['post'],
       '/admin/compact/{collection}': ['post'],
+      '/admin/backup': ['post'],
       '/admin/rebuild-indexes/{collection}': ['post'],
       '/admin/rebuild-index/{collection}/{indexName}': ['post'],
       '/replication/status': ['get'],

@@ -385,6 +385,7 @@ describe('precedence: flag over file, a variable only for what neither set, then
         DOCDB_IDLE_TIMEOUT_SECONDS: '30',
         DOCDB_HEADER_TIMEOUT_SECONDS: '5',
         DOCDB_REQUEST_TIMEOUT_SECONDS: '20',
+        DOCDB_LOG_ARCHIVE_DIR: '/env/archive',
       },
     });
     expect(config).toEqual({
@@ -408,6 +409,7 @@ describe('precedence: flag over file, a variable only for what neither set, then
         leaderPort: 6302,
         autoFailover: { silenceSeconds: 30, newLeaderPort: 6303 },
       },
+      backup: { logArchiveDir: '/env/archive' },
     });
     for (const source of Object.entries(sources)) {
       if (!['bindAll', 'tls'].includes(source[0])) expect(source).toEqual([source[0], 'env']);
@@ -483,6 +485,7 @@ describe('the config file', () => {
           leaderPort: 6002,
           autoFailover: { silenceSeconds: 9, newLeaderPort: 6003 },
         },
+        backup: { logArchiveDir: 'archive' },
       },
     });
     expect(config).toEqual({
@@ -507,6 +510,7 @@ describe('the config file', () => {
         leaderPort: 6002,
         autoFailover: { silenceSeconds: 9, newLeaderPort: 6003 },
       },
+      backup: { logArchiveDir: 'archive' },
     });
     expect(Object.values(sources).every((source) => source === 'file')).toBe(true);
   });

@@ -26,6 +26,11 @@ export interface ReplicationSettings {
   autoFailover?: { silenceSeconds: number; newLeaderPort?: number };
 }
 
+/** Backups: where the node archives its change log for point-in-time recovery. */
+export interface BackupSettings {
+  logArchiveDir?: string;
+}
+
 export interface NodeConfig {
   nodeName: string;
   port: number;
@@ -43,6 +48,7 @@ export interface NodeConfig {
   replicationSecret?: string;
   tls?: TlsSettings;
   replication?: ReplicationSettings;
+  backup?: BackupSettings;
 }
 
 export { NODE_DEFAULTS } from './settings.js';

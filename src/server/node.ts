@@ -13,6 +13,8 @@ import { type Database, open } from '../engine/index.js';
 import { DbError } from '../errors/index.js';
 import { Replication, type ReplicationLog } from '../replication/index.js';
 import { buildApp, requestsInFlight } from './app.js';
+import { type LogArchive, startLogArchive } from './log-archive.js';
+import { removeStaleBackupCopies } from './routes/admin.js';
 import type { SettingKey } from './config.js';
 import type { NodeConfig, SettingSource } from './node-config.js';
 import { newNodeStatus, type NodeStatus } from './node-status.js';
@@ -26,6 +28,8 @@ export interface RunningNode {
   replication: Replication;
   /** The address it listens on, e.g. https://127.0.0.1:5000. */
   url: string;
+  /** The change-log archive, when `backup.logArchiveDir` is set. */
+  archive: LogArchive | undefined;
   /** Stops accepting, finishes in-flight requests, flushes and closes the data file. */
   close(): Promise<void>;
 }
@@ -110,6 +114,7 @@ export async function startNode(
   const db = await open(config.dataDir, {
     changeLogRetainBytes: config.changeLogRetainMiB * 1024 * 1024,
   });
+  removeStaleBackupCopies(db.file);
   const status = newNodeStatus(config.nodeName);
   const log = options.log !== false;
   const url = `${https ? 'https' : 'http'}://${bindAddress(config)}:${config.port}`;
@@ -160,9 +165,18 @@ export async function startNode(
     throw listenError(error, config);
   }
   app.log.info(`docdb node listening on ${url}; ${describeSettings(config, options.sources)}`);
+  let archive: LogArchive | undefined;
   try {
+    const archiveDir = config.backup?.logArchiveDir;
+    if (archiveDir !== undefined) {
+      archive = startLogArchive(db, archiveDir, {
+        warn: (message) => app.log.warn(message),
+        error: (message) => app.log.error(message),
+      });
+    }
     if (config.replication) await replication.startFromSettings(config.replication);
   } catch (error) {
+    await archive?.close();
     await replication.close();
     await app.close();
     await db.close();
@@ -174,6 +188,9 @@ export async function startNode(
       await replication.close();
       await app.close();
       await db.flush();
+      // Every committed entry reaches the archive before the file closes.
+      await archive?.caughtUp();
+      await archive?.close();
       await db.close();
     })();
     return closing;
@@ -197,7 +214,7 @@ export async function startNode(
     process.once('SIGINT', onSignal);
     process.once('SIGTERM', onSignal);
   }
-  return { app, db, status, replication, url, close };
+  return { app, db, status, replication, url, archive, close };
 }
 
 /** The address the node listens on, as the log line shows it. */

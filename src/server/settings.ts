@@ -232,6 +232,20 @@ export const SETTINGS = {
     default: HTTP_REQUEST_TIMEOUT_SECONDS_DEFAULT,
     help: 'answer 408 and close when a request (headers and body) is not received within this long',
   },
+  logArchiveDir: {
+    title: 'log archive directory',
+    file: 'backup.logArchiveDir',
+    flag: '--log-archive-dir <dir>',
+    env: 'DOCDB_LOG_ARCHIVE_DIR',
+    kind: 'text',
+    scope: 'node',
+    config: 'backup.logArchiveDir',
+    defaultText: 'off',
+    log: 'logArchive',
+    help:
+      'directory the node copies its change log to, in NDJSON segments, as it commits: what ' +
+      'point-in-time recovery replays after a backup (docs/backup.md)',
+  },
   replicationSecret: {
     title: 'replication secret',
     file: 'security.replicationSecret',

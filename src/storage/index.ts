@@ -6,6 +6,7 @@ export {
   type CollectionDef,
   checkIndexSpec,
   FORMAT_VERSION,
+  FORMAT_VERSIONS_READ,
   findIndex,
   type IndexDef,
   type IndexSpec,

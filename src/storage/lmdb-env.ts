@@ -121,6 +121,16 @@ export function envStats(env: Env): EnvStats {
   };
 }
 
+/**
+ * Copies the environment to `file` as LMDB's `mdb_env_copy2` does: from one read
+ * transaction, so the copy is one committed state however many writers run meanwhile (a hot
+ * backup). `compact` leaves free pages out (slower, smaller). The copy is an ordinary data
+ * file; it has no lock file until something opens it.
+ */
+export function copyEnv(env: Env, file: string, compact: boolean): Promise<void> {
+  return env.backup(file, compact);
+}
+
 /** A read of the latest committed state: drops the cached read snapshot. */
 export function refreshSnapshot(env: Env): void {
   env.resetReadTxn();

@@ -22,7 +22,7 @@ import type { StoreContext } from './context.js';
 import type { Document } from './document-check.js';
 import type { PreparedDocument } from './documents.js';
 import { Handles } from './handles.js';
-import { envStats, refreshSnapshot } from './lmdb-env.js';
+import { copyEnv, envStats, refreshSnapshot } from './lmdb-env.js';
 import {
   type CompactResult,
   compactResult,
@@ -512,6 +512,15 @@ export class Store implements StoreReader {
     const before = pageUsage(this.ctx);
     const trees = await this.write((txn) => compactTrees(this.ctx, txn.state, collection));
     return compactResult(this.ctx, trees, before);
+  }
+
+  /**
+   * Writes a consistent copy of the whole file to `file` (which must not exist) while
+   * writers go on: every write committed before the call is in it (engine/backup.ts).
+   */
+  async copyTo(file: string, compact: boolean): Promise<void> {
+    if (this.closed) throw new DbError('ERR_STORAGE_CLOSED', 'the database is closed');
+    await copyEnv(this.handles.env, file, compact);
   }
 
   /** File, page and per-collection facts for `inspect` and `/stats`. */

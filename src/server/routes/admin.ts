@@ -1,12 +1,23 @@
 /**
- * Admin endpoints (flush, checkpoint, compact, rebuilds), which take no body, and POST /seed,
- * whose body is optional; each accepts an empty body sent as JSON (json-body.ts).
+ * Admin endpoints (flush, checkpoint, compact, rebuilds, backup), which take no body, and
+ * POST /seed, whose body is optional; each accepts an empty body sent as JSON (json-body.ts).
  */
 
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { Readable } from 'node:stream';
 import type { FastifyInstance } from 'fastify';
-import { SEED_COUNT_MAX, seedOrders } from '../../engine/index.js';
+import {
+  BACKUP_ARCHIVE_TYPE,
+  type Database,
+  packBackup,
+  SEED_COUNT_MAX,
+  seedOrders,
+  takeBackup,
+} from '../../engine/index.js';
 import { NO_BODY, OPTIONAL_BODY } from '../json-body.js';
 import type { RouteContext } from '../route-context.js';
+import { FLAG, flag } from './query-string.js';
 
 const collectionParam = {
   type: 'object',
@@ -78,6 +89,35 @@ export function registerAdminRoutes(app: FastifyInstance, { db }: RouteContext):
     },
   );
 
+  app.post<{ Querystring: { withLog?: string; compact?: string } }>(
+    '/admin/backup',
+    {
+      ...NO_BODY,
+      schema: {
+        summary: 'A hot backup of the whole data file, streamed (docs/backup.md)',
+        querystring: {
+          type: 'object',
+          properties: { withLog: FLAG, compact: FLAG },
+          additionalProperties: false,
+        },
+      },
+    },
+    async (request, reply) => {
+      const { dir, stream, bytes, seq } = await backupStream(db, {
+        withLog: flag(request.query.withLog),
+        compact: flag(request.query.compact),
+      });
+      reply
+        .header('content-type', BACKUP_ARCHIVE_TYPE)
+        .header('content-length', bytes)
+        .header('content-disposition', `attachment; filename="docdb-seq-${seq}.docdb-backup"`)
+        .header('x-docdb-backup-seq', seq);
+      // The copy was made beside the data file; it goes once sent, or once the client left.
+      stream.once('close', () => fs.rmSync(dir, { recursive: true, force: true }));
+      return reply.send(stream);
+    },
+  );
+
   app.post<{ Body: { orders?: number; seed?: number } }>(
     '/seed',
     {
@@ -103,4 +143,41 @@ export function registerAdminRoutes(app: FastifyInstance, { db }: RouteContext):
       });
     },
   );
+}
+
+/** The name of the copies POST /admin/backup makes beside the data file, before a random tail. */
+const BACKUP_COPY_PREFIX = '.backup-';
+
+/**
+ * Removes the copies of backups a node stopped in the middle of sending (a crash): only
+ * the node that holds the data directory makes them, so at its start any there are stale.
+ */
+export function removeStaleBackupCopies(dataFile: string): void {
+  const dir = path.dirname(dataFile);
+  for (const name of fs.readdirSync(dir)) {
+    if (name.startsWith(BACKUP_COPY_PREFIX)) {
+      fs.rmSync(path.join(dir, name), { recursive: true, force: true });
+    }
+  }
+}
+
+/**
+ * Takes a backup into a fresh directory beside the data file (the same disk, so the copy
+ * costs no cross-device move) and opens it as one stream with its length.
+ */
+async function backupStream(
+  db: Database,
+  options: { withLog: boolean; compact: boolean },
+): Promise<{ dir: string; stream: Readable; bytes: number; seq: number }> {
+  const dir = fs.mkdtempSync(path.join(path.dirname(db.file), BACKUP_COPY_PREFIX));
+  try {
+    const manifest = await takeBackup(db, path.join(dir, 'backup'), options);
+    const manifestBytes = Buffer.byteLength(`${JSON.stringify(manifest)}\n`);
+    const bytes = manifest.files.reduce((sum, f) => sum + f.bytes, manifestBytes);
+    const stream = Readable.from(packBackup(path.join(dir, 'backup')));
+    return { dir, stream, bytes, seq: manifest.lastSeq };
+  } catch (error) {
+    fs.rmSync(dir, { recursive: true, force: true });
+    throw error;
+  }
 }
