@@ -58,6 +58,13 @@ export function idExists(ctx: StoreContext, def: CollectionDef, id: Buffer, txn?
   return tree(ctx, def.dbName, txn).getBinaryFast(id) !== undefined;
 }
 
+/** The first id stored after `after` (or the first of all), or undefined. */
+export function nextId(ctx: StoreContext, def: CollectionDef, after: Buffer | undefined) {
+  const start = after ? Buffer.concat([after, Buffer.from([0])]) : ID_MIN;
+  for (const key of tree(ctx, def.dbName).getKeys({ start, limit: 1 })) return key as Buffer;
+  return undefined;
+}
+
 /** The greatest id stored in a collection, or undefined when it is empty. */
 export function lastId(ctx: StoreContext, def: CollectionDef, txn?: TxnState): Buffer | undefined {
   const db = tree(ctx, def.dbName, txn);
