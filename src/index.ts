@@ -38,5 +38,8 @@ export type {
   LogPosition,
   Role,
   StoreStats,
+  VerifyProblem,
+  VerifyProblemKind,
+  VerifyReport,
 } from './types/index.js';
 export { VERSION } from './version.js';

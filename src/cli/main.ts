@@ -16,6 +16,7 @@ import { registerRepl } from './repl.js';
 import { registerRouter } from './router.js';
 import { registerSeed } from './seed.js';
 import { registerServe } from './serve.js';
+import { registerVerify } from './verify.js';
 import { EXIT_USAGE, reportError } from './output.js';
 
 export function buildProgram(): Command {
@@ -36,6 +37,7 @@ export function buildProgram(): Command {
   registerQuery(program);
   registerRepl(program);
   registerCompact(program);
+  registerVerify(program);
   registerSeed(program);
   registerServe(program);
   registerCluster(program);

@@ -10,7 +10,7 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { DbError } from '../errors/index.js';
-import type { CheckpointResult } from '../types/index.js';
+import type { CheckpointResult, VerifyReport } from '../types/index.js';
 import { CHANGE_LOG_RETAIN_BYTES, CHANGE_LOG_RETAIN_ENTRIES } from '../util/index.js';
 import { applyChange } from './apply.js';
 import type { CollectionDef, IndexDef } from './catalog.js';
@@ -56,9 +56,13 @@ import {
   openFileSnapshot,
 } from './snapshot.js';
 import { markJob, newTxnState, noWrites, rollBackJob, type WriteCounts } from './txn-state.js';
+import { type VerifyProgress, verifyFile } from './verify.js';
 import { WriteQueue } from './write-queue.js';
 import { prepareDocument, WriteTxn } from './write-txn.js';
 import { acquireWriterLock, type WriterLock } from './writer-lock.js';
+
+/** Times verify starts again when a node changed the catalog under it. */
+const VERIFY_ATTEMPTS_MAX = 5;
 
 /** The file name of the data file inside a data directory. */
 export const DATA_FILE_NAME = 'data.docdb';
@@ -531,6 +535,28 @@ export class Store implements StoreReader {
   /** File, page and per-collection facts for `inspect` and `/stats`. */
   stats(): StoreStats {
     return guardRead(this.site('the page statistics'), () => storeStats(this.ctx));
+  }
+
+  /**
+   * Checks the whole file (verify.ts): documents, index entries both ways, the change log,
+   * stored counts. Reads one snapshot; writes nothing, so a read-only store beside a running
+   * node can run it.
+   */
+  async verify(progress?: VerifyProgress): Promise<VerifyReport> {
+    for (let attempt = 1; ; attempt++) {
+      this.refresh();
+      const report = await verifyFile(this.ctx, progress);
+      if (report) return report;
+      // The node changed the catalog between the load and the snapshot: read it again.
+      if (attempt >= VERIFY_ATTEMPTS_MAX) {
+        throw new DbError(
+          'ERR_STORAGE_LOCKED',
+          `another process kept changing the catalog of ${this.file} while verify started; run it again when it is quieter`,
+        );
+      }
+      this.handles.forget();
+      this.load();
+    }
   }
 
   /** LMDB's id of the last committed transaction (diagnostics; proves group commit). */
