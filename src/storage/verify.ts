@@ -199,36 +199,43 @@ class Verifier {
     const db = this.tree(index.dbName, where);
     if (!db) return;
     let read = 0;
-    let previous: { key: string; unique: boolean } | undefined;
+    // The ids listed under one key so far: a unique index may list one per complete value.
+    let group: { key: string; ids: number; unique: boolean; tuple: unknown[] } | undefined;
+    const named = `index '${index.name}' of collection '${def.name}'`;
+    const closeGroup = () => {
+      if (!group || group.ids < 2 || !group.unique) return;
+      this.findings.add({
+        kind: 'unique',
+        ...where,
+        message: `unique ${named} lists ${group.ids} documents under ${JSON.stringify(group.tuple)}`,
+      });
+    };
     const complete = await this.walk(db, {}, where, ({ key, value: id }) => {
       read++;
       const idText = id.toString('latin1');
       const keyText = key.toString('latin1');
-      const wanted = expected.get(idText + keyText);
-      const named = `index '${index.name}' of collection '${def.name}'`;
-      if (!wanted) {
-        // A document not read (its pages are damaged, reported) may well hold the value.
-        if (!documentsComplete && !ids.has(idText)) return;
-        const why = ids.has(idText) ? 'which does not hold that value' : 'which does not exist';
-        this.findings.add({
-          kind: 'index-extra',
-          ...where,
-          id: formatId(id),
-          message: `${named} lists document ${formatId(id)} under key ${key.toString('hex').slice(0, 48)}, ${why}`,
-        });
-      } else {
-        expected.delete(idText + keyText);
-        if (previous?.key === keyText && previous.unique && wanted.unique) {
-          this.findings.add({
-            kind: 'unique',
-            ...where,
-            id: formatId(id),
-            message: `unique ${named} lists more than one document under ${JSON.stringify(wanted.tuple)}, ${formatId(id)} among them`,
-          });
-        }
+      if (group?.key !== keyText) {
+        closeGroup();
+        group = { key: keyText, ids: 0, unique: false, tuple: [] };
       }
-      previous = { key: keyText, unique: wanted?.unique ?? false };
+      group.ids++;
+      const wanted = expected.get(idText + keyText);
+      if (wanted) {
+        expected.delete(idText + keyText);
+        if (wanted.unique) group = { ...group, unique: true, tuple: wanted.tuple };
+        return;
+      }
+      // A document not read (its pages are damaged, reported) may well hold the value.
+      if (!documentsComplete && !ids.has(idText)) return;
+      const why = ids.has(idText) ? 'which does not hold that value' : 'which does not exist';
+      this.findings.add({
+        kind: 'index-extra',
+        ...where,
+        id: formatId(id),
+        message: `${named} lists document ${formatId(id)} under key ${key.toString('hex').slice(0, 48)}, ${why}`,
+      });
     });
+    closeGroup();
     this.checked.indexEntries += read;
     if (!complete) return;
     this.count(db, read, where, 'entries');
