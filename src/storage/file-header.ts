@@ -95,6 +95,13 @@ export function checkFileHead(file: string): void {
       { file, expectedBytes: header.expectedBytes, actualBytes: 0 },
     );
   }
+  if (!header.meta && header.sizeBytes < META_READ_BYTES) {
+    throw new DbError(
+      'ERR_STORAGE_TRUNCATED',
+      `${file} is truncated: it is ${header.sizeBytes} bytes, shorter than the header of a data file (two pages). Restore it from a backup or a follower; docdb will not read a cut file.`,
+      { file, actualBytes: header.sizeBytes },
+    );
+  }
   if (!header.meta) {
     throw new DbError(
       'ERR_STORAGE_CORRUPT',
