@@ -29,6 +29,10 @@ export interface MetaPage {
   lastPage: number;
   /** The transaction that wrote this meta page; LMDB uses the meta with the higher one. */
   txnId: number;
+  /** Which of the two meta pages this is (0 or 1). */
+  pageNumber: number;
+  /** Bytes of the page header before the meta body (24 in lmdb-js 3's LMDB). */
+  headerBytes: number;
 }
 
 /** The facts of a file's head that decide whether it can be opened safely. */
@@ -38,9 +42,11 @@ export interface FileHeader {
   meta: MetaPage | undefined;
   /** The size the file must have at least: all pages up to the last one in use. */
   expectedBytes: number;
+  /** Bytes of the page header (from the meta page's layout), 0 when no meta is readable. */
+  headerBytes: number;
 }
 
-function readMeta(head: Buffer): MetaPage | undefined {
+function readMeta(head: Buffer, pageNumber: number): MetaPage | undefined {
   for (const header of PAGE_HEADER_BYTES) {
     if (head.length < header + 136 || head.readUInt32LE(header) !== MDB_MAGIC) continue;
     // Meta body: magic u32, version u32, address u64, map size u64, two 48-byte root
@@ -51,6 +57,8 @@ function readMeta(head: Buffer): MetaPage | undefined {
       pageSizeBytes: head.readUInt32LE(dbs),
       lastPage: Number(head.readBigUInt64LE(dbs + 96)),
       txnId: Number(head.readBigUInt64LE(dbs + 104)),
+      pageNumber,
+      headerBytes: header,
     };
   }
   return undefined;
@@ -67,14 +75,14 @@ export function readFileHeader(file: string): FileHeader {
   const fd = fs.openSync(file, 'r');
   try {
     const sizeBytes = fs.fstatSync(fd).size;
-    const first = readMeta(readAt(fd, 0));
+    const first = readMeta(readAt(fd, 0), 0);
     const pageSizeBytes = first?.pageSizeBytes ?? 0;
     const validPageSize = pageSizeBytes >= 512 && (pageSizeBytes & (pageSizeBytes - 1)) === 0;
-    const second = validPageSize ? readMeta(readAt(fd, pageSizeBytes)) : undefined;
+    const second = validPageSize ? readMeta(readAt(fd, pageSizeBytes), 1) : undefined;
     const meta = second && (!first || second.txnId > first.txnId) ? second : first;
     const pages = meta ? Math.max(META_PAGES, meta.lastPage + 1) : META_PAGES;
     const expectedBytes = validPageSize ? pages * pageSizeBytes : 0;
-    return { sizeBytes, meta, expectedBytes };
+    return { sizeBytes, meta, expectedBytes, headerBytes: meta?.headerBytes ?? 0 };
   } finally {
     fs.closeSync(fd);
   }

@@ -17,6 +17,7 @@ import { isDamage } from './damage.js';
 import type { Document } from './document-check.js';
 import { indexValues, liveIndex } from './index-keys.js';
 import { pinSnapshot, type ReadSnapshot, type SubDb, treeStats } from './lmdb-env.js';
+import { type PageWalk, walkPages } from './page-walk.js';
 import { ID_MIN } from './records.js';
 
 /** Progress of a verify: units are records read (documents, index entries, changes). */
@@ -71,7 +72,6 @@ function readTree(
 }
 
 class Verifier {
-  readonly findings = new Findings();
   readonly checked: VerifyReport['checked'] = {
     collections: 0,
     documents: 0,
@@ -85,6 +85,8 @@ class Verifier {
 
   constructor(
     private readonly ctx: StoreContext,
+    private readonly pages: PageWalk,
+    readonly findings: Findings,
     private snapshot: ReadSnapshot,
     private readonly total: number,
     private readonly progress: VerifyProgress | undefined,
@@ -135,19 +137,18 @@ class Verifier {
 
   async collection(def: CollectionDef): Promise<void> {
     this.checked.collections++;
-    const db = this.tree(def.dbName, { collection: def.name });
-    if (!db) return;
+    const db = this.damaged(def.dbName)
+      ? undefined
+      : this.tree(def.dbName, { collection: def.name });
     const ready = def.indexes.filter((i) => i.state === 'ready');
     this.checked.staleIndexes += def.indexes.length - ready.length;
     const live = ready.map((index) => liveIndex(index));
     const expected = ready.map(() => new Map<string, Expected>());
     const ids = new Set<string>();
     let read = 0;
-    const complete = await this.walk(
-      db,
-      { start: ID_MIN },
-      { collection: def.name },
-      ({ key, value }) => {
+    const complete =
+      db !== undefined &&
+      (await this.walk(db, { start: ID_MIN }, { collection: def.name }, ({ key, value }) => {
         read++;
         const idText = key.toString('latin1');
         ids.add(idText);
@@ -172,10 +173,9 @@ class Verifier {
             });
           }
         });
-      },
-    );
+      }));
     this.checked.documents += read;
-    if (complete) this.count(db, read, { collection: def.name }, 'documents');
+    if (db && complete) this.count(db, read, { collection: def.name }, 'documents');
     for (let i = 0; i < ready.length; i++) {
       await this.index(
         def,
@@ -196,6 +196,7 @@ class Verifier {
   ): Promise<void> {
     this.checked.indexes++;
     const where = { collection: def.name, index: index.name };
+    if (this.damaged(index.dbName)) return;
     const db = this.tree(index.dbName, where);
     if (!db) return;
     let read = 0;
@@ -254,6 +255,7 @@ class Verifier {
 
   /** The change log: entries decode, seqs run from the floor without gap or repeat. */
   async changes(meta: NodeMeta | undefined): Promise<void> {
+    if (this.damaged('changes')) return;
     const floor = meta?.seqFloor ?? 0;
     let expectedSeq = floor + 1;
     let read = 0;
@@ -289,6 +291,11 @@ class Verifier {
     });
     this.checked.changes = read;
     if (complete) this.count(this.ctx.handles.changes, read, {}, 'changes');
+  }
+
+  /** True when the page walk found the tree damaged: LMDB must not read it (it may crash). */
+  private damaged(tree: string): boolean {
+    return this.pages.damagedTrees.has(tree);
   }
 
   /** Steps through a tree from `start`; false when damaged pages stopped it (recorded). */
@@ -360,9 +367,10 @@ class Verifier {
 }
 
 /** Total records to read: for the progress bar only (damaged pages may make it wrong). */
-function plannedRecords(ctx: StoreContext): number {
+function plannedRecords(ctx: StoreContext, pages: PageWalk): number {
   let total = 0;
   const add = (name: string) => {
+    if (pages.damagedTrees.has(name)) return;
     try {
       total += treeStats(ctx.handles.get(name)).entries;
     } catch {
@@ -373,10 +381,12 @@ function plannedRecords(ctx: StoreContext): number {
     add(def.dbName);
     for (const index of def.indexes) if (index.state === 'ready') add(index.dbName);
   }
-  try {
-    total += treeStats(ctx.handles.changes).entries;
-  } catch {
-    // Reported by the check.
+  if (!pages.damagedTrees.has('changes')) {
+    try {
+      total += treeStats(ctx.handles.changes).entries;
+    } catch {
+      // Reported by the check.
+    }
   }
   return total;
 }
@@ -390,21 +400,23 @@ export async function verifyFile(
   ctx: StoreContext,
   progress?: VerifyProgress,
 ): Promise<VerifyReport | undefined> {
-  const total = plannedRecords(ctx);
+  // The structure first, with plain file reads: LMDB then reads only trees that passed.
+  const pages = walkPages(ctx.file);
+  const findings = new Findings();
+  for (const fault of pages.faults) findings.add(pageProblem(ctx, fault.tree, fault.message));
+  if (pages.mainDamaged) return report(ctx, findings, emptyChecked());
+  const total = plannedRecords(ctx, pages);
   // Every handle is opened before the snapshot is pinned (LMDB's rule, see snapshot.ts).
-  const snapshot = pinSnapshot(ctx.handles.env);
-  const verifier = new Verifier(ctx, snapshot, total, progress);
+  const verifier = new Verifier(
+    ctx,
+    pages,
+    findings,
+    pinSnapshot(ctx.handles.env),
+    total,
+    progress,
+  );
   try {
-    let meta: NodeMeta | undefined;
-    try {
-      const bytes = snapshot.get(ctx.handles.catalog, Buffer.from('meta'));
-      meta = bytes ? decodeValue<NodeMeta>(bytes) : undefined;
-    } catch {
-      verifier.findings.add({
-        kind: 'catalog',
-        message: "the catalog's node record cannot be read",
-      });
-    }
+    const meta = verifier.meta();
     const generation = (meta?.catalogGeneration ?? 0) === (ctx.catalog.meta.catalogGeneration ?? 0);
     if (meta && !generation) return undefined;
     for (const def of ctx.catalog.all().values()) await verifier.collection(def);
@@ -413,7 +425,18 @@ export async function verifyFile(
   } finally {
     verifier.release();
   }
-  const { findings, checked } = verifier;
+  return report(ctx, findings, verifier.checked);
+}
+
+function emptyChecked(): VerifyReport['checked'] {
+  return { collections: 0, documents: 0, indexes: 0, indexEntries: 0, staleIndexes: 0, changes: 0 };
+}
+
+function report(
+  ctx: StoreContext,
+  findings: Findings,
+  checked: VerifyReport['checked'],
+): VerifyReport {
   return {
     file: ctx.file,
     ok: findings.total === 0,
@@ -422,4 +445,35 @@ export async function verifyFile(
     problems: findings.listed,
     problemCount: findings.total,
   };
+}
+
+/** A structural fault as a problem naming what the tree holds. */
+function pageProblem(ctx: StoreContext, tree: string, fault: string): VerifyProblem {
+  for (const def of ctx.catalog.all().values()) {
+    if (def.dbName === tree) {
+      return {
+        kind: 'pages',
+        collection: def.name,
+        message: `pages of collection '${def.name}' are damaged (${fault}); its documents were not read`,
+      };
+    }
+    const index = def.indexes.find((i) => i.dbName === tree);
+    if (index) {
+      return {
+        kind: 'pages',
+        collection: def.name,
+        index: index.name,
+        message: `pages of index '${index.name}' of collection '${def.name}' are damaged (${fault}); its entries were not read`,
+      };
+    }
+  }
+  const what =
+    tree === 'changes'
+      ? 'the change log'
+      : tree === 'catalog'
+        ? 'the catalog'
+        : tree
+          ? `tree ${tree}`
+          : 'the list of trees';
+  return { kind: 'pages', message: `pages of ${what} are damaged (${fault})` };
 }

@@ -1,7 +1,7 @@
 /**
  * One attempt of the damaged-files part, in a child process of its own (a signal kills only
- * it): opens a data file read-only through the built package and runs every kind of read,
- * printing one JSON line per step as it ends, so the harness knows how far it got if the
+ * it): opens a data file read-only through the built package and runs verify first, then
+ * every kind of read, printing one JSON line per step as it ends, so the harness knows how far it got if the
  * process dies. Plain JavaScript over dist/: it starts in a fraction of tsx's time.
  *
  *   node damage-worker.mjs <data-dir>
@@ -47,6 +47,13 @@ const opened = await step('open', async () => {
   return 'opened';
 });
 if (opened) {
+  // Verify first: it walks the pages itself and must survive any file; the reads after it
+  // go through LMDB, which may not.
+  await step('verify', async () => {
+    const result = await db.verify();
+    report('verify-result', { outcome: 'ok', ok: result.ok, problems: result.problemCount });
+    return result.ok;
+  });
   await step('stats', () => {
     const stats = db.stats();
     return stats.collections.map((c) => [c.name, c.count, c.indexes.map((i) => i.entries)]);
@@ -62,10 +69,5 @@ if (opened) {
       .documents;
   });
   await step('changes', () => [...db.changesSince(0)].map((e) => [e.seq, e.op]));
-  await step('verify', async () => {
-    const result = await db.verify();
-    report('verify-result', { outcome: 'ok', ok: result.ok, problems: result.problemCount });
-    return result.ok;
-  });
   await db.close().catch(() => undefined);
 }

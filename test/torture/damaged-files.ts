@@ -2,9 +2,11 @@
  * The torture suite's damaged-files part: copies of a sound data file are cut at random
  * lengths and have bytes flipped at random offsets, and each copy is opened and read (open,
  * stats, a full scan, an index lookup, an aggregate, the change log, verify) in a child
- * process with a time limit, since a signal would kill the harness. Every read must give a
- * clear coded error or an answer; no signal, no hang, no raw engine or decoder text, and
- * verify must not call a file sound when a read of it found damage. A cut file must be
+ * process with a time limit, since a signal would kill the harness. Verify runs first and
+ * must end with a report or a clear coded error, never a signal or a hang, and never call a
+ * file sound that a read after it finds damaged; each read after it must give a clear coded
+ * error or an answer, no signal, no hang, no raw engine or decoder text. The two are counted
+ * apart: verify walks the pages itself before LMDB reads them, the reads trust LMDB. A cut file must be
  * refused at open with ERR_STORAGE_TRUNCATED naming both sizes, by the embedded API and by
  * `docdb verify`.
  */
@@ -121,8 +123,10 @@ const SEVERITY = [
   'unclear error',
   'verify missed',
   'clear error',
+  'damage reported',
   'changed answer',
   'correct',
+  'not reached',
 ] as const;
 type Outcome = (typeof SEVERITY)[number];
 const FAILING = new Set<Outcome>(['crash', 'hang', 'unclear error', 'verify missed']);
@@ -131,38 +135,53 @@ function worse(a: Outcome, b: Outcome): Outcome {
   return SEVERITY.indexOf(a) <= SEVERITY.indexOf(b) ? a : b;
 }
 
-/** Classifies one worker run against the sound file's answers; `why` says what went wrong. */
-function classify(run: ChildRun, baseline: Baseline): { outcome: Outcome; why: string } {
-  const last = run.lines.filter((l) => l.outcome === 'started').at(-1)?.step ?? 'start';
-  if (run.timedOut)
-    return { outcome: 'hang', why: `no end within ${ATTEMPT_TIMEOUT_MS} ms during ${last}` };
-  if (run.signal) return { outcome: 'crash', why: `${run.signal} during ${last}` };
-  if (run.code !== 0) {
-    return { outcome: 'crash', why: `exit ${run.code} during ${last}: ${run.stderr.slice(-300)}` };
-  }
-  let outcome: Outcome = 'correct';
-  let why = '';
+/** The steps of each check: verify (with the open before it) and the reads after it. */
+const VERIFY_STEPS = new Set(['open', 'verify', 'verify-result']);
+
+interface Verdict {
+  outcome: Outcome;
+  why: string;
+}
+
+/**
+ * Classifies one worker run against the sound file's answers: one verdict for verify, one
+ * for the reads. A signal or hang counts against the step it happened in.
+ */
+function classify(run: ChildRun, baseline: Baseline): { verify: Verdict; reads: Verdict } {
+  const last = run.lines.filter((l) => l.outcome === 'started').at(-1)?.step ?? 'open';
+  const died: Verdict | undefined = run.timedOut
+    ? { outcome: 'hang', why: `no end within ${ATTEMPT_TIMEOUT_MS} ms during ${last}` }
+    : run.signal
+      ? { outcome: 'crash', why: `${run.signal} during ${last}` }
+      : run.code !== 0
+        ? { outcome: 'crash', why: `exit ${run.code} during ${last}: ${run.stderr.slice(-300)}` }
+        : undefined;
+  const verify: Verdict = { outcome: 'correct', why: '' };
+  const reads: Verdict = { outcome: 'not reached', why: '' };
   let damageSeen = false;
   for (const line of run.lines) {
+    const verdict = VERIFY_STEPS.has(line.step) ? verify : reads;
+    if (line.outcome === 'started' && verdict === reads && reads.outcome === 'not reached') {
+      reads.outcome = 'correct';
+    }
     if (line.outcome === 'error') {
       const raw = !line.code || line.code === 'ERR_INTERNAL' || RAW_TEXT.test(line.message ?? '');
-      if (raw) {
-        outcome = worse(outcome, 'unclear error');
-        why = `${line.step}: ${line.code ?? 'no code'} ${line.message}`;
-      } else {
-        outcome = worse(outcome, 'clear error');
-        if (line.code === 'ERR_STORAGE_CORRUPT' && line.step !== 'verify') damageSeen = true;
-      }
-    } else if (line.outcome === 'ok' && line.step !== 'verify-result') {
-      if (baseline.get(line.step) !== line.answer) outcome = worse(outcome, 'changed answer');
+      verdict.outcome = worse(verdict.outcome, raw ? 'unclear error' : 'clear error');
+      if (raw) verdict.why = `${line.step}: ${line.code ?? 'no code'} ${line.message}`;
+      if (line.code === 'ERR_STORAGE_CORRUPT' && verdict === reads) damageSeen = true;
+    } else if (line.step === 'verify-result') {
+      if (line.ok === false) verify.outcome = worse(verify.outcome, 'damage reported');
+    } else if (line.outcome === 'ok' && baseline.get(line.step) !== line.answer) {
+      verdict.outcome = worse(verdict.outcome, 'changed answer');
     }
   }
+  if (died) Object.assign(VERIFY_STEPS.has(last) ? verify : reads, died);
   const verified = run.lines.find((l) => l.step === 'verify-result');
   if (damageSeen && verified?.ok === true) {
-    outcome = worse(outcome, 'verify missed');
-    why = why || 'a read met ERR_STORAGE_CORRUPT but verify called the file sound';
+    verify.outcome = worse(verify.outcome, 'verify missed');
+    verify.why = 'a read met ERR_STORAGE_CORRUPT but verify called the file sound';
   }
-  return { outcome, why };
+  return { verify, reads };
 }
 
 /** Runs `attempt(i)` for i in [0, count), PARALLEL at a time. */
@@ -227,8 +246,9 @@ async function flips(
   base: string,
   baseline: Baseline,
   count: number,
-): Promise<CheckResult> {
-  const check = new Check('flip bytes at random offsets');
+): Promise<CheckResult[]> {
+  const verifyCheck = new Check('verify files with flipped bytes');
+  const readsCheck = new Check('read files with flipped bytes');
   const size = fs.statSync(path.join(base, 'data.docdb')).size;
   const rng = new Rng(context.seed + 1);
   const plans = Array.from({ length: count }, () => {
@@ -246,16 +266,23 @@ async function flips(
     for (const { offset, mask } of plan) bytes[offset] = (bytes[offset] as number) ^ mask;
     fs.writeFileSync(file, bytes);
     const run = await runWorker(dir);
-    const { outcome, why } = classify(run, baseline);
-    if (!FAILING.has(outcome)) {
-      check.count(outcome);
-      fs.rmSync(dir, { recursive: true, force: true });
-      return;
+    const verdicts = classify(run, baseline);
+    const offsets = plan.map((f) => `${f.offset}^${f.mask}`).join(',');
+    let keep = false;
+    for (const [check, { outcome, why }] of [
+      [verifyCheck, verdicts.verify],
+      [readsCheck, verdicts.reads],
+    ] as const) {
+      if (!FAILING.has(outcome)) {
+        check.count(outcome);
+        continue;
+      }
+      keep = true;
+      check.count(outcome, `${outcome}: ${why} (offsets^masks ${offsets}; file kept in ${dir})`);
     }
-    const offsets = plan.map((f) => f.offset).join(',');
-    check.count(outcome, `${outcome}: ${why} (offsets ${offsets}; file kept in ${dir})`);
+    if (!keep) fs.rmSync(dir, { recursive: true, force: true });
   });
-  return check.done();
+  return [verifyCheck.done(), readsCheck.done()];
 }
 
 export const damagedFiles: TorturePart = {
@@ -271,6 +298,6 @@ export const damagedFiles: TorturePart = {
     const cut = await truncations(context, dir, sizes.truncations);
     context.log(`damaged-files: truncations ${cut.passed} passed, ${cut.failed} failed`);
     const flipped = await flips(context, dir, baseline, sizes.flips);
-    return [cut, flipped];
+    return [cut, ...flipped];
   },
 };
