@@ -50,12 +50,10 @@ export interface PageWalk {
 interface TreeRecord {
   root: number;
   entries: number;
-  flags: number;
 }
 
 function treeRecord(bytes: Buffer, at: number): TreeRecord {
   return {
-    flags: bytes.readUInt16LE(at + 4),
     entries: Number(bytes.readBigUInt64LE(at + 32)),
     root: Number(bytes.readBigUInt64LE(at + 40)),
   };
@@ -104,7 +102,7 @@ class Walker {
     this.failedHere = false;
     // An empty tree has no root (LMDB's P_INVALID, all ones).
     if (record.entries === 0 && record.root >= this.pages.pageCount) return true;
-    const counted = this.walkPage(record.root, 0, (record.flags & F_DUPDATA) !== 0, leaf);
+    const counted = this.walkPage(record.root, 0, leaf);
     if (!this.failedHere && counted !== record.entries) {
       this.fault(`tree ${name || '(main)'} records ${record.entries} entries but holds ${counted}`);
     }
@@ -115,7 +113,6 @@ class Walker {
   private walkPage(
     pgno: number,
     depth: number,
-    dupSort: boolean,
     leaf: ((key: Buffer, value: Buffer) => void) | undefined,
   ): number {
     if (depth > TREE_DEPTH_MAX)
@@ -143,7 +140,7 @@ class Walker {
         const keyEnd = at + NODE_HEADER_BYTES + page.readUInt16LE(at + 6);
         if (keyEnd > page.length)
           return this.stop(`a branch node of page ${pgno} runs past the page`);
-        entries += this.walkPage(child, depth + 1, dupSort, leaf);
+        entries += this.walkPage(child, depth + 1, leaf);
         if (this.failedHere) return 0;
       }
       return entries;
@@ -153,7 +150,7 @@ class Walker {
     }
     let entries = 0;
     for (const at of nodes) {
-      entries += this.leafNode(page, at, `page ${pgno}`, depth, dupSort, leaf);
+      entries += this.leafNode(page, at, `page ${pgno}`, depth, leaf);
       if (this.failedHere) return 0;
     }
     return entries;
@@ -191,7 +188,6 @@ class Walker {
     at: number,
     where: string,
     depth: number,
-    dupSort: boolean,
     leaf: ((key: Buffer, value: Buffer) => void) | undefined,
   ): number {
     const size = page.readUInt16LE(at) + page.readUInt16LE(at + 2) * 0x10000;
@@ -214,7 +210,7 @@ class Walker {
       if (flags & F_DUPDATA) {
         // A key's many values as a tree of their own: its pages belong to this tree's walk.
         const record = treeRecord(value, 0);
-        const entries = this.walkPage(record.root, depth + 1, false, undefined);
+        const entries = this.walkPage(record.root, depth + 1, undefined);
         if (!this.failedHere && entries !== record.entries) {
           return this.stop(
             `a value tree of ${where} records ${record.entries} values but holds ${entries}`,

@@ -207,6 +207,39 @@ describe('a flipped byte in a document record', () => {
   });
 });
 
+describe('a flipped size in a page', () => {
+  it('verify reports the damaged pages instead of letting the engine read past them', async () => {
+    await makeFile();
+    const bytes = fs.readFileSync(file);
+    const pageSize = bytes.readUInt32LE(48);
+    // The leaf node holding the marked document: its value size made huge (LMDB would copy
+    // that much and die with SIGSEGV).
+    let patched = false;
+    for (let at = bytes.indexOf(MARKER); at >= 0 && !patched; at = bytes.indexOf(MARKER, at + 1)) {
+      const page = Math.floor(at / pageSize) * pageSize;
+      const lower = bytes.readUInt16LE(page + 20);
+      for (let i = 0; i < lower / 2; i++) {
+        const node = page + 24 + bytes.readUInt16LE(page + 24 + 2 * i);
+        const size = bytes.readUInt16LE(node);
+        const start = node + 8 + bytes.readUInt16LE(node + 6);
+        if (at >= start && at < start + size) {
+          bytes.writeUInt16LE(0x7fff, node + 2);
+          patched = true;
+        }
+      }
+    }
+    expect(patched).toBe(true);
+    fs.writeFileSync(file, bytes);
+    const r = runDocdb(['verify', dir, '--json']);
+    expect(r.code).toBe(1);
+    const report = JSON.parse(r.stdout);
+    expect(report.problems).toContainEqual(
+      expect.objectContaining({ kind: 'pages', collection: 'orders' }),
+    );
+    expect(report.problems[0].message).toMatch(/bytes, past the page's end/);
+  });
+});
+
 describe('docdb verify', () => {
   it('passes a sound file, with what it checked', async () => {
     await makeFile();
@@ -224,7 +257,9 @@ describe('docdb verify', () => {
     await makeFile();
     const db = await open(dir);
     try {
-      const report = await (await open(dir, { readOnly: true })).verify();
+      const reader = await open(dir, { readOnly: true });
+      const report = await reader.verify();
+      await reader.close();
       expect(report.ok).toBe(true);
       expect(runDocdb(['verify', dir]).code).toBe(0);
     } finally {
