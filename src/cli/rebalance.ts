@@ -6,7 +6,6 @@
  * bar; a re-run after a kill finishes the job (src/cluster/rebalance.ts).
  */
 
-import { SingleBar } from 'cli-progress';
 import type { Command } from 'commander';
 import {
   executeRebalance,
@@ -15,6 +14,7 @@ import {
   readClusterConfig,
 } from '../cluster/index.js';
 import { bold, printJson } from './output.js';
+import { progressBar } from './progress.js';
 import { renderTable } from './table.js';
 
 function renderPlan(plan: RebalancePlan): string {
@@ -71,28 +71,19 @@ export function registerRebalance(program: Command): void {
             );
           return;
         }
-        const bar =
-          process.stderr.isTTY && !options.json
-            ? new SingleBar({
-                format: 'moving [{bar}] {value}/{total} documents {eta_formatted} left',
-                stream: process.stderr,
-              })
-            : undefined;
-        let started = false;
+        const bar = progressBar(
+          'moving [{bar}] {value}/{total} documents {eta_formatted} left',
+          options.json,
+        );
         const startedMs = performance.now();
         try {
           const result = await executeRebalance(
             from,
             to,
-            (done, total) => {
-              if (!started) bar?.start(total, 0);
-              started = true;
-              bar?.setTotal(total);
-              bar?.update(done);
-            },
+            (done, total) => bar.update(done, total),
             { journal: `${newFile}.rebalance-journal` },
           );
-          bar?.stop();
+          bar.stop();
           const seconds = (performance.now() - startedMs) / 1000;
           if (options.json) {
             printJson({ ...result, seconds });
@@ -118,7 +109,7 @@ export function registerRebalance(program: Command): void {
             );
           }
         } finally {
-          bar?.stop();
+          bar.stop();
         }
       },
     );

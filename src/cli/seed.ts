@@ -5,10 +5,10 @@
  */
 
 import { type Command, InvalidArgumentError } from 'commander';
-import { SingleBar } from 'cli-progress';
 import { SEED_COUNT_DEFAULT, SEED_COUNT_MAX, seedOrders } from '../engine/index.js';
 import { openForWriting, VIA_NODE } from './open-file.js';
 import { printJson } from './output.js';
+import { progressBar } from './progress.js';
 
 function integer(name: string, max: number) {
   return (raw: string): number => {
@@ -33,22 +33,18 @@ export function registerSeed(program: Command): void {
     .action(async (file: string, count: number, options: { seed: number; json?: boolean }) => {
       // Seeding only writes: beside a running node it fails at once, pointing at POST /seed.
       const db = await openForWriting(file, VIA_NODE.seed(count));
-      const bar =
-        process.stderr.isTTY && !options.json
-          ? new SingleBar({
-              format: 'seeding [{bar}] {value}/{total} orders {eta_formatted} left',
-              stream: process.stderr,
-            })
-          : undefined;
+      const bar = progressBar(
+        'seeding [{bar}] {value}/{total} orders {eta_formatted} left',
+        options.json,
+      );
       const started = performance.now();
       try {
-        bar?.start(count, 0);
         const result = await seedOrders(db, {
           count,
           seed: options.seed,
-          onProgress: (done) => bar?.update(done),
+          onProgress: (done) => bar.update(done, count),
         });
-        bar?.stop();
+        bar.stop();
         const seconds = (performance.now() - started) / 1000;
         if (options.json) {
           printJson({ ...result, file: db.file, seconds });
@@ -61,7 +57,7 @@ export function registerSeed(program: Command): void {
           );
         }
       } finally {
-        bar?.stop();
+        bar.stop();
         await db.close();
       }
     });

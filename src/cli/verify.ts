@@ -4,12 +4,12 @@
  * is. Read-only and without the writer lock: it runs beside a node, reading one snapshot.
  */
 
-import { SingleBar } from 'cli-progress';
 import type { Command } from 'commander';
 import { open } from '../engine/index.js';
 import { isDbError } from '../errors/index.js';
 import type { VerifyReport } from '../types/index.js';
 import { bold, EXIT_FAILURE, printJson } from './output.js';
+import { progressBar } from './progress.js';
 
 function printReport(report: VerifyReport): void {
   const { checked } = report;
@@ -43,25 +43,18 @@ async function verifyCommand(file: string, options: { json?: boolean }): Promise
     process.exitCode = EXIT_FAILURE;
     return;
   }
-  const bar =
-    process.stderr.isTTY && !options.json
-      ? new SingleBar({
-          format: 'verifying [{bar}] {value}/{total} records {eta_formatted} left',
-          stream: process.stderr,
-        })
-      : undefined;
+  const bar = progressBar(
+    'verifying [{bar}] {value}/{total} records {eta_formatted} left',
+    options.json,
+  );
   try {
-    bar?.start(0, 0);
-    const report = await db.verify((done, total) => {
-      bar?.setTotal(total);
-      bar?.update(done);
-    });
-    bar?.stop();
+    const report = await db.verify((done, total) => bar.update(done, total));
+    bar.stop();
     if (options.json) printJson(report);
     else printReport(report);
     if (!report.ok) process.exitCode = EXIT_FAILURE;
   } finally {
-    bar?.stop();
+    bar.stop();
     await db.close();
   }
 }
