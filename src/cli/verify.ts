@@ -63,7 +63,7 @@ export function registerVerify(program: Command): void {
   program
     .command('verify')
     .description(
-      'check a whole data file: documents decode, indexes agree with documents, the change log is contiguous, counts match (read-only; exits 1 when anything is wrong)',
+      'check a whole data file: pages are sound, documents decode, indexes agree with documents, the change log is contiguous, counts match (read-only; exits 1 when anything is wrong)',
     )
     .argument('<file>', 'a data directory or its data.docdb file')
     .option('--json', 'print the report as JSON for scripts')

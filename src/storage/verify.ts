@@ -106,7 +106,11 @@ class Verifier {
   }
 
   release(): void {
-    this.snapshot.release();
+    try {
+      this.snapshot.release();
+    } catch {
+      // Already aborted by the engine after a damaged read.
+    }
   }
 
   /**
@@ -115,11 +119,7 @@ class Verifier {
    * committed state; the counts of each tree still come from one state.
    */
   private renew(): void {
-    try {
-      this.snapshot.release();
-    } catch {
-      // Already aborted by the engine.
-    }
+    this.release();
     this.snapshot = pinSnapshot(this.ctx.handles.env);
   }
 
