@@ -36,11 +36,11 @@ import type { StoredDocument, StoreReader } from './reader.js';
 import {
   count,
   getBody,
-  nextId,
   getTagged,
   indexIdForUniqueKey,
   indexIds,
   indexIdsForKey,
+  nextId,
 } from './records.js';
 import {
   type SnapshotLoad,
