@@ -7,8 +7,8 @@
 
 import { type Command, InvalidArgumentError } from 'commander';
 import {
-  type ClusterHealth,
   checkClusterHealth,
+  type ClusterHealth,
   HEALTH_TIMEOUT_MS_DEFAULT,
   readClusterConfig,
 } from '../cluster/index.js';

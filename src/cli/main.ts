@@ -9,15 +9,15 @@ import { VERSION } from '../version.js';
 import { registerCluster } from './cluster.js';
 import { registerCompact } from './compact.js';
 import { registerHealth } from './health.js';
-import { registerInspect } from './inspect.js';
-import { EXIT_USAGE, reportError } from './output.js';
-import { registerQuery } from './query.js';
 import { registerRebalance } from './rebalance.js';
+import { registerInspect } from './inspect.js';
+import { registerQuery } from './query.js';
 import { registerRepl } from './repl.js';
 import { registerRouter } from './router.js';
 import { registerSeed } from './seed.js';
 import { registerServe } from './serve.js';
 import { registerVerify } from './verify.js';
+import { EXIT_USAGE, reportError } from './output.js';
 
 export function buildProgram(): Command {
   const program = new Command('docdb')

@@ -19,8 +19,8 @@ import {
   dropCollection,
   insertDocuments,
   type PreparedDocument,
-  replaceDocument,
   requireForWrite,
+  replaceDocument,
 } from './documents.js';
 import { createIndex, dropIndex, rebuildIndexes } from './indexes.js';
 import type { TxnState } from './txn-state.js';

@@ -4,8 +4,9 @@
  */
 
 import { DbError } from '../errors/index.js';
-import type { Document } from '../types/index.js';
 import { DOCUMENT_DEPTH_MAX, parseId } from '../util/index.js';
+
+import type { Document } from '../types/index.js';
 
 export type { Document };
 

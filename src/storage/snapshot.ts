@@ -6,7 +6,6 @@
  * that seq. A snapshot keeps old pages from reuse: release it when done.
  */
 
-import { formatId } from '../util/index.js';
 import type { CollectionDef, IndexState, NodeMeta } from './catalog.js';
 import { seqOfKey, storedEntryTerm } from './change-entry.js';
 import { decodeValue } from './codec/index.js';
@@ -14,6 +13,7 @@ import type { StoreContext } from './context.js';
 import type { Document } from './document-check.js';
 import { pinSnapshot, type ReadSnapshot } from './lmdb-env.js';
 import { ID_MIN } from './records.js';
+import { formatId } from '../util/index.js';
 
 /** Reads of documents as they were when the snapshot was opened. */
 export interface DocumentSnapshot {
