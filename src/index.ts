@@ -40,5 +40,8 @@ export type {
   LogPosition,
   Role,
   StoreStats,
+  VerifyProblem,
+  VerifyProblemKind,
+  VerifyReport,
 } from './types/index.js';
 export { VERSION } from './version.js';

@@ -18,6 +18,7 @@ import { registerRouter } from './router.js';
 import { registerSeed } from './seed.js';
 import { registerTransfer } from './transfer.js';
 import { registerServe } from './serve.js';
+import { registerVerify } from './verify.js';
 import { EXIT_USAGE, reportError } from './output.js';
 
 export function buildProgram(): Command {
@@ -38,6 +39,7 @@ export function buildProgram(): Command {
   registerQuery(program);
   registerRepl(program);
   registerCompact(program);
+  registerVerify(program);
   registerSeed(program);
   registerServe(program);
   registerCluster(program);

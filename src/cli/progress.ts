@@ -1,6 +1,7 @@
 /**
  * Progress bars of long commands (seed, rebalance, backup, restore, import): on stderr, and
- * only on a terminal and without `--json`, so scripts and pipes never see them.
+ * only on a terminal and without `--json`, so scripts and pipes never see them. The CLI's only
+ * importer of cli-progress.
  */
 
 import { SingleBar } from 'cli-progress';

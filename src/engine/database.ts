@@ -6,7 +6,7 @@
  */
 
 import type { DbError } from '../errors/index.js';
-import type { CheckpointResult } from '../types/index.js';
+import type { CheckpointResult, VerifyReport } from '../types/index.js';
 import {
   type ChangeEntry,
   type ChangeHold,
@@ -21,6 +21,7 @@ import {
   Store,
   type StoreOptions,
   type StoreStats,
+  type VerifyProgress,
   type WriteCounts,
 } from '../storage/index.js';
 import { type ChangeFeed, type ChangesOptions, openChangeFeed } from './changes.js';
@@ -135,6 +136,14 @@ export class Database {
   stats(): StoreStats {
     this.store.refresh();
     return this.store.stats();
+  }
+
+  /**
+   * Checks the whole file: every document decodes, every index entry agrees with its
+   * document both ways, the change log is contiguous, stored counts match. Writes nothing.
+   */
+  verify(progress?: VerifyProgress): Promise<VerifyReport> {
+    return this.store.verify(progress);
   }
 
   /** Resolves once every write issued so far is durable. */

@@ -145,6 +145,15 @@ export const ERROR_CATALOGUE = {
       "the storage engine could not commit the write, so it was not stored; the node's log " +
       'has the cause under this request id',
   },
+  ERR_STORAGE_TRUNCATED: {
+    status: 500,
+    meaning:
+      'The data file is shorter than its own header says: it was cut (a copy or disk failed).',
+  },
+  ERR_STORAGE_CORRUPT: {
+    status: 500,
+    meaning: 'A stored page or record of the data file is damaged and cannot be read.',
+  },
   ERR_STORAGE_FULL: {
     status: 507,
     meaning: 'The disk holding the data file is full: the write was not stored.',

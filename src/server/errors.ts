@@ -96,6 +96,9 @@ export function errorHandler(mapping: ErrorMapping = {}) {
       request.log.error({ err: error, code: known.code }, known.message);
       return reply.status(status).send(withheld(request, known.code));
     }
+    // A fault of the node (a damaged data file) goes to the log too, with the engine's words
+    // (its cause); a deliberate 503 (a read-only node) is not an error of the node.
+    if (status === 500) request.log.error({ err: error, code: known.code }, known.message);
     const body: ErrorBody = { error: known.message, code: known.code, ...(known.details ?? {}) };
     return reply.status(status).send(body);
   };

@@ -125,7 +125,14 @@ function invalidEntry(why: string): DbError {
 
 /** The entry's map without `v`, once its version is one this build reads. */
 function versioned(bytes: Uint8Array, stored: boolean): Record<string, unknown> {
-  const raw = decodeValue<Record<string, unknown>>(bytes);
+  let raw: Record<string, unknown>;
+  try {
+    raw = decodeValue<Record<string, unknown>>(bytes);
+  } catch (error) {
+    // Bytes from a peer that do not decode are a bad entry, not a damaged file.
+    if (stored) throw error;
+    throw invalidEntry('is not MessagePack');
+  }
   if (raw === null || typeof raw !== 'object') throw invalidEntry('is not a map');
   const { v, ...entry } = raw;
   // Version 0 exists only stored, in files of format 3.

@@ -56,5 +56,6 @@ export {
   type StoreOptions,
 } from './store.js';
 export type { WriteCounts } from './txn-state.js';
+export type { VerifyProgress } from './verify.js';
 export type { WriteTxn } from './write-txn.js';
 export { type LockOwner, lockHolder } from './writer-lock.js';

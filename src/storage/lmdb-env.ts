@@ -4,7 +4,9 @@
  */
 
 import { type Database as LmdbDatabase, open as lmdbOpen, type RootDatabase } from 'lmdb';
+import { DbError } from '../errors/index.js';
 import { COLLECTIONS_MAX, INDEXES_PER_COLLECTION_MAX } from '../util/index.js';
+import { checkFileHead } from './file-header.js';
 
 /** A named sub-database: binary keys to binary values. */
 export type SubDb = LmdbDatabase<Buffer, Buffer>;
@@ -18,19 +20,45 @@ export type Env = RootDatabase<Buffer, Buffer>;
 export const SUB_DATABASES_MAX = (COLLECTIONS_MAX + 1) * (1 + INDEXES_PER_COLLECTION_MAX) + 8;
 
 /**
+ * LMDB's own words for a file whose pages do not hold together: a page number past the end,
+ * a node whose flags contradict its tree, a header that is not LMDB's. A transaction that met
+ * one is then refused with MDB_BAD_TXN, which means the same here.
+ */
+const ENGINE_DAMAGE =
+  /MDB_(CORRUPTED|PAGE_NOTFOUND|BAD_TXN|INVALID|BAD_VALSIZE|BAD_DBI|INCOMPATIBLE)|page \d+ not found/;
+
+/** True when `error` is LMDB reporting damaged pages (see ENGINE_DAMAGE). */
+export function isEngineDamage(error: unknown): boolean {
+  return error instanceof Error && ENGINE_DAMAGE.test(error.message);
+}
+
+/**
  * Opens the environment. `overlappingSync` is off so that a commit has reached the disk
- * (fsync) when `transactionSync` returns: the moment docdb acknowledges a write.
+ * (fsync) when `transactionSync` returns: the moment docdb acknowledges a write. A file
+ * shorter than its meta pages say is refused before LMDB maps it (file-header.ts).
  */
 export function openEnv(file: string, readOnly: boolean): Env {
-  return lmdbOpen<Buffer, Buffer>({
-    path: file,
-    noSubdir: true,
-    maxDbs: SUB_DATABASES_MAX,
-    overlappingSync: false,
-    readOnly,
-    keyEncoding: 'binary',
-    encoding: 'binary',
-  });
+  checkFileHead(file);
+  try {
+    return lmdbOpen<Buffer, Buffer>({
+      path: file,
+      noSubdir: true,
+      maxDbs: SUB_DATABASES_MAX,
+      overlappingSync: false,
+      readOnly,
+      keyEncoding: 'binary',
+      encoding: 'binary',
+    });
+  } catch (error) {
+    if (!isEngineDamage(error)) throw error;
+    const damaged = new DbError(
+      'ERR_STORAGE_CORRUPT',
+      `${file} is damaged: its header is not a valid data file header. Restore it from a backup or a follower.`,
+      { file },
+    );
+    damaged.cause = error;
+    throw damaged;
+  }
 }
 
 /**

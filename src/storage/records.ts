@@ -5,6 +5,7 @@
  */
 
 import { createHash } from 'node:crypto';
+import { DbError } from '../errors/index.js';
 import { formatId, ID_BYTES } from '../util/index.js';
 import type { CollectionDef, IndexDef } from './catalog.js';
 import type { StoreContext } from './context.js';
@@ -17,6 +18,17 @@ export const ID_MIN = Buffer.alloc(ID_BYTES, 0);
 
 /** Greater than every 16-byte id: the start of a reverse scan. */
 export const ID_PAST_MAX = Buffer.alloc(ID_BYTES + 1, 0xff);
+
+/**
+ * An id read from an index entry: 16 bytes, or the entry is damaged (the Store names the
+ * index, damage.ts). Used as a key, a longer one would make the engine throw its own error.
+ */
+function storedId(id: Buffer): Buffer {
+  if (id.length !== ID_BYTES) {
+    throw new DbError('ERR_STORAGE_CORRUPT', `an index entry holds ${id.length} bytes, not an id`);
+  }
+  return id;
+}
 
 /** The tree of a collection or index. */
 export function tree(ctx: StoreContext, name: string, txn?: TxnState): SubDb {
@@ -58,6 +70,13 @@ export function idExists(ctx: StoreContext, def: CollectionDef, id: Buffer, txn?
   return tree(ctx, def.dbName, txn).getBinaryFast(id) !== undefined;
 }
 
+/** The first id stored after `after` (or the first of all), or undefined. */
+export function nextId(ctx: StoreContext, def: CollectionDef, after: Buffer | undefined) {
+  const start = after ? Buffer.concat([after, Buffer.from([0])]) : ID_MIN;
+  for (const key of tree(ctx, def.dbName).getKeys({ start, limit: 1 })) return key as Buffer;
+  return undefined;
+}
+
 /** The greatest id stored in a collection, or undefined when it is empty. */
 export function lastId(ctx: StoreContext, def: CollectionDef, txn?: TxnState): Buffer | undefined {
   const db = tree(ctx, def.dbName, txn);
@@ -88,7 +107,7 @@ export function* indexIds(
       if (seen.has(text)) continue;
       seen.add(text);
     }
-    yield id;
+    yield storedId(id);
   }
 }
 
@@ -108,7 +127,7 @@ export function* indexIdsForKey(
     if (id !== undefined) yield id;
     return;
   }
-  yield* tree(ctx, index.dbName, txn).getValues(key);
+  for (const id of tree(ctx, index.dbName, txn).getValues(key)) yield storedId(id);
 }
 
 /** The id under one key of a unique index. */
@@ -118,7 +137,8 @@ export function indexIdForUniqueKey(
   key: Buffer,
   txn?: TxnState,
 ): Buffer | undefined {
-  return tree(ctx, index.dbName, txn).get(key);
+  const id = tree(ctx, index.dbName, txn).get(key);
+  return id === undefined ? undefined : storedId(id);
 }
 
 /** Attaches `_id` in front of a stored body, as callers see documents. */

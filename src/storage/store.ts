@@ -10,7 +10,7 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { DbError } from '../errors/index.js';
-import type { CheckpointResult } from '../types/index.js';
+import type { CheckpointResult, VerifyReport } from '../types/index.js';
 import { CHANGE_LOG_RETAIN_BYTES, CHANGE_LOG_RETAIN_ENTRIES } from '../util/index.js';
 import { applyChange } from './apply.js';
 import type { CollectionDef, IndexDef } from './catalog.js';
@@ -19,6 +19,7 @@ import type { ChangeEntry } from './change-entry.js';
 import { type ChangeHold, ChangeLog, type LogPosition } from './change-log.js';
 import { DocumentCodec, type FieldSelection } from './codec/index.js';
 import type { StoreContext } from './context.js';
+import { asDamage, type DamageSite, guardItems, guardRead, guardScan } from './damage.js';
 import type { Document } from './document-check.js';
 import type { PreparedDocument } from './documents.js';
 import { Handles } from './handles.js';
@@ -39,6 +40,7 @@ import {
   indexIdForUniqueKey,
   indexIds,
   indexIdsForKey,
+  nextId,
 } from './records.js';
 import {
   type SnapshotLoad,
@@ -54,9 +56,13 @@ import {
   openFileSnapshot,
 } from './snapshot.js';
 import { markJob, newTxnState, noWrites, rollBackJob, type WriteCounts } from './txn-state.js';
+import { type VerifyProgress, verifyFile } from './verify.js';
 import { WriteQueue } from './write-queue.js';
 import { prepareDocument, WriteTxn } from './write-txn.js';
 import { acquireWriterLock, type WriterLock } from './writer-lock.js';
+
+/** Times verify starts again when a node changed the catalog under it. */
+const VERIFY_ATTEMPTS_MAX = 5;
 
 /** The file name of the data file inside a data directory. */
 export const DATA_FILE_NAME = 'data.docdb';
@@ -190,9 +196,29 @@ export class Store implements StoreReader {
   }
 
   private load(): void {
-    const { structures } = this.catalog.load();
-    this.docs.reset(structures);
-    this.log.load();
+    guardRead(this.site('the catalog'), () => {
+      const { structures } = this.catalog.load();
+      this.docs.reset(structures);
+    });
+    guardRead(this.site('the change log'), () => this.log.load());
+  }
+
+  /** Where a read of part of the file happens, for damage it meets (damage.ts). */
+  private site(part: string): DamageSite {
+    return { file: this.file, part };
+  }
+
+  /** Where a read of a collection happens. */
+  private inCollection(def: CollectionDef, id?: Buffer): DamageSite {
+    return { file: this.file, collection: def.name, id };
+  }
+
+  /** Where a read of an index happens (its collection found by the index's tree). */
+  private inIndex(index: IndexDef): DamageSite {
+    const owner = [...this.catalog.all().values()].find((def) =>
+      def.indexes.some((i) => i.dbName === index.dbName),
+    );
+    return { file: this.file, collection: owner?.name ?? '?', index: index.name };
   }
 
   /**
@@ -368,7 +394,8 @@ export class Store implements StoreReader {
     } catch (error) {
       this.docs.truncate(mark.structures);
       rollBackJob(txn.state, mark);
-      throw error;
+      // A write that read a damaged record (the document it replaces, one it indexes).
+      throw asDamage(error, this.site('a record the write read'));
     }
   }
 
@@ -398,15 +425,19 @@ export class Store implements StoreReader {
 
   /** Every retained change-log entry with a seq greater than `afterSeq`, in order. */
   changesAfter(afterSeq: number): Iterable<ChangeEntry> {
-    return this.log.entriesAfter(afterSeq);
+    return guardItems(this.site('the change log'), this.log.entriesAfter(afterSeq));
   }
 
   /**
    * The entries after `afterSeq`, then each new one as it commits, until `signal` aborts.
    * Throws ERR_CHANGES_TRIMMED when the entries it needs are gone.
    */
-  followChanges(afterSeq: number, signal?: AbortSignal): AsyncGenerator<ChangeEntry> {
-    return this.log.follow(afterSeq, signal);
+  async *followChanges(afterSeq: number, signal?: AbortSignal): AsyncGenerator<ChangeEntry> {
+    try {
+      yield* this.log.follow(afterSeq, signal);
+    } catch (error) {
+      throw asDamage(error, this.site('the change log'));
+    }
   }
 
   /** Resolves with the last seq once a commit passes `afterSeq` (or `signal` aborts). */
@@ -437,20 +468,22 @@ export class Store implements StoreReader {
   }
 
   count(def: CollectionDef): number {
-    return count(this.ctx, def);
+    return guardRead(this.inCollection(def), () => count(this.ctx, def));
   }
 
   getBody(def: CollectionDef, id: Buffer): Document | undefined {
-    return getBody(this.ctx, def, id);
+    return guardRead(this.inCollection(def, id), () => getBody(this.ctx, def, id));
   }
 
   /** A document's body with its tag (see records.getTagged), or undefined. */
   getTagged(def: CollectionDef, id: Buffer): { body: Document; tag: string } | undefined {
-    return getTagged(this.ctx, def, id);
+    return guardRead(this.inCollection(def, id), () => getTagged(this.ctx, def, id));
   }
 
   scan(def: CollectionDef, afterId?: Buffer): Generator<StoredDocument> {
-    return this.scans.scan(def, afterId);
+    return guardScan(this.inCollection(def), this.scans.scan(def, afterId), (after) =>
+      nextId(this.ctx, def, after ?? afterId),
+    );
   }
 
   scanSelected(
@@ -459,19 +492,23 @@ export class Store implements StoreReader {
     keep: ((part: Document) => boolean) | undefined,
     whole: boolean,
   ): Generator<StoredDocument> {
-    return this.scans.scanSelected(def, selection, keep, whole);
+    return guardScan(
+      this.inCollection(def),
+      this.scans.scanSelected(def, selection, keep, whole),
+      (after) => nextId(this.ctx, def, after),
+    );
   }
 
   indexIds(index: IndexDef, start: Buffer, end: Buffer): Generator<Buffer> {
-    return indexIds(this.ctx, index, start, end);
+    return guardItems(this.inIndex(index), indexIds(this.ctx, index, start, end));
   }
 
   indexIdsForKey(index: IndexDef, key: Buffer): Generator<Buffer> {
-    return indexIdsForKey(this.ctx, index, key);
+    return guardItems(this.inIndex(index), indexIdsForKey(this.ctx, index, key));
   }
 
   indexIdForUniqueKey(index: IndexDef, key: Buffer): Buffer | undefined {
-    return indexIdForUniqueKey(this.ctx, index, key);
+    return guardRead(this.inIndex(index), () => indexIdForUniqueKey(this.ctx, index, key));
   }
 
   /**
@@ -479,7 +516,11 @@ export class Store implements StoreReader {
    * result). Release it when done: a pinned snapshot keeps old pages from reuse.
    */
   openSnapshot(): DocumentSnapshot {
-    return openDocumentSnapshot(this.ctx);
+    const snapshot = openDocumentSnapshot(this.ctx);
+    return {
+      getBody: (def, id) => guardRead(this.inCollection(def, id), () => snapshot.getBody(def, id)),
+      release: () => snapshot.release(),
+    };
   }
 
   // ---- maintenance ---------------------------------------------------------------------
@@ -525,7 +566,29 @@ export class Store implements StoreReader {
 
   /** File, page and per-collection facts for `inspect` and `/stats`. */
   stats(): StoreStats {
-    return storeStats(this.ctx);
+    return guardRead(this.site('the page statistics'), () => storeStats(this.ctx));
+  }
+
+  /**
+   * Checks the whole file (verify.ts): documents, index entries both ways, the change log,
+   * stored counts. Reads one snapshot; writes nothing, so a read-only store beside a running
+   * node can run it.
+   */
+  async verify(progress?: VerifyProgress): Promise<VerifyReport> {
+    for (let attempt = 1; ; attempt++) {
+      this.refresh();
+      const report = await verifyFile(this.ctx, progress);
+      if (report) return report;
+      // The node changed the catalog between the load and the snapshot: read it again.
+      if (attempt >= VERIFY_ATTEMPTS_MAX) {
+        throw new DbError(
+          'ERR_STORAGE_LOCKED',
+          `another process kept changing the catalog of ${this.file} while verify started; run it again when it is quieter`,
+        );
+      }
+      this.handles.forget();
+      this.load();
+    }
   }
 
   /** LMDB's id of the last committed transaction (diagnostics; proves group commit). */

@@ -12,3 +12,4 @@ export type * from './node.js';
 export type * from './query.js';
 export type * from './stats.js';
 export type * from './replication.js';
+export type * from './verify.js';

@@ -90,3 +90,6 @@ export const SHARD_NAME_CHARS_MAX = 64;
 export const CLUSTER_SHARDS_MAX = 256;
 /** Largest cluster.json docdb reads; a topology file is a few KiB. */
 export const CLUSTER_CONFIG_BYTES_MAX = 1024 * 1024;
+
+/** Problems `docdb verify` lists one by one; it counts every one (a damaged file may have millions). */
+export const VERIFY_PROBLEMS_LISTED_MAX = 100;

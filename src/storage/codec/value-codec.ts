@@ -13,6 +13,7 @@
  */
 
 import { Packr } from 'msgpackr';
+import { DbError } from '../../errors/index.js';
 import { type FieldSelection, PartialReader, type Structure } from './partial-decode.js';
 
 const plain = new Packr({ useRecords: false, mapsAsObjects: true, int64AsType: 'number' });
@@ -33,9 +34,28 @@ export function encodePortable(value: unknown): Buffer {
   return portable.pack(value);
 }
 
+/**
+ * Stored bytes that do not decode: ERR_STORAGE_CORRUPT without details, which the Store
+ * completes with what was read (storage/damage.ts). msgpackr's words stay the cause.
+ */
+function undecodable(cause: unknown): DbError {
+  const error = new DbError('ERR_STORAGE_CORRUPT', 'a stored record cannot be decoded');
+  error.cause = cause;
+  return error;
+}
+
+/** Runs one decode, turning any failure of the decoder into `undecodable`. */
+function decoding<T>(decode: () => T): T {
+  try {
+    return decode();
+  } catch (error) {
+    throw undecodable(error);
+  }
+}
+
 /** Decodes bytes written by encodeValue or encodePortable. */
 export function decodeValue<T = unknown>(bytes: Uint8Array): T {
-  return plain.unpack(bytes) as T;
+  return decoding(() => plain.unpack(bytes) as T);
 }
 
 /** Most shared structures per file; later shapes are written with inline structures. */
@@ -107,7 +127,7 @@ export class DocumentCodec {
   }
 
   decode<T = unknown>(bytes: Uint8Array): T {
-    return this.packr.unpack(bytes) as T;
+    return decoding(() => this.packr.unpack(bytes) as T);
   }
 
   /**
@@ -116,8 +136,11 @@ export class DocumentCodec {
    * that is only valid during the call: nothing returned refers to it.
    */
   decodeSelected<T = unknown>(bytes: Uint8Array, size: number, selection: FieldSelection): T {
-    return (this.partial.read(bytes, size, selection) ??
-      this.packr.unpack(bytes.subarray(0, size))) as T;
+    return decoding(
+      () =>
+        (this.partial.read(bytes, size, selection) ??
+          this.packr.unpack(bytes.subarray(0, size))) as T,
+    );
   }
 
   /** Forgets structures added after `count`: the write that added them rolled back. */

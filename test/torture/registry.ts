@@ -1,0 +1,10 @@
+/**
+ * The parts of the torture suite, in the order a run takes them. A new part (crash, disk
+ * full, bad input at volume, slow clients, soak, replication faults) is a module exporting a
+ * TorturePart (part.ts), added here; the harness needs no other change.
+ */
+
+import { damagedFiles } from './damaged-files.js';
+import type { TorturePart } from './part.js';
+
+export const PARTS: readonly TorturePart[] = [damagedFiles];
