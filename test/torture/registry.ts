@@ -4,7 +4,8 @@
  * TorturePart (part.ts), added here; the harness needs no other change.
  */
 
+import { crash } from './crash.js';
 import { damagedFiles } from './damaged-files.js';
 import type { TorturePart } from './part.js';
 
-export const PARTS: readonly TorturePart[] = [damagedFiles];
+export const PARTS: readonly TorturePart[] = [crash, damagedFiles];
