@@ -4,8 +4,9 @@
  * TorturePart (part.ts), added here; the harness needs no other change.
  */
 
+import { badInput } from './bad-input.js';
 import { crash } from './crash.js';
 import { damagedFiles } from './damaged-files.js';
 import type { TorturePart } from './part.js';
 
-export const PARTS: readonly TorturePart[] = [crash, damagedFiles];
+export const PARTS: readonly TorturePart[] = [crash, damagedFiles, badInput];
