@@ -154,6 +154,10 @@ export const ERROR_CATALOGUE = {
     status: 500,
     meaning: 'A stored page or record of the data file is damaged and cannot be read.',
   },
+  ERR_STORAGE_FULL: {
+    status: 507,
+    meaning: 'The disk holding the data file is full: the write was not stored.',
+  },
   ERR_CHANGE_INVALID: {
     status: 400,
     meaning: 'A change-log entry cannot be read or applied on this node.',

@@ -13,8 +13,15 @@ import Fastify, {
 } from 'fastify';
 import type { Database } from '../engine/index.js';
 import { Replication } from '../replication/index.js';
-import { statusOf } from '../errors/index.js';
-import { BODY_BYTES_MAX, PATH_PARAM_CHARS_MAX } from '../util/index.js';
+import { DbError, statusOf } from '../errors/index.js';
+import {
+  BODY_BYTES_MAX,
+  HTTP_HEADER_TIMEOUT_SECONDS_DEFAULT,
+  HTTP_IDLE_TIMEOUT_SECONDS_DEFAULT,
+  HTTP_REQUEST_TIMEOUT_SECONDS_DEFAULT,
+  HTTP_TIMEOUT_CHECK_MS,
+  PATH_PARAM_CHARS_MAX,
+} from '../util/index.js';
 import { VERSION } from '../version.js';
 import { bearerAuth } from './auth.js';
 import { errorHandler } from './errors.js';
@@ -48,6 +55,8 @@ export interface AppOptions {
   replication?: Replication;
   /** Passed to Fastify for HTTPS (node.ts fills it from the TLS settings). */
   https?: FastifyServerOptions & { https: unknown };
+  /** The idle, header and request timeouts (the defaults of util/limits.ts when omitted). */
+  timeouts?: HttpTimeouts;
 }
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
@@ -59,11 +68,54 @@ export function requestsInFlight(app: FastifyInstance): number {
   return metricsOfApp.get(app)?.requestsInFlight() ?? 0;
 }
 
+/** How long a slow or silent client may hold a connection (the idle/header/request settings). */
+export interface HttpTimeouts {
+  idleSeconds: number;
+  headerSeconds: number;
+  requestSeconds: number;
+}
+
+const TIMEOUT_DEFAULTS: HttpTimeouts = {
+  idleSeconds: HTTP_IDLE_TIMEOUT_SECONDS_DEFAULT,
+  headerSeconds: HTTP_HEADER_TIMEOUT_SECONDS_DEFAULT,
+  requestSeconds: HTTP_REQUEST_TIMEOUT_SECONDS_DEFAULT,
+};
+
 /** What a node's and a router's Fastify instance share (server/router-app.ts builds the latter). */
 export interface BaseAppOptions {
   logger?: FastifyServerOptions['logger'];
   bodyBytesMax?: number;
   https?: FastifyServerOptions & { https: unknown };
+  /** The defaults of util/limits.ts when omitted. */
+  timeouts?: HttpTimeouts;
+}
+
+/**
+ * Node's server options for the timeouts. A socket with no traffic for `idleSeconds` is
+ * destroyed (Node's socket timeout): a stalled stream reader cannot keep its query's read
+ * snapshot open. Headers and whole requests have their own deadlines, checked every
+ * HTTP_TIMEOUT_CHECK_MS rather than Node's default 30 s, so a slow-loris client is closed on
+ * time. The header deadline may not pass the request deadline (Node refuses that).
+ */
+function timeoutOptions(timeouts: HttpTimeouts) {
+  if (timeouts.headerSeconds > timeouts.requestSeconds) {
+    throw new DbError(
+      'ERR_CONFIG_INVALID',
+      `the header timeout (${timeouts.headerSeconds} s) may not be longer than the request timeout (${timeouts.requestSeconds} s)`,
+    );
+  }
+  return {
+    server: {
+      headersTimeout: timeouts.headerSeconds * 1000,
+      requestTimeout: timeouts.requestSeconds * 1000,
+      connectionsCheckingInterval: HTTP_TIMEOUT_CHECK_MS,
+    },
+    fastify: {
+      connectionTimeout: timeouts.idleSeconds * 1000,
+      keepAliveTimeout: timeouts.idleSeconds * 1000,
+      requestTimeout: timeouts.requestSeconds * 1000,
+    },
+  };
 }
 
 /**
@@ -73,6 +125,7 @@ export interface BaseAppOptions {
  */
 export function baseApp(options: BaseAppOptions = {}): FastifyInstance {
   const nextRequestId = requestIdGenerator();
+  const timeouts = timeoutOptions(options.timeouts ?? TIMEOUT_DEFAULTS);
   const app = Fastify({
     logger: options.logger ?? false,
     // Two log lines per request would cost more than serving it; the node logs errors (with
@@ -94,7 +147,11 @@ export function baseApp(options: BaseAppOptions = {}): FastifyInstance {
       const given = req.headers['x-request-id'];
       return typeof given === 'string' && REQUEST_ID.test(given) ? given : nextRequestId();
     },
-    ...(options.https as object),
+    ...timeouts.fastify,
+    // Options of Node's http.createServer (or https.createServer, which takes them too).
+    ...(options.https
+      ? { ...options.https, https: { ...(options.https.https as object), ...timeouts.server } }
+      : { http: timeouts.server }),
   }) as unknown as FastifyInstance;
   // Bodies are JSON only: anything else is a 415, never a string handed to the engine.
   app.removeContentTypeParser('text/plain');

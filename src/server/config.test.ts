@@ -75,6 +75,9 @@ describe('defaults', () => {
       dataDir: './data',
       bindAll: false,
       changeLogRetainMiB: 256,
+      idleTimeoutSeconds: 60,
+      headerTimeoutSeconds: 10,
+      requestTimeoutSeconds: 60,
     });
     expect(config.apiKey).toBeUndefined();
     expect(config.tls).toBeUndefined();
@@ -359,6 +362,9 @@ describe('precedence: flag over file, a variable only for what neither set, then
         DOCDB_SYNC_FOLLOWERS: '1',
         DOCDB_CHANGE_LOG_RETAIN_MIB: '64',
         DOCDB_SYNC_TIMEOUT_SECONDS: '3',
+        DOCDB_IDLE_TIMEOUT_SECONDS: '30',
+        DOCDB_HEADER_TIMEOUT_SECONDS: '5',
+        DOCDB_REQUEST_TIMEOUT_SECONDS: '20',
       },
     });
     expect(config).toEqual({
@@ -367,6 +373,9 @@ describe('precedence: flag over file, a variable only for what neither set, then
       dataDir: '/env/data',
       bindAll: false,
       changeLogRetainMiB: 64,
+      idleTimeoutSeconds: 30,
+      headerTimeoutSeconds: 5,
+      requestTimeoutSeconds: 20,
       apiKey: 'env-key',
       replicationSecret: 'env-secret',
       replication: {
@@ -437,6 +446,7 @@ describe('the config file', () => {
         dataDir: 'd',
         bindAllInterfaces: true,
         changeLog: { retainMiB: 1024 },
+        http: { idleTimeoutSeconds: 120, headerTimeoutSeconds: 15, requestTimeoutSeconds: 90 },
         security: {
           apiKey: 'k',
           replicationSecret: 's',
@@ -459,6 +469,9 @@ describe('the config file', () => {
       dataDir: 'd',
       bindAll: true,
       changeLogRetainMiB: 1024,
+      idleTimeoutSeconds: 120,
+      headerTimeoutSeconds: 15,
+      requestTimeoutSeconds: 90,
       apiKey: 'k',
       replicationSecret: 's',
       tls: { certPath: '/certs/node.p12', certPassword: 'pw' },

@@ -33,6 +33,10 @@ export interface NodeConfig {
   bindAll: boolean;
   /** MiB of change log the node keeps (default 256). */
   changeLogRetainMiB: number;
+  /** How long a slow or silent client may hold a connection (seconds). */
+  idleTimeoutSeconds: number;
+  headerTimeoutSeconds: number;
+  requestTimeoutSeconds: number;
   apiKey?: string;
   replicationSecret?: string;
   tls?: TlsSettings;

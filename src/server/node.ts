@@ -137,6 +137,11 @@ export async function startNode(
   try {
     app = buildApp(db, {
       nodeName: config.nodeName,
+      timeouts: {
+        idleSeconds: config.idleTimeoutSeconds,
+        headerSeconds: config.headerTimeoutSeconds,
+        requestSeconds: config.requestTimeoutSeconds,
+      },
       apiKey: config.apiKey,
       status,
       replication,

@@ -70,7 +70,13 @@ export interface SettingSpec {
   readonly help: string;
 }
 
-import { CHANGE_LOG_RETAIN_BYTES, REPLICATION_FOLLOWERS_MAX } from '../util/index.js';
+import {
+  CHANGE_LOG_RETAIN_BYTES,
+  HTTP_HEADER_TIMEOUT_SECONDS_DEFAULT,
+  HTTP_IDLE_TIMEOUT_SECONDS_DEFAULT,
+  HTTP_REQUEST_TIMEOUT_SECONDS_DEFAULT,
+  REPLICATION_FOLLOWERS_MAX,
+} from '../util/index.js';
 
 const MiB = 1024 * 1024;
 
@@ -169,6 +175,44 @@ export const SETTINGS = {
     help:
       'MiB of change log the node keeps; a follower further behind catches up from a snapshot ' +
       '(followers connected hold up to 4 times this)',
+  },
+  // Beyond the spec: how long a slow or silent client may hold a connection.
+  idleTimeoutSeconds: {
+    title: 'idle timeout',
+    file: 'http.idleTimeoutSeconds',
+    flag: '--idle-timeout-seconds <seconds>',
+    env: 'DOCDB_IDLE_TIMEOUT_SECONDS',
+    kind: 'seconds',
+    scope: 'node',
+    config: 'idleTimeoutSeconds',
+    default: HTTP_IDLE_TIMEOUT_SECONDS_DEFAULT,
+    help:
+      'close a connection on which no byte moved either way for this long: an idle ' +
+      'keep-alive connection, a client that stopped reading a stream, a stalled upload',
+  },
+  headerTimeoutSeconds: {
+    title: 'header timeout',
+    file: 'http.headerTimeoutSeconds',
+    flag: '--header-timeout-seconds <seconds>',
+    env: 'DOCDB_HEADER_TIMEOUT_SECONDS',
+    kind: 'seconds',
+    scope: 'node',
+    config: 'headerTimeoutSeconds',
+    default: HTTP_HEADER_TIMEOUT_SECONDS_DEFAULT,
+    help:
+      'close a connection whose request headers are not complete this long after it opened ' +
+      'or after its previous request (at most the request timeout)',
+  },
+  requestTimeoutSeconds: {
+    title: 'request timeout',
+    file: 'http.requestTimeoutSeconds',
+    flag: '--request-timeout-seconds <seconds>',
+    env: 'DOCDB_REQUEST_TIMEOUT_SECONDS',
+    kind: 'seconds',
+    scope: 'node',
+    config: 'requestTimeoutSeconds',
+    default: HTTP_REQUEST_TIMEOUT_SECONDS_DEFAULT,
+    help: 'answer 408 and close when a request (headers and body) is not received within this long',
   },
   replicationSecret: {
     title: 'replication secret',

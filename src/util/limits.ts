@@ -54,6 +54,19 @@ export const CHANGE_LOG_RETAIN_BYTES = 256 * MiB;
 export const CHANGE_LOG_HOLD_FACTOR = 4;
 
 /**
+ * Seconds a connection may go with no byte moving either way before the node closes it
+ * (an idle keep-alive connection, a reader that stopped reading a stream, which would
+ * otherwise hold its read snapshot open). Long enough for any query to send its first byte.
+ */
+export const HTTP_IDLE_TIMEOUT_SECONDS_DEFAULT = 60;
+/** Seconds a client has to send complete request headers (slow-loris clients are closed). */
+export const HTTP_HEADER_TIMEOUT_SECONDS_DEFAULT = 10;
+/** Seconds a client has to send a whole request, headers and body. */
+export const HTTP_REQUEST_TIMEOUT_SECONDS_DEFAULT = 60;
+/** How often the server looks for connections past their header or request timeout. */
+export const HTTP_TIMEOUT_CHECK_MS = 1_000;
+
+/**
  * Documents whose scanned paths the writer keeps in memory, over all cached selections
  * (scans.ts, `scanSelected`). A selection of a larger collection is scanned from disk.
  */

@@ -1,0 +1,96 @@
+/**
+ * A node whose data dir fills up, on a small tmpfs the test mounts (skipped, saying why, where
+ * mounting is not permitted): writes get 507 ERR_STORAGE_FULL naming the free space, reads,
+ * queries and /health keep working, every acknowledged write is still there after a restart,
+ * and writes succeed again once space is freed.
+ */
+
+import { spawnSync } from 'node:child_process';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { makeTempDir } from '../support/temp-dir.js';
+import { freePort, request, startServe, stopAll } from './support.js';
+
+const FS_BYTES = 24 * 1024 * 1024;
+const temp = makeTempDir('docdb-disk-full-');
+const mountPoint = path.join(temp.dir, 'small');
+let mounted = false;
+let skipReason = '';
+
+beforeAll(() => {
+  fs.mkdirSync(mountPoint);
+  const mount = spawnSync('mount', ['-t', 'tmpfs', '-o', `size=${FS_BYTES}`, 'tmpfs', mountPoint], {
+    encoding: 'utf8',
+  });
+  mounted = mount.status === 0;
+  if (!mounted)
+    skipReason = `cannot mount a small tmpfs here: ${(mount.stderr || mount.error?.message || '').trim()}`;
+});
+
+afterAll(async () => {
+  await stopAll();
+  if (mounted) spawnSync('umount', ['-l', mountPoint]);
+  temp.cleanup();
+});
+
+describe('a full disk', () => {
+  it('refuses writes with 507, keeps reads, loses nothing, and takes writes again once space is freed', async (context) => {
+    if (!mounted) {
+      context.skip(skipReason);
+      return;
+    }
+    // Ballast the test frees later, on the same file system.
+    const ballast = path.join(mountPoint, 'ballast');
+    fs.writeFileSync(ballast, Buffer.alloc(6 * 1024 * 1024, 1));
+    const port = await freePort();
+    const dataDir = path.join(mountPoint, 'data');
+    const args = ['--port', String(port), '--data-dir', dataDir];
+    let node = await startServe(args, { cwd: temp.dir, port });
+    const url = `http://127.0.0.1:${port}`;
+
+    const acknowledged: string[] = [];
+    let refused: { status: number; json: Record<string, unknown> } | undefined;
+    const batch = Array.from({ length: 200 }, (_, i) => ({ i, text: 'x'.repeat(1_000) }));
+    for (let round = 0; round < 200 && !refused; round++) {
+      const answer = await request(`${url}/collections/filler/bulk`, {
+        method: 'POST',
+        body: batch,
+      });
+      if (answer.status === 200) acknowledged.push(...(answer.json as { ids: string[] }).ids);
+      else refused = { status: answer.status, json: answer.json as Record<string, unknown> };
+    }
+    expect(refused, 'the disk never filled').toBeDefined();
+    expect(refused?.status).toBe(507);
+    expect(refused?.json.code).toBe('ERR_STORAGE_FULL');
+    expect(String(refused?.json.error)).toMatch(/disk holding .* is full \(\d+ bytes free\)/);
+
+    // Reads, queries and health go on.
+    expect((await request(`${url}/health`)).status).toBe(200);
+    const counted = await request(`${url}/query`, {
+      method: 'POST',
+      body: { sql: 'SELECT COUNT(*) AS n FROM filler' },
+    });
+    expect(counted.json).toMatchObject({ documents: [{ n: acknowledged.length }] });
+    const one = await request(`${url}/collections/filler/${acknowledged[0]}`);
+    expect(one.status).toBe(200);
+
+    // Space freed: writes go through again.
+    fs.rmSync(ballast);
+    const after = await request(`${url}/collections/filler/bulk`, { method: 'POST', body: batch });
+    expect(after.status, JSON.stringify(after.json)).toBe(200);
+    acknowledged.push(...(after.json as { ids: string[] }).ids);
+
+    // Nothing acknowledged was lost, across a restart.
+    node.child.kill('SIGTERM');
+    await node.waitForExit();
+    node = await startServe(args, { cwd: temp.dir, port });
+    const again = await request(`${url}/query`, {
+      method: 'POST',
+      body: { sql: 'SELECT COUNT(*) AS n FROM filler' },
+    });
+    expect(again.json).toMatchObject({ documents: [{ n: acknowledged.length }] });
+    const last = await request(`${url}/collections/filler/${acknowledged.at(-1)}`);
+    expect(last.status).toBe(200);
+  });
+});
