@@ -7,6 +7,7 @@
 import { badInput } from './bad-input.js';
 import { crash } from './crash.js';
 import { damagedFiles } from './damaged-files.js';
+import { slowClients } from './slow-clients.js';
 import type { TorturePart } from './part.js';
 
-export const PARTS: readonly TorturePart[] = [crash, damagedFiles, badInput];
+export const PARTS: readonly TorturePart[] = [crash, damagedFiles, badInput, slowClients];
