@@ -4,6 +4,7 @@
  * does. Tests drive it with `app.inject()`.
  */
 
+import type { Socket } from 'node:net';
 import Fastify, {
   type FastifyInstance,
   type FastifyReply,
@@ -91,11 +92,11 @@ export interface BaseAppOptions {
 }
 
 /**
- * Node's server options for the timeouts. A socket with no traffic for `idleSeconds` is
- * destroyed (Node's socket timeout): a stalled stream reader cannot keep its query's read
- * snapshot open. Headers and whole requests have their own deadlines, checked every
- * HTTP_TIMEOUT_CHECK_MS rather than Node's default 30 s, so a slow-loris client is closed on
- * time. The header deadline may not pass the request deadline (Node refuses that).
+ * Node's server options for the timeouts. A socket with no traffic for `idleSeconds` times
+ * out (see closeIdleSockets for what then goes). Headers and whole requests have their own
+ * deadlines, checked every HTTP_TIMEOUT_CHECK_MS rather than Node's default 30 s, so a
+ * slow-loris client is closed on time. The header deadline may not pass the request deadline
+ * (Node refuses that).
  */
 function timeoutOptions(timeouts: HttpTimeouts) {
   if (timeouts.headerSeconds > timeouts.requestSeconds) {
@@ -156,7 +157,29 @@ export function baseApp(options: BaseAppOptions = {}): FastifyInstance {
   // Bodies are JSON only: anything else is a 415, never a string handed to the engine.
   app.removeContentTypeParser('text/plain');
   addJsonBodyParser(app);
+  closeIdleSockets(app.server);
   return app;
+}
+
+/**
+ * What goes when a socket has had no traffic for the idle timeout: a connection with no
+ * request (a silent or idle keep-alive client), and one whose answer the client stopped
+ * reading (output waits in the socket), which would otherwise hold its query's read snapshot
+ * open. A connection whose request is still being worked on (a long compaction, a large
+ * seed) stays: its answer re-arms the timer. With a listener here, Node no longer destroys
+ * every timed-out socket itself.
+ */
+function closeIdleSockets(server: FastifyInstance['server']): void {
+  const requests = new WeakMap<object, number>();
+  server.on('request', (request, response) => {
+    const socket = request.socket;
+    requests.set(socket, (requests.get(socket) ?? 0) + 1);
+    response.once('close', () => requests.set(socket, (requests.get(socket) ?? 1) - 1));
+  });
+  server.on('timeout', (socket: Socket) => {
+    const working = (requests.get(socket) ?? 0) > 0;
+    if (!working || socket.writableLength > 0) socket.destroy();
+  });
 }
 
 /** The 404 of a path no route serves, with docdb's error body. */

@@ -187,8 +187,9 @@ export const SETTINGS = {
     config: 'idleTimeoutSeconds',
     default: HTTP_IDLE_TIMEOUT_SECONDS_DEFAULT,
     help:
-      'close a connection on which no byte moved either way for this long: an idle ' +
-      'keep-alive connection, a client that stopped reading a stream, a stalled upload',
+      'close a connection on which no byte moved either way for this long when it has no ' +
+      'request, or when its client stopped reading the answer (a request still being worked ' +
+      'on is not cut)',
   },
   headerTimeoutSeconds: {
     title: 'header timeout',

@@ -2,7 +2,8 @@
  * Proves the idle, header and request timeouts on a real socket: a silent connection, a
  * slow-loris client that never finishes its headers, a body that never arrives (408) and a
  * reader that stops reading an NDJSON stream are all closed by the node, while it keeps
- * answering other clients; a header timeout longer than the request timeout is refused.
+ * answering other clients; a request that works past the idle timeout is not cut; a header
+ * timeout longer than the request timeout is refused.
  */
 
 import * as net from 'node:net';
@@ -18,6 +19,11 @@ let port: number;
 
 beforeAll(async () => {
   h = await startHarness({ timeouts: { idleSeconds: 3, headerSeconds: 1, requestSeconds: 2 } });
+  // A request that works past the idle timeout before it answers (a long compaction would).
+  h.app.get('/test/slow', async () => {
+    await new Promise((resolve) => setTimeout(resolve, 4_500));
+    return { done: true };
+  });
   await h.app.listen({ port: 0, host: '127.0.0.1' });
   port = (h.app.server.address() as net.AddressInfo).port;
   // Far more than the socket buffers hold, so a reader that stops reading stalls the stream.
@@ -106,6 +112,12 @@ describe('connection timeouts', () => {
     await serverSide;
     reader.destroy();
     await healthy();
+  });
+
+  it('does not cut a request that works past the idle timeout', async () => {
+    const response = await fetch(`http://127.0.0.1:${port}/test/slow`);
+    expect(response.status).toBe(200);
+    expect(await response.json()).toEqual({ done: true });
   });
 
   it('refuses a header timeout longer than the request timeout', async () => {

@@ -54,9 +54,9 @@ export const CHANGE_LOG_RETAIN_BYTES = 256 * MiB;
 export const CHANGE_LOG_HOLD_FACTOR = 4;
 
 /**
- * Seconds a connection may go with no byte moving either way before the node closes it
- * (an idle keep-alive connection, a reader that stopped reading a stream, which would
- * otherwise hold its read snapshot open). Long enough for any query to send its first byte.
+ * Seconds a connection may go with no byte moving either way before the node closes it, when
+ * it has no request (an idle keep-alive connection) or its client stopped reading the answer
+ * (which would otherwise hold a read snapshot open). A request being worked on is not cut.
  */
 export const HTTP_IDLE_TIMEOUT_SECONDS_DEFAULT = 60;
 /** Seconds a client has to send complete request headers (slow-loris clients are closed). */
