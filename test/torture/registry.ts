@@ -7,7 +7,14 @@
 import { badInput } from './bad-input.js';
 import { crash } from './crash.js';
 import { damagedFiles } from './damaged-files.js';
+import { replicationFaults } from './replication-faults.js';
 import { slowClients } from './slow-clients.js';
 import type { TorturePart } from './part.js';
 
-export const PARTS: readonly TorturePart[] = [crash, damagedFiles, badInput, slowClients];
+export const PARTS: readonly TorturePart[] = [
+  crash,
+  damagedFiles,
+  badInput,
+  slowClients,
+  replicationFaults,
+];
