@@ -9,6 +9,7 @@ import { crash } from './crash.js';
 import { damagedFiles } from './damaged-files.js';
 import { replicationFaults } from './replication-faults.js';
 import { slowClients } from './slow-clients.js';
+import { soak } from './soak.js';
 import type { TorturePart } from './part.js';
 
 export const PARTS: readonly TorturePart[] = [
@@ -17,4 +18,5 @@ export const PARTS: readonly TorturePart[] = [
   badInput,
   slowClients,
   replicationFaults,
+  soak,
 ];
