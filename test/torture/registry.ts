@@ -4,7 +4,19 @@
  * TorturePart (part.ts), added here; the harness needs no other change.
  */
 
+import { badInput } from './bad-input.js';
+import { crash } from './crash.js';
 import { damagedFiles } from './damaged-files.js';
+import { replicationFaults } from './replication-faults.js';
+import { slowClients } from './slow-clients.js';
+import { soak } from './soak.js';
 import type { TorturePart } from './part.js';
 
-export const PARTS: readonly TorturePart[] = [damagedFiles];
+export const PARTS: readonly TorturePart[] = [
+  crash,
+  damagedFiles,
+  badInput,
+  slowClients,
+  replicationFaults,
+  soak,
+];
