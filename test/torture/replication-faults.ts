@@ -77,14 +77,18 @@ class Link {
       });
     }
     downstream.pipe(upstream);
-    // Leader → follower: in order, each chunk late while the link is slow.
-    let queue = Promise.resolve();
+    // Leader → follower: while the link is slow each chunk waits, and the link reads nothing
+    // more meanwhile, so the leader meets backpressure as on a slow network.
     upstream.on('data', (chunk: Buffer) => {
-      const delay = this.mode === 'slow' ? SLOW_CHUNK_DELAY_MS : 0;
-      queue = queue.then(async () => {
-        if (delay > 0) await new Promise((resolve) => setTimeout(resolve, delay));
+      if (this.mode !== 'slow') {
+        downstream.write(chunk);
+        return;
+      }
+      upstream.pause();
+      setTimeout(() => {
         if (!downstream.destroyed) downstream.write(chunk);
-      });
+        upstream.resume();
+      }, SLOW_CHUNK_DELAY_MS);
     });
   }
 }
