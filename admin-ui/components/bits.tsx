@@ -70,8 +70,10 @@ export function formatDuration(seconds: number): string {
 }
 
 /** Saves text as a file the browser downloads. */
-export function download(name: string, text: string, type: string): void {
-  const url = URL.createObjectURL(new Blob([text], { type }));
+export function download(name: string, pieces: string | string[], type: string): void {
+  const url = URL.createObjectURL(
+    new Blob(typeof pieces === 'string' ? [pieces] : pieces, { type }),
+  );
   const link = document.createElement('a');
   link.href = url;
   link.download = name;

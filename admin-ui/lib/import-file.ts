@@ -1,7 +1,8 @@
 /**
  * Reads an import file: a JSON array of documents, or NDJSON (one document a line). Every
  * line that is not a JSON object is reported with its line number, and then nothing is
- * imported. Pure.
+ * imported. NDJSON is read a line at a time from the file's stream (`ndjsonLines`, so a
+ * large file is never held whole); a JSON array is parsed whole (`parseImport`).
  */
 
 export interface ParsedImport {
@@ -12,7 +13,7 @@ export interface ParsedImport {
   format: 'json' | 'ndjson';
 }
 
-function isObject(value: unknown): boolean {
+export function isObject(value: unknown): boolean {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
@@ -51,4 +52,47 @@ function parseArray(text: string): ParsedImport {
     } else result.errors.push({ line: i + 1, error: 'a document is a JSON object ({ … })' });
   });
   return result;
+}
+
+/** The first non-blank character of a file, read from its head only. */
+export async function firstCharacter(file: Blob): Promise<string> {
+  for (let start = 0; start < file.size; start += 4096) {
+    const head = (await file.slice(start, start + 4096).text()).trimStart();
+    if (head) return head[0] as string;
+  }
+  return '';
+}
+
+/**
+ * The non-blank lines of an NDJSON file with their numbers (1-based), read from the file's
+ * stream a chunk at a time: memory holds one chunk and one line, whatever the file's size.
+ */
+export async function* ndjsonLines(file: Blob): AsyncGenerator<{ line: number; text: string }> {
+  const reader = file.stream().pipeThrough(new TextDecoderStream()).getReader();
+  let rest = '';
+  let line = 0;
+  for (;;) {
+    const { value, done } = await reader.read();
+    if (done) break;
+    rest += value;
+    let start = 0;
+    for (let end = rest.indexOf('\n'); end >= 0; end = rest.indexOf('\n', start)) {
+      line++;
+      const text = rest.slice(start, end);
+      start = end + 1;
+      if (text.trim()) yield { line, text };
+    }
+    rest = rest.slice(start);
+  }
+  if (rest.trim()) yield { line: line + 1, text: rest };
+}
+
+/** One NDJSON line as a document, or why it is not one. */
+export function documentOf(text: string): { doc: unknown } | { error: string } {
+  try {
+    const doc = JSON.parse(text) as unknown;
+    return isObject(doc) ? { doc } : { error: 'a document is a JSON object ({ … })' };
+  } catch (error) {
+    return { error: (error as Error).message };
+  }
 }

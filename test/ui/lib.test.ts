@@ -6,7 +6,12 @@
 
 import { describe, expect, it } from 'vitest';
 import { readTotals, ratesBetween } from '../../admin-ui/lib/metrics.js';
-import { parseImport } from '../../admin-ui/lib/import-file.js';
+import {
+  documentOf,
+  firstCharacter,
+  ndjsonLines,
+  parseImport,
+} from '../../admin-ui/lib/import-file.js';
 import { CELL_CHARS_MAX, cellText, columnPaths, valueAt } from '../../admin-ui/lib/paths.js';
 import { wherePaths } from '../../admin-ui/lib/plan.js';
 
@@ -89,5 +94,29 @@ describe('import files', () => {
     expect(parsed.docs).toEqual([{ a: 1 }, { b: 2 }]);
     expect(parsed.errors).toEqual([{ line: 2, error: expect.any(String) }]);
     expect(parseImport('[{"a":').errors[0]?.error).toContain('not a valid JSON array');
+  });
+
+  it('streams NDJSON a line at a time, across chunk boundaries, numbering blank lines too', async () => {
+    const lines = Array.from({ length: 20_000 }, (_, i) =>
+      i % 1000 === 7 ? '' : JSON.stringify({ i, pad: 'x'.repeat(i % 50) }),
+    );
+    const file = new Blob([`${lines.join('\n')}\n{"last":true}`]);
+    const read: Array<{ line: number; text: string }> = [];
+    for await (const entry of ndjsonLines(file)) read.push(entry);
+    expect(read).toHaveLength(20_000 - 20 + 1);
+    expect(read[0]).toEqual({ line: 1, text: '{"i":0,"pad":""}' });
+    expect(read.find((r) => r.line === 9)?.text).toBe(lines[8]);
+    expect(read.some((r) => r.line === 8)).toBe(false);
+    expect(read.at(-1)).toEqual({ line: 20_001, text: '{"last":true}' });
+    for (const r of read.slice(0, -1)) expect(r.text).toBe(lines[r.line - 1]);
+  });
+
+  it('names what a line is when it is not a document, and finds the first character of a file', async () => {
+    expect(documentOf('{"a":1}')).toEqual({ doc: { a: 1 } });
+    expect(documentOf('[1]')).toEqual({ error: expect.stringContaining('JSON object') });
+    expect(documentOf('not json')).toEqual({ error: expect.any(String) });
+    expect(await firstCharacter(new Blob([' '.repeat(10_000), '\n [{"a":1}]']))).toBe('[');
+    expect(await firstCharacter(new Blob(['{"a":1}']))).toBe('{');
+    expect(await firstCharacter(new Blob([]))).toBe('');
   });
 });

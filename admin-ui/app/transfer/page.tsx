@@ -1,9 +1,10 @@
 /**
  * Import and export of a whole collection. Export reads it page by page through the `after`
- * cursor, with progress, into NDJSON or a JSON array. Import reads NDJSON or a JSON array,
- * refuses a file with bad lines before sending anything, and stores through bulk insert:
- * atomically in one request (nothing stored when any document fails), or in chunks with
- * progress and the node's errors per line.
+ * cursor, with progress, into NDJSON or a JSON array handed to the browser as a Blob of
+ * pieces. Import checks the file first (NDJSON line by line from the file's stream; a JSON
+ * array whole) and refuses a file with bad lines before sending anything, then reads it again
+ * and stores through bulk insert: atomically in one request (nothing stored when any document
+ * fails), or CHUNK_DOCS at a time with progress and the node's errors per line.
  */
 
 'use client';
@@ -11,7 +12,7 @@
 import { type FormEvent, useState } from 'react';
 import { CollectionPicker, download, ErrorBox } from '@/components/bits';
 import { api, type Doc } from '@/lib/api';
-import { parseImport } from '@/lib/import-file';
+import { documentOf, firstCharacter, ndjsonLines, parseImport } from '@/lib/import-file';
 import { useCollectionParam } from '@/lib/use-load';
 
 /** Documents per request, both ways. */
@@ -57,10 +58,14 @@ export default function TransferPage() {
         if (documents.length < CHUNK_DOCS) break;
         after = (documents.at(-1) as Doc)._id;
       }
-      const text = format === 'ndjson' ? `${parts.join('\n')}\n` : `[\n${parts.join(',\n')}\n]\n`;
+      // The pieces go to the browser as they are (a Blob of parts, never one joined string).
+      const pieces =
+        format === 'ndjson'
+          ? parts.map((part) => `${part}\n`)
+          : ['[\n', ...parts.map((part, i) => (i === 0 ? part : `,\n${part}`)), '\n]\n'];
       download(
         `${collection}.${format === 'ndjson' ? 'ndjson' : 'json'}`,
-        text,
+        pieces,
         format === 'ndjson' ? 'application/x-ndjson' : 'application/json',
       );
       setMessage(`Exported ${done} documents of ${collection}.`);
@@ -75,70 +80,72 @@ export default function TransferPage() {
     setError(null);
     setMessage('');
     setLineErrors([]);
-    let text: string;
-    try {
-      text = await file.text();
-    } catch (caught) {
-      // The file changed or went away since it was chosen: the browser refuses to read it.
-      setError(
-        new Error(`cannot read ${file.name}: ${(caught as Error).message} Choose it again.`),
-      );
-      return;
-    }
-    const parsed = parseImport(text);
-    if (parsed.errors.length > 0) {
-      setLineErrors(parsed.errors);
-      setError(
-        new Error(
-          `${parsed.errors.length} lines are not documents; nothing was imported. Fix them and try again.`,
-        ),
-      );
-      return;
-    }
     const into = target.trim() || collection;
-    const lineOf = (index: number) => parsed.lines[index] ?? index + 1;
     try {
+      // First pass: every line checked, nothing sent. NDJSON is read from the file's stream
+      // (one chunk at a time); a JSON array is parsed whole.
+      setProgress({ done: 0, total: file.size, label: `Checking ${file.name}` });
+      const source = await readSource(file, (bytes) =>
+        setProgress({ done: bytes, total: file.size, label: `Checking ${file.name}` }),
+      );
+      if (source.errors.length > 0) {
+        setProgress(null);
+        setLineErrors(source.errors);
+        throw new Error(
+          `${source.errors.length} lines are not documents; nothing was imported. Fix them and try again.`,
+        );
+      }
+      const total = source.count;
       if (atomic) {
-        if (parsed.docs.length > BULK_DOCUMENTS_MAX) {
+        if (total > BULK_DOCUMENTS_MAX) {
           throw new Error(
-            `an atomic import takes at most ${BULK_DOCUMENTS_MAX.toLocaleString()} documents; this file has ${parsed.docs.length.toLocaleString()}: import it without "atomic"`,
+            `an atomic import takes at most ${BULK_DOCUMENTS_MAX.toLocaleString()} documents; this file has ${total.toLocaleString()}: import it without "atomic"`,
           );
         }
-        setProgress({
-          done: 0,
-          total: parsed.docs.length,
-          label: `Importing into ${into} (atomic)`,
-        });
+        setProgress({ done: 0, total, label: `Importing into ${into} (atomic)` });
+        // One request: all or nothing. It is at most BULK_DOCUMENTS_MAX documents.
+        const docs: unknown[] = [];
+        const lines: number[] = [];
+        for await (const batch of source.batches(BULK_DOCUMENTS_MAX)) {
+          docs.push(...batch.docs);
+          lines.push(...batch.lines);
+        }
         try {
-          const result = await api.bulk(into, parsed.docs, true);
-          setProgress({ done: parsed.docs.length, total: parsed.docs.length, label: 'Imported' });
+          const result = await api.bulk(into, docs, true);
+          setProgress({ done: total, total, label: 'Imported' });
           setMessage(`Imported ${result.ids.length} documents into ${into}.`);
         } catch (caught) {
           const errors =
             (caught as { details?: { errors?: Array<{ index: number; error: string }> } }).details
               ?.errors ?? [];
-          setLineErrors(errors.map((e) => ({ line: lineOf(e.index), error: e.error })));
+          setLineErrors(
+            errors.map((e) => ({ line: lines[e.index] ?? e.index + 1, error: e.error })),
+          );
           setProgress(null);
           throw new Error(`${(caught as Error).message} — nothing was imported (atomic).`);
         }
       } else {
+        // Second pass: the file read again, CHUNK_DOCS documents a request.
         let stored = 0;
+        let done = 0;
         const errors: Array<{ line: number; error: string }> = [];
-        for (let start = 0; start < parsed.docs.length; start += CHUNK_DOCS) {
-          setProgress({ done: start, total: parsed.docs.length, label: `Importing into ${into}` });
-          const result = await api.bulk(into, parsed.docs.slice(start, start + CHUNK_DOCS), false);
+        for await (const batch of source.batches(CHUNK_DOCS)) {
+          setProgress({ done, total, label: `Importing into ${into}` });
+          const result = await api.bulk(into, batch.docs, false);
           stored += result.ids.length;
-          for (const e of result.errors)
-            errors.push({ line: lineOf(start + e.index), error: e.error });
+          for (const e of result.errors) {
+            errors.push({ line: batch.lines[e.index] ?? done + e.index + 1, error: e.error });
+          }
+          done += batch.docs.length;
         }
-        setProgress({ done: parsed.docs.length, total: parsed.docs.length, label: 'Imported' });
+        setProgress({ done: total, total, label: 'Imported' });
         setLineErrors(errors);
         setMessage(
-          `Imported ${stored} of ${parsed.docs.length} documents into ${into}${errors.length ? `; ${errors.length} refused (below)` : ''}.`,
+          `Imported ${stored} of ${total} documents into ${into}${errors.length ? `; ${errors.length} refused (below)` : ''}.`,
         );
       }
     } catch (caught) {
-      setError(caught as Error);
+      setError(unreadable(file, caught));
     }
   };
 
@@ -234,4 +241,68 @@ export default function TransferPage() {
       )}
     </>
   );
+}
+
+/** A checked import file: how many documents, the bad lines, and its documents in batches. */
+interface Source {
+  count: number;
+  errors: Array<{ line: number; error: string }>;
+  batches(size: number): AsyncGenerator<{ docs: unknown[]; lines: number[] }>;
+}
+
+/** Checks a file line by line (NDJSON, streamed) or whole (a JSON array). */
+async function readSource(file: File, onBytes: (bytes: number) => void): Promise<Source> {
+  if ((await firstCharacter(file)) === '[') {
+    const parsed = parseImport(await file.text());
+    return {
+      count: parsed.docs.length,
+      errors: parsed.errors,
+      async *batches(size) {
+        for (let start = 0; start < parsed.docs.length; start += size) {
+          yield {
+            docs: parsed.docs.slice(start, start + size),
+            lines: parsed.lines.slice(start, start + size),
+          };
+        }
+      },
+    };
+  }
+  let count = 0;
+  let bytes = 0;
+  const errors: Array<{ line: number; error: string }> = [];
+  for await (const { line, text } of ndjsonLines(file)) {
+    const read = documentOf(text);
+    if ('error' in read) errors.push({ line, error: read.error });
+    else count++;
+    bytes += text.length + 1;
+    if (line % 5_000 === 0) onBytes(Math.min(bytes, file.size));
+  }
+  return {
+    count,
+    errors,
+    async *batches(size) {
+      let docs: unknown[] = [];
+      let lines: number[] = [];
+      for await (const { line, text } of ndjsonLines(file)) {
+        const read = documentOf(text);
+        if ('error' in read) continue;
+        docs.push(read.doc);
+        lines.push(line);
+        if (docs.length === size) {
+          yield { docs, lines };
+          docs = [];
+          lines = [];
+        }
+      }
+      if (docs.length > 0) yield { docs, lines };
+    },
+  };
+}
+
+/** A file the browser can no longer read (changed or gone since it was chosen) says so. */
+function unreadable(file: File, caught: unknown): Error {
+  const error = caught as Error;
+  return error.name === 'NotReadableError' || error.name === 'NotFoundError'
+    ? new Error(`cannot read ${file.name}: ${error.message} Choose it again.`)
+    : error;
 }
