@@ -64,11 +64,28 @@ describe('ReloadingRouter', () => {
     }
   });
 
+  it('picks up a change made between reading the file and watching it', async () => {
+    const file = path.join(temp.dir, 'raced.json');
+    write(file, topology(3));
+    const router = new ReloadingRouter(file, topology(2), {}, { checkMs: 60_000 });
+    try {
+      const deadline = Date.now() + 5_000;
+      while (router.current().config.shards.length !== 3) {
+        expect(Date.now(), 'the change made before watching was missed').toBeLessThan(deadline);
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      }
+    } finally {
+      await router.close();
+    }
+  });
+
   it('finds a change through the file watcher', async () => {
     const file = path.join(temp.dir, 'watched.json');
     write(file, topology(2));
     const router = new ReloadingRouter(file, topology(2), {}, { checkMs: 20 });
     try {
+      // Let the watcher take its first look, so that the change below is one it must notice.
+      await new Promise((resolve) => setTimeout(resolve, 200));
       // mtime has a granularity; a later second makes the change certain to show.
       const later = new Date(Date.now() + 2_000);
       write(file, topology(4));

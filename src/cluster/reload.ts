@@ -49,6 +49,10 @@ export class ReloadingRouter implements RouterSource {
     this.router = new Router(config, options);
     this.text = JSON.stringify(config);
     fs.watchFile(file, { interval: options.checkMs ?? RELOAD_CHECK_MS }, this.onChange);
+    // The watcher compares against its own first look at the file, taken on the thread pool;
+    // a change made before that look (or after the caller read the file) shows no difference
+    // to it, so the file is read once more here.
+    this.onChange();
   }
 
   current(): Router {
