@@ -35,7 +35,8 @@ function printReport(report: VerifyReport): void {
 async function verifyCommand(file: string, options: { json?: boolean }): Promise<void> {
   let db: Awaited<ReturnType<typeof open>>;
   try {
-    db = await open(file, { readOnly: true });
+    // Damaged collections and indexes are what verify is for: its own walk keeps LMDB off them.
+    db = await open(file, { readOnly: true, allowDamagedTrees: true });
   } catch (error) {
     // A file that cannot even be opened (cut, not a data file) is a verdict too, for scripts.
     if (!options.json || !isDbError(error)) throw error;

@@ -24,6 +24,7 @@ export {
   decodeEntry,
   encodeEntry,
   type FileSnapshot,
+  type PageCheck,
   type StoreStats,
 } from '../storage/index.js';
 export { type GateState, type Role, WriteGate } from './write-gate.js';

@@ -75,6 +75,7 @@ describe('defaults', () => {
       dataDir: './data',
       bindAll: false,
       changeLogRetainMiB: 256,
+      pageCheck: 'open',
       idleTimeoutSeconds: 60,
       headerTimeoutSeconds: 10,
       requestTimeoutSeconds: 60,
@@ -381,6 +382,7 @@ describe('precedence: flag over file, a variable only for what neither set, then
         DOCDB_AUTO_FAILOVER_NEW_PORT: '6303',
         DOCDB_SYNC_FOLLOWERS: '1',
         DOCDB_CHANGE_LOG_RETAIN_MIB: '64',
+        DOCDB_PAGE_CHECK: 'off',
         DOCDB_SYNC_TIMEOUT_SECONDS: '3',
         DOCDB_IDLE_TIMEOUT_SECONDS: '30',
         DOCDB_HEADER_TIMEOUT_SECONDS: '5',
@@ -394,6 +396,7 @@ describe('precedence: flag over file, a variable only for what neither set, then
       dataDir: '/env/data',
       bindAll: false,
       changeLogRetainMiB: 64,
+      pageCheck: 'off',
       idleTimeoutSeconds: 30,
       headerTimeoutSeconds: 5,
       requestTimeoutSeconds: 20,
@@ -469,6 +472,7 @@ describe('the config file', () => {
         dataDir: 'd',
         bindAllInterfaces: true,
         changeLog: { retainMiB: 1024 },
+        storage: { pageCheck: 'off' },
         http: { idleTimeoutSeconds: 120, headerTimeoutSeconds: 15, requestTimeoutSeconds: 90 },
         cors: { origin: 'http://ui:3000' },
         security: {
@@ -494,6 +498,7 @@ describe('the config file', () => {
       dataDir: 'd',
       bindAll: true,
       changeLogRetainMiB: 1024,
+      pageCheck: 'off',
       idleTimeoutSeconds: 120,
       headerTimeoutSeconds: 15,
       requestTimeoutSeconds: 90,
@@ -926,6 +931,9 @@ describe('sync followers and the change log size, at their limits', () => {
 
   it('takes 1 MiB to 1 TiB of change log, and nothing past', () => {
     expect(resolve({ flags: { changeLogRetainMib: '1' } }).config.changeLogRetainMiB).toBe(1);
+    expect(resolve({ flags: { pageCheck: 'off' } }).config.pageCheck).toBe('off');
+    expectInvalid(() => resolve({ flags: { pageCheck: 'never' } }), '--page-check');
+    expectInvalid(() => resolve({ env: { DOCDB_PAGE_CHECK: 'Open' } }), 'DOCDB_PAGE_CHECK');
     expect(
       resolve({ env: { DOCDB_CHANGE_LOG_RETAIN_MIB: '1048576' } }).config.changeLogRetainMiB,
     ).toBe(1_048_576);

@@ -242,6 +242,9 @@ function checkText(kind: SettingKind, value: string, label: string): string {
   if (kind === 'role' && value !== 'leader' && value !== 'follower') {
     throw invalid(`${label}: ${show(value)} is not a role; give ${describeKind('role')}`);
   }
+  if (kind === 'pageCheck' && value !== 'open' && value !== 'off') {
+    throw invalid(`${label}: ${show(value)} is not valid; give ${describeKind('pageCheck')}`);
+  }
   if (kind === 'host' && /[\s/]/.test(value)) {
     throw invalid(`${label}: ${show(value)} is not a host name or address (no URL, no spaces)`);
   }

@@ -4,6 +4,8 @@
  * settings.ts, whose rows name the fields here (`config`).
  */
 
+import type { PageCheck } from '../engine/index.js';
+
 /** Where a setting's value came from. */
 export type SettingSource = 'default' | 'file' | 'flag' | 'env';
 
@@ -38,6 +40,8 @@ export interface NodeConfig {
   bindAll: boolean;
   /** MiB of change log the node keeps (default 256). */
   changeLogRetainMiB: number;
+  /** Whether the data file's pages are walked before it is served (default 'open'). */
+  pageCheck: PageCheck;
   /** How long a slow or silent client may hold a connection (seconds). */
   idleTimeoutSeconds: number;
   headerTimeoutSeconds: number;

@@ -27,7 +27,8 @@ export type SettingKind =
   | 'count'
   | 'mebibytes'
   | 'boolean'
-  | 'origin';
+  | 'origin'
+  | 'pageCheck';
 
 /**
  * When a setting is read. `node`: always. `tls`: when the config file has `security.tls`.
@@ -192,6 +193,20 @@ export const SETTINGS = {
     help:
       'MiB of change log the node keeps; a follower further behind catches up from a snapshot ' +
       '(followers connected hold up to 4 times this)',
+  },
+  // Beyond the spec: LMDB trusts its pages, so a damaged one could crash the node on a read.
+  pageCheck: {
+    title: 'page check',
+    file: 'storage.pageCheck',
+    flag: '--page-check <when>',
+    env: 'DOCDB_PAGE_CHECK',
+    kind: 'pageCheck',
+    scope: 'node',
+    config: 'pageCheck',
+    default: 'open',
+    help:
+      'open: walk every page of the data file before serving it and refuse a damaged file ' +
+      '(about 1 s per 450 MB); off: start without the walk',
   },
   // Beyond the spec: how long a slow or silent client may hold a connection.
   idleTimeoutSeconds: {
@@ -479,6 +494,8 @@ export function describeKind(kind: SettingKind): string {
       return 'true or false';
     case 'origin':
       return 'a web origin, http(s)://host[:port] without a path';
+    case 'pageCheck':
+      return 'open or off';
   }
 }
 

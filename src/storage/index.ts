@@ -49,6 +49,7 @@ export type {
   SnapshotCollection,
   SnapshotIndex,
 } from './snapshot.js';
+export type { PageCheck } from './open-check.js';
 export {
   DATA_FILE_NAME,
   resolveDataFile,

@@ -8,6 +8,7 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { damageDocumentNode } from '../../test/support/damage-page.js';
 import { makeTempDir } from '../../test/support/temp-dir.js';
 import { open } from '../engine/index.js';
 import { walkPages } from './page-walk.js';
@@ -51,21 +52,7 @@ describe('walkPages', () => {
 
   it('finds a node whose size runs past its page, naming its tree', async () => {
     const file = await makeFile();
-    const bytes = fs.readFileSync(file);
-    const pageSize = bytes.readUInt32LE(48);
-    // The first leaf page of a collection tree holding plain documents ("y"): its first node.
-    let damaged = false;
-    for (let page = 2 * pageSize; page < bytes.length && !damaged; page += pageSize) {
-      const flags = bytes.readUInt16LE(page + 18);
-      const lower = bytes.readUInt16LE(page + 20);
-      if (flags !== 0x02 || lower === 0) continue;
-      const node = page + 24 + bytes.readUInt16LE(page + 24);
-      if (bytes.readUInt16LE(node + 6) !== 16 || bytes.readUInt16LE(node + 4) !== 0) continue;
-      bytes.writeUInt16LE(0x7fff, node + 2);
-      damaged = true;
-    }
-    expect(damaged).toBe(true);
-    fs.writeFileSync(file, bytes);
+    expect(damageDocumentNode(file)).toBe(true);
     const walk = walkPages(file);
     expect(walk.faults[0]?.message).toMatch(/holds \d+ bytes, past the page's end/);
     expect([...walk.damagedTrees]).toHaveLength(1);

@@ -4,7 +4,8 @@
  * node's key and value (or its overflow pages, sub-page or sub-tree) lie inside it. LMDB keeps
  * no checksums and trusts these fields: a flipped size makes it copy past the map and the
  * process dies with SIGSEGV. `docdb verify` walks first and leaves a tree that fails here to
- * this report, so it never hands LMDB a page that would crash it. Never writes.
+ * this report, so it never hands LMDB a page that would crash it, and every open walks first
+ * (open-check.ts). Never writes.
  *
  * The layout is that of the LMDB inside lmdb-js 3: a 24-byte page header (page number,
  * transaction id, pad, flags, lower, upper; lower and upper counted from the header's end,
@@ -72,8 +73,11 @@ class PageReader {
   }
 
   read(pgno: number, pages = 1): Buffer {
-    const buffer = Buffer.alloc(this.pageSize * pages);
-    fs.readSync(this.fd, buffer, 0, buffer.length, pgno * this.pageSize);
+    // Pages read lie inside the file (its size was checked against the meta pages): the read
+    // fills the buffer, so it is not zeroed first (a short read's rest is).
+    const buffer = Buffer.allocUnsafeSlow(this.pageSize * pages);
+    const read = fs.readSync(this.fd, buffer, 0, buffer.length, pgno * this.pageSize);
+    buffer.fill(0, read);
     return buffer;
   }
 
@@ -194,7 +198,6 @@ class Walker {
     const flags = page.readUInt16LE(at + 4);
     const keyBytes = page.readUInt16LE(at + 6);
     const valueAt = at + NODE_HEADER_BYTES + keyBytes;
-    const key = () => page.subarray(at + NODE_HEADER_BYTES, valueAt);
     if (flags & F_BIGDATA) {
       if (valueAt + 8 > page.length) return this.stop(`a node of ${where} runs past the page`);
       this.overflow(Number(page.readBigUInt64LE(valueAt)), size, where);
@@ -218,7 +221,7 @@ class Walker {
         }
         return entries;
       }
-      leaf?.(Buffer.from(key()), Buffer.from(value));
+      leaf?.(Buffer.from(page.subarray(at + NODE_HEADER_BYTES, valueAt)), Buffer.from(value));
       return 1;
     }
     if (flags & F_DUPDATA) {

@@ -32,6 +32,7 @@ import {
   type StoreStats,
   storeStats,
 } from './maintenance.js';
+import { damagedTreesError, type PageCheck, walkBeforeOpen } from './open-check.js';
 import type { StoredDocument, StoreReader } from './reader.js';
 import {
   count,
@@ -73,6 +74,14 @@ export interface StoreOptions {
   readOnly?: boolean;
   /** Bytes the change log may hold before writes trim it (default CHANGE_LOG_RETAIN_BYTES). */
   changeLogRetainBytes?: number;
+  /** Whether the file's pages are walked before it is read (default 'open'; open-check.ts). */
+  pageCheck?: PageCheck;
+  /**
+   * Open a file whose collection or index trees failed the page check, for `verify` alone
+   * (which reads only trees that pass its own walk). Damage in the trees every open reads is
+   * refused all the same.
+   */
+  allowDamagedTrees?: boolean;
 }
 
 /** Resolves a data directory or a `.docdb` file to the data file's path. */
@@ -186,8 +195,14 @@ export class Store implements StoreReader {
     if (!readOnly) fs.mkdirSync(dir, { recursive: true });
     const lock = readOnly ? undefined : acquireWriterLock(file);
     try {
+      const walk = walkBeforeOpen(file, options.pageCheck ?? 'open', readOnly);
       const store = new Store(file, readOnly, lock, options);
       store.load();
+      if (walk && walk.damagedTrees.size > 0 && options.allowDamagedTrees !== true) {
+        const refused = damagedTreesError(file, walk, store.catalog.all().values());
+        void store.close();
+        throw refused;
+      }
       return store;
     } catch (error) {
       lock?.release();
