@@ -95,7 +95,9 @@ export class RouterDocuments {
         const owner = isPlainObject(doc)
           ? ownerOfDocument(this.config, placement, doc)
           : (this.config.shards[0] as ClusterShard);
-        byOwner.set(owner, [...(byOwner.get(owner) ?? []), index]);
+        const owned = byOwner.get(owner);
+        if (owned) owned.push(index);
+        else byOwner.set(owner, [index]);
       } catch (error) {
         if (!isDbError(error)) throw error;
         errors.push({ index, error: error.message, code: error.code });

@@ -36,6 +36,7 @@ import {
   type SelectRoute,
 } from './route-plan.js';
 import { openRouterFeed, type RouterFeed, type RouterFeedOptions } from './router-changes.js';
+import { RouterAdmin } from './router-admin.js';
 import { RouterDocuments } from './router-documents.js';
 import { type RouterOptions, ShardSet } from './shard-set.js';
 
@@ -87,6 +88,8 @@ export class Router {
   readonly shards: ShardSet;
   /** The REST document, index and stats calls (router-documents.ts). */
   readonly documents: RouterDocuments;
+  /** Admin calls and POST /seed on every shard (router-admin.ts). */
+  readonly admin: RouterAdmin;
 
   constructor(
     readonly config: ClusterConfig,
@@ -94,6 +97,7 @@ export class Router {
   ) {
     this.shards = new ShardSet(config, options);
     this.documents = new RouterDocuments(config, this.shards);
+    this.admin = new RouterAdmin(config, this.shards, this.documents);
   }
 
   /** `GET /changes` through the router: every shard's feed merged (router-changes.ts). */

@@ -11,6 +11,7 @@ import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DOCUMENTED_CODES, type Harness, startHarness } from '../../test/support/app-harness.js';
 import { type ClusterConfig, Router } from '../cluster/index.js';
+import { SEED_INDEXES } from '../engine/index.js';
 import { buildRouterApp } from './router-app.js';
 
 interface Node {
@@ -203,5 +204,95 @@ describe('the router app', () => {
     } finally {
       await down.close();
     }
+  });
+});
+
+describe('the router app: POST /seed and the admin routes', () => {
+  let shards: Node[];
+  let app: FastifyInstance;
+  let undeclared: FastifyInstance;
+
+  beforeAll(async () => {
+    shards = await Promise.all(['a1', 'a2'].map(startNode));
+    const config: ClusterConfig = {
+      version: 1,
+      router: { port: 6000 },
+      shards: shards.map((s, i) => ({ name: `a${i + 1}`, endpoint: s.url })),
+      collections: { orders: { strategy: 'hash', path: 'pnr' } },
+    };
+    app = buildRouterApp(new Router(config));
+    undeclared = buildRouterApp(new Router({ ...config, collections: {} }));
+  });
+
+  afterAll(async () => {
+    await app.close();
+    await undeclared.close();
+    for (const node of shards) await node.harness.close();
+  });
+
+  const post = async (url: string, json?: unknown, on = app) => {
+    const response = await on.inject({
+      method: 'POST',
+      url,
+      ...(json !== undefined && { payload: json as object }),
+    });
+    return { status: response.statusCode, body: response.json() };
+  };
+
+  it('seeds the sample orders across the shards, with the sample indexes on each', async () => {
+    const seeded = await post('/seed', { orders: 300, seed: 3 });
+    expect(seeded.status).toBe(200);
+    expect(seeded.body).toEqual({
+      collection: 'orders',
+      inserted: 300,
+      skipped: 0,
+      indexes: SEED_INDEXES.map((i) => i.name),
+    });
+    const counts = shards.map((s) => s.harness.db.collection('orders').count());
+    expect(counts.every((n) => n > 0)).toBe(true);
+    expect(counts.reduce((a, b) => a + b, 0)).toBe(300);
+    for (const s of shards) {
+      const names = s.harness.db
+        .collection('orders')
+        .listIndexes()
+        .map((i) => i.name);
+      expect(names).toContain('idx_orders_pnr');
+      expect(names).toContain('idx_orders_status_channel');
+    }
+    const again = await post('/seed', { orders: 100, seed: 3 });
+    expect(again.body).toMatchObject({ inserted: 100, skipped: 0, indexes: [] });
+    const total = await post('/query', { sql: 'SELECT COUNT(*) AS n FROM orders' });
+    expect(total.body.documents).toEqual([{ n: 400 }]);
+  });
+
+  it('refuses to seed a cluster whose cluster.json does not declare orders', async () => {
+    const refused = await post('/seed', { orders: 10 }, undeclared);
+    expect(refused.status).toBe(400);
+    expect(refused.body.error).toContain('docdb cluster add-collection');
+  });
+
+  it('runs flush, checkpoint, compact and the rebuilds on every shard', async () => {
+    const flushed = await post('/admin/flush');
+    expect(flushed.status).toBe(200);
+    expect(flushed.body.flushed).toBe(true);
+    expect(flushed.body.shards.map((s: { name: string }) => s.name)).toEqual(['a1', 'a2']);
+    const checkpoint = await post('/admin/checkpoint');
+    expect(checkpoint.body.checkpointed).toBe(true);
+    expect(checkpoint.body.shards).toHaveLength(2);
+    const compacted = await post('/admin/compact/orders');
+    expect(compacted.status).toBe(200);
+    expect(compacted.body.fileSizeBytes).toBe(
+      compacted.body.shards.reduce(
+        (n: number, s: { fileSizeBytes: number }) => n + s.fileSizeBytes,
+        0,
+      ),
+    );
+    const rebuilt = await post('/admin/rebuild-indexes/orders');
+    expect(rebuilt.body.rebuilt.map((i: { name: string }) => i.name)).toContain('idx_orders_pnr');
+    const one = await post('/admin/rebuild-index/orders/idx_orders_status');
+    expect(one.body.rebuilt.name).toBe('idx_orders_status');
+    expect(one.body.shards).toHaveLength(2);
+    const unknown = await post('/admin/compact/nowhere');
+    expect(unknown.status).toBe(400);
   });
 });

@@ -20,6 +20,7 @@ import { Metrics } from './metrics.js';
 import { addRequestHooks } from './request-hooks.js';
 import { NO_BODY } from './json-body.js';
 import { confirmed, writeCondition } from './routes/documents.js';
+import { registerSharedAdminRoutes } from './routes/admin.js';
 import { registerRouterChangesRoutes } from './routes/changes.js';
 import { INDEX_BODY } from './routes/indexes.js';
 import {
@@ -241,6 +242,14 @@ export function buildRouterApp(
   registerInfo(app, current, options.name ?? 'router');
   registerQuery(app, current);
   registerDocuments(app, current);
+  registerSharedAdminRoutes(app, {
+    flush: () => current().admin.flush(),
+    checkpoint: () => current().admin.checkpoint(),
+    compact: (collection) => current().admin.compact(collection),
+    rebuildIndexes: (collection) => current().admin.rebuildIndexes(collection),
+    rebuildIndex: (collection, name) => current().admin.rebuildIndex(collection, name),
+    seed: (orders, seed) => current().admin.seed(orders, seed),
+  });
   registerAdminUi(app, options.adminUiDir);
   registerRouterChangesRoutes(app, current, options.changesHeartbeatMs);
   app.addHook('onClose', () => source.close());

@@ -1,12 +1,13 @@
 /**
  * Small pure helpers shared by every layer: ids, JSON paths, collection names, the value order,
- * limits.
+ * limits, the sample orders of `seed`.
  */
 
 export * from './collection-name.js';
 export * from './json-path.js';
 export * from './key-text.js';
 export * from './limits.js';
+export * from './sample-orders.js';
 export * from './seeded-random.js';
 export * from './uuid7.js';
 export * from './value-order.js';

@@ -1,6 +1,8 @@
 /**
  * Admin endpoints (flush, checkpoint, compact, rebuilds, backup), which take no body, and
  * POST /seed, whose body is optional; each accepts an empty body sent as JSON (json-body.ts).
+ * A node answers them from its database; a router registers the same routes over its shards
+ * (AdminHandlers), all but the backup, which is of one node's file.
  */
 
 import * as fs from 'node:fs';
@@ -25,20 +27,55 @@ const collectionParam = {
   properties: { collection: { type: 'string' } },
 } as const;
 
+/** What the admin routes and POST /seed do, on a node's database or a router's shards. */
+export interface AdminHandlers {
+  flush(): Promise<unknown>;
+  checkpoint(): Promise<unknown>;
+  compact(collection: string): Promise<unknown>;
+  rebuildIndexes(collection: string): Promise<unknown>;
+  rebuildIndex(collection: string, indexName: string): Promise<unknown>;
+  seed(orders: number | undefined, seed: number | undefined): Promise<unknown>;
+}
+
+/** The admin routes of a node, over its database. */
+function nodeAdmin(db: Database): AdminHandlers {
+  return {
+    flush: async () => ({ flushed: true, ...(await db.flush()) }),
+    checkpoint: async () => ({ checkpointed: true, ...(await db.checkpoint()) }),
+    compact: (collection) => db.compact(collection),
+    rebuildIndexes: async (name) => {
+      const collection = db.requireCollection(name);
+      return { collection: collection.name, rebuilt: await collection.rebuildIndexes() };
+    },
+    rebuildIndex: async (name, indexName) => {
+      const collection = db.requireCollection(name);
+      return { collection: collection.name, rebuilt: await collection.rebuildIndex(indexName) };
+    },
+    seed: (orders, seed) =>
+      seedOrders(db, {
+        ...(orders !== undefined && { count: orders }),
+        ...(seed !== undefined && { seed }),
+      }),
+  };
+}
+
 export function registerAdminRoutes(app: FastifyInstance, { db }: RouteContext): void {
+  registerSharedAdminRoutes(app, nodeAdmin(db));
+  registerBackupRoute(app, db);
+}
+
+/** Flush, checkpoint, compact, the rebuilds and POST /seed, answered by `admin`. */
+export function registerSharedAdminRoutes(app: FastifyInstance, admin: AdminHandlers): void {
   app.post(
     '/admin/flush',
     { ...NO_BODY, schema: { summary: 'Make every committed write durable now' } },
-    async () => ({
-      flushed: true,
-      ...(await db.flush()),
-    }),
+    () => admin.flush(),
   );
 
   app.post(
     '/admin/checkpoint',
     { ...NO_BODY, schema: { summary: 'Flush, then trim the change log to its retention bound' } },
-    async () => ({ checkpointed: true, ...(await db.checkpoint()) }),
+    () => admin.checkpoint(),
   );
 
   app.post<{ Params: { collection: string } }>(
@@ -50,9 +87,7 @@ export function registerAdminRoutes(app: FastifyInstance, { db }: RouteContext):
         params: collectionParam,
       },
     },
-    async (request) => {
-      return db.compact(request.params.collection);
-    },
+    (request) => admin.compact(request.params.collection),
   );
 
   app.post<{ Params: { collection: string } }>(
@@ -61,10 +96,7 @@ export function registerAdminRoutes(app: FastifyInstance, { db }: RouteContext):
       ...NO_BODY,
       schema: { summary: 'Rebuild every index of a collection', params: collectionParam },
     },
-    async (request) => {
-      const collection = db.requireCollection(request.params.collection);
-      return { collection: collection.name, rebuilt: await collection.rebuildIndexes() };
-    },
+    (request) => admin.rebuildIndexes(request.params.collection),
   );
 
   app.post<{ Params: { collection: string; indexName: string } }>(
@@ -80,15 +112,32 @@ export function registerAdminRoutes(app: FastifyInstance, { db }: RouteContext):
         },
       },
     },
-    async (request) => {
-      const collection = db.requireCollection(request.params.collection);
-      return {
-        collection: collection.name,
-        rebuilt: await collection.rebuildIndex(request.params.indexName),
-      };
-    },
+    (request) => admin.rebuildIndex(request.params.collection, request.params.indexName),
   );
 
+  app.post<{ Body: { orders?: number; seed?: number } }>(
+    '/seed',
+    {
+      // No body, or an empty one, seeds the default count.
+      ...OPTIONAL_BODY,
+      schema: {
+        summary: 'Load the demo reservation orders (default 10000)',
+        body: {
+          type: 'object',
+          properties: {
+            orders: { type: 'integer', minimum: 0, maximum: SEED_COUNT_MAX },
+            seed: { type: 'integer', minimum: 0 },
+          },
+          additionalProperties: false,
+        },
+      },
+    },
+    (request) => admin.seed(request.body?.orders, request.body?.seed),
+  );
+}
+
+/** POST /admin/backup: a node's own file, streamed. */
+function registerBackupRoute(app: FastifyInstance, db: Database): void {
   app.post<{ Querystring: { withLog?: string; compact?: string } }>(
     '/admin/backup',
     {
@@ -115,32 +164,6 @@ export function registerAdminRoutes(app: FastifyInstance, { db }: RouteContext):
       // The copy was made beside the data file; it goes once sent, or once the client left.
       stream.once('close', () => fs.rmSync(dir, { recursive: true, force: true }));
       return reply.send(stream);
-    },
-  );
-
-  app.post<{ Body: { orders?: number; seed?: number } }>(
-    '/seed',
-    {
-      // No body, or an empty one, seeds the default count.
-      ...OPTIONAL_BODY,
-      schema: {
-        summary: 'Load the demo reservation orders (default 10000)',
-        body: {
-          type: 'object',
-          properties: {
-            orders: { type: 'integer', minimum: 0, maximum: SEED_COUNT_MAX },
-            seed: { type: 'integer', minimum: 0 },
-          },
-          additionalProperties: false,
-        },
-      },
-    },
-    async (request) => {
-      const { orders, seed } = request.body;
-      return seedOrders(db, {
-        ...(orders !== undefined && { count: orders }),
-        ...(seed !== undefined && { seed }),
-      });
     },
   );
 }
