@@ -38,6 +38,8 @@ export interface NodeConfig {
   bindAll: boolean;
   /** MiB of change log the node keeps (default 256). */
   changeLogRetainMiB: number;
+  /** MiB the data file may hold before writes are refused; no cap when unset. */
+  maxFileMiB?: number;
   /** How long a slow or silent client may hold a connection (seconds). */
   idleTimeoutSeconds: number;
   headerTimeoutSeconds: number;

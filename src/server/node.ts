@@ -113,6 +113,7 @@ export async function startNode(
   const https = tlsOptions(config);
   const db = await open(config.dataDir, {
     changeLogRetainBytes: config.changeLogRetainMiB * 1024 * 1024,
+    ...(config.maxFileMiB === undefined ? {} : { maxFileBytes: config.maxFileMiB * 1024 * 1024 }),
   });
   removeStaleBackupCopies(db.file);
   const status = newNodeStatus(config.nodeName);
