@@ -1,8 +1,9 @@
 /**
  * A node whose data dir fills up, on a small tmpfs the test mounts (skipped, saying why, where
  * mounting is not permitted): writes get 507 ERR_STORAGE_FULL naming the free space, reads,
- * queries and /health keep working, every acknowledged write is still there after a restart,
- * and writes succeed again once space is freed. And a node whose data file reaches its size
+ * queries and /health keep working, a restart while it is full is refused with that code,
+ * every acknowledged write is still there after a restart, and writes succeed again once
+ * space is freed. And a node whose data file reaches its size
  * cap (`--max-file-mib`, on any disk): 507 naming the cap and the setting, reads go on,
  * writes resume once documents are deleted and after a restart with a larger cap.
  */
@@ -12,7 +13,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { makeTempDir } from '../support/temp-dir.js';
-import { freePort, request, startServe, stopAll } from './support.js';
+import { freePort, request, runServeFailing, startServe, stopAll } from './support.js';
 
 const FS_BYTES = 24 * 1024 * 1024;
 const temp = makeTempDir('docdb-disk-full-');
@@ -77,8 +78,18 @@ describe('a full disk', () => {
     const one = await request(`${url}/collections/filler/${acknowledged[0]}`);
     expect(one.status).toBe(200);
 
-    // Space freed: writes go through again.
+    // A node killed while the disk is full cannot take its writer lock: its start is refused
+    // with the code and what to do, never an engine's raw error; nothing is left behind.
+    node.child.kill('SIGKILL');
+    await node.waitForExit();
+    const refusedStart = await runServeFailing(args, { cwd: temp.dir });
+    expect(refusedStart.exit.code).not.toBe(0);
+    expect(refusedStart.stderr).toMatch(/disk holding it is full.*\[ERR_STORAGE_FULL\]/);
+    expect(fs.readdirSync(dataDir).filter((name) => name.endsWith('.tmp'))).toEqual([]);
+
+    // Space freed: the node starts and writes go through again.
     fs.rmSync(ballast);
+    node = await startServe(args, { cwd: temp.dir, port });
     const after = await request(`${url}/collections/filler/bulk`, { method: 'POST', body: batch });
     expect(after.status, JSON.stringify(after.json)).toBe(200);
     acknowledged.push(...(after.json as { ids: string[] }).ids);
