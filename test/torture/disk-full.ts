@@ -319,7 +319,7 @@ async function fill(way: Way, live: Live, cycle: number): Promise<void> {
         }
         const answer = await way.target.insert(tag);
         if (answer.kind === 'stored') {
-          live.set(tag, [...(live.get(tag) ?? []), ...answer.ids]);
+          live.set(tag, answer.ids);
           way.check.count('stored');
           inARow = 0;
         } else if (isCodedRefusal(way, answer)) {
@@ -501,6 +501,7 @@ async function reachTheCap(
   const dataDir = path.join(context.dir, `${name}-capped`);
   const file = path.join(dataDir, 'data.docdb');
   const target = await start(dataDir, CAP_MIB);
+  let peakBytes = 0;
   try {
     await cycles(
       {
@@ -510,6 +511,7 @@ async function reachTheCap(
         beforeFill: () => {},
         afterFill: () => {
           const size = fs.statSync(file).size;
+          peakBytes = Math.max(peakBytes, size);
           if (size <= CAP_MIB * MiB * CAP_FILE_SLACK) check.count('file within the cap');
           else check.count('file past the cap', `the file holds ${size} bytes`);
         },
@@ -519,6 +521,7 @@ async function reachTheCap(
       context,
       name,
     );
+    context.log(`disk-full: ${name}: the file peaked at ${peakBytes} bytes (cap ${CAP_MIB * MiB})`);
     await target.restart(CAP_MIB * 2);
     let stored = 0;
     let refused = '';
