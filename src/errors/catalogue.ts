@@ -156,7 +156,8 @@ export const ERROR_CATALOGUE = {
   },
   ERR_STORAGE_FULL: {
     status: 507,
-    meaning: 'The disk holding the data file is full: the write was not stored.',
+    meaning:
+      'The disk holding the data file is full, or the file reached its size cap: the write was not stored.',
   },
   ERR_CHANGE_INVALID: {
     status: 400,

@@ -383,6 +383,7 @@ describe('precedence: flag over file, a variable only for what neither set, then
         DOCDB_SYNC_FOLLOWERS: '1',
         DOCDB_CHANGE_LOG_RETAIN_MIB: '64',
         DOCDB_PAGE_CHECK: 'off',
+        DOCDB_MAX_FILE_MIB: '2048',
         DOCDB_SYNC_TIMEOUT_SECONDS: '3',
         DOCDB_IDLE_TIMEOUT_SECONDS: '30',
         DOCDB_HEADER_TIMEOUT_SECONDS: '5',
@@ -397,6 +398,7 @@ describe('precedence: flag over file, a variable only for what neither set, then
       bindAll: false,
       changeLogRetainMiB: 64,
       pageCheck: 'off',
+      maxFileMiB: 2048,
       idleTimeoutSeconds: 30,
       headerTimeoutSeconds: 5,
       requestTimeoutSeconds: 20,
@@ -472,7 +474,7 @@ describe('the config file', () => {
         dataDir: 'd',
         bindAllInterfaces: true,
         changeLog: { retainMiB: 1024 },
-        storage: { pageCheck: 'off' },
+        storage: { pageCheck: 'off', maxFileMiB: 4096 },
         http: { idleTimeoutSeconds: 120, headerTimeoutSeconds: 15, requestTimeoutSeconds: 90 },
         cors: { origin: 'http://ui:3000' },
         security: {
@@ -499,6 +501,7 @@ describe('the config file', () => {
       bindAll: true,
       changeLogRetainMiB: 1024,
       pageCheck: 'off',
+      maxFileMiB: 4096,
       idleTimeoutSeconds: 120,
       headerTimeoutSeconds: 15,
       requestTimeoutSeconds: 90,
@@ -947,6 +950,27 @@ describe('sync followers and the change log size, at their limits', () => {
     expectInvalid(
       () => resolve({ file: { ...BASE, changeLog: { retainMiB: '64' } } }),
       'changeLog.retainMiB',
+      'not a string',
+    );
+  });
+
+  it('caps the data file at 1 MiB to 1 TiB from flag, variable or file, and no cap by default', () => {
+    expect(resolve({}).config.maxFileMiB).toBeUndefined();
+    expect(resolve({ flags: { maxFileMib: '1' } }).config.maxFileMiB).toBe(1);
+    expect(resolve({ env: { DOCDB_MAX_FILE_MIB: '1048576' } }).config.maxFileMiB).toBe(1_048_576);
+    const fromFile = resolve({ file: { ...BASE, storage: { maxFileMiB: 512 } } });
+    expect(fromFile.config.maxFileMiB).toBe(512);
+    expect(fromFile.sources.maxFileMiB).toBe('file');
+    for (const bad of ['0', '1048577', 'big']) {
+      expectInvalid(
+        () => resolve({ flags: { maxFileMib: bad } }),
+        '--max-file-mib',
+        'a whole number of MiB from 1 to 1048576',
+      );
+    }
+    expectInvalid(
+      () => resolve({ file: { ...BASE, storage: { maxFileMiB: '64' } } }),
+      'storage.maxFileMiB',
       'not a string',
     );
   });

@@ -42,6 +42,8 @@ export interface NodeConfig {
   changeLogRetainMiB: number;
   /** Whether the data file's pages are walked before it is served (default 'open'). */
   pageCheck: PageCheck;
+  /** MiB the data file may hold before writes are refused; no cap when unset. */
+  maxFileMiB?: number;
   /** How long a slow or silent client may hold a connection (seconds). */
   idleTimeoutSeconds: number;
   headerTimeoutSeconds: number;

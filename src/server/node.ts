@@ -114,6 +114,7 @@ export async function startNode(
   const db = await open(config.dataDir, {
     changeLogRetainBytes: config.changeLogRetainMiB * 1024 * 1024,
     pageCheck: config.pageCheck,
+    ...(config.maxFileMiB === undefined ? {} : { maxFileBytes: config.maxFileMiB * 1024 * 1024 }),
   });
   removeStaleBackupCopies(db.file);
   const status = newNodeStatus(config.nodeName);

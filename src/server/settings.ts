@@ -208,6 +208,22 @@ export const SETTINGS = {
       'open: walk every page of the data file before serving it and refuse a damaged file ' +
       '(about 1 s per 450 MB); off: start without the walk',
   },
+  // Beyond the spec (issue 14): lmdb-js grows its map on its own, so a cap is a setting.
+  maxFileMiB: {
+    title: 'data file size cap',
+    file: 'storage.maxFileMiB',
+    flag: '--max-file-mib <MiB>',
+    env: 'DOCDB_MAX_FILE_MIB',
+    kind: 'mebibytes',
+    scope: 'node',
+    config: 'maxFileMiB',
+    defaultText: 'no cap',
+    log: 'maxFileMiB',
+    help:
+      'MiB the data file may hold: past it a write is refused with 507 ERR_STORAGE_FULL while ' +
+      'reads go on; deletes still go through and their space is used again (the change log ' +
+      'counts too: keep its size well below this)',
+  },
   // Beyond the spec: how long a slow or silent client may hold a connection.
   idleTimeoutSeconds: {
     title: 'idle timeout',

@@ -87,12 +87,15 @@ export function compactResult(
   };
 }
 
-/** Page counts of the whole file, measured from LMDB's tree statistics. */
-export function pageUsage(ctx: StoreContext): PageUsage {
+/**
+ * Page counts of the whole file, measured from LMDB's tree statistics; inside a write
+ * transaction (`txn`), as that transaction sees them.
+ */
+export function pageUsage(ctx: StoreContext, txn?: TxnState): PageUsage {
   const env = envStats(ctx.handles.env);
   let used = 2 + env.mainPages + env.freeTreePages;
   used += treeStats(ctx.handles.catalog).pages + treeStats(ctx.handles.changes).pages;
-  for (const def of ctx.catalog.all().values()) used += collectionPages(ctx, def);
+  for (const def of ctx.catalog.all(txn).values()) used += collectionPages(ctx, def, txn);
   const total = env.lastPageNumber + 1;
   return { pageSizeBytes: env.pageSize, total, used, free: Math.max(0, total - used) };
 }

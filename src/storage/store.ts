@@ -22,6 +22,12 @@ import type { StoreContext } from './context.js';
 import { asDamage, type DamageSite, guardItems, guardRead, guardScan } from './damage.js';
 import type { Document } from './document-check.js';
 import type { PreparedDocument } from './documents.js';
+import {
+  changeLogBoundUnderCap,
+  checkFileCap,
+  checkFileCapOption,
+  markForCap,
+} from './file-cap.js';
 import { Handles } from './handles.js';
 import { copyEnv, envStats, refreshSnapshot } from './lmdb-env.js';
 import {
@@ -82,6 +88,13 @@ export interface StoreOptions {
    * refused all the same.
    */
   allowDamagedTrees?: boolean;
+  /**
+   * Size cap of the data file in bytes (at least DATA_FILE_CAP_BYTES_MIN; default none): a
+   * write that would take the pages in use past it is refused with ERR_STORAGE_FULL
+   * (file-cap.ts). Deletes still go through, and freed pages are used again. The change
+   * log's bound becomes at most a quarter of the cap.
+   */
+  maxFileBytes?: number;
 }
 
 /** Resolves a data directory or a `.docdb` file to the data file's path. */
@@ -147,6 +160,7 @@ export class Store implements StoreReader {
   private readonly lock: WriterLock | undefined;
   private readonly queue: WriteQueue<WriteTxn>;
   private readonly written: WriteCounts = noWrites();
+  private readonly maxFileBytes: number | undefined;
   private guard: (() => void) | undefined;
   private barrier: ((seq: number) => Promise<void>) | undefined;
   private closed = false;
@@ -160,13 +174,17 @@ export class Store implements StoreReader {
     this.file = file;
     this.readOnly = readOnly;
     this.lock = lock;
+    this.maxFileBytes = options.maxFileBytes;
     this.handles = new Handles(file, readOnly);
     this.catalog = new Catalog(this.handles, file, readOnly);
     this.docs = new DocumentCodec([]);
     this.log = new ChangeLog(
       this.handles,
       this.catalog,
-      options.changeLogRetainBytes ?? CHANGE_LOG_RETAIN_BYTES,
+      changeLogBoundUnderCap(
+        options.changeLogRetainBytes ?? CHANGE_LOG_RETAIN_BYTES,
+        options.maxFileBytes,
+      ),
       (bytes) => this.docs.decode<Document>(bytes),
     );
     this.ctx = {
@@ -189,6 +207,7 @@ export class Store implements StoreReader {
   static open(target: string, options: StoreOptions = {}): Store {
     const { file, dir } = resolveDataFile(target);
     const readOnly = options.readOnly === true;
+    checkFileCapOption(options.maxFileBytes);
     if (readOnly && !fs.existsSync(file)) {
       throw new DbError('ERR_STORAGE_NOT_FOUND', `no docdb data file at ${file}`, { file });
     }
@@ -402,8 +421,11 @@ export class Store implements StoreReader {
     const mark = markJob(txn.state, this.docs.structureCount);
     try {
       return this.handles.env.transactionSync(() => {
+        const cap = this.maxFileBytes;
+        const before = cap === undefined ? undefined : markForCap(this.ctx, txn.state);
         const value = job(txn);
         this.log.writePending(txn.state);
+        if (cap !== undefined && before) checkFileCap(this.ctx, txn.state, cap, before);
         return value;
       });
     } catch (error) {

@@ -42,7 +42,12 @@ export function acquireWriterLock(file: string): WriterLock {
     since: new Date().toISOString(),
   };
   const temp = `${lockPath}.${process.pid}.tmp`;
-  fs.writeFileSync(temp, JSON.stringify(me));
+  try {
+    fs.writeFileSync(temp, JSON.stringify(me));
+  } catch (error) {
+    fs.rmSync(temp, { force: true });
+    throw (error as NodeJS.ErrnoException).code === 'ENOSPC' ? diskFull(file, error) : error;
+  }
   try {
     for (let attempt = 0; attempt < 3; attempt++) {
       try {
@@ -95,6 +100,20 @@ function takeOverStale(lockPath: string, stale: LockOwner | undefined): void {
   } finally {
     fs.rmSync(aside, { force: true });
   }
+}
+
+/**
+ * The owner record could not be written: the disk is full. A writer cannot open the file
+ * until space is freed; a read-only open takes no lock and still works.
+ */
+function diskFull(file: string, cause: unknown): DbError {
+  const error = new DbError(
+    'ERR_STORAGE_FULL',
+    `${file} cannot be opened for writing: the disk holding it is full, so its writer lock ` +
+      'cannot be written; free space and open it again (a read-only open works meanwhile)',
+  );
+  error.cause = cause;
+  return error;
 }
 
 function locked(file: string, owner: LockOwner, why?: string): DbError {

@@ -52,6 +52,11 @@ export const CHANGE_LOG_RETAIN_BYTES = 256 * MiB;
  * that follower catches up from a snapshot (as PostgreSQL's max_slot_wal_keep_size does).
  */
 export const CHANGE_LOG_HOLD_FACTOR = 4;
+/**
+ * Smallest size cap a data file may be given (`maxFileBytes`, a node's `storage.maxFileMiB`):
+ * below it an empty file with its catalog and change log would already be past the cap.
+ */
+export const DATA_FILE_CAP_BYTES_MIN = MiB;
 
 /**
  * Seconds a connection may go with no byte moving either way before the node closes it, when

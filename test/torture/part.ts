@@ -1,8 +1,9 @@
 /**
  * What a part of the torture suite is: a name, what it proves, and a run that returns its
  * checks. Each check counts attempts that passed and failed and keeps the first failures'
- * descriptions. Parts are listed in registry.ts; the harness (torture.ts) runs them and prints
- * one table. A part never throws for a failed attempt: it counts it.
+ * descriptions; a check that cannot run here is skipped with its reason. Parts are listed in
+ * registry.ts; the harness (torture.ts) runs them and prints one table. A part never throws
+ * for a failed attempt: it counts it.
  */
 
 /** What every part is given. */
@@ -55,6 +56,14 @@ export class Check {
     }
     this.result.failed++;
     if (this.result.failures.length < FAILURES_KEPT_MAX) this.result.failures.push(failure);
+  }
+
+  /**
+   * Counts no attempt: the check cannot run on this machine (`reason`, e.g. mounting is not
+   * permitted). The table shows it as an outcome; it is neither passed nor failed.
+   */
+  skip(reason: string): void {
+    this.result.outcomes[`skipped: ${reason}`] = 1;
   }
 
   done(): CheckResult {

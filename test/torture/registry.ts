@@ -7,14 +7,16 @@
 import { badInput } from './bad-input.js';
 import { crash } from './crash.js';
 import { damagedFiles } from './damaged-files.js';
+import { diskFull } from './disk-full.js';
+import type { TorturePart } from './part.js';
 import { replicationFaults } from './replication-faults.js';
 import { slowClients } from './slow-clients.js';
 import { soak } from './soak.js';
-import type { TorturePart } from './part.js';
 
 export const PARTS: readonly TorturePart[] = [
   crash,
   damagedFiles,
+  diskFull,
   badInput,
   slowClients,
   replicationFaults,

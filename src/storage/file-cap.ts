@@ -1,0 +1,84 @@
+/**
+ * The data file's size cap (`maxFileBytes`): refuses a write job that would take the pages in
+ * use past it, with ERR_STORAGE_FULL naming the cap. It only measures and refuses, inside the
+ * job's transaction; it never changes what a job wrote.
+ *
+ * LMDB as lmdb-js builds it grows its memory map on its own: a `mapSize` given at open is
+ * only the map it starts with, and a transaction that needs a page past the map resizes it
+ * (mdb_page_alloc's lmdb-js addition), so MDB_MAP_FULL never comes. The cap is therefore kept
+ * here, on the pages the trees hold, measured from LMDB's statistics within the transaction.
+ * LMDB reuses freed pages before it grows the file, so the file stays near the cap; it may
+ * pass it by pages that older read snapshots still hold.
+ */
+
+import { DbError } from '../errors/index.js';
+import { DATA_FILE_CAP_BYTES_MIN } from '../util/index.js';
+import type { StoreContext } from './context.js';
+import { pageUsage } from './maintenance.js';
+import type { TxnState, WriteCounts } from './txn-state.js';
+
+const MiB = 1024 * 1024;
+
+/**
+ * Share of the cap the change log may hold: under a cap its bound is at most this share of
+ * it. Its entries carry whole documents and every delete adds one, so a log left at its
+ * default bound (256 MiB) would take over a small capped file and no delete could make room.
+ */
+export const CHANGE_LOG_CAP_SHARE = 0.25;
+
+/** The change log's byte bound under a cap: the smaller of its own and its share of the cap. */
+export function changeLogBoundUnderCap(retainBytes: number, capBytes: number | undefined): number {
+  if (capBytes === undefined) return retainBytes;
+  return Math.min(retainBytes, Math.floor(capBytes * CHANGE_LOG_CAP_SHARE));
+}
+
+/** A job's measure before it ran, to compare with after. */
+export interface CapMark {
+  usedPages: number;
+  written: WriteCounts;
+}
+
+/** Checks a `maxFileBytes` option: a whole number of bytes, at least DATA_FILE_CAP_BYTES_MIN. */
+export function checkFileCapOption(capBytes: number | undefined): void {
+  if (capBytes === undefined) return;
+  if (!Number.isSafeInteger(capBytes) || capBytes < DATA_FILE_CAP_BYTES_MIN) {
+    throw new DbError(
+      'ERR_BAD_ARGUMENT',
+      `maxFileBytes must be a whole number of bytes, at least ${DATA_FILE_CAP_BYTES_MIN} (1 MiB); got ${capBytes}`,
+    );
+  }
+}
+
+/** Pages in use as the running transaction sees them. */
+export function markForCap(ctx: StoreContext, txn: TxnState): CapMark {
+  return { usedPages: pageUsage(ctx, txn).used, written: { ...txn.written } };
+}
+
+/**
+ * Throws ERR_STORAGE_FULL when the job that just ran inside `txn` took the pages in use past
+ * `capBytes`. A job that grew nothing (a drop) or only deleted documents always passes, a
+ * few pages past the cap at worst: space must stay freeable once the cap is reached.
+ */
+export function checkFileCap(
+  ctx: StoreContext,
+  txn: TxnState,
+  capBytes: number,
+  before: CapMark,
+): void {
+  const usage = pageUsage(ctx, txn);
+  const usedBytes = usage.used * usage.pageSizeBytes;
+  if (usedBytes <= capBytes || usage.used <= before.usedPages) return;
+  const onlyDeleted =
+    txn.written.insert === before.written.insert &&
+    txn.written.replace === before.written.replace &&
+    txn.written.delete > before.written.delete;
+  if (onlyDeleted) return;
+  const cap = capBytes % MiB === 0 ? `${capBytes / MiB} MiB` : `${capBytes} bytes`;
+  throw new DbError(
+    'ERR_STORAGE_FULL',
+    `the write was not stored: the data file ${ctx.file} reached its size cap of ${cap} ` +
+      '(storage.maxFileMiB, --max-file-mib or DOCDB_MAX_FILE_MIB on a node; maxFileBytes when ' +
+      'opened embedded); delete documents, or restart with a larger cap (reads go on)',
+    { capBytes, usedBytes },
+  );
+}
