@@ -44,6 +44,9 @@ const SYSTEM_TITLES: Record<string, string> = {
  */
 export const QUIET_LOAD_MAX = 0.5;
 
+/** The width of the system column of the terminal table. */
+const SYSTEM_TITLE_WIDTH = Math.max(...Object.values(SYSTEM_TITLES).map((t) => t.length)) + 1;
+
 /** The title of a system in tables. */
 export function systemTitle(name: string): string {
   return SYSTEM_TITLES[name] ?? name;
@@ -235,10 +238,10 @@ export function printReport(report: Report): void {
     for (const row of rows) {
       const ratio = report.ratios.find((r) => r.workload === id && r.vs === row.system);
       const ratioText = ratio
-        ? `docdb/${row.system} ${formatRatio(ratio.median)}${ratio.perRound.length > 1 ? ` (rounds ${ratio.perRound.map((r) => r.toFixed(2)).join(' ')})` : ''}`
+        ? `${workloadInfo(id).subject}/${row.system} ${formatRatio(ratio.median)}${ratio.perRound.length > 1 ? ` (rounds ${ratio.perRound.map((r) => r.toFixed(2)).join(' ')})` : ''}`
         : '';
       out.push(
-        `  ${pad(systemTitle(row.system), 13)}${pad(formatRate(row.opsPerSec), 12, true)}${latency(row)}  ${ratioText}`,
+        `  ${pad(systemTitle(row.system), SYSTEM_TITLE_WIDTH)}${pad(formatRate(row.opsPerSec), 12, true)}${latency(row)}  ${ratioText}`,
       );
     }
   }
