@@ -49,7 +49,7 @@ export const PHASES = ['embedded', 'served', 'writers', 'cluster'] as const;
 export type Phase = (typeof PHASES)[number];
 
 const USAGE = `npm run bench -- [options]
-  --quick             one-minute smoke run (${DOCS_QUICK.toLocaleString('en-US')} documents, 1 round)
+  --quick             smoke run of a few minutes (${DOCS_QUICK.toLocaleString('en-US')} documents, 1 round)
   --docs N            documents (default ${DOCS_DEFAULT.toLocaleString('en-US')}); above ${SCALE_MODE_ABOVE_DOCS.toLocaleString('en-US')} runs scale mode
   --rounds N          timed rounds per workload (default 3, at least 1)
   --only embedded|served|writers|cluster   run one phase only

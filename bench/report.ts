@@ -148,14 +148,22 @@ function statusOf(checks: CheckRow[]): TargetRow['status'] {
   return checks.every((c) => c.median !== null) ? 'met' : 'not measured';
 }
 
+/**
+ * The load rate of a scale run's last stretch over its first; older scale.json files do not
+ * hold it, and it follows from their checkpoints.
+ */
+export function loadRatioOf(scale: ScaleReport): number {
+  const first = scale.points[0];
+  const last = scale.points.at(-1);
+  return (
+    scale.loadRatio ?? (first && last ? last.loadDocsPerSec / first.loadDocsPerSec : Number.NaN)
+  );
+}
+
 function scaleRow(scale: ScaleReport | undefined): TargetRow {
   const base = { target: SCALE_TARGET.text, checks: [] };
   if (!scale) return { ...base, status: 'not measured', measured: 'no scale run' };
-  const first = scale.points[0];
-  const last = scale.points.at(-1);
-  // Older scale.json files have no loadRatio: it follows from the checkpoints.
-  const loadRatio =
-    scale.loadRatio ?? (first && last ? last.loadDocsPerSec / first.loadDocsPerSec : Number.NaN);
+  const loadRatio = loadRatioOf(scale);
   const measured = `at ${scale.docs.toLocaleString('en-US')}: lookups ${formatRatio(scale.lookupRatio)}, load ${formatRatio(loadRatio)}, file ${(scale.fileBytesAt10M / 1e9).toFixed(2)} GB${scale.fileProjected ? ' (projected)' : ''}`;
   if (scale.docs < SCALE_TARGET.docs) return { ...base, status: 'not measured', measured };
   const met =

@@ -137,21 +137,26 @@ async function runReplication(options: Options, record: Record_, notes: string[]
   const single = await startDocdbNode('single', { nodeName: 'single', indexes: true });
   const [leader0, follower0] = (await startPair('async', 0)) as [Node, Node];
   const [leader1, follower1] = (await startPair('sync', 1)) as [Node, Node];
-  const targets: { node: Node; workloads: [WorkloadId, string][] }[] = [
+  const targets: { name: string; node: Node; workloads: [WorkloadId, string][] }[] = [
     {
+      name: 'single node',
       node: single,
       workloads: [
         ['replicated-bulk-load', 'single-node'],
         ['replicated-bulk-load-sync', 'single-node'],
       ],
     },
-    { node: leader0, workloads: [['replicated-bulk-load', 'leader']] },
-    { node: leader1, workloads: [['replicated-bulk-load-sync', 'leader']] },
+    { name: 'leader', node: leader0, workloads: [['replicated-bulk-load', 'leader']] },
+    {
+      name: 'leader, syncFollowers 1',
+      node: leader1,
+      workloads: [['replicated-bulk-load-sync', 'leader']],
+    },
   ];
   let nextDoc = 0;
   for (let round = -1; round < options.rounds; round++) {
     const requests = round < 0 ? options.bulkConnections : options.bulkRequests;
-    for (const { node, workloads } of targets) {
+    for (const { name, node, workloads } of targets) {
       const outcome = await loadAll(
         {
           url: node.url,
@@ -164,12 +169,12 @@ async function runReplication(options: Options, record: Record_, notes: string[]
           batchSize: BULK_REQUEST_DOCS,
           timeoutSeconds: 120,
         },
-        `replicated bulk load on ${workloads[0]?.[1]}`,
+        `replicated bulk load on the ${name}`,
       );
       const sample = sampleOf(outcome, BULK_REQUEST_DOCS);
       if (round >= 0)
         for (const [workload, system] of workloads) record(workload, system, round, sample);
-      log(`replication round ${round + 1}: ${node.url} ${Math.round(sample.opsPerSec)} docs/s`);
+      log(`replication round ${round + 1}: ${name} ${Math.round(sample.opsPerSec)} docs/s`);
     }
     nextDoc += requests * BULK_REQUEST_DOCS;
   }
