@@ -174,6 +174,13 @@ function resultsTable(report: Report, section: Section): string {
   return lines.join('\n');
 }
 
+/** The load averages the run began and ended with (issue 13: a full run is quoted only quiet). */
+function loadLine(report: Report): string {
+  const [start1 = 0, start5 = 0] = report.loadAverage.atStart;
+  const [end1 = 0, end5 = 0] = report.loadAverage.atEnd;
+  return `Load average (1 and 5 minutes) when the run began: ${start1.toFixed(2)}, ${start5.toFixed(2)}; when it ended: ${end1.toFixed(2)}, ${end5.toFixed(2)} (quiet: at most ${QUIET_LOAD_MAX} when it begins).`;
+}
+
 /** The quiet-machine warning, right under the results heading, when the run began busy. */
 function busyWarning(report: Report): string[] {
   const busy = busyNote(report);
@@ -271,6 +278,8 @@ export function writeBenchmarksDoc(resultsDir: string): void {
       machineSection(report),
       '',
       `## Results (${report.date.slice(0, 10)}, ${report.mode} run, ${report.docs.toLocaleString('en-US')} documents, ${report.rounds} round${report.rounds === 1 ? '' : 's'}, ${report.durationSeconds} s)`,
+      '',
+      loadLine(report),
       '',
       ...busyWarning(report),
       '### Embedded (workloads 1–8)',

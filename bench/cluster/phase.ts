@@ -72,7 +72,11 @@ async function postQuery(url: string, sql: string, params: unknown[] = []) {
     body: JSON.stringify({ sql, params }),
   });
   if (!response.ok) throw new Error(`POST ${url}/query answered ${response.status}`);
-  return (await response.json()) as { count: number; documents: Record<string, unknown>[] };
+  return (await response.json()) as {
+    plan: string;
+    count: number;
+    documents: Record<string, unknown>[];
+  };
 }
 
 /** Waits until `done` holds, polling; throws with `what` after FOLLOWER_WAIT_MS. */
@@ -217,6 +221,14 @@ async function checkSameAnswers(router: string, node: string, docs: number): Pro
     if (a.count !== 1 || b.count !== 1) {
       throw new Error(`point lookup of document ${n}: router ${a.count}, node ${b.count} rows`);
     }
+    // The workload is the router's single-shard path: its plan must say so.
+    if (!a.plan.startsWith('SINGLE_SHARD(')) {
+      throw new Error(`the router did not route the point lookup to one shard: ${a.plan}`);
+    }
+  }
+  const scatter = (await postQuery(router, DOCDB_SQL.groupBy)).plan;
+  if (!scatter.startsWith(`SCATTER(${SHARDS})`)) {
+    throw new Error(`the router did not scatter the GROUP BY over ${SHARDS} shards: ${scatter}`);
   }
   const total = async (url: string) =>
     (await postQuery(url, DOCDB_SQL.groupBy)).documents.reduce(
