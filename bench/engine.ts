@@ -10,5 +10,5 @@ export {
   open,
   VERSION,
 } from '../dist/index.js';
-export { startNode } from '../dist/server/index.js';
+export { resolveConfig, startNode } from '../dist/server/index.js';
 export { seededRandom } from '../dist/util/index.js';

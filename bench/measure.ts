@@ -34,25 +34,29 @@ export function percentile(sorted: readonly number[], p: number): number {
 /**
  * Runs `op` again and again until `durationMs` have passed and at least `minOps` ran, and
  * reports the rate with per-operation latencies. `op` returns how many units it did (1 for a
- * query; a load returns its batch size) and may be synchronous or asynchronous.
+ * query; a load returns its batch size) and may be synchronous or asynchronous. `untimed`,
+ * when given, runs before each `op` and its time counts neither in the rate nor in the time
+ * box: the "after a write" reads put their write there.
  */
 export async function timeBox(
   durationMs: number,
   minOps: number,
   op: (n: number) => number | Promise<number>,
+  untimed?: (n: number) => unknown,
 ): Promise<Sample> {
   const latencies: number[] = [];
   let units = 0;
-  const started = performance.now();
-  let now = started;
-  for (let n = 0; now - started < durationMs || n < minOps; n++) {
+  let timedMs = 0;
+  for (let n = 0; timedMs < durationMs || n < minOps; n++) {
+    if (untimed) await untimed(n);
     const t = performance.now();
     const result = op(n);
     units += typeof result === 'number' ? result : await result;
-    now = performance.now();
-    latencies.push(now - t);
+    const spent = performance.now() - t;
+    timedMs += spent;
+    latencies.push(spent);
   }
-  return summarise(units, now - started, latencies);
+  return summarise(units, timedMs, latencies);
 }
 
 /** Runs `op` exactly `count` times (writes that consume keys need a known count). */

@@ -1,6 +1,6 @@
 /**
  * The harness's command line: `npm run bench -- [--quick] [--docs N] [--rounds N]
- * [--only embedded|served] [--scale]`. Parsed with node:util's parseArgs; every other knob
+ * [--only embedded|served|writers|cluster] [--scale]`. Parsed with node:util's parseArgs; every other knob
  * follows from the mode (full or quick).
  */
 
@@ -19,7 +19,7 @@ export interface Options {
   quick: boolean;
   /** Scale mode: docdb alone, lookup, scan and file size from 250,000 documents up. */
   scale: boolean;
-  only: 'embedded' | 'served' | undefined;
+  only: Phase | undefined;
   /** Time box of one embedded measurement and of its warm-up. */
   embeddedMs: number;
   warmupMs: number;
@@ -35,13 +35,24 @@ export interface Options {
   bulkRequests: number;
   /** Whole-collection streams per stream measurement. */
   streamRequests: number;
+  /** Time box of one concurrent-writers measurement (embedded), and its warm-up. */
+  writersMs: number;
+  writersWarmupMs: number;
+  /** Length of one served concurrent-writers measurement. */
+  writersServedSeconds: number;
+  /** Time box of one router measurement. */
+  routerSeconds: number;
 }
 
+/** The phases of a run, in the order they run; `--only` picks one. */
+export const PHASES = ['embedded', 'served', 'writers', 'cluster'] as const;
+export type Phase = (typeof PHASES)[number];
+
 const USAGE = `npm run bench -- [options]
-  --quick             one-minute smoke run (${DOCS_QUICK.toLocaleString('en-US')} documents, 1 round)
+  --quick             smoke run of a few minutes (${DOCS_QUICK.toLocaleString('en-US')} documents, 1 round)
   --docs N            documents (default ${DOCS_DEFAULT.toLocaleString('en-US')}); above ${SCALE_MODE_ABOVE_DOCS.toLocaleString('en-US')} runs scale mode
   --rounds N          timed rounds per workload (default 3, at least 1)
-  --only embedded|served   run one phase only
+  --only embedded|served|writers|cluster   run one phase only
   --scale             scale mode at any size: docdb alone, growth from 250,000 documents up
   --help              this text`;
 
@@ -80,8 +91,8 @@ export function parseOptions(argv: string[]): Options {
   }
   const quick = values.quick === true;
   const only = values.only as string | undefined;
-  if (only !== undefined && only !== 'embedded' && only !== 'served') {
-    console.error(`--only takes embedded or served; got ${JSON.stringify(only)}\n\n${USAGE}`);
+  if (only !== undefined && !(PHASES as readonly string[]).includes(only)) {
+    console.error(`--only takes ${PHASES.join(', ')}; got ${JSON.stringify(only)}\n\n${USAGE}`);
     process.exit(2);
   }
   try {
@@ -92,7 +103,7 @@ export function parseOptions(argv: string[]): Options {
       rounds,
       quick,
       scale: values.scale === true || docs > SCALE_MODE_ABOVE_DOCS,
-      only,
+      only: only as Phase | undefined,
       embeddedMs: quick ? 300 : 1500,
       warmupMs: quick ? 100 : 500,
       writeOps: quick ? 50 : 300,
@@ -102,6 +113,10 @@ export function parseOptions(argv: string[]): Options {
       bulkConnections: 8,
       bulkRequests: quick ? 10 : 50,
       streamRequests: 2,
+      writersMs: quick ? 1000 : 3000,
+      writersWarmupMs: quick ? 300 : 1000,
+      writersServedSeconds: quick ? 1.5 : 4,
+      routerSeconds: quick ? 1.5 : 4,
     };
   } catch (error) {
     console.error(`${(error as Error).message}\n\n${USAGE}`);

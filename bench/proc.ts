@@ -8,6 +8,8 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { Worker } from 'node:worker_threads';
 
 /** The tsx loader, so children run the .ts sources as the harness does. */
 const TSX_LOADER = import.meta.resolve('tsx/esm');
@@ -67,6 +69,19 @@ function spawnTs(script: string, args: string[]): ChildProcess {
   });
 }
 
+/** tsx's registration API, which a worker thread calls before it imports a .ts entry. */
+const TSX_API = import.meta.resolve('tsx/esm/api');
+
+/**
+ * A worker thread running an entry point (relative to bench/) through tsx, as children do.
+ * Node 20 does not apply `--import` to a worker, so a small bootstrap registers tsx first.
+ */
+export function startTsWorker(script: string, workerData: unknown): Worker {
+  const entry = new URL(script, import.meta.url).href;
+  const bootstrap = `import(${JSON.stringify(TSX_API)}).then((tsx) => { tsx.register(); return import(${JSON.stringify(entry)}); });`;
+  return new Worker(bootstrap, { eval: true, workerData });
+}
+
 /** A server child that printed its ready line. */
 export interface ServerChild {
   child: ChildProcess;
@@ -76,8 +91,25 @@ export interface ServerChild {
 
 /** Starts a server entry point (relative to bench/) and waits for its `{"ready":true}` line. */
 export function startServerChild(script: string, args: string[]): Promise<ServerChild> {
-  const child = spawnTs(script, args);
-  const kill = onCleanup(`${script} (pid ${child.pid})`, () => {
+  return awaitReady(spawnTs(script, args), script, '"ready":true');
+}
+
+/** The docdb command of this checkout (bin/docdb, running the built dist/). */
+const DOCDB_BIN = fileURLToPath(new URL('../bin/docdb', import.meta.url));
+
+/**
+ * Starts `docdb <args>` as an operator would (`docdb router …`) and waits until its stdout
+ * holds `readyText`.
+ */
+export function startDocdbCommand(args: string[], readyText: string): Promise<ServerChild> {
+  const child = spawn(process.execPath, [DOCDB_BIN, ...args], {
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  return awaitReady(child, `docdb ${args[0]}`, readyText);
+}
+
+function awaitReady(child: ChildProcess, name: string, readyText: string): Promise<ServerChild> {
+  const kill = onCleanup(`${name} (pid ${child.pid})`, () => {
     if (child.exitCode === null) child.kill('SIGKILL');
   });
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
@@ -92,19 +124,23 @@ export function startServerChild(script: string, args: string[]): Promise<Server
   });
   return new Promise((resolve, reject) => {
     const timer = setTimeout(() => {
-      reject(new Error(`${script} did not start within ${SERVER_READY_MS} ms:\n${stderr}`));
+      reject(new Error(`${name} did not start within ${SERVER_READY_MS} ms:\n${stderr}`));
     }, SERVER_READY_MS);
+    // Only the output before the ready text is kept: a server may log for a long time.
     let stdout = '';
+    let ready = false;
     child.stdout?.on('data', (chunk: Buffer) => {
+      if (ready) return;
       stdout += chunk.toString();
-      if (stdout.includes('"ready":true')) {
+      if (stdout.includes(readyText)) {
+        ready = true;
         clearTimeout(timer);
         resolve({ child, stop });
       }
     });
     child.once('exit', (code) => {
       clearTimeout(timer);
-      reject(new Error(`${script} exited with ${code} before it was ready:\n${stderr}`));
+      reject(new Error(`${name} exited with ${code} before it was ready:\n${stderr}`));
     });
   });
 }

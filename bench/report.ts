@@ -1,6 +1,6 @@
 /**
  * Turns measurements into the report of a run: medians per workload and system, the ratio
- * docdb/peer per round and its median, the targets of issue 5 met or missed; then prints the
+ * docdb/peer per round and its median, the targets of issue 13 met or missed; then prints the
  * terminal table and writes `bench/results/*.json` (written to a .tmp file, then renamed).
  * docs/benchmarks.md is rendered from the JSON by docs.ts.
  */
@@ -11,17 +11,41 @@ import * as path from 'node:path';
 import type { Measurement } from './embedded/phase.js';
 import type { Machine } from './machine.js';
 import { formatMs, formatRate, formatRatio, median } from './measure.js';
-import { TARGETS, WORKLOADS, type WorkloadId, workloadInfo } from './workloads.js';
+import type { ScaleReport } from './scale.js';
+import { SCALE_TARGET, TARGETS, WORKLOADS, type WorkloadId, workloadInfo } from './workloads.js';
 
 /** The systems in the order tables show them. */
-export const SYSTEM_ORDER = ['docdb', 'sqlite', 'nedb', 'postgres', 'http-ceiling'] as const;
+export const SYSTEM_ORDER = [
+  'docdb',
+  'leader',
+  'router',
+  'sqlite',
+  'nedb',
+  'postgres',
+  'http-ceiling',
+  'single-node',
+  'node',
+] as const;
 const SYSTEM_TITLES: Record<string, string> = {
   docdb: 'docdb',
+  leader: 'docdb leader + 1 follower',
+  router: 'docdb router, 3 shards',
   sqlite: 'SQLite',
   nedb: 'NeDB',
   postgres: 'PostgreSQL',
   'http-ceiling': 'HTTP ceiling',
+  'single-node': 'docdb single node',
+  node: 'docdb node directly (all documents)',
 };
+
+/**
+ * A run that began above this 1-minute load average was not on a quiet machine (issue 13):
+ * it says so, and its figures are not to be quoted.
+ */
+export const QUIET_LOAD_MAX = 0.5;
+
+/** The width of the system column of the terminal table. */
+const SYSTEM_TITLE_WIDTH = Math.max(...Object.values(SYSTEM_TITLES).map((t) => t.length)) + 1;
 
 /** The title of a system in tables. */
 export function systemTitle(name: string): string {
@@ -48,13 +72,21 @@ export interface RatioRow {
   perRound: number[];
 }
 
-export interface TargetRow {
-  target: string;
+/** One ratio a target checks, as measured (null when the run did not measure it). */
+export interface CheckRow {
+  workload: WorkloadId;
   vs: string;
   atLeast: number;
-  /** The ratio of each workload the target covers (the smallest decides). */
-  ratios: { workload: WorkloadId; median: number | null }[];
-  met: boolean | null;
+  median: number | null;
+}
+
+/** A row of issue 13's targets table, judged from one run. */
+export interface TargetRow {
+  target: string;
+  checks: CheckRow[];
+  status: 'met' | 'missed' | 'not measured';
+  /** What was measured, for the table. */
+  measured: string;
 }
 
 /** The JSON of a run (`bench/results/latest.json`). */
@@ -101,30 +133,68 @@ function rowsOf(measurements: Measurement[]): ResultRow[] {
 function ratiosOf(rows: ResultRow[]): RatioRow[] {
   const ratios: RatioRow[] = [];
   for (const row of rows) {
-    if (row.system === 'docdb') continue;
-    const docdb = rows.find((r) => r.workload === row.workload && r.system === 'docdb');
-    if (!docdb) continue;
-    const perRound = row.perRound.map((peer, i) => (docdb.perRound[i] ?? Number.NaN) / peer);
+    const subject = workloadInfo(row.workload).subject;
+    if (row.system === subject) continue;
+    const top = rows.find((r) => r.workload === row.workload && r.system === subject);
+    if (!top) continue;
+    const perRound = row.perRound.map((peer, i) => (top.perRound[i] ?? Number.NaN) / peer);
     ratios.push({ workload: row.workload, vs: row.system, median: median(perRound), perRound });
   }
   return ratios;
 }
 
-function targetsOf(ratios: RatioRow[]): TargetRow[] {
-  return TARGETS.map((t) => {
-    const found = t.workloads.map((workload) => ({
-      workload,
-      median: ratios.find((r) => r.workload === workload && r.vs === t.vs)?.median ?? null,
+function statusOf(checks: CheckRow[]): TargetRow['status'] {
+  if (checks.some((c) => c.median !== null && c.median < c.atLeast)) return 'missed';
+  return checks.every((c) => c.median !== null) ? 'met' : 'not measured';
+}
+
+/**
+ * The load rate of a scale run's last stretch over its first; older scale.json files do not
+ * hold it, and it follows from their checkpoints.
+ */
+export function loadRatioOf(scale: ScaleReport): number {
+  const first = scale.points[0];
+  const last = scale.points.at(-1);
+  return (
+    scale.loadRatio ?? (first && last ? last.loadDocsPerSec / first.loadDocsPerSec : Number.NaN)
+  );
+}
+
+function scaleRow(scale: ScaleReport | undefined): TargetRow {
+  const base = { target: SCALE_TARGET.text, checks: [] };
+  if (!scale) return { ...base, status: 'not measured', measured: 'no scale run' };
+  const loadRatio = loadRatioOf(scale);
+  const measured = `at ${scale.docs.toLocaleString('en-US')}: lookups ${formatRatio(scale.lookupRatio)}, load ${formatRatio(loadRatio)}, file ${(scale.fileBytesAt10M / 1e9).toFixed(2)} GB${scale.fileProjected ? ' (projected)' : ''}`;
+  if (scale.docs < SCALE_TARGET.docs) return { ...base, status: 'not measured', measured };
+  const met =
+    scale.lookupRatio >= SCALE_TARGET.lookupRatioAtLeast &&
+    loadRatio >= SCALE_TARGET.loadRatioAtLeast &&
+    scale.fileBytesAt10M <= SCALE_TARGET.fileBytesAtMost;
+  return { ...base, status: met ? 'met' : 'missed', measured };
+}
+
+/**
+ * Judges issue 13's targets from the ratios of a run (and a scale run): a row is met when
+ * every ratio it checks reaches its bar, missed when any measured one falls short, and not
+ * measured otherwise. docs.ts calls it too, so a page rendered from an older run's JSON is
+ * judged by today's targets.
+ */
+export function judgeTargets(ratios: RatioRow[], scale?: ScaleReport): TargetRow[] {
+  const rows: TargetRow[] = TARGETS.map((t) => {
+    const checks = t.checks.map((c) => ({
+      ...c,
+      median: ratios.find((r) => r.workload === c.workload && r.vs === c.vs)?.median ?? null,
     }));
-    const known = found.every((f) => f.median !== null);
-    return {
-      target: t.text,
-      vs: t.vs,
-      atLeast: t.atLeast,
-      ratios: found,
-      met: known ? found.every((f) => (f.median as number) >= t.atLeast) : null,
-    };
+    const measured = checks
+      .map(
+        (c) =>
+          `${c.workload} vs ${systemTitle(c.vs)}: ${c.median === null ? 'n/a' : formatRatio(c.median)} (≥ ${formatRatio(c.atLeast)})`,
+      )
+      .join('; ');
+    return { target: t.text, checks, status: statusOf(checks), measured };
   });
+  rows.push(scaleRow(scale));
+  return rows;
 }
 
 /** Builds the report of a run. */
@@ -148,7 +218,7 @@ export function buildReport(input: {
     date: new Date().toISOString(),
     results,
     ratios,
-    targets: targetsOf(ratios),
+    targets: judgeTargets(ratios),
   };
 }
 
@@ -176,21 +246,19 @@ export function printReport(report: Report): void {
     for (const row of rows) {
       const ratio = report.ratios.find((r) => r.workload === id && r.vs === row.system);
       const ratioText = ratio
-        ? `docdb/${row.system} ${formatRatio(ratio.median)}${ratio.perRound.length > 1 ? ` (rounds ${ratio.perRound.map((r) => r.toFixed(2)).join(' ')})` : ''}`
+        ? `${workloadInfo(id).subject}/${row.system} ${formatRatio(ratio.median)}${ratio.perRound.length > 1 ? ` (rounds ${ratio.perRound.map((r) => r.toFixed(2)).join(' ')})` : ''}`
         : '';
       out.push(
-        `  ${pad(systemTitle(row.system), 13)}${pad(formatRate(row.opsPerSec), 12, true)}${latency(row)}  ${ratioText}`,
+        `  ${pad(systemTitle(row.system), SYSTEM_TITLE_WIDTH)}${pad(formatRate(row.opsPerSec), 12, true)}${latency(row)}  ${ratioText}`,
       );
     }
   }
   out.push('');
-  out.push('Targets of issue 5 (median ratio docdb/peer):');
+  out.push('Targets of issue 13 (median ratio; scale mode is judged from scale.json):');
   for (const t of report.targets) {
-    const ratios = t.ratios
-      .map((r) => (r.median === null ? 'n/a' : formatRatio(r.median)))
-      .join(', ');
-    const verdict = t.met === null ? 'not measured' : t.met ? 'met' : 'MISSED';
-    out.push(`  ${pad(verdict, 13)} ${t.target}: ${ratios}`);
+    if (t.checks.length === 0) continue;
+    const verdict = t.status === 'missed' ? 'MISSED' : t.status;
+    out.push(`  ${pad(verdict, 13)} ${t.target}: ${t.measured}`);
   }
   if (report.mode === 'quick' || report.docs !== 250_000) {
     out.push('  (the targets are defined for a full run of 250,000 documents)');
@@ -201,13 +269,15 @@ export function printReport(report: Report): void {
   console.log(out.join('\n'));
 }
 
-/** A warning when other work loaded the machine during the run, else undefined. */
-export function busyNote(report: Report): string | undefined {
+/**
+ * The warning of a run that did not begin on a quiet machine (1-minute load average above
+ * QUIET_LOAD_MAX), else undefined.
+ */
+export function busyNote(report: Pick<Report, 'loadAverage' | 'machine'>): string | undefined {
   const { atStart, atEnd } = report.loadAverage;
   const start = atStart[0] ?? 0;
-  const threshold = report.machine.cores / 2;
-  if (start <= threshold) return undefined;
-  return `the machine was already busy when the run began (load average ${start.toFixed(2)} on ${report.machine.cores} cores; ${(atEnd[0] ?? 0).toFixed(2)} at the end): other work skews the figures.`;
+  if (start <= QUIET_LOAD_MAX) return undefined;
+  return `the run began on a busy machine (load average ${start.toFixed(2)} on ${report.machine.cores} cores, above ${QUIET_LOAD_MAX}; ${(atEnd[0] ?? 0).toFixed(2)} at the end): its figures are not to be quoted; repeat the run on a quiet machine.`;
 }
 
 /** Writes JSON atomically (a .tmp file renamed over the target). */

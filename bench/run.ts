@@ -1,21 +1,25 @@
 /**
- * `npm run bench`: docdb against real peers on this machine in one run (issue 5). The
- * embedded phase (docdb's API, SQLite, NeDB) runs first; the served phase reopens docdb's
- * loaded file as a REST node and sets it against PostgreSQL and the HTTP ceiling. A full run
- * writes bench/results/latest.json and rewrites docs/benchmarks.md from it; a quick run
- * writes bench/results/quick.json only; scale mode (docdb alone) writes scale.json.
+ * `npm run bench`: docdb against real peers on this machine in one run (issues 5 and 13).
+ * The embedded phase (docdb's API, SQLite, NeDB) runs first; the served phase reopens docdb's
+ * loaded file as a REST node and sets it against PostgreSQL and the HTTP ceiling; the writers
+ * phase sets 8 concurrent durable writers against SQLite's and PostgreSQL's; the cluster
+ * phase measures the replicated write path and the router path against a single node. A full
+ * run writes bench/results/latest.json and rewrites docs/benchmarks.md from it; a quick or
+ * partial run writes bench/results/quick.json only; scale mode (docdb alone) writes scale.json.
  */
 
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { writeBenchmarksDoc } from './docs.js';
-import { loadDocdbOnly, runEmbedded } from './embedded/phase.js';
+import { loadDocdbOnly, type Measurement, runEmbedded } from './embedded/phase.js';
 import { DIRS, describeMachine } from './machine.js';
-import { parseOptions } from './options.js';
+import { type Phase, parseOptions } from './options.js';
+import { runCluster } from './cluster/phase.js';
 import { cleanupAll, installCleanupHandlers } from './proc.js';
-import { buildReport, printReport, writeJson } from './report.js';
+import { buildReport, printReport, QUIET_LOAD_MAX, writeJson } from './report.js';
 import { runScale } from './scale.js';
 import { runServed } from './served/phase.js';
+import { runWriters } from './writers/phase.js';
 
 const RESULTS_DIR = path.join(DIRS.bench, 'results');
 
@@ -24,6 +28,11 @@ async function main(): Promise<void> {
   installCleanupHandlers();
   const started = performance.now();
   const loadAverageAtStart = os.loadavg();
+  if ((loadAverageAtStart[0] ?? 0) > QUIET_LOAD_MAX) {
+    console.warn(
+      `warning: the machine is busy (load average ${loadAverageAtStart[0]?.toFixed(2)}, above ${QUIET_LOAD_MAX}): this run's figures are not to be quoted; repeat it on a quiet machine.`,
+    );
+  }
   if (options.scale) {
     const scale = await runScale(options);
     writeJson(path.join(RESULTS_DIR, 'scale.json'), scale);
@@ -31,18 +40,33 @@ async function main(): Promise<void> {
     console.log(`\nwrote bench/results/scale.json and docs/benchmarks.md`);
     return;
   }
-  const embedded =
-    options.only === 'served' ? await loadDocdbOnly(options) : await runEmbedded(options);
-  const measurements = [...embedded.measurements];
+  const runs = (phase: Phase) => options.only === undefined || options.only === phase;
+  const measurements: Measurement[] = [];
   const notes: string[] = [];
   let postgresSkipped: string | undefined;
   let postgresVersion: string | undefined;
-  if (options.only !== 'embedded') {
-    const served = await runServed(options, embedded.docdbDir, embedded.liveDocs);
-    measurements.push(...served.measurements);
-    notes.push(...served.notes);
-    postgresSkipped = served.postgresSkipped;
-    postgresVersion = served.postgresVersion;
+  if (runs('embedded') || runs('served')) {
+    const embedded = runs('embedded') ? await runEmbedded(options) : await loadDocdbOnly(options);
+    measurements.push(...embedded.measurements);
+    if (runs('served')) {
+      const served = await runServed(options, embedded.docdbDir, embedded.liveDocs);
+      measurements.push(...served.measurements);
+      notes.push(...served.notes);
+      postgresSkipped = served.postgresSkipped;
+      postgresVersion = served.postgresVersion;
+    }
+  }
+  if (runs('writers')) {
+    const writers = await runWriters(options);
+    measurements.push(...writers.measurements);
+    notes.push(...writers.notes);
+    postgresSkipped ??= writers.postgresSkipped;
+    postgresVersion ??= writers.postgresVersion;
+  }
+  if (runs('cluster')) {
+    const cluster = await runCluster(options);
+    measurements.push(...cluster.measurements);
+    notes.push(...cluster.notes);
   }
   const report = buildReport({
     machine: describeMachine(postgresVersion ? { postgresql: postgresVersion } : {}),

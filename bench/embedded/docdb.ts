@@ -52,6 +52,11 @@ export class DocdbEmbedded implements EmbeddedSystem {
     return docs.length;
   }
 
+  /** Inserts one document: its own durable write (concurrent callers share group commits). */
+  async insertOne(doc: Order): Promise<void> {
+    await this.orders.insert(doc);
+  }
+
   async loadAirports(airports: readonly Airport[]): Promise<void> {
     await this.database.collection('airports').insertMany([...airports]);
   }

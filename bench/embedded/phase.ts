@@ -71,11 +71,35 @@ async function loadAll(system: EmbeddedSystem, batches: Order[][]): Promise<Samp
   return counted(batches.length, (n) => system.insertBatch(batches[n] as Order[]));
 }
 
-/** A read workload: how to make the parameters of its n-th query, and how to run it. */
+/**
+ * A read workload: how to make the parameters of its n-th query, and how to run it. With
+ * `afterWrite`, each query follows one untimed durable write to the same collection.
+ */
 interface ReadWorkload {
   id: WorkloadId;
   minOps: number;
   run: (system: EmbeddedSystem, random: () => number, n: number) => Promise<number> | number;
+  afterWrite?: boolean;
+}
+
+/** Seed of the orders the "after a write" reads update; the same for every system. */
+const AFTER_WRITE_SEED = 4242;
+
+/**
+ * The write before each "after a write" read: the status of a random live order set by the
+ * UPDATE statement of workload 8, one durable commit, on every system alike. Its time is
+ * not the read's.
+ */
+function writeBefore(
+  system: EmbeddedSystem,
+  liveDocs: number,
+  seed: number,
+): (n: number) => Promise<void> {
+  const pick = keyPicker(liveDocs, seed);
+  return async (n) => {
+    const changed = await system.update(pnrAt(pick()), STATUSES[n % STATUSES.length] as string);
+    if (changed !== 1) throw new Error(`${system.name} update before a read changed ${changed}`);
+  };
 }
 
 function readWorkloads(docs: number, liveDocs: number): ReadWorkload[] {
@@ -83,6 +107,8 @@ function readWorkloads(docs: number, liveDocs: number): ReadWorkload[] {
   const joinWidth = fareWindow(docs, JOIN_WINDOW_MATCHES);
   const low = (random: () => number, width: number) =>
     Math.round((FARE_TOTAL_MIN + random() * (FARE_TOTAL_MAX - FARE_TOTAL_MIN - width)) * 100) / 100;
+  const filter = (s: EmbeddedSystem, _r: () => number, n: number) =>
+    s.filter((AIRPORTS[n % AIRPORTS.length] as { code: string }).code, 'CHD');
   return [
     {
       id: 'point-lookup',
@@ -102,12 +128,10 @@ function readWorkloads(docs: number, liveDocs: number): ReadWorkload[] {
         return s.range(from, from + rangeWidth);
       },
     },
-    {
-      id: 'unindexed-filter',
-      minOps: 2,
-      run: (s, _r, n) => s.filter((AIRPORTS[n % AIRPORTS.length] as { code: string }).code, 'CHD'),
-    },
+    { id: 'unindexed-filter', minOps: 2, run: filter },
+    { id: 'unindexed-filter-after-write', minOps: 2, run: filter, afterWrite: true },
     { id: 'group-by', minOps: 2, run: (s) => s.groupBy() },
+    { id: 'group-by-after-write', minOps: 2, run: (s) => s.groupBy(), afterWrite: true },
     {
       id: 'join',
       minOps: 5,
@@ -195,20 +219,36 @@ export async function runEmbedded(options: Options): Promise<EmbeddedOutcome> {
     log(`${workload.id}: warm-up`);
     for (const system of systems) {
       const random = prng(1000 + w);
-      await timeBox(options.warmupMs, 1, async (n) => {
-        await workload.run(system, random, n);
-        return 1;
-      });
+      const untimed = workload.afterWrite
+        ? writeBefore(system, liveDocs, AFTER_WRITE_SEED + w)
+        : undefined;
+      await timeBox(
+        options.warmupMs,
+        1,
+        async (n) => {
+          await workload.run(system, random, n);
+          return 1;
+        },
+        untimed,
+      );
     }
     for (let round = 0; round < options.rounds; round++) {
       for (const system of systems) {
         // The same seed for every system in a round: they answer the same queries.
         const random = prng(10_000 * (w + 1) + round);
+        const untimed = workload.afterWrite
+          ? writeBefore(system, liveDocs, AFTER_WRITE_SEED + 100 * (w + 1) + round)
+          : undefined;
         // One query is one operation, whatever its row count.
-        const sample = await timeBox(options.embeddedMs, workload.minOps, async (n) => {
-          await workload.run(system, random, n);
-          return 1;
-        });
+        const sample = await timeBox(
+          options.embeddedMs,
+          workload.minOps,
+          async (n) => {
+            await workload.run(system, random, n);
+            return 1;
+          },
+          untimed,
+        );
         record(workload.id, system.name, round, { ...sample, p50Ms: null, p99Ms: null });
       }
     }

@@ -91,6 +91,38 @@ function parsed(rows: unknown[]): number {
   return n;
 }
 
+/** How long a writer of the concurrent-writers workload waits for SQLite's write lock. */
+export const SQLITE_BUSY_TIMEOUT_MS = 10_000;
+
+/** One connection of the concurrent-writers workload: single-document durable writes. */
+export interface SqliteWriter {
+  insert(doc: Order): void;
+  /** Sets the status of the order with this pnr; returns the rows changed. */
+  update(pnr: string, status: string): number;
+  close(): void;
+}
+
+/**
+ * Opens another connection to an existing store (made by SqliteEmbedded), as each of the
+ * concurrent writers holds its own: WAL, `synchronous=FULL`, and a busy timeout so that a
+ * writer waits for the write lock instead of failing. Each statement is its own transaction.
+ */
+export function openSqliteWriter(dir: string): SqliteWriter {
+  const db = new Sqlite(path.join(dir, 'bench.sqlite'));
+  db.pragma('journal_mode = WAL');
+  db.pragma('synchronous = FULL');
+  db.pragma(`busy_timeout = ${SQLITE_BUSY_TIMEOUT_MS}`);
+  const insert = db.prepare(SQL.insert);
+  const update = db.prepare(SQL.update);
+  return {
+    insert: (doc) => {
+      insert.run(JSON.stringify(doc));
+    },
+    update: (pnr, status) => update.run(status, pnr).changes,
+    close: () => db.close(),
+  };
+}
+
 export class SqliteEmbedded implements EmbeddedSystem {
   readonly name = 'sqlite' as const;
   private db: Sqlite.Database | undefined;

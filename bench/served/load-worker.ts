@@ -9,12 +9,15 @@
 
 import autocannon from 'autocannon';
 import { DOCDB_SQL } from '../embedded/system.js';
-import { idAt, keyPicker, ordersFrom, pnrAt } from '../data.js';
+import { idAt, keyPicker, orderAt, ordersFrom, pnrAt, STATUSES } from '../data.js';
+
+/** Insert bodies the write kind prepares before the clock starts (more are made as needed). */
+const PREPARED_INSERTS = 40_000;
 
 /** What to load and how hard. */
 export interface LoadSpec {
   url: string;
-  kind: 'get' | 'query' | 'bulk' | 'stream';
+  kind: 'get' | 'query' | 'bulk' | 'stream' | 'write' | 'group-by';
   connections: number;
   /** Run for this long… */
   durationSeconds?: number;
@@ -26,6 +29,8 @@ export interface LoadSpec {
   /** Bulk: the first document number and the batch size. */
   bulkStart?: number;
   batchSize?: number;
+  /** Write: the number of the first new document; inserts and updates alternate. */
+  insertStart?: number;
   timeoutSeconds: number;
 }
 
@@ -58,6 +63,12 @@ function requestMaker(spec: LoadSpec): (req: Request) => Request {
       const body = JSON.stringify({ sql: DOCDB_SQL.streamAll });
       return (req) => ({ ...req, method: 'POST', path: '/query?stream=true', body });
     }
+    case 'group-by': {
+      const body = JSON.stringify({ sql: DOCDB_SQL.groupBy });
+      return (req) => ({ ...req, method: 'POST', path: '/query', body });
+    }
+    case 'write':
+      return writeMaker(spec, pick);
     case 'bulk': {
       const size = spec.batchSize ?? 1000;
       const bodies = Array.from({ length: spec.amount ?? 0 }, (_, b) =>
@@ -72,6 +83,29 @@ function requestMaker(spec: LoadSpec): (req: Request) => Request {
       });
     }
   }
+}
+
+/**
+ * Single-document writes, inserts and updates in turn: `POST /collections/orders` of a new
+ * order, then `POST /query` with the UPDATE of a random existing order's status.
+ */
+function writeMaker(spec: LoadSpec, pick: () => number): (req: Request) => Request {
+  const start = spec.insertStart ?? 0;
+  const insertBody = (k: number) => JSON.stringify(orderAt(start + k));
+  const prepared = Array.from({ length: PREPARED_INSERTS }, (_, k) => insertBody(k));
+  let n = 0;
+  let inserts = 0;
+  return (req) => {
+    const k = n++;
+    if (k % 2 === 0) {
+      const i = inserts++;
+      const body = prepared[i] ?? insertBody(i);
+      return { ...req, method: 'POST', path: '/collections/orders', body };
+    }
+    const status = STATUSES[(k >> 1) % STATUSES.length];
+    const body = JSON.stringify({ sql: DOCDB_SQL.update, params: [status, pnrAt(pick())] });
+    return { ...req, method: 'POST', path: '/query', body };
+  };
 }
 
 async function main(): Promise<void> {

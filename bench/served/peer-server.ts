@@ -16,10 +16,12 @@ import {
   copyOrders,
   findByPnr,
   getById,
+  insertOrder,
   newPool,
   PG_DATABASE,
   PG_ROLE,
   streamAll,
+  updateStatus,
 } from './postgres.js';
 
 /** docdb's own body limit (32 MiB), so both sides accept the same requests. */
@@ -95,6 +97,10 @@ function postgres(pgPort: number): { server: FastifyInstance; close: () => Promi
         reply.type('application/x-ndjson');
         return reply.send(Readable.from(streamAll(pool)));
       }
+      if (sql === DOCDB_SQL.update) {
+        const affected = await updateStatus(pool, params[1], params[0]);
+        return { count: 0, documents: [], affected };
+      }
       if (sql !== DOCDB_SQL.point) {
         return reply.code(400).send({ error: 'this peer serves the benchmark statements only' });
       }
@@ -103,6 +109,10 @@ function postgres(pgPort: number): { server: FastifyInstance; close: () => Promi
       return `{"count":${docs.length},"documents":[${docs.join(',')}]}`;
     },
   );
+  server.post<{ Body: { _id: string } }>('/collections/:name', async (request, reply) => {
+    await insertOrder(pool, request.body);
+    return reply.code(201).send({ id: request.body._id });
+  });
   server.post<{ Body: { _id: string }[] }>('/collections/:name/bulk', async (request) => {
     await copyOrders(pool, request.body);
     return { ids: request.body.map((d) => d._id), errors: [] };

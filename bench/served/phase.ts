@@ -58,7 +58,11 @@ function log(line: string): void {
 export const POSTGRES_INSTALL_HINT =
   'PostgreSQL is not installed (no /usr/lib/postgresql/*/bin/initdb): the PostgreSQL workloads are skipped. Install it with `apt-get install -y postgresql` (Debian) and run again.';
 
-async function startPostgres(
+/**
+ * Starts a private PostgreSQL cluster holding documents [0, liveDocs) with the indexes and
+ * the airports (the writers phase starts its own the same way).
+ */
+export async function startPostgres(
   liveDocs: number,
 ): Promise<{ cluster: PgCluster; version: string; loadSeconds: number }> {
   const initdb = findInitdb() as string;
@@ -118,11 +122,12 @@ async function check(server: Server, liveDocs: number): Promise<void> {
 }
 
 /** One autocannon run in the load-worker process. */
-async function load(spec: LoadSpec): Promise<LoadOutcome> {
+export async function load(spec: LoadSpec): Promise<LoadOutcome> {
   return runJsonChild<LoadOutcome>('./served/load-worker.ts', [JSON.stringify(spec)]);
 }
 
-function sampleOf(outcome: LoadOutcome, unitsPerRequest: number): Sample {
+/** The sample of one autocannon run, counting `unitsPerRequest` units per request. */
+export function sampleOf(outcome: LoadOutcome, unitsPerRequest: number): Sample {
   return {
     opsPerSec: ((outcome.requests * unitsPerRequest) / outcome.elapsedMs) * 1000,
     p50Ms: outcome.p50Ms,

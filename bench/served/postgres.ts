@@ -192,7 +192,30 @@ export const PG_SQL = {
   getById: 'SELECT doc::text AS doc FROM orders WHERE id = $1',
   point: `SELECT doc::text AS doc FROM orders WHERE doc->>'pnr' = $1`,
   streamAll: 'SELECT doc::text FROM orders',
+  insert: 'INSERT INTO orders (id, doc) VALUES ($1, $2)',
+  update: `UPDATE orders SET doc = jsonb_set(doc, '{status}', to_jsonb($1::text)) WHERE doc->>'pnr' = $2`,
 } as const;
+
+/** A pool or one of its connections: both run statements. */
+type Queryable = pg.Pool | pg.PoolClient;
+
+/** Inserts one document in its own transaction (autocommit: one durable commit). */
+export async function insertOrder(db: Queryable, doc: { _id: string }): Promise<void> {
+  await db.query({ name: 'insert', text: PG_SQL.insert, values: [doc._id, JSON.stringify(doc)] });
+}
+
+/** Sets the status of the order with this pnr (autocommit); returns the rows changed. */
+export async function updateStatus(db: Queryable, pnr: unknown, status: unknown): Promise<number> {
+  const result = await db.query({ name: 'update', text: PG_SQL.update, values: [status, pnr] });
+  return result.rowCount ?? 0;
+}
+
+/** Holds `count` connections of the pool, one per concurrent writer. */
+export async function connections(pool: pg.Pool, count: number): Promise<pg.PoolClient[]> {
+  const clients: pg.PoolClient[] = [];
+  for (let i = 0; i < count; i++) clients.push(await pool.connect());
+  return clients;
+}
 
 /** One document's JSON text by `_id`, or undefined. */
 export async function getById(pool: pg.Pool, id: string): Promise<string | undefined> {
