@@ -24,6 +24,13 @@ export const SHARD_UNANSWERED_CODES: readonly string[] = [
 export const PLACEHOLDER_DOCUMENT = Object.freeze({ _placeholder: 'docdb router' });
 
 /** Options of a Router. */
+/**
+ * Connections the router keeps open to each shard. A router funnels every client onto few
+ * shards and each connection carries one request at a time, so the client's default of 8
+ * would cap the requests a shard sees at once below what its clients send the router.
+ */
+export const ROUTER_SHARD_CONNECTIONS = 64;
+
 export interface RouterOptions {
   /** Each shard request's timeout (the client's default when absent). */
   timeoutMs?: number;
@@ -42,6 +49,7 @@ export class ShardSet {
       this.clients.set(
         shard.name,
         connect(shard.endpoint, {
+          connections: ROUTER_SHARD_CONNECTIONS,
           ...(shard.apiKey !== undefined && { apiKey: shard.apiKey }),
           ...(options.timeoutMs !== undefined && { timeoutMs: options.timeoutMs }),
         }),
