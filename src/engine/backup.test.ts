@@ -317,6 +317,43 @@ describe('point-in-time recovery', () => {
     expect(restored.nodeState().lastSeq).toBe(beforeDrop);
   });
 
+  it('replays logs split over several directories: overlaps taken once, a gap named', async () => {
+    const db = await openDb(tempDir());
+    const c = db.collection('c');
+    await c.insert({ v: 0 });
+    const out = path.join(tempDir(), 'b');
+    const manifest = await takeBackup(db, out);
+    for (let v = 1; v <= 10; v++) await c.insert({ v });
+    const entries = [...db.changesSince(manifest.lastSeq)];
+    const [early, late, head, tail] = [tempDir(), tempDir(), tempDir(), tempDir()];
+    await new SegmentWriter(early).append(entries.slice(0, 6));
+    await new SegmentWriter(late).append(entries.slice(3));
+    const whole = await restoreBackup(out, path.join(tempDir(), 'r1'), {
+      point: { toSeq: manifest.lastSeq + 10 },
+      logDirs: [late, early],
+    });
+    expect(whole).toMatchObject({ lastSeq: manifest.lastSeq + 10, replayed: 10 });
+    const restored = await openDb(path.join(path.dirname(whole.file)));
+    expect(restored.requireCollection('c').count()).toBe(11);
+
+    await new SegmentWriter(head).append(entries.slice(0, 3));
+    await new SegmentWriter(tail).append(entries.slice(5));
+    const gap = await rejection(
+      restoreBackup(out, path.join(tempDir(), 'r2'), {
+        point: { toSeq: manifest.lastSeq + 10 },
+        logDirs: [head, tail],
+      }),
+    );
+    expect(gap.code).toBe('ERR_RESTORE_POINT_UNREACHABLE');
+    expect(gap.message).toContain(`no entry ${manifest.lastSeq + 4}`);
+    // Up to the gap the logs are whole: a point before it is reached.
+    const before = await restoreBackup(out, path.join(tempDir(), 'r3'), {
+      point: { toSeq: manifest.lastSeq + 3 },
+      logDirs: [head, tail],
+    });
+    expect(before).toMatchObject({ replayed: 3 });
+  });
+
   it('stops by time, never inside a write of several entries, and names a point the logs cannot reach', async () => {
     const db = await openDb(tempDir());
     const archive = tempDir();

@@ -117,13 +117,10 @@ async function restoreFrom(
   options: RestoreOptions,
 ): Promise<RestoreResult> {
   const manifest = await verifyBackup(dir);
-  const replay = options.point
-    ? collectEntries(
-        manifest,
-        [path.join(dir, BACKUP_LOG_DIR), ...(options.logDirs ?? [])],
-        options.point,
-      )
-    : { entries: [] };
+  const logDirs = [path.join(dir, BACKUP_LOG_DIR), ...(options.logDirs ?? [])];
+  // The replay is planned first (every entry read, none kept), so a log that cannot reach the
+  // point is refused before the data dir is touched.
+  const plan = options.point ? planReplay(manifest, logDirs, options.point) : undefined;
   fs.mkdirSync(target.dir, { recursive: true });
   const incoming = `${target.file}.restoring`;
   fs.copyFileSync(path.join(dir, DATA_FILE_NAME), incoming);
@@ -132,15 +129,18 @@ async function restoreFrom(
   fs.renameSync(incoming, target.file);
   const db = await open(target.file);
   try {
-    await applyInBatches(db, replay.entries, options.onProgress);
+    if (plan && options.point) {
+      const entries = replayEntries(manifest, logDirs, options.point, plan.lastSeq);
+      await applyInBatches(db, entries, plan.lastSeq - manifest.lastSeq, options.onProgress);
+    }
     const stats = db.stats();
     return {
       file: target.file,
       backupSeq: manifest.lastSeq,
       backupCreatedAt: manifest.createdAt,
       lastSeq: db.nodeState().lastSeq,
-      replayed: replay.entries.length,
-      ...(replay.stoppedBefore && { stoppedBefore: replay.stoppedBefore }),
+      replayed: plan ? plan.lastSeq - manifest.lastSeq : 0,
+      ...(plan?.stoppedBefore && { stoppedBefore: plan.stoppedBefore }),
       collections: stats.collections.map((c) => ({ name: c.name, count: c.count })),
     };
   } finally {
@@ -148,15 +148,71 @@ async function restoreFrom(
   }
 }
 
+/** Where a replay ends: its last seq, and the write of several entries it stopped before. */
+export interface ReplayPlan {
+  lastSeq: number;
+  stoppedBefore?: { seq: number; endSeq: number };
+}
+
+/** The segments of every directory, in the order of their first seq (their names carry it). */
+function segmentsInOrder(dirs: readonly string[]): string[] {
+  const byName = (file: string) => path.basename(file);
+  return dirs
+    .flatMap((dir) => listSegments(dir))
+    .sort((a, b) => (byName(a) < byName(b) ? -1 : byName(a) > byName(b) ? 1 : 0));
+}
+
 /**
- * The entries to replay after the backup's seq up to `point`, from every segment of `dirs`:
- * contiguous, of the backup's history, never ending inside a write of several entries.
+ * The entries after the backup's seq, contiguous and in seq order, up to the last one not
+ * past `point`, read one segment at a time; a seq that several directories hold is taken
+ * once. Throws when the log is of another history (its entry at the backup's seq has another
+ * term) or has a gap before the point. With `checkAll` every segment is read to its end, so
+ * those checks see the whole log; otherwise it stops at the point.
  */
-export function collectEntries(
+function* contiguousEntries(
   manifest: BackupManifest,
   dirs: readonly string[],
   point: RestorePoint,
-): { entries: ChangeEntry[]; stoppedBefore?: { seq: number; endSeq: number } } {
+  checkAll: boolean,
+): Generator<ChangeEntry> {
+  const base = manifest.lastSeq;
+  let next = base + 1;
+  let reachedPoint = false;
+  for (const segment of segmentsInOrder(dirs)) {
+    for (const entry of readSegment(segment)) {
+      if (entry.seq === base && entry.term !== manifest.lastTerm) {
+        throw unreachable(
+          `${segment} holds seq ${base} of term ${entry.term}, but the backup's seq ${base} is of term ${manifest.lastTerm}: the log is of another history`,
+        );
+      }
+      if (reachedPoint || entry.seq < next) continue;
+      if (past(entry, point)) {
+        if (!checkAll) return;
+        reachedPoint = true;
+        continue;
+      }
+      if (entry.seq > next) {
+        throw unreachable(
+          `the logs have no entry ${next}: they cannot be replayed past seq ${next - 1}; add the log directory that holds it`,
+          { lastSeq: next - 1 },
+        );
+      }
+      yield entry;
+      next++;
+    }
+  }
+}
+
+/**
+ * Plans the replay after the backup's seq up to `point`: contiguous, of the backup's history,
+ * never ending inside a write of several entries (a write applies whole or not). Reads every
+ * entry once and keeps none, so a log of any length plans in constant memory.
+ */
+export function planReplay(
+  manifest: BackupManifest,
+  dirs: readonly string[],
+  point: RestorePoint,
+): ReplayPlan {
   const base = manifest.lastSeq;
   if ('toSeq' in point && point.toSeq < base) {
     throw unreachable(
@@ -164,27 +220,14 @@ export function collectEntries(
       { backupSeq: base },
     );
   }
-  const bySeq = new Map<number, ChangeEntry>();
-  for (const dir of dirs) {
-    for (const segment of listSegments(dir)) {
-      for (const entry of readSegment(segment)) {
-        if (entry.seq === base && entry.term !== manifest.lastTerm) {
-          throw unreachable(
-            `${segment} holds seq ${base} of term ${entry.term}, but the backup's seq ${base} is of term ${manifest.lastTerm}: the log is of another history`,
-          );
-        }
-        if (entry.seq > base && !past(entry, point)) bySeq.set(entry.seq, entry);
-      }
-    }
-  }
-  const entries: ChangeEntry[] = [];
-  for (let seq = base + 1; bySeq.has(seq); seq++) entries.push(bySeq.get(seq) as ChangeEntry);
-  const reached = base + entries.length;
-  if (bySeq.size > entries.length) {
-    throw unreachable(
-      `the logs have no entry ${reached + 1}: they cannot be replayed past seq ${reached}; add the log directory that holds it`,
-      { lastSeq: reached },
-    );
+  let reached = base;
+  let last: ChangeEntry | undefined;
+  // The first seq of the write the last entry belongs to.
+  let writeStart = base + 1;
+  for (const entry of contiguousEntries(manifest, dirs, point, true)) {
+    if (entry.endSeq === undefined || last?.endSeq !== entry.endSeq) writeStart = entry.seq;
+    last = entry;
+    reached = entry.seq;
   }
   if ('toSeq' in point && reached < point.toSeq) {
     throw unreachable(
@@ -192,7 +235,11 @@ export function collectEntries(
       { lastSeq: reached },
     );
   }
-  return cutAtWholeWrite(entries);
+  if (last?.endSeq === undefined || last.endSeq === last.seq) return { lastSeq: reached };
+  return {
+    lastSeq: writeStart - 1,
+    stoppedBefore: { seq: writeStart, endSeq: last.endSeq },
+  };
 }
 
 function past(entry: ChangeEntry, point: RestorePoint): boolean {
@@ -201,22 +248,23 @@ function past(entry: ChangeEntry, point: RestorePoint): boolean {
   return false;
 }
 
-/** Leaves out a last write whose entries go past the point: a write applies whole or not. */
-function cutAtWholeWrite(entries: ChangeEntry[]): {
-  entries: ChangeEntry[];
-  stoppedBefore?: { seq: number; endSeq: number };
-} {
-  const last = entries.at(-1);
-  if (last?.endSeq === undefined || last.endSeq === last.seq) return { entries };
-  let k = entries.length;
-  while (k > 0 && entries[k - 1]?.endSeq === last.endSeq) k--;
-  const first = entries[k] as ChangeEntry;
-  return { entries: entries.slice(0, k), stoppedBefore: { seq: first.seq, endSeq: last.endSeq } };
+/** The planned entries, read again one segment at a time. */
+function* replayEntries(
+  manifest: BackupManifest,
+  dirs: readonly string[],
+  point: RestorePoint,
+  lastSeq: number,
+): Generator<ChangeEntry> {
+  for (const entry of contiguousEntries(manifest, dirs, point, false)) {
+    if (entry.seq > lastSeq) return;
+    yield entry;
+  }
 }
 
 async function applyInBatches(
   db: Database,
-  entries: readonly ChangeEntry[],
+  entries: Iterable<ChangeEntry>,
+  total: number,
   onProgress: RestoreOptions['onProgress'],
 ): Promise<void> {
   let batch: ChangeEntry[] = [];
@@ -228,10 +276,10 @@ async function applyInBatches(
     if (batch.length >= REPLAY_BATCH_ENTRIES && ends) {
       await db.applyChanges(batch);
       done += batch.length;
-      onProgress?.(done, entries.length);
+      onProgress?.(done, total);
       batch = [];
     }
   }
   if (batch.length > 0) await db.applyChanges(batch);
-  onProgress?.(entries.length, entries.length);
+  onProgress?.(total, total);
 }
