@@ -5,7 +5,15 @@
  * shared cache only once its batch commits.
  */
 
-import { type Env, openEnv, openScanDb, openSubDb, type ScanDb, type SubDb } from './lmdb-env.js';
+import {
+  type Env,
+  openEnv,
+  openScanDb,
+  openSubDb,
+  releaseSubDb,
+  type ScanDb,
+  type SubDb,
+} from './lmdb-env.js';
 
 /** The handles a write transaction opened, created and dropped; committed with it. */
 export interface StagedHandles {
@@ -24,7 +32,10 @@ export class Handles {
   private readonly committed = new Map<string, SubDb>();
   private readonly scans = new Map<string, ScanDb>();
 
-  constructor(file: string, readOnly: boolean) {
+  constructor(
+    private readonly file: string,
+    readOnly: boolean,
+  ) {
     this.env = openEnv(file, readOnly);
     this.catalog = openSubDb(this.env, 'catalog', !readOnly);
     this.changes = openSubDb(this.env, 'changes', !readOnly);
@@ -72,11 +83,20 @@ export class Handles {
     for (const name of staged.dropped) {
       this.committed.delete(name);
       this.scans.delete(name);
+      releaseSubDb(this.file, name);
     }
+  }
+
+  /** Lets go of what an aborted transaction opened: none of it reached the disk. */
+  discard(staged: StagedHandles): void {
+    for (const name of staged.opened.keys()) releaseSubDb(this.file, name);
   }
 
   /** Forgets every handle (the catalog was re-read: names may now mean other trees). */
   forget(): void {
+    for (const name of new Set([...this.committed.keys(), ...this.scans.keys()])) {
+      releaseSubDb(this.file, name);
+    }
     this.committed.clear();
     this.scans.clear();
   }

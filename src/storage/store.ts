@@ -441,6 +441,7 @@ export class Store implements StoreReader {
     if (error !== undefined || !txn) {
       // Nothing of the batch reached the disk: forget what it staged (structures included)
       // and read the truth again.
+      if (txn) this.handles.discard(txn.state.handles);
       this.load();
       return;
     }
