@@ -347,6 +347,19 @@ describe('the client when the node fails', () => {
     expect(server.requests()).toBe(1);
   });
 
+  it('gives up on an answer whose body stops after its headers', async () => {
+    const server = await rawServer((socket) => {
+      socket.write(httpAnswer(200, 'application/json', '', true));
+      socket.write(chunk('{"status":'));
+    });
+    closers.push(server.close);
+    const started = performance.now();
+    const error = await rejection(client(server.url, { timeoutMs: 300, retries: 0 }).health());
+    expect(error.code).toBe('ERR_CLIENT_TIMEOUT');
+    expect(error.message).toContain(`${server.url}/health`);
+    expect(performance.now() - started).toBeLessThan(1500);
+  });
+
   it('retries a GET after a dropped connection', async () => {
     const server = await rawServer((socket, request) => {
       if (request === 1) socket.destroy();

@@ -56,7 +56,7 @@ export interface Call {
 export interface OpenAnswer {
   status: number;
   headers: Record<string, string | string[] | undefined>;
-  body: AsyncIterable<Buffer> & { destroy(error?: Error): void };
+  body: AsyncIterable<Buffer> & { destroy(error?: Error): void; text(): Promise<string> };
   /** Ends the answer's deadline: a stream is then bounded by its idle time only. */
   settle(): void;
 }
@@ -117,9 +117,8 @@ export class Transport {
     return this.withRetries(call, async () => {
       const answer = await this.open(call);
       try {
-        const chunks: Buffer[] = [];
-        for await (const chunk of answer.body) chunks.push(chunk);
-        return { body: Buffer.concat(chunks).toString('utf8'), headers: answer.headers };
+        // undici's own reader: far less per answer than an async iterator over the chunks.
+        return { body: await answer.body.text(), headers: answer.headers };
       } catch (error) {
         throw this.failure(call, error);
       } finally {
@@ -137,7 +136,13 @@ export class Transport {
   async open(call: Call): Promise<OpenAnswer> {
     const url = this.urlOf(call);
     const deadline = new AbortController();
-    const timer = setTimeout(() => deadline.abort(), this.timeoutMs);
+    // One timer for the whole call: before the headers it aborts the request; after them it
+    // cuts the body off, which `failure` words as the timeout.
+    let body: Dispatcher.ResponseData['body'] | undefined;
+    const timer = setTimeout(() => {
+      deadline.abort();
+      body?.destroy(this.timeout(call));
+    }, this.timeoutMs);
     const settle = () => clearTimeout(timer);
     let answer: Dispatcher.ResponseData;
     try {
@@ -162,9 +167,7 @@ export class Transport {
         settle();
       }
     }
-    // The deadline keeps running while the caller reads the body: a body cut off by it
-    // fails with an abort, which `failure` words as the timeout.
-    deadline.signal.addEventListener('abort', () => answer.body.destroy(this.timeout(call)));
+    body = answer.body;
     return {
       status: answer.statusCode,
       headers: answer.headers as OpenAnswer['headers'],
