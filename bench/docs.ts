@@ -1,8 +1,8 @@
 /**
  * Renders docs/benchmarks.md from bench/results/latest.json (a full run) and, when present,
  * bench/results/scale.json: the method, the machine, every figure and the targets of
- * issue 13, judged from the JSON when the page is written. The page is generated; edit this
- * file, not the page.
+ * issue 13, judged from the JSON when the page is written, then bench/misses.md (what was
+ * tried for each missed target, by hand). The page is generated; edit these, not the page.
  */
 
 import * as fs from 'node:fs';
@@ -310,6 +310,7 @@ export function writeBenchmarksDoc(resultsDir: string): void {
     if (report.postgresSkipped) parts.push(`Note: ${report.postgresSkipped}`, '');
     for (const note of report.notes) parts.push(`- ${note}`);
     if (report.notes.length > 0) parts.push('');
+    parts.push(fs.readFileSync(path.join(DIRS.root, 'bench', 'misses.md'), 'utf8'));
   } else {
     parts.push('## Results', '', 'No full run recorded yet: run `npm run bench`.', '');
   }
