@@ -5,11 +5,18 @@
  * that commit returned, so an acknowledged write is on disk. The queue knows nothing of what
  * a transaction holds: the runner opens it and hands it to each job.
  *
+ * If the owner cannot take a batch in afterwards (`afterBatch` throws: the catalog could not
+ * be read again), every job of that batch still settles as its commit went, and the queue
+ * refuses every later job with ERR_STORAGE_FAILED naming the cause: writing on over state
+ * that no longer matches the file could corrupt it. Reopening the database clears it.
+ *
  * Batching is done here over `transactionSync` rather than lmdb-js's asynchronous
  * `transaction()`: a child transaction per job gives per-write rollback, and a synchronous
  * commit (overlappingSync off) makes "the promise resolved" mean "fsync returned"
  * (docs/adr/0001-storage-on-lmdb.md).
  */
+
+import { DbError } from '../errors/index.js';
 
 /** Thrown by a job to roll back its own writes while still resolving with a value. */
 export class RollbackWith<T> {
@@ -42,11 +49,14 @@ export class WriteQueue<Txn> {
   private scheduled = false;
   private running = false;
   private idle: Array<() => void> = [];
+  /** Set when `afterBatch` threw: the cause, and every later job is refused. */
+  private broken: unknown = undefined;
 
   constructor(private readonly runner: BatchRunner<Txn>) {}
 
   /** Queues a job; resolves with its result once its batch is durable. */
   enqueue<T>(run: (txn: Txn) => T): Promise<T> {
+    if (this.broken !== undefined) return Promise.reject(this.refusal());
     return new Promise<T>((resolve, reject) => {
       this.pending.push({
         run,
@@ -90,8 +100,10 @@ export class WriteQueue<Txn> {
   }
 
   private runBatch(jobs: Job<Txn>[]): Outcome[] {
+    if (this.broken !== undefined) return jobs.map(() => ({ ok: false, value: this.refusal() }));
     const outcomes: Outcome[] = [];
     let txn: Txn | undefined;
+    let failure: { error: unknown } | undefined;
     this.running = true;
     try {
       txn = this.runner.runBatch((opened) => {
@@ -99,13 +111,26 @@ export class WriteQueue<Txn> {
         for (const job of jobs) outcomes.push(this.runJob(opened, job));
       });
     } catch (error) {
-      this.running = false;
-      this.runner.afterBatch(txn, error);
-      return jobs.map(() => ({ ok: false, value: error }));
+      failure = { error };
     }
     this.running = false;
-    this.runner.afterBatch(txn, undefined);
-    return outcomes;
+    try {
+      this.runner.afterBatch(txn, failure?.error);
+    } catch (error) {
+      // The batch's own outcome stands (committed or not); the writes after it cannot.
+      this.broken = error;
+    }
+    return failure ? jobs.map(() => ({ ok: false, value: failure.error })) : outcomes;
+  }
+
+  /** The error of a job refused because an earlier batch could not be taken in. */
+  private refusal(): DbError {
+    const cause = this.broken instanceof Error ? this.broken.message : String(this.broken);
+    return new DbError(
+      'ERR_STORAGE_FAILED',
+      `the database takes no more writes: after an earlier commit its catalog could not be read again (${cause}); close and reopen it`,
+      { cause },
+    );
   }
 
   private runJob(txn: Txn, job: Job<Txn>): Outcome {
