@@ -10,7 +10,7 @@ import * as path from 'node:path';
 import { DOCDB_SQL } from './embedded/system.js';
 import { DIRS } from './machine.js';
 import { formatMs, formatRate, formatRatio } from './measure.js';
-import { SCALE_MODE_ABOVE_DOCS } from './options.js';
+import { QUIET_WAIT_SECONDS_DEFAULT, SCALE_MODE_ABOVE_DOCS } from './options.js';
 import {
   busyNote,
   judgeTargets,
@@ -107,9 +107,11 @@ const METHOD = `## Method
   shard (4 connections, repeated, so each node reads its selection) through the router
   against the node directly; the ratio is router/node. Before timing, both answer the same
   rows. A failed write or request in these workloads stops the run (it would flatter the rate).
-- **Quiet machine.** The harness records the load average when a run begins and ends. A run
-  that began above ${QUIET_LOAD_MAX} (1-minute load average) prints a warning, and its page says its
-  figures are not to be quoted: such a run is repeated on a quiet machine first.
+- **Quiet machine.** The harness records the load average when a run begins and ends. A full
+  or scale run first waits up to ${QUIET_WAIT_SECONDS_DEFAULT} s (\`--quiet-wait S\`) for the 1-minute load
+  average to fall to ${QUIET_LOAD_MAX}, since the build before it is enough to make the machine busy. A run
+  that began above ${QUIET_LOAD_MAX} prints a warning, and its page says its figures are not to
+  be quoted: such a run is repeated on a quiet machine first.
 - **Honesty.** Every figure of the run is below, including the misses. A ratio is only
   comparable within one run on one machine.`;
 

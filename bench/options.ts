@@ -1,6 +1,6 @@
 /**
  * The harness's command line: `npm run bench -- [--quick] [--docs N] [--rounds N]
- * [--only embedded|served|writers|cluster] [--scale]`. Parsed with node:util's parseArgs; every other knob
+ * [--only embedded|served|writers|cluster] [--scale] [--quiet-wait S]`. Parsed with node:util's parseArgs; every other knob
  * follows from the mode (full or quick).
  */
 
@@ -10,6 +10,12 @@ import { parseArgs } from 'node:util';
 export const DOCS_DEFAULT = 250_000;
 /** The data size of a quick run. */
 export const DOCS_QUICK = 20_000;
+/**
+ * How long a full or scale run waits, by default, for the machine to fall quiet before it
+ * begins (the build before it is enough to make it busy for a minute or two).
+ */
+export const QUIET_WAIT_SECONDS_DEFAULT = 300;
+
 /** Above this many documents the run is scale mode (docdb alone), as issue 5 asks. */
 export const SCALE_MODE_ABOVE_DOCS = 1_000_000;
 
@@ -20,6 +26,8 @@ export interface Options {
   /** Scale mode: docdb alone, lookup, scan and file size from 250,000 documents up. */
   scale: boolean;
   only: Phase | undefined;
+  /** Longest wait for a quiet machine before the run begins (0: begin at once). */
+  quietWaitSeconds: number;
   /** Time box of one embedded measurement and of its warm-up. */
   embeddedMs: number;
   warmupMs: number;
@@ -54,6 +62,8 @@ const USAGE = `npm run bench -- [options]
   --rounds N          timed rounds per workload (default 3, at least 1)
   --only embedded|served|writers|cluster   run one phase only
   --scale             scale mode at any size: docdb alone, growth from 250,000 documents up
+  --quiet-wait S      wait up to S seconds for the load average to fall to the quiet bound
+                      before beginning (default ${QUIET_WAIT_SECONDS_DEFAULT} for a full or scale run, 0 for --quick)
   --help              this text`;
 
 function positiveInteger(text: string | undefined, name: string, fallback: number): number {
@@ -77,6 +87,7 @@ export function parseOptions(argv: string[]): Options {
         rounds: { type: 'string' },
         only: { type: 'string' },
         scale: { type: 'boolean' },
+        'quiet-wait': { type: 'string' },
         help: { type: 'boolean' },
       },
       strict: true,
@@ -98,12 +109,20 @@ export function parseOptions(argv: string[]): Options {
   try {
     const docs = positiveInteger(values.docs as string, 'docs', quick ? DOCS_QUICK : DOCS_DEFAULT);
     const rounds = positiveInteger(values.rounds as string, 'rounds', quick ? 1 : 3);
+    const quietWait = values['quiet-wait'] as string | undefined;
+    const quietWaitSeconds = Number(quietWait ?? (quick ? 0 : QUIET_WAIT_SECONDS_DEFAULT));
+    if (!Number.isInteger(quietWaitSeconds) || quietWaitSeconds < 0) {
+      throw new Error(
+        `--quiet-wait takes whole seconds (0 or more); got ${JSON.stringify(quietWait)}`,
+      );
+    }
     return {
       docs,
       rounds,
       quick,
       scale: values.scale === true || docs > SCALE_MODE_ABOVE_DOCS,
       only: only as Phase | undefined,
+      quietWaitSeconds,
       embeddedMs: quick ? 300 : 1500,
       warmupMs: quick ? 100 : 500,
       writeOps: quick ? 50 : 300,

@@ -23,11 +23,37 @@ import { runWriters } from './writers/phase.js';
 
 const RESULTS_DIR = path.join(DIRS.bench, 'results');
 
+/** How often the wait for a quiet machine looks at the load average. */
+const QUIET_POLL_MS = 5000;
+
+/**
+ * Waits up to `seconds` for the 1-minute load average to fall to QUIET_LOAD_MAX, saying so
+ * every half minute; answers the load average the run begins at (quiet or not).
+ */
+async function waitForQuiet(seconds: number): Promise<number[]> {
+  let load = os.loadavg();
+  const busy = () => (load[0] ?? 0) > QUIET_LOAD_MAX;
+  if (!busy() || seconds === 0) return load;
+  const deadline = performance.now() + seconds * 1000;
+  let said = Number.NEGATIVE_INFINITY;
+  while (busy() && performance.now() < deadline) {
+    if (performance.now() - said >= 30_000) {
+      console.log(
+        `waiting for a quiet machine: load average ${(load[0] ?? 0).toFixed(2)}, above ${QUIET_LOAD_MAX} (at most ${seconds} s; --quiet-wait 0 begins at once)`,
+      );
+      said = performance.now();
+    }
+    await new Promise((resolve) => setTimeout(resolve, QUIET_POLL_MS));
+    load = os.loadavg();
+  }
+  return load;
+}
+
 async function main(): Promise<void> {
   const options = parseOptions(process.argv.slice(2));
   installCleanupHandlers();
+  const loadAverageAtStart = await waitForQuiet(options.quietWaitSeconds);
   const started = performance.now();
-  const loadAverageAtStart = os.loadavg();
   if ((loadAverageAtStart[0] ?? 0) > QUIET_LOAD_MAX) {
     console.warn(
       `warning: the machine is busy (load average ${loadAverageAtStart[0]?.toFixed(2)}, above ${QUIET_LOAD_MAX}): this run's figures are not to be quoted; repeat it on a quiet machine.`,
