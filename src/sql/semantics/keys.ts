@@ -1,8 +1,43 @@
 /**
  * The keys that decide when two rows are "the same": the group key of GROUP BY, the DISTINCT
- * key of a projected row and the join key of a hash join. All three tell values apart by
- * type (1 and "1" differ) and see 1 and 1.0 as one value. Pure.
+ * key of a projected row and the join key of a hash join. All three agree with `=`: they tell
+ * values apart by type (1 and "1" differ), see 1 and 1.0 as one value, and see two objects
+ * with the same members in another order as one (their text lists members by name). Pure.
  */
+
+/** True when `value` is an object or an array: its JSON text depends on member order. */
+function isComposite(value: unknown): boolean {
+  return value !== null && typeof value === 'object';
+}
+
+/**
+ * The JSON text of a value with every object's members sorted by name, so that two values `=`
+ * calls equal have one text. Members whose value is undefined are left out and undefined array
+ * items are written null, as JSON.stringify does.
+ */
+export function canonicalJson(value: unknown): string | undefined {
+  if (!isComposite(value)) return JSON.stringify(value);
+  if (Array.isArray(value)) {
+    let text = '[';
+    for (let i = 0; i < value.length; i++) {
+      text += `${i === 0 ? '' : ','}${canonicalJson(value[i]) ?? 'null'}`;
+    }
+    return `${text}]`;
+  }
+  const object = value as Record<string, unknown>;
+  let text = '{';
+  for (const name of Object.keys(object).sort()) {
+    const member = canonicalJson(object[name]);
+    if (member === undefined) continue;
+    text += `${text.length === 1 ? '' : ','}${JSON.stringify(name)}:${member}`;
+  }
+  return `${text}}`;
+}
+
+/** The text of a list of values: JSON.stringify's when no value is composite (the usual case). */
+function textOf(values: readonly unknown[]): string {
+  return values.some(isComposite) ? (canonicalJson(values) as string) : JSON.stringify(values);
+}
 
 /**
  * Interns GROUP BY keys for a Map: one grouping value that is a scalar (or null) is its own
@@ -17,7 +52,7 @@ export class GroupKeys {
       const first = values[0];
       if (first === null || typeof first !== 'object') return first;
     }
-    const text = JSON.stringify(values);
+    const text = textOf(values);
     let key = this.texts.get(text);
     if (!key) {
       key = { text };
@@ -27,8 +62,14 @@ export class GroupKeys {
   }
 }
 
-/** The DISTINCT key of a projected row: its JSON text (key order is the select list's). */
+/**
+ * The DISTINCT key of a projected row. Its members come in the select list's order, the same
+ * for every row, so only values that are objects or arrays need the canonical text.
+ */
 export function distinctKey(document: Readonly<Record<string, unknown>>): string {
+  for (const name in document) {
+    if (isComposite(document[name])) return canonicalJson(document) as string;
+  }
   return JSON.stringify(document);
 }
 
@@ -38,5 +79,5 @@ export function distinctKey(document: Readonly<Record<string, unknown>>): string
  */
 export function joinKey(value: unknown): string | undefined {
   if (value === undefined || value === null) return undefined;
-  return JSON.stringify(value);
+  return isComposite(value) ? canonicalJson(value) : JSON.stringify(value);
 }

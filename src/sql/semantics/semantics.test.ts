@@ -8,6 +8,7 @@
 import { describe, expect, it } from 'vitest';
 import {
   AVG,
+  canonicalJson,
   compare,
   compareSortKeys,
   distinctKey,
@@ -92,6 +93,21 @@ describe('keys', () => {
     expect(joinKey(undefined)).toBeUndefined();
     expect(joinKey(1)).not.toBe(joinKey('1'));
     expect(distinctKey({ a: 1, b: [2] })).toBe(distinctKey({ a: 1.0, b: [2] }));
+  });
+
+  it('see objects with the same members in another order as one, as `=` does', () => {
+    const ab = { a: 1, b: { c: [{ x: 1, y: 2 }], d: 'e' } };
+    const ba = { b: { d: 'e', c: [{ y: 2, x: 1 }] }, a: 1 };
+    expect(compare('=', ab, ba)).toBe(true);
+    const keys = new GroupKeys();
+    expect(keys.keyOf([ab])).toBe(keys.keyOf([ba]));
+    expect(keys.keyOf([ab, 'k'])).toBe(keys.keyOf([ba, 'k']));
+    expect(joinKey(ab)).toBe(joinKey(ba));
+    expect(distinctKey({ o: ab })).toBe(distinctKey({ o: ba }));
+    // Values that differ stay apart, and undefined members count as missing.
+    expect(joinKey({ a: 1 })).not.toBe(joinKey({ a: '1' }));
+    expect(joinKey({ a: 1, b: undefined })).toBe(joinKey({ a: 1 }));
+    expect(canonicalJson([undefined, { z: 1, a: [] }])).toBe('[null,{"a":[],"z":1}]');
   });
 });
 

@@ -98,3 +98,17 @@ SELECT city DISTINCT FROM visits
 select distinct country from visits where country = 'FR'
 -- plan: INDEX_SCAN(idx_country) + DISTINCT
 -- rows: [{"country":"FR"}]
+
+--- Objects compare by their members, not their order: = sees {"lang":"no","theme":"dark"}
+--- and {"theme":"dark","lang":"no"} as equal, so DISTINCT keeps one of them.
+
+-- load: prefs
+{"_id":"0193a4f2-7c1e-7d3a-9b2e-000000000101","user":"a","opts":{"lang":"no","theme":"dark"}}
+{"_id":"0193a4f2-7c1e-7d3a-9b2e-000000000102","user":"b","opts":{"theme":"dark","lang":"no"}}
+{"_id":"0193a4f2-7c1e-7d3a-9b2e-000000000103","user":"c","opts":{"theme":"light","lang":"no"}}
+
+-- case: objects with the same members in another order are one DISTINCT value
+SELECT DISTINCT opts FROM prefs
+-- plan: COLLECTION_SCAN + DISTINCT
+-- unordered
+-- rows: [{"opts":{"lang":"no","theme":"dark"}},{"opts":{"lang":"no","theme":"light"}}]

@@ -135,3 +135,16 @@ CREATE INDEX idx_status ON tickets (status)
 SELECT team, COUNT(*), SUM(hours) FROM tickets WHERE status = 'open' GROUP BY team ORDER BY team
 -- plan: INDEX_SCAN(idx_status) + AGGREGATE
 -- rows: [{"team":"a","COUNT(*)":2,"SUM(hours)":3},{"team":"b","COUNT(*)":1,"SUM(hours)":3}]
+
+--- Objects compare by their members, not their order, as = does: one group for both orders.
+
+-- load: prefs
+{"_id":"0193a4f2-7c1e-7d3a-9b2e-000000000101","user":"a","opts":{"lang":"no","theme":"dark"}}
+{"_id":"0193a4f2-7c1e-7d3a-9b2e-000000000102","user":"b","opts":{"theme":"dark","lang":"no"}}
+{"_id":"0193a4f2-7c1e-7d3a-9b2e-000000000103","user":"c","opts":{"theme":"light","lang":"no"}}
+
+-- case: objects with the same members in another order are one group
+SELECT opts, COUNT(*) AS n FROM prefs GROUP BY opts
+-- plan: COLLECTION_SCAN + AGGREGATE
+-- unordered
+-- rows: [{"opts":{"lang":"no","theme":"dark"},"n":2},{"opts":{"lang":"no","theme":"light"},"n":1}]
