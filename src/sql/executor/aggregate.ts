@@ -26,22 +26,29 @@ export interface PartialRow {
 function groupsOfRows(node: AggregateNode, rows: Iterable<Row>, fns: Aggregate[]): Group[] {
   const groups = new Map<unknown, Group>();
   const keys = new GroupKeys();
-  const { groupBy, aggregates } = node;
+  const { groupBy } = node;
+  const args = node.aggregates.map((a) => a.arg);
+  const open = (key: unknown, values: unknown[]): Group => {
+    const group = { values, states: fns.map((f) => f.init()) };
+    groups.set(key, group);
+    return group;
+  };
+  // One grouping path (the usual case): a row of an existing group makes no list of values.
+  const only = groupBy.length === 1 ? (groupBy[0] as AggregateNode['groupBy'][number]) : undefined;
   for (const row of rows) {
-    const values: unknown[] = [];
-    for (const g of groupBy) {
-      const v = valueAt(row[g.path.source], g.path.path);
-      values.push(v === undefined ? null : v);
-    }
-    const key = keys.keyOf(values);
-    let group = groups.get(key);
-    if (!group) {
-      group = { values, states: fns.map((f) => f.init()) };
-      groups.set(key, group);
+    let group: Group;
+    if (only) {
+      const v = valueAt(row[only.path.source], only.path.path) ?? null;
+      const key = v === null || typeof v !== 'object' ? v : keys.keyOf([v]);
+      group = groups.get(key) ?? open(key, [v]);
+    } else {
+      const values = groupBy.map((g) => valueAt(row[g.path.source], g.path.path) ?? null);
+      const key = keys.keyOf(values);
+      group = groups.get(key) ?? open(key, values);
     }
     const { states } = group;
     for (let k = 0; k < fns.length; k++) {
-      const arg = (aggregates[k] as AggregateNode['aggregates'][number]).arg;
+      const arg = args[k] as AggregateNode['aggregates'][number]['arg'];
       const value = arg === '*' ? undefined : valueAt(row[arg.source], arg.path);
       states[k] = (fns[k] as Aggregate).accumulate(states[k], value);
     }
