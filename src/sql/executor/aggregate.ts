@@ -39,7 +39,7 @@ function groupsOfRows(node: AggregateNode, rows: Iterable<Row>, fns: Aggregate[]
     let group: Group;
     if (only) {
       const v = valueAt(row[only.path.source], only.path.path) ?? null;
-      const key = v === null || typeof v !== 'object' ? v : keys.keyOf([v]);
+      const key = keys.keyOfValue(v);
       group = groups.get(key) ?? open(key, [v]);
     } else {
       const values = groupBy.map((g) => valueAt(row[g.path.source], g.path.path) ?? null);

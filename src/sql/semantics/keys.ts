@@ -13,11 +13,13 @@ function isComposite(value: unknown): boolean {
 /**
  * The JSON text of a value with every object's members sorted by name, so that two values `=`
  * calls equal have one text. Members whose value is undefined are left out and undefined array
- * items are written null, as JSON.stringify does.
+ * items are written null, as JSON.stringify does; a scalar, or an array of scalars (the usual
+ * case), is JSON.stringify's text.
  */
 export function canonicalJson(value: unknown): string | undefined {
   if (!isComposite(value)) return JSON.stringify(value);
   if (Array.isArray(value)) {
+    if (!value.some(isComposite)) return JSON.stringify(value);
     let text = '[';
     for (let i = 0; i < value.length; i++) {
       text += `${i === 0 ? '' : ','}${canonicalJson(value[i]) ?? 'null'}`;
@@ -34,11 +36,6 @@ export function canonicalJson(value: unknown): string | undefined {
   return `${text}}`;
 }
 
-/** The text of a list of values: JSON.stringify's when no value is composite (the usual case). */
-function textOf(values: readonly unknown[]): string {
-  return values.some(isComposite) ? (canonicalJson(values) as string) : JSON.stringify(values);
-}
-
 /**
  * Interns GROUP BY keys for a Map: one grouping value that is a scalar (or null) is its own
  * key (a Map tells 1 from "1" and sees 1 and 1.0, 0 and -0, as one); any other list of values
@@ -48,11 +45,16 @@ export class GroupKeys {
   private readonly texts = new Map<string, object>();
 
   keyOf(values: readonly unknown[]): unknown {
-    if (values.length === 1) {
-      const first = values[0];
-      if (first === null || typeof first !== 'object') return first;
-    }
-    const text = textOf(values);
+    return values.length === 1 ? this.keyOfValue(values[0]) : this.intern(values);
+  }
+
+  /** The key of one grouping value: a scalar (or null) is its own key. */
+  keyOfValue(value: unknown): unknown {
+    return isComposite(value) ? this.intern([value]) : value;
+  }
+
+  private intern(values: readonly unknown[]): object {
+    const text = canonicalJson(values) as string;
     let key = this.texts.get(text);
     if (!key) {
       key = { text };
@@ -79,5 +81,5 @@ export function distinctKey(document: Readonly<Record<string, unknown>>): string
  */
 export function joinKey(value: unknown): string | undefined {
   if (value === undefined || value === null) return undefined;
-  return isComposite(value) ? canonicalJson(value) : JSON.stringify(value);
+  return canonicalJson(value);
 }
