@@ -100,7 +100,6 @@ export class WriteQueue<Txn> {
   }
 
   private runBatch(jobs: Job<Txn>[]): Outcome[] {
-    if (this.broken !== undefined) return jobs.map(() => ({ ok: false, value: this.refusal() }));
     const outcomes: Outcome[] = [];
     let txn: Txn | undefined;
     let failure: { error: unknown } | undefined;
