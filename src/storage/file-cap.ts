@@ -1,7 +1,8 @@
 /**
- * The data file's size cap (`maxFileBytes`): refuses a write job that would take the pages in
- * use past it, with ERR_STORAGE_FULL naming the cap. It only measures and refuses, inside the
- * job's transaction; it never changes what a job wrote.
+ * Room for the data file. Its size cap (`maxFileBytes`) refuses a write job that would take
+ * the pages in use past it, with ERR_STORAGE_FULL naming the cap; it only measures and
+ * refuses, inside the job's transaction, and never changes what a job wrote. A commit that
+ * fails in the engine is worded here too: ERR_STORAGE_FULL when the disk is full.
  *
  * LMDB as lmdb-js builds it grows its memory map on its own: a `mapSize` given at open is
  * only the map it starts with, and a transaction that needs a page past the map resizes it
@@ -11,6 +12,7 @@
  * pass it by pages that older read snapshots still hold.
  */
 
+import * as fs from 'node:fs';
 import { DbError } from '../errors/index.js';
 import { DATA_FILE_CAP_BYTES_MIN } from '../util/index.js';
 import type { StoreContext } from './context.js';
@@ -81,4 +83,40 @@ export function checkFileCap(
       'opened embedded); delete documents, or restart with a larger cap (reads go on)',
     { capBytes, usedBytes },
   );
+}
+
+/** Free bytes under which a failed commit is put down to a full disk. */
+const DISK_FULL_FREE_BYTES = 4 * 1024 * 1024;
+
+/**
+ * A commit that failed in the storage engine: nothing of the batch is stored. When the disk
+ * holding the file is (nearly) full, or LMDB says its map is, the write is refused as
+ * ERR_STORAGE_FULL naming the free space: the node keeps serving reads and takes writes again
+ * once space is freed. Otherwise (an I/O error) it is ERR_STORAGE_FAILED. The engine's own
+ * text is the error's cause, for the log; it is not for clients.
+ */
+export function storageFailed(error: unknown, dir: string): DbError {
+  const text = String((error as Error)?.message ?? error);
+  let free: number | undefined;
+  try {
+    const stats = fs.statfsSync(dir);
+    free = stats.bavail * stats.bsize;
+  } catch {
+    // Cannot tell: judge by the engine's text alone.
+  }
+  const full =
+    /ENOSPC|No space left|MDB_MAP_FULL|map ?size/i.test(text) ||
+    (free !== undefined && free < DISK_FULL_FREE_BYTES);
+  const failure = full
+    ? new DbError(
+        'ERR_STORAGE_FULL',
+        `the write was not stored: the disk holding ${dir} is full${free === undefined ? '' : ` (${free} bytes free)`}; free space and write again (reads go on)`,
+        free === undefined ? undefined : { freeBytes: free },
+      )
+    : new DbError(
+        'ERR_STORAGE_FAILED',
+        'the write was not committed: the storage engine failed (the log has the cause)',
+      );
+  failure.cause = error;
+  return failure;
 }

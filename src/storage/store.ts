@@ -27,6 +27,7 @@ import {
   checkFileCap,
   checkFileCapOption,
   markForCap,
+  storageFailed,
 } from './file-cap.js';
 import { Handles } from './handles.js';
 import { copyEnv, envStats, refreshSnapshot } from './lmdb-env.js';
@@ -102,42 +103,6 @@ export function resolveDataFile(target: string): { file: string; dir: string } {
   const resolved = path.resolve(target);
   if (resolved.endsWith('.docdb')) return { file: resolved, dir: path.dirname(resolved) };
   return { file: path.join(resolved, DATA_FILE_NAME), dir: resolved };
-}
-
-/** Free bytes under which a failed commit is put down to a full disk. */
-const DISK_FULL_FREE_BYTES = 4 * 1024 * 1024;
-
-/**
- * A commit that failed in the storage engine: nothing of the batch is stored. When the disk
- * holding the file is (nearly) full, or LMDB says its map is, the write is refused as
- * ERR_STORAGE_FULL naming the free space: the node keeps serving reads and takes writes again
- * once space is freed. Otherwise (an I/O error) it is ERR_STORAGE_FAILED. The engine's own
- * text is the error's cause, for the log; it is not for clients.
- */
-function storageFailed(error: unknown, dir: string): DbError {
-  const text = String((error as Error)?.message ?? error);
-  let free: number | undefined;
-  try {
-    const stats = fs.statfsSync(dir);
-    free = stats.bavail * stats.bsize;
-  } catch {
-    // Cannot tell: judge by the engine's text alone.
-  }
-  const full =
-    /ENOSPC|No space left|MDB_MAP_FULL|map ?size/i.test(text) ||
-    (free !== undefined && free < DISK_FULL_FREE_BYTES);
-  const failure = full
-    ? new DbError(
-        'ERR_STORAGE_FULL',
-        `the write was not stored: the disk holding ${dir} is full${free === undefined ? '' : ` (${free} bytes free)`}; free space and write again (reads go on)`,
-        free === undefined ? undefined : { freeBytes: free },
-      )
-    : new DbError(
-        'ERR_STORAGE_FAILED',
-        'the write was not committed: the storage engine failed (the log has the cause)',
-      );
-  failure.cause = error;
-  return failure;
 }
 
 /** A job that checks the guard again as it runs (a write queued before the node turned read-only fails). */
