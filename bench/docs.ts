@@ -84,6 +84,11 @@ const METHOD = `## Method
   status of a random order, the statement of the UPDATE row), whose time is not counted in
   the read's; so every timed docdb scan reads the file. Issue 13's targets hold for the
   after-a-write rows. The scan column of scale mode is also a first scan (it follows a load).
+  Besides these, docdb keeps each statement's parse and plan by its text, with the plan's
+  reusable evaluation cursor and field selection, and the plans of embedded finds by
+  collection definition (every caller gets them, as SQLite's and PostgreSQL's prepared
+  statements do here); each run binds its own parameters and reads the data, so no result is
+  kept. No result or document is cached, and no path is taken only by the benchmark.
 - **Concurrent durable writers** (issue 13). 8 clients, each alternating a single-document
   insert of a new order and an UPDATE of the status of a random existing order (half and
   half), for a time box, on fresh stores loaded with the same documents as the embedded
