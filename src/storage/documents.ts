@@ -26,7 +26,7 @@ import {
   uniqueViolation,
 } from './indexes.js';
 import { idExists, lastId, tree } from './records.js';
-import type { TxnState } from './txn-state.js';
+import { noteDocumentWrite, type TxnState } from './txn-state.js';
 import { RollbackWith } from './write-queue.js';
 
 /** A document ready to store: validated body, its encoding, and the id it should keep. */
@@ -256,7 +256,10 @@ function writeAccepted(
   const ordered = ascending ? accepted : [...accepted].sort((a, b) => a.id.compare(b.id));
   const first = (ordered[0] as AcceptedDocument).id;
   const putOptions = { append: !storedLast || first.compare(storedLast) > 0 };
-  for (const item of ordered) db.putSync(item.id, item.doc.encoded, putOptions);
+  for (const item of ordered) {
+    db.putSync(item.id, item.doc.encoded, putOptions);
+    noteDocumentWrite(txn, def.dbName, item.id, item.doc.encoded);
+  }
   indexes.forEach((index, i) => {
     putEntries(tree(ctx, index.def.dbName, txn), entries[i] as IndexEntry[], ascending);
   });
@@ -295,6 +298,7 @@ export function replaceDocument(
   if (!found) return false;
   replaceEntries(ctx, txn, found.def, id, found.old, doc.body);
   tree(ctx, found.def.dbName, txn).putSync(id, doc.encoded);
+  noteDocumentWrite(txn, found.def.dbName, id, doc.encoded);
   return true;
 }
 
@@ -309,6 +313,7 @@ export function deleteDocument(
   if (!found) return false;
   removeEntries(ctx, txn, found.def, id, found.old);
   tree(ctx, found.def.dbName, txn).removeSync(id);
+  noteDocumentWrite(txn, found.def.dbName, id, null);
   return true;
 }
 

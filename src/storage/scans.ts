@@ -1,7 +1,8 @@
 /**
  * Collection scans: documents in id order, decoded whole or only in the paths a query reads,
  * in place in LMDB's buffer. The writing process also keeps the selected parts of complete
- * scans that repeat with no write in between (the selection cache), until its next write.
+ * scans that repeat (the selection cache) and brings them up to every batch it commits, from
+ * the documents the batch wrote, so a report that runs again after writes reads no documents.
  * Inside a write transaction scans read its own trees and never touch the cache.
  */
 
@@ -12,7 +13,7 @@ import type { StoreContext } from './context.js';
 import type { Document } from './document-check.js';
 import type { StoredDocument } from './reader.js';
 import { count, ID_MIN, tree } from './records.js';
-import type { TxnState } from './txn-state.js';
+import type { DocumentWrite, TxnState } from './txn-state.js';
 
 /** Selections whose last scan is remembered (to tell a repeated scan); then it starts over. */
 const SCANNED_SELECTIONS_MAX = 1000;
@@ -20,12 +21,27 @@ const SCANNED_SELECTIONS_MAX = 1000;
 /** What a scan's visitor returns for a document the scan leaves out. */
 const SKIPPED = Symbol('skipped');
 
-/** The selected parts of every document of a collection, as one write generation left them. */
+/**
+ * The selected parts of every document of a collection as of the last commit. Ids a scan was
+ * given are never overwritten: a change to the ids other than an append makes a new buffer.
+ */
 interface CachedSelection {
-  generation: number;
-  /** The ids, 16 bytes each, in the order of `parts`. */
+  tree: string;
+  selection: FieldSelection;
+  /** The ids, 16 bytes each, in the order of `parts`; the buffer may hold room for more. */
   ids: Buffer;
   parts: Document[];
+  /** Scans reading `parts` now: a commit then changes a copy, and they finish on theirs. */
+  readers: number;
+}
+
+/** Whether every selected value of `part` is a scalar (so no caller can alter a kept one). */
+function scalarsOnly(selection: FieldSelection, part: Document): boolean {
+  for (const path of selection.paths) {
+    const value = valueAt(part, path);
+    if (value !== null && typeof value === 'object') return false;
+  }
+  return true;
 }
 
 /** Collects a scan's selected parts; gives up when a selected value is not a scalar. */
@@ -46,13 +62,10 @@ class SelectionRecorder {
 
   add(part: Document): void {
     if (!this.usable) return;
-    for (const path of this.selection.paths) {
-      const value = valueAt(part, path);
-      if (value !== null && typeof value === 'object') {
-        this.usable = false;
-        this.parts.length = 0;
-        return;
-      }
+    if (!scalarsOnly(this.selection, part)) {
+      this.usable = false;
+      this.parts.length = 0;
+      return;
     }
     this.parts.push(part);
   }
@@ -69,25 +82,63 @@ class SelectionRecorder {
   }
 
   /** The cache entry, when the scan ran to its end with every value a scalar. */
-  complete(generation: number): CachedSelection | undefined {
+  complete(tree: string): CachedSelection | undefined {
     if (!this.usable || this.idCount !== this.parts.length) return undefined;
-    return { generation, ids: this.ids.subarray(0, this.idCount * ID_BYTES), parts: this.parts };
+    return { tree, selection: this.selection, ids: this.ids, parts: this.parts, readers: 0 };
   }
 }
 
 export class Scans {
   /** Selections of whole scans, by collection tree and selection signature. */
   private readonly selections = new Map<string, CachedSelection>();
-  /** The write generation at which each selection was last scanned from the file. */
-  private readonly scannedAt = new Map<string, number>();
-  /** Moves on with every write job: a cached selection of an older one is stale. */
+  /** Selections scanned from the file before (a second scan keeps its selection). */
+  private readonly scanned = new Set<string>();
+  /** Moves on with every commit: a scan that began before one keeps nothing. */
   private generation = 0;
 
   constructor(private readonly ctx: StoreContext) {}
 
-  /** Marks every cached selection stale (a write job starts or a batch ends). */
-  invalidate(): void {
+  /**
+   * Brings every kept selection up to a batch that committed: each document the batch wrote
+   * is decoded in the kept paths and put in its place, or taken out. A selection whose tree
+   * the batch dropped, or that a write would give an object value, is dropped; so is every
+   * one when the batch wrote too much to note, or a quarter of a selection's documents.
+   */
+  committed(state: TxnState): void {
     this.generation++;
+    if (this.selections.size === 0) return;
+    const writes = state.documentWrites;
+    if (!writes) {
+      this.selections.clear();
+      return;
+    }
+    const byTree = new Map<string, DocumentWrite[]>();
+    for (const write of writes) {
+      const list = byTree.get(write.tree);
+      if (list) list.push(write);
+      else byTree.set(write.tree, [write]);
+    }
+    for (const [key, kept] of this.selections) {
+      if (state.handles.dropped.has(kept.tree)) {
+        this.selections.delete(key);
+        continue;
+      }
+      const treeWrites = byTree.get(kept.tree);
+      if (!treeWrites) continue;
+      const target = kept.readers > 0 ? copyOf(kept) : kept;
+      if (treeWrites.length > target.parts.length / 4 || !this.follow(target, treeWrites)) {
+        this.selections.delete(key);
+      } else if (target !== kept) {
+        this.selections.set(key, target);
+      }
+    }
+    this.fitBudget();
+  }
+
+  /** Drops every kept selection (a batch failed: the store reads its state again). */
+  forget(): void {
+    this.generation++;
+    this.selections.clear();
   }
 
   /** Documents in id order, starting after `afterId` when given. */
@@ -131,23 +182,29 @@ export class Scans {
     }
     const cacheKey = `${def.dbName}\n${selection.signature}`;
     const cached = this.selections.get(cacheKey);
-    if (cached?.generation === this.generation) {
+    if (cached) {
       const { ids, parts } = cached;
-      for (let i = 0; i < parts.length; i++) {
-        const part = parts[i] as Document;
-        if (keep && !keep(part)) continue;
-        const id = ids.subarray(i * ID_BYTES, (i + 1) * ID_BYTES);
-        const body = whole ? this.getWhole(def, id) : part;
-        if (body) yield { id, body };
+      const total = parts.length;
+      cached.readers++;
+      try {
+        for (let i = 0; i < total; i++) {
+          const part = parts[i] as Document;
+          if (keep && !keep(part)) continue;
+          const id = ids.subarray(i * ID_BYTES, (i + 1) * ID_BYTES);
+          const body = whole ? this.getWhole(def, id) : part;
+          if (body) yield { id, body };
+        }
+      } finally {
+        cached.readers--;
       }
       return;
     }
     // Keeping a selection costs about as much as the scan (its objects outlive the young
-    // generation), so a scan keeps one only when the same selection was scanned before with
-    // no write in between: reads that repeat. Writes in between leave every scan lean.
-    const repeated = this.scannedAt.get(cacheKey) === this.generation;
-    if (this.scannedAt.size >= SCANNED_SELECTIONS_MAX) this.scannedAt.clear();
-    this.scannedAt.set(cacheKey, this.generation);
+    // generation), so a scan keeps one only when the same selection was scanned before:
+    // reads that repeat, such as a report. A selection read once leaves its scan lean.
+    const repeated = this.scanned.has(cacheKey);
+    if (this.scanned.size >= SCANNED_SELECTIONS_MAX) this.scanned.clear();
+    this.scanned.add(cacheKey);
     const documents = repeated ? count(this.ctx, def) : Number.POSITIVE_INFINITY;
     if (documents <= SELECTION_CACHE_DOCS_MAX) record = new SelectionRecorder(selection, documents);
     const generation = this.generation;
@@ -155,7 +212,7 @@ export class Scans {
       record?.addId(id);
       if (body !== SKIPPED) yield { id, body: body as Document };
     }
-    const complete = record?.complete(generation);
+    const complete = record?.complete(def.dbName);
     if (complete && generation === this.generation) this.keep(cacheKey, complete);
   }
 
@@ -167,6 +224,11 @@ export class Scans {
   private keep(key: string, selection: CachedSelection): void {
     this.selections.delete(key);
     this.selections.set(key, selection);
+    this.fitBudget();
+  }
+
+  /** Drops the oldest kept selections until the documents they hold fit the budget. */
+  private fitBudget(): void {
     let docs = 0;
     for (const s of this.selections.values()) docs += s.parts.length;
     // Oldest first, until the cached documents fit the budget again.
@@ -175,6 +237,28 @@ export class Scans {
       this.selections.delete(k);
       docs -= s.parts.length;
     }
+  }
+
+  /**
+   * Applies a batch's writes to one tree, in order, to a selection no scan is reading.
+   * Returns false when a written document has an object at a selected path.
+   */
+  private follow(kept: CachedSelection, writes: DocumentWrite[]): boolean {
+    for (const { id, stored } of writes) {
+      const at = position(kept, id);
+      const found =
+        at < kept.parts.length &&
+        kept.ids.compare(id, 0, ID_BYTES, at * ID_BYTES, (at + 1) * ID_BYTES) === 0;
+      if (stored === null) {
+        if (found) removeAt(kept, at);
+        continue;
+      }
+      const part = this.ctx.docs.decodeSelected<Document>(stored, stored.length, kept.selection);
+      if (!scalarsOnly(kept.selection, part)) return false;
+      if (found) kept.parts[at] = part;
+      else insertAt(kept, at, id, part);
+    }
+    return true;
   }
 
   /**
@@ -209,4 +293,48 @@ export class Scans {
       entries.return?.();
     }
   }
+}
+
+/** The first place in `kept` whose id is not below `id` (binary search). */
+function position(kept: CachedSelection, id: Buffer): number {
+  let low = 0;
+  let high = kept.parts.length;
+  while (low < high) {
+    const middle = (low + high) >>> 1;
+    const order = kept.ids.compare(id, 0, ID_BYTES, middle * ID_BYTES, (middle + 1) * ID_BYTES);
+    if (order < 0) low = middle + 1;
+    else high = middle;
+  }
+  return low;
+}
+
+/** Puts a document in at `at`: in place past the ids a scan may hold, else in a new buffer. */
+function insertAt(kept: CachedSelection, at: number, id: Buffer, part: Document): void {
+  const count = kept.parts.length;
+  const room = kept.ids.length >= (count + 1) * ID_BYTES;
+  if (at === count && room) {
+    id.copy(kept.ids, count * ID_BYTES);
+  } else {
+    const ids = Buffer.allocUnsafe(room ? kept.ids.length : Math.max(1, count * 2) * ID_BYTES);
+    kept.ids.copy(ids, 0, 0, at * ID_BYTES);
+    id.copy(ids, at * ID_BYTES);
+    kept.ids.copy(ids, (at + 1) * ID_BYTES, at * ID_BYTES, count * ID_BYTES);
+    kept.ids = ids;
+  }
+  kept.parts.splice(at, 0, part);
+}
+
+/** Takes the document at `at` out, into a new id buffer. */
+function removeAt(kept: CachedSelection, at: number): void {
+  const count = kept.parts.length;
+  const ids = Buffer.allocUnsafe(kept.ids.length);
+  kept.ids.copy(ids, 0, 0, at * ID_BYTES);
+  kept.ids.copy(ids, at * ID_BYTES, (at + 1) * ID_BYTES, count * ID_BYTES);
+  kept.ids = ids;
+  kept.parts.splice(at, 1);
+}
+
+/** A selection of its own for a commit to change while scans read the original. */
+function copyOf(kept: CachedSelection): CachedSelection {
+  return { ...kept, parts: kept.parts.slice(), readers: 0 };
 }

@@ -382,7 +382,6 @@ export class Store implements StoreReader {
   }
 
   private runJob<T>(txn: WriteTxn, job: (txn: WriteTxn) => T): T {
-    this.scans.invalidate();
     const mark = markJob(txn.state, this.docs.structureCount);
     try {
       return this.handles.env.transactionSync(() => {
@@ -402,10 +401,10 @@ export class Store implements StoreReader {
   }
 
   private afterBatch(txn: WriteTxn | undefined, error: unknown): void {
-    this.scans.invalidate();
     if (error !== undefined || !txn) {
       // Nothing of the batch reached the disk: forget what it staged (structures included)
       // and read the truth again.
+      this.scans.forget();
       if (txn) this.handles.discard(txn.state.handles);
       this.load();
       return;
@@ -414,6 +413,7 @@ export class Store implements StoreReader {
     this.catalog.commit(state);
     this.handles.commit(state.handles);
     this.log.committed(state);
+    this.scans.committed(state);
     this.written.insert += state.written.insert;
     this.written.replace += state.written.replace;
     this.written.delete += state.written.delete;

@@ -9,6 +9,12 @@ import type { CollectionDef, NodeMeta } from './catalog.js';
 import type { StoredChangeOp } from './change-entry.js';
 import { noStagedHandles, type StagedHandles } from './handles.js';
 
+/**
+ * Document writes a batch notes for the selection cache to follow (scans.ts); past this many
+ * it notes none and the cache drops what it kept, which a rescan rebuilds for less.
+ */
+const DOCUMENT_WRITES_NOTED_MAX = 10_000;
+
 /** Documents a batch wrote, by operation (metrics read the totals). */
 export interface WriteCounts {
   insert: number;
@@ -18,6 +24,13 @@ export interface WriteCounts {
 
 export function noWrites(): WriteCounts {
   return { insert: 0, replace: 0, delete: 0 };
+}
+
+/** One document a batch stored (`stored`: its bytes) or deleted (`stored` null). */
+export interface DocumentWrite {
+  tree: string;
+  id: Buffer;
+  stored: Uint8Array | null;
 }
 
 export interface TxnState {
@@ -37,6 +50,8 @@ export interface TxnState {
   /** The running job's change-log entries, written with their seqs when it ends. */
   pending: StoredChangeOp[];
   written: WriteCounts;
+  /** The batch's document writes in order; undefined once there were too many to note. */
+  documentWrites: DocumentWrite[] | undefined;
 }
 
 export function newTxnState(meta: NodeMeta, lastSeq: number, lastTerm: number): TxnState {
@@ -49,7 +64,21 @@ export function newTxnState(meta: NodeMeta, lastSeq: number, lastTerm: number): 
     logReplaced: false,
     pending: [],
     written: noWrites(),
+    documentWrites: [],
   };
+}
+
+/** Notes a document the batch stored or deleted (see DocumentWrite). */
+export function noteDocumentWrite(
+  state: TxnState,
+  tree: string,
+  id: Buffer,
+  stored: Uint8Array | null,
+): void {
+  const writes = state.documentWrites;
+  if (!writes) return;
+  if (writes.length >= DOCUMENT_WRITES_NOTED_MAX) state.documentWrites = undefined;
+  else writes.push({ tree, id, stored });
 }
 
 /** A copy of what a job may change, to restore when it rolls back. */
@@ -62,6 +91,8 @@ export interface JobMark {
   lastTerm: number;
   logReplaced: boolean;
   written: WriteCounts;
+  /** How many document writes were noted (undefined: too many). */
+  documentWrites: number | undefined;
   structures: number;
 }
 
@@ -75,6 +106,7 @@ export function markJob(state: TxnState, structures: number): JobMark {
     lastTerm: state.lastTerm,
     logReplaced: state.logReplaced,
     written: { ...state.written },
+    documentWrites: state.documentWrites?.length,
     structures,
   };
 }
@@ -89,4 +121,7 @@ export function rollBackJob(state: TxnState, mark: JobMark): void {
   state.logReplaced = mark.logReplaced;
   state.pending = [];
   state.written = mark.written;
+  // Past the limit the notes are gone for the whole batch; before it, the job's are cut off.
+  if (mark.documentWrites === undefined) state.documentWrites = undefined;
+  else state.documentWrites?.splice(mark.documentWrites);
 }

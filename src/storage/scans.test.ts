@@ -1,0 +1,87 @@
+/**
+ * The selection cache seen from the store: a scan of a kept selection that is suspended
+ * while a batch commits finishes on the documents it began with, and ids it handed out keep
+ * their bytes after the kept selection follows inserts and deletes. Real LMDB files.
+ */
+
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { makeTempDir } from '../../test/support/temp-dir.js';
+import { parsePath } from '../util/index.js';
+import { FieldSelection } from './codec/index.js';
+import { type CollectionDef, type Document, Store } from './index.js';
+
+let store: Store;
+let cleanup: () => void;
+
+beforeEach(async () => {
+  let dir: string;
+  ({ dir, cleanup } = makeTempDir());
+  store = Store.open(dir);
+  const docs = Array.from({ length: 100 }, (_, n) => store.prepareDocument({ n }, undefined));
+  await store.write((txn) => txn.insertDocuments('t', docs));
+});
+
+afterEach(async () => {
+  await store.close();
+  cleanup();
+});
+
+const selection = new FieldSelection([parsePath('n')]);
+
+function def(): CollectionDef {
+  return store.getCollection('t') as CollectionDef;
+}
+
+/** Every `n` of a selected scan, with the scan's ids as hex. */
+function scanAll(): { ns: number[]; ids: string[] } {
+  const ns: number[] = [];
+  const ids: string[] = [];
+  for (const { id, body } of store.scanSelected(def(), selection, undefined, false)) {
+    ns.push(body.n as number);
+    ids.push(id.toString('hex'));
+  }
+  return { ns, ids };
+}
+
+/** Scans twice, so that the second scan keeps its selection. */
+function keepSelection(): { ns: number[]; ids: string[] } {
+  scanAll();
+  return scanAll();
+}
+
+const hundred = Array.from({ length: 100 }, (_, n) => n);
+
+describe('a kept selection', () => {
+  it('lets a scan suspended across commits finish on the documents it began with', async () => {
+    const { ids } = keepSelection();
+    const scan = store.scanSelected(def(), selection, undefined, false);
+    const seen: number[] = [];
+    for (let i = 0; i < 10; i++) seen.push((scan.next().value?.body as Document).n as number);
+    const first = Buffer.from(ids[0] as string, 'hex');
+    const fifty = Buffer.from(ids[50] as string, 'hex');
+    await store.write((txn) => txn.deleteDocument('t', first));
+    await store.write((txn) =>
+      txn.replaceDocument('t', fifty, txn.prepareDocument({ n: -50 }, undefined)),
+    );
+    await store.write((txn) =>
+      txn.insertDocuments('t', [txn.prepareDocument({ n: 100 }, undefined)]),
+    );
+    for (const { body } of { [Symbol.iterator]: () => scan }) seen.push(body.n as number);
+    expect(seen).toEqual(hundred);
+    expect(scanAll().ns).toEqual([...hundred.slice(1, 50), -50, ...hundred.slice(51), 100]);
+  });
+
+  it('never changes the bytes of ids a scan handed out', async () => {
+    keepSelection();
+    const handed = [...store.scanSelected(def(), selection, undefined, false)].map((d) => d.id);
+    const before = handed.map((id) => id.toString('hex'));
+    // A delete and an insert before every id move the kept ids.
+    await store.write((txn) => txn.deleteDocument('t', handed[3] as Buffer));
+    const early = store.prepareDocument({ n: -1 }, Buffer.alloc(16, 0));
+    await store.write((txn) => txn.insertDocuments('t', [early]));
+    expect(handed.map((id) => id.toString('hex'))).toEqual(before);
+    const after = scanAll();
+    expect(after.ns).toEqual([-1, ...hundred.filter((n) => n !== 3)]);
+    expect(after.ids.slice(1)).toEqual(before.filter((_, i) => i !== 3));
+  });
+});
