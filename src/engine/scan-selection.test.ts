@@ -212,6 +212,41 @@ describe('a kept selection follows the writes after it', () => {
     }
   });
 
+  it('answers right through deletes one at a time, past the point where it sheds them', async () => {
+    await groups();
+    const orders = db.collection('o');
+    const ids = (await db.query("SELECT _id, n FROM o WHERE status = 'void' ORDER BY n")).documents;
+    let total = 150500;
+    for (const [i, doc] of ids.slice(0, 60).entries()) {
+      await orders.delete(doc._id as string);
+      total -= (doc.n as number) * 10;
+      if (i % 10 === 9) {
+        expect(await groups()).toEqual([
+          { status: 'new', n: 100, s: 148500 },
+          { status: 'paid', n: 100, s: 149500 },
+          { status: 'void', n: 99 - i, s: total },
+        ]);
+      }
+    }
+  });
+
+  it('answers right after a batch that puts many documents among the stored ids', async () => {
+    await groups();
+    const rng = new Rng(5);
+    const orders = db.collection('o');
+    await Promise.all(
+      Array.from({ length: 40 }, () =>
+        orders.insert({ _id: randomId(rng), status: 'new', fare: { total: 1 } }),
+      ),
+    );
+    await orders.insert({ _id: randomId(rng), status: 'void', fare: { total: 2 } });
+    expect(await groups()).toEqual([
+      { status: 'new', n: 140, s: 148540 },
+      { status: 'paid', n: 100, s: 149500 },
+      { status: 'void', n: 101, s: 150502 },
+    ]);
+  });
+
   it('lets a scan that was reading it when a write committed finish on what it began with', async () => {
     const everything = 'SELECT n FROM o WHERE fare.total >= ?';
     await db.query(everything, [0]);

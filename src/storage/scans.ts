@@ -18,6 +18,13 @@ import type { DocumentWrite, TxnState } from './txn-state.js';
 /** Selections whose last scan is remembered (to tell a repeated scan); then it starts over. */
 const SCANNED_SELECTIONS_MAX = 1000;
 
+/**
+ * Documents one batch may put before the end of a kept selection (ids that sort among the
+ * stored ones, such as client-given UUIDs); each moves every later id, so past this many the
+ * selection is dropped and a rescan rebuilds it.
+ */
+const INSERTS_BEFORE_END_MAX = 8;
+
 /** What a scan's visitor returns for a document the scan leaves out. */
 const SKIPPED = Symbol('skipped');
 
@@ -30,7 +37,13 @@ interface CachedSelection {
   selection: FieldSelection;
   /** The ids, 16 bytes each, in the order of `parts`; the buffer may hold room for more. */
   ids: Buffer;
-  parts: Document[];
+  /**
+   * The selected parts; null where the document was deleted since (its id keeps its place,
+   * so that a delete moves nothing). Rebuilt without them past an eighth.
+   */
+  parts: Array<Document | null>;
+  /** How many of `parts` are null. */
+  deleted: number;
   /** Scans reading `parts` now: a commit then changes a copy, and they finish on theirs. */
   readers: number;
 }
@@ -84,7 +97,8 @@ class SelectionRecorder {
   /** The cache entry, when the scan ran to its end with every value a scalar. */
   complete(tree: string): CachedSelection | undefined {
     if (!this.usable || this.idCount !== this.parts.length) return undefined;
-    return { tree, selection: this.selection, ids: this.ids, parts: this.parts, readers: 0 };
+    const { selection, ids, parts } = this;
+    return { tree, selection, ids, parts, deleted: 0, readers: 0 };
   }
 }
 
@@ -188,8 +202,8 @@ export class Scans {
       cached.readers++;
       try {
         for (let i = 0; i < total; i++) {
-          const part = parts[i] as Document;
-          if (keep && !keep(part)) continue;
+          const part = parts[i];
+          if (!part || (keep && !keep(part))) continue;
           const id = ids.subarray(i * ID_BYTES, (i + 1) * ID_BYTES);
           const body = whole ? this.getWhole(def, id) : part;
           if (body) yield { id, body };
@@ -241,23 +255,35 @@ export class Scans {
 
   /**
    * Applies a batch's writes to one tree, in order, to a selection no scan is reading.
-   * Returns false when a written document has an object at a selected path.
+   * Returns false when a written document has an object at a selected path, or the batch
+   * puts too many documents before the end.
    */
   private follow(kept: CachedSelection, writes: DocumentWrite[]): boolean {
+    let beforeEnd = 0;
     for (const { id, stored } of writes) {
       const at = position(kept, id);
-      const found =
-        at < kept.parts.length &&
-        kept.ids.compare(id, 0, ID_BYTES, at * ID_BYTES, (at + 1) * ID_BYTES) === 0;
+      const found = at < kept.parts.length && idAt(kept, at).equals(id);
       if (stored === null) {
-        if (found) removeAt(kept, at);
+        if (found && kept.parts[at] !== null) {
+          kept.parts[at] = null;
+          kept.deleted++;
+        }
         continue;
       }
       const part = this.ctx.docs.decodeSelected<Document>(stored, stored.length, kept.selection);
       if (!scalarsOnly(kept.selection, part)) return false;
-      if (found) kept.parts[at] = part;
-      else insertAt(kept, at, id, part);
+      if (found) {
+        if (kept.parts[at] === null) kept.deleted--;
+        kept.parts[at] = part;
+      } else if (at === kept.parts.length) {
+        append(kept, id, part);
+      } else if (++beforeEnd > INSERTS_BEFORE_END_MAX) {
+        return false;
+      } else {
+        insertAt(kept, at, id, part);
+      }
     }
+    if (kept.deleted > kept.parts.length / 8) withoutDeleted(kept);
     return true;
   }
 
@@ -295,6 +321,11 @@ export class Scans {
   }
 }
 
+/** The id at place `at` of a kept selection (a view). */
+function idAt(kept: CachedSelection, at: number): Buffer {
+  return kept.ids.subarray(at * ID_BYTES, (at + 1) * ID_BYTES);
+}
+
 /** The first place in `kept` whose id is not below `id` (binary search). */
 function position(kept: CachedSelection, id: Buffer): number {
   let low = 0;
@@ -308,30 +339,42 @@ function position(kept: CachedSelection, id: Buffer): number {
   return low;
 }
 
-/** Puts a document in at `at`: in place past the ids a scan may hold, else in a new buffer. */
-function insertAt(kept: CachedSelection, at: number, id: Buffer, part: Document): void {
+/** Adds a document after the last: in place past the ids a scan may hold, else in a new buffer. */
+function append(kept: CachedSelection, id: Buffer, part: Document): void {
   const count = kept.parts.length;
-  const room = kept.ids.length >= (count + 1) * ID_BYTES;
-  if (at === count && room) {
-    id.copy(kept.ids, count * ID_BYTES);
-  } else {
-    const ids = Buffer.allocUnsafe(room ? kept.ids.length : Math.max(1, count * 2) * ID_BYTES);
-    kept.ids.copy(ids, 0, 0, at * ID_BYTES);
-    id.copy(ids, at * ID_BYTES);
-    kept.ids.copy(ids, (at + 1) * ID_BYTES, at * ID_BYTES, count * ID_BYTES);
+  if (kept.ids.length < (count + 1) * ID_BYTES) {
+    const ids = Buffer.allocUnsafe(Math.max(1, count * 2) * ID_BYTES);
+    kept.ids.copy(ids, 0, 0, count * ID_BYTES);
     kept.ids = ids;
   }
+  id.copy(kept.ids, count * ID_BYTES);
+  kept.parts.push(part);
+}
+
+/** Puts a document in at `at`, before the end, into a new id buffer. */
+function insertAt(kept: CachedSelection, at: number, id: Buffer, part: Document): void {
+  const count = kept.parts.length;
+  const ids = Buffer.allocUnsafe(Math.max(kept.ids.length, (count + 1) * ID_BYTES));
+  kept.ids.copy(ids, 0, 0, at * ID_BYTES);
+  id.copy(ids, at * ID_BYTES);
+  kept.ids.copy(ids, (at + 1) * ID_BYTES, at * ID_BYTES, count * ID_BYTES);
+  kept.ids = ids;
   kept.parts.splice(at, 0, part);
 }
 
-/** Takes the document at `at` out, into a new id buffer. */
-function removeAt(kept: CachedSelection, at: number): void {
-  const count = kept.parts.length;
-  const ids = Buffer.allocUnsafe(kept.ids.length);
-  kept.ids.copy(ids, 0, 0, at * ID_BYTES);
-  kept.ids.copy(ids, at * ID_BYTES, (at + 1) * ID_BYTES, count * ID_BYTES);
+/** Rebuilds a selection without its deleted places, into a new id buffer. */
+function withoutDeleted(kept: CachedSelection): void {
+  const live = kept.parts.length - kept.deleted;
+  const ids = Buffer.allocUnsafe(Math.max(1, live + (live >>> 3)) * ID_BYTES);
+  const parts: Document[] = [];
+  kept.parts.forEach((part, i) => {
+    if (part === null) return;
+    kept.ids.copy(ids, parts.length * ID_BYTES, i * ID_BYTES, (i + 1) * ID_BYTES);
+    parts.push(part);
+  });
   kept.ids = ids;
-  kept.parts.splice(at, 1);
+  kept.parts = parts;
+  kept.deleted = 0;
 }
 
 /** A selection of its own for a commit to change while scans read the original. */
