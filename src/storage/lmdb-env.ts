@@ -5,7 +5,7 @@
 
 import * as path from 'node:path';
 import * as lmdb from 'lmdb';
-import { type Database as LmdbDatabase, open as lmdbOpen, type RootDatabase } from 'lmdb';
+import type { Database as LmdbDatabase, RootDatabase } from 'lmdb';
 import { DbError } from '../errors/index.js';
 import { COLLECTIONS_MAX, INDEXES_PER_COLLECTION_MAX } from '../util/index.js';
 import { checkFileHead } from './file-header.js';
@@ -42,7 +42,7 @@ export function isEngineDamage(error: unknown): boolean {
 export function openEnv(file: string, readOnly: boolean): Env {
   checkFileHead(file);
   try {
-    return lmdbOpen<Buffer, Buffer>({
+    return lmdb.open<Buffer, Buffer>({
       path: file,
       noSubdir: true,
       maxDbs: SUB_DATABASES_MAX,
