@@ -8,7 +8,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { makeTempDir } from '../../test/support/temp-dir.js';
 import { parsePath } from '../util/index.js';
 import { FieldSelection } from './codec/index.js';
-import { type CollectionDef, type Document, Store } from './index.js';
+import { type CollectionDef, Store } from './index.js';
 
 let store: Store;
 let cleanup: () => void;
@@ -56,7 +56,11 @@ describe('a kept selection', () => {
     const { ids } = keepSelection();
     const scan = store.scanSelected(def(), selection, undefined, false);
     const seen: number[] = [];
-    for (let i = 0; i < 10; i++) seen.push((scan.next().value?.body as Document).n as number);
+    for (let i = 0; i < 10; i++) {
+      const step = scan.next();
+      if (step.done) throw new Error('the scan ended early');
+      seen.push(step.value.body.n as number);
+    }
     const first = Buffer.from(ids[0] as string, 'hex');
     const fifty = Buffer.from(ids[50] as string, 'hex');
     await store.write((txn) => txn.deleteDocument('t', first));
