@@ -16,6 +16,7 @@ import {
   type FileSnapshot,
   type LogPosition,
   normalizeCollectionName,
+  type SelectionCacheStats,
   type SnapshotLoad,
   type SnapshotPosition,
   Store,
@@ -273,6 +274,11 @@ export class Database {
   /** Documents written through this handle since it opened the file, by operation. */
   writeCounts(): WriteCounts {
     return this.store.writeCounts();
+  }
+
+  /** The selections of whole scans this writer keeps in memory, and their documents. */
+  selectionCache(): SelectionCacheStats {
+    return this.store.selectionCache();
   }
 
   /** Waits for queued writes, then closes the file and releases its writer lock. */

@@ -208,6 +208,7 @@ export function buildApp(db: Database, options: AppOptions = {}): FastifyInstanc
   const metrics = new Metrics(
     () => db.writeCounts(),
     () => replication.status(),
+    () => db.selectionCache(),
   );
   const context: RouteContext = { db, status, metrics, replication, version: VERSION };
   // Closing the app stops replication's listener and follower loop with it.

@@ -1,7 +1,7 @@
 /**
  * Proves that docdb_documents_written_total counts every document written through the node,
  * whatever the endpoint: document routes, SQL through /query (INSERT, UPDATE, DELETE) and
- * the sample data of /seed.
+ * the sample data of /seed; and that the selection-cache gauges show what the node keeps.
  */
 
 import { describe, expect, it } from 'vitest';
@@ -30,5 +30,32 @@ describe('docdb_documents_written_total', () => {
     expect(written(text, 'insert')).toBe(1 + 2 + 4);
     expect(written(text, 'replace')).toBe(2);
     expect(written(text, 'delete')).toBe(1);
+  });
+});
+
+describe('docdb_selection_cache_*', () => {
+  it('shows the selections a repeated report keeps, and the documents in them', async () => {
+    const app = await start();
+    await app.request({ method: 'POST', url: '/collections/c', json: { k: 1, s: 'a' } });
+    await app.request({ method: 'POST', url: '/collections/c', json: { k: 2, s: 'b' } });
+    const gauge = (text: string, name: string) =>
+      Number(
+        text
+          .split('\n')
+          .find((l) => l.startsWith(`${name} `))
+          ?.split(' ')[1],
+      );
+    let text = (await app.request({ url: '/metrics' })).text;
+    expect(gauge(text, 'docdb_selection_cache_selections')).toBe(0);
+    for (let i = 0; i < 2; i++) {
+      await app.request({
+        method: 'POST',
+        url: '/query',
+        json: { sql: 'SELECT s, COUNT(*) AS n FROM c GROUP BY s' },
+      });
+    }
+    text = (await app.request({ url: '/metrics' })).text;
+    expect(gauge(text, 'docdb_selection_cache_selections')).toBe(1);
+    expect(gauge(text, 'docdb_selection_cache_documents')).toBe(2);
   });
 });

@@ -125,6 +125,9 @@ function planKind(plan: string): string {
 /** Documents written so far, by operation: what the engine counted. */
 export type WriteCountsSource = () => { insert: number; replace: number; delete: number };
 
+/** What the engine's selection cache holds (a node's; a router has none). */
+export type SelectionCacheSource = () => { selections: number; documents: number };
+
 /** What the metrics read of replication (its status: counters, followers, the leader link). */
 export type ReplicationSource = () => {
   term: number;
@@ -197,6 +200,25 @@ function registerReplicationMetrics(registry: Registry, replication: Replication
   });
 }
 
+function registerSelectionCacheMetrics(registry: Registry, cache: SelectionCacheSource): void {
+  new Gauge({
+    name: 'docdb_selection_cache_selections',
+    help: 'Selections of whole scans the node keeps in memory and brings up to each commit.',
+    registers: [registry],
+    collect() {
+      this.set(cache().selections);
+    },
+  });
+  new Gauge({
+    name: 'docdb_selection_cache_documents',
+    help: 'Documents held in the kept selections, over all of them.',
+    registers: [registry],
+    collect() {
+      this.set(cache().documents);
+    },
+  });
+}
+
 export class Metrics {
   readonly registry = new Registry();
   /** RouteStats by route, then by method. */
@@ -206,12 +228,17 @@ export class Metrics {
   /** GET /changes answers still following the change log (closed when their follow ended). */
   changeFeedsOpen = 0;
 
-  /** `written` reads the engine's count of documents written (every API: REST, SQL, seed). */
+  /**
+   * `written` reads the engine's count of documents written (every API: REST, SQL, seed);
+   * `selectionCache` what its selection cache holds.
+   */
   constructor(
     written: WriteCountsSource = () => ({ insert: 0, replace: 0, delete: 0 }),
     replication?: ReplicationSource,
+    selectionCache?: SelectionCacheSource,
   ) {
     if (replication) registerReplicationMetrics(this.registry, replication);
+    if (selectionCache) registerSelectionCacheMetrics(this.registry, selectionCache);
     const stats = () => this.allStats();
     const plans = this.plans;
     new Counter({

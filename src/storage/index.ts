@@ -56,6 +56,7 @@ export {
   Store,
   type StoreOptions,
 } from './store.js';
+export type { SelectionCacheStats } from './scans.js';
 export type { WriteCounts } from './txn-state.js';
 export type { VerifyProgress } from './verify.js';
 export type { WriteTxn } from './write-txn.js';

@@ -1,12 +1,13 @@
 /**
  * The selection cache seen from the store: a scan of a kept selection that is suspended
  * while a batch commits finishes on the documents it began with, and ids it handed out keep
- * their bytes after the kept selection follows inserts and deletes. Real LMDB files.
+ * their bytes after the kept selection follows inserts and deletes; a selection no scan reads
+ * for SELECTION_CACHE_IDLE_MS is dropped at the next write. Real LMDB files.
  */
 
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { makeTempDir } from '../../test/support/temp-dir.js';
-import { parsePath } from '../util/index.js';
+import { parsePath, SELECTION_CACHE_IDLE_MS } from '../util/index.js';
 import { FieldSelection } from './codec/index.js';
 import { type CollectionDef, Store } from './index.js';
 
@@ -87,5 +88,40 @@ describe('a kept selection', () => {
     const after = scanAll();
     expect(after.ns).toEqual([-1, ...hundred.filter((n) => n !== 3)]);
     expect(after.ids.slice(1)).toEqual(before.filter((_, i) => i !== 3));
+  });
+});
+
+describe('the selection cache', () => {
+  afterEach(() => vi.useRealTimers());
+
+  it('keeps a selection from its second scan, counts its documents, and follows writes', async () => {
+    expect(store.selectionCache()).toEqual({ selections: 0, documents: 0 });
+    scanAll();
+    expect(store.selectionCache()).toEqual({ selections: 0, documents: 0 });
+    scanAll();
+    expect(store.selectionCache()).toEqual({ selections: 1, documents: 100 });
+    await store.write((txn) =>
+      txn.insertDocuments('t', [txn.prepareDocument({ n: 100 }, undefined)]),
+    );
+    expect(store.selectionCache()).toEqual({ selections: 1, documents: 101 });
+  });
+
+  it('drops a selection no scan has read for the idle time, at the next write', async () => {
+    vi.useFakeTimers({ toFake: ['Date'] });
+    keepSelection();
+    const write = () =>
+      store.write((txn) => txn.insertDocuments('t', [txn.prepareDocument({ n: 1 }, undefined)]));
+    vi.setSystemTime(Date.now() + SELECTION_CACHE_IDLE_MS - 1000);
+    await write();
+    expect(store.selectionCache().selections).toBe(1);
+    scanAll(); // a read keeps it alive
+    vi.setSystemTime(Date.now() + SELECTION_CACHE_IDLE_MS - 1000);
+    await write();
+    expect(store.selectionCache().selections).toBe(1);
+    vi.setSystemTime(Date.now() + SELECTION_CACHE_IDLE_MS + 1000);
+    expect(store.selectionCache().selections).toBe(1);
+    await write();
+    expect(store.selectionCache()).toEqual({ selections: 0, documents: 0 });
+    expect(scanAll().ns).toHaveLength(103);
   });
 });

@@ -6,7 +6,12 @@
  * Inside a write transaction scans read its own trees and never touch the cache.
  */
 
-import { ID_BYTES, SELECTION_CACHE_DOCS_MAX, valueAt } from '../util/index.js';
+import {
+  ID_BYTES,
+  SELECTION_CACHE_DOCS_MAX,
+  SELECTION_CACHE_IDLE_MS,
+  valueAt,
+} from '../util/index.js';
 import type { CollectionDef } from './catalog.js';
 import type { FieldSelection } from './codec/index.js';
 import type { StoreContext } from './context.js';
@@ -46,6 +51,8 @@ interface CachedSelection {
   deleted: number;
   /** Scans reading `parts` now: a commit then changes a copy, and they finish on theirs. */
   readers: number;
+  /** When a scan last read it (Date.now()): idle past SELECTION_CACHE_IDLE_MS, it is dropped. */
+  readAtMs: number;
 }
 
 /** Whether every selected value of `part` is a scalar (so no caller can alter a kept one). */
@@ -55,6 +62,12 @@ function scalarsOnly(selection: FieldSelection, part: Document): boolean {
     if (value !== null && typeof value === 'object') return false;
   }
   return true;
+}
+
+/** What the selection cache holds: kept selections and the documents in them. */
+export interface SelectionCacheStats {
+  selections: number;
+  documents: number;
 }
 
 /** Collects a scan's selected parts; gives up when a selected value is not a scalar. */
@@ -98,7 +111,7 @@ class SelectionRecorder {
   complete(tree: string): CachedSelection | undefined {
     if (!this.usable || this.idCount !== this.parts.length) return undefined;
     const { selection, ids, parts } = this;
-    return { tree, selection, ids, parts, deleted: 0, readers: 0 };
+    return { tree, selection, ids, parts, deleted: 0, readers: 0, readAtMs: Date.now() };
   }
 }
 
@@ -126,6 +139,7 @@ export class Scans {
       this.selections.clear();
       return;
     }
+    const now = Date.now();
     const byTree = new Map<string, DocumentWrite[]>();
     for (const write of writes) {
       const list = byTree.get(write.tree);
@@ -139,6 +153,10 @@ export class Scans {
       }
       const treeWrites = byTree.get(kept.tree);
       if (!treeWrites) continue;
+      if (now - kept.readAtMs > SELECTION_CACHE_IDLE_MS) {
+        this.selections.delete(key);
+        continue;
+      }
       const target = kept.readers > 0 ? copyOf(kept) : kept;
       if (treeWrites.length > target.parts.length / 4 || !this.follow(target, treeWrites)) {
         this.selections.delete(key);
@@ -147,6 +165,13 @@ export class Scans {
       }
     }
     this.fitBudget();
+  }
+
+  /** The kept selections and the documents they hold (deleted places included). */
+  stats(): SelectionCacheStats {
+    let documents = 0;
+    for (const kept of this.selections.values()) documents += kept.parts.length;
+    return { selections: this.selections.size, documents };
   }
 
   /** Drops every kept selection (a batch failed: the store reads its state again). */
@@ -200,6 +225,7 @@ export class Scans {
       const { ids, parts } = cached;
       const total = parts.length;
       cached.readers++;
+      cached.readAtMs = Date.now();
       try {
         for (let i = 0; i < total; i++) {
           const part = parts[i];

@@ -56,7 +56,7 @@ import {
   snapshotLoadPending,
   startSnapshotLoad,
 } from './resync.js';
-import { Scans } from './scans.js';
+import { Scans, type SelectionCacheStats } from './scans.js';
 import {
   type DocumentSnapshot,
   type FileSnapshot,
@@ -422,6 +422,11 @@ export class Store implements StoreReader {
   /** Documents written by this process since it opened the file, by operation. */
   writeCounts(): WriteCounts {
     return { ...this.written };
+  }
+
+  /** What the selection cache holds now (scans.ts). */
+  selectionCache(): SelectionCacheStats {
+    return this.scans.stats();
   }
 
   // ---- the change log ------------------------------------------------------------------

@@ -78,6 +78,13 @@ export const HTTP_TIMEOUT_CHECK_MS = 1_000;
 export const SELECTION_CACHE_DOCS_MAX = 2_000_000;
 
 /**
+ * A kept selection no scan has read for this long is dropped at the next commit to its
+ * collection: a report that stopped running should not keep its memory, nor cost each write
+ * the decoding that keeps it up to date.
+ */
+export const SELECTION_CACHE_IDLE_MS = 10 * 60_000;
+
+/**
  * Largest replication frame. An entries frame is filled up to REPLICATION_BATCH_BYTES; one
  * entry can be larger (a bulk insert of the largest body), so the bound leaves room for it.
  */
