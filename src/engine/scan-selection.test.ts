@@ -247,6 +247,63 @@ describe('a kept selection follows the writes after it', () => {
     ]);
   });
 
+  it('answers as the documents are through statements over many documents, bulk inserts among the stored ids and compactions', async () => {
+    const orders = db.collection('o');
+    await orders.createIndex({ paths: ['n'], unique: true });
+    const model = new Map<string, Modelled>();
+    for await (const d of db.queryStream('SELECT * FROM o')) {
+      if ('_id' in d) model.set(d._id as string, d as unknown as Modelled);
+    }
+    const rng = new Rng(29);
+    let next = 1000;
+    const made = (): Modelled => ({
+      n: next++,
+      status: rng.pick(['a', 'b', 'c']),
+      fare: { total: rng.int(5000) },
+    });
+    const filter = 'SELECT n FROM o WHERE fare.total < ? ORDER BY n';
+    for (let round = 0; round < 80; round++) {
+      const writes: Promise<unknown>[] = [];
+      for (let w = rng.int(4) + 1; w > 0; w--) {
+        const choice = rng.int(6);
+        if (choice === 0) {
+          const docs = Array.from({ length: rng.int(20) + 1 }, () => ({
+            _id: randomId(rng),
+            ...made(),
+          }));
+          for (const d of docs) model.set(d._id, d);
+          writes.push(orders.insertMany(docs));
+        } else if (choice === 1) {
+          const low = rng.int(next);
+          for (const d of model.values()) if (d.n >= low && d.n < low + 30) d.status = 'u';
+          writes.push(
+            db.query("UPDATE o SET status = 'u' WHERE n >= ? AND n < ?", [low, low + 30]),
+          );
+        } else if (choice === 2) {
+          const low = rng.int(next);
+          for (const [id, d] of model) if (d.n >= low && d.n < low + 15) model.delete(id);
+          writes.push(db.query('DELETE FROM o WHERE n >= ? AND n < ?', [low, low + 15]));
+        } else if (choice === 3) {
+          const ids = [...model.keys()];
+          const doomed = [...new Set(Array.from({ length: rng.int(10) + 1 }, () => rng.pick(ids)))];
+          for (const id of doomed) model.delete(id);
+          writes.push(orders.deleteMany(doomed));
+        } else if (choice === 4 && round % 20 === 0) {
+          writes.push(db.compact('o'));
+        } else {
+          const doc = made();
+          writes.push(orders.insert(doc).then((id) => model.set(id, doc)));
+        }
+      }
+      await Promise.all(writes);
+      expect((await db.query(GROUPS)).documents).toEqual(modelGroups(model.values()));
+      const under = rng.int(5000);
+      const expected = [...model.values()].filter((d) => d.fare.total < under).map((d) => d.n);
+      const answer = await db.query(filter, [under]);
+      expect(answer.documents.map((d) => d.n)).toEqual(expected.sort((a, b) => a - b));
+    }
+  });
+
   it('lets a scan that was reading it when a write committed finish on what it began with', async () => {
     const everything = 'SELECT n FROM o WHERE fare.total >= ?';
     await db.query(everything, [0]);
