@@ -127,9 +127,11 @@ export class Scans {
 
   /**
    * Brings every kept selection up to a batch that committed: each document the batch wrote
-   * is decoded in the kept paths and put in its place, or taken out. A selection whose tree
-   * the batch dropped, or that a write would give an object value, is dropped; so is every
-   * one when the batch wrote too much to note, or a quarter of a selection's documents.
+   * is decoded in the kept paths and put in its place, or its place is marked deleted. A
+   * selection is dropped instead when the batch dropped its tree, wrote an object at a kept
+   * path, rewrote a quarter of its documents or put too many before its last id, or when no
+   * scan has read it for SELECTION_CACHE_IDLE_MS; every one is, when the batch wrote too
+   * much to note.
    */
   committed(state: TxnState): void {
     this.generation++;
