@@ -151,16 +151,29 @@ function randomId(rng: Rng): string {
   return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-4${hex.slice(13, 16)}-8${hex.slice(17, 20)}-${hex.slice(20)}`;
 }
 
+/** Makes `n` unique on o and reads o's documents into a model. */
+async function uniqueNModel(): Promise<Map<string, Modelled>> {
+  await db.collection('o').createIndex({ paths: ['n'], unique: true });
+  const model = new Map<string, Modelled>();
+  for await (const d of db.queryStream('SELECT * FROM o')) {
+    if ('_id' in d) model.set(d._id as string, d as unknown as Modelled);
+  }
+  return model;
+}
+
+/** Checks GROUPS and a filter on fare.total below `under` against the model. */
+async function expectAnswersOf(model: Map<string, Modelled>, under: number): Promise<void> {
+  expect((await db.query(GROUPS)).documents).toEqual(modelGroups(model.values()));
+  const expected = [...model.values()].filter((d) => d.fare.total < under).map((d) => d.n);
+  const answer = await db.query('SELECT n FROM o WHERE fare.total < ? ORDER BY n', [under]);
+  expect(answer.documents.map((d) => d.n)).toEqual(expected.sort((a, b) => a - b));
+}
+
 describe('a kept selection follows the writes after it', () => {
   it('answers as the documents are after every mix of inserts, updates, deletes and refusals', async () => {
     const orders = db.collection('o');
-    await orders.createIndex({ paths: ['n'], unique: true });
-    const model = new Map<string, Modelled>();
-    for await (const d of db.queryStream('SELECT * FROM o')) {
-      if ('_id' in d) model.set(d._id as string, d as unknown as Modelled);
-    }
+    const model = await uniqueNModel();
     const rng = new Rng(13);
-    const filter = 'SELECT n FROM o WHERE fare.total < ? ORDER BY n';
     let next = 1000;
     for (let round = 0; round < 60; round++) {
       // Several writes per round, queued together so that one batch commits them all.
@@ -204,11 +217,7 @@ describe('a kept selection follows the writes after it', () => {
         }
       }
       await Promise.all(writes);
-      expect((await db.query(GROUPS)).documents).toEqual(modelGroups(model.values()));
-      const under = rng.int(3000);
-      const expected = [...model.values()].filter((d) => d.fare.total < under).map((d) => d.n);
-      const answer = await db.query(filter, [under]);
-      expect(answer.documents.map((d) => d.n)).toEqual(expected.sort((a, b) => a - b));
+      await expectAnswersOf(model, rng.int(3000));
     }
   });
 
@@ -249,11 +258,7 @@ describe('a kept selection follows the writes after it', () => {
 
   it('answers as the documents are through statements over many documents, bulk inserts among the stored ids and compactions', async () => {
     const orders = db.collection('o');
-    await orders.createIndex({ paths: ['n'], unique: true });
-    const model = new Map<string, Modelled>();
-    for await (const d of db.queryStream('SELECT * FROM o')) {
-      if ('_id' in d) model.set(d._id as string, d as unknown as Modelled);
-    }
+    const model = await uniqueNModel();
     const rng = new Rng(29);
     let next = 1000;
     const made = (): Modelled => ({
@@ -261,7 +266,6 @@ describe('a kept selection follows the writes after it', () => {
       status: rng.pick(['a', 'b', 'c']),
       fare: { total: rng.int(5000) },
     });
-    const filter = 'SELECT n FROM o WHERE fare.total < ? ORDER BY n';
     for (let round = 0; round < 80; round++) {
       const writes: Promise<unknown>[] = [];
       for (let w = rng.int(4) + 1; w > 0; w--) {
@@ -296,11 +300,7 @@ describe('a kept selection follows the writes after it', () => {
         }
       }
       await Promise.all(writes);
-      expect((await db.query(GROUPS)).documents).toEqual(modelGroups(model.values()));
-      const under = rng.int(5000);
-      const expected = [...model.values()].filter((d) => d.fare.total < under).map((d) => d.n);
-      const answer = await db.query(filter, [under]);
-      expect(answer.documents.map((d) => d.n)).toEqual(expected.sort((a, b) => a - b));
+      await expectAnswersOf(model, rng.int(5000));
     }
   });
 
