@@ -171,9 +171,12 @@ export class Scans {
 
   /** The kept selections and the documents they hold (deleted places included). */
   stats(): SelectionCacheStats {
-    let documents = 0;
-    for (const kept of this.selections.values()) documents += kept.parts.length;
-    return { selections: this.selections.size, documents };
+    return { selections: this.selections.size, documents: this.keptDocuments() };
+  }
+
+  /** Whether any selection is kept: a batch notes its document writes only then. */
+  get following(): boolean {
+    return this.selections.size > 0;
   }
 
   /** Drops every kept selection (a batch failed: the store reads its state again). */
@@ -195,10 +198,10 @@ export class Scans {
    * decoded for `keep` to test, and a document kept is then decoded whole when `whole`, or
    * yielded as the selection (enough for `valueAt` on every selected path).
    *
-   * The writer keeps the selection of a complete scan in memory until its next write when the
-   * same selection was scanned before since the last write, and every selected value is a
-   * scalar (so nothing a caller receives can alter the cache): further scans and aggregates
-   * over the same paths then read no documents at all.
+   * The writer keeps the selection of a complete scan in memory when the same selection was
+   * scanned before and every selected value is a scalar (so nothing a caller receives can
+   * alter the cache), and brings it up to each commit (`committed`): further scans and
+   * aggregates over the same paths, writes or not between them, read no documents at all.
    */
   *scanSelected(
     def: CollectionDef,
@@ -269,11 +272,15 @@ export class Scans {
     this.fitBudget();
   }
 
+  private keptDocuments(): number {
+    let documents = 0;
+    for (const kept of this.selections.values()) documents += kept.parts.length;
+    return documents;
+  }
+
   /** Drops the oldest kept selections until the documents they hold fit the budget. */
   private fitBudget(): void {
-    let docs = 0;
-    for (const s of this.selections.values()) docs += s.parts.length;
-    // Oldest first, until the cached documents fit the budget again.
+    let docs = this.keptDocuments();
     for (const [k, s] of this.selections) {
       if (docs <= SELECTION_CACHE_DOCS_MAX) break;
       this.selections.delete(k);

@@ -370,7 +370,8 @@ export class Store implements StoreReader {
   }
 
   private runBatch(body: (txn: WriteTxn) => void): WriteTxn {
-    const state = newTxnState(this.catalog.meta, this.log.lastSeq, this.log.lastTerm);
+    const { meta } = this.catalog;
+    const state = newTxnState(meta, this.log.lastSeq, this.log.lastTerm, this.scans.following);
     const txn = new WriteTxn(this.ctx, this.scans, state);
     try {
       this.handles.env.transactionSync(() => body(txn));

@@ -50,11 +50,23 @@ export interface TxnState {
   /** The running job's change-log entries, written with their seqs when it ends. */
   pending: StoredChangeOp[];
   written: WriteCounts;
-  /** The batch's document writes in order; undefined once there were too many to note. */
+  /**
+   * The batch's document writes in order; undefined when it notes none (nothing was kept to
+   * follow them, or there were too many), and the selection cache then keeps nothing.
+   */
   documentWrites: DocumentWrite[] | undefined;
 }
 
-export function newTxnState(meta: NodeMeta, lastSeq: number, lastTerm: number): TxnState {
+/**
+ * A batch's state before its first job. `noteWrites`: whether it notes its document writes
+ * (only while the selection cache keeps something to bring up to date).
+ */
+export function newTxnState(
+  meta: NodeMeta,
+  lastSeq: number,
+  lastTerm: number,
+  noteWrites: boolean,
+): TxnState {
   return {
     defs: new Map(),
     handles: noStagedHandles(),
@@ -64,7 +76,7 @@ export function newTxnState(meta: NodeMeta, lastSeq: number, lastTerm: number): 
     logReplaced: false,
     pending: [],
     written: noWrites(),
-    documentWrites: [],
+    documentWrites: noteWrites ? [] : undefined,
   };
 }
 
