@@ -85,7 +85,8 @@ const METHOD = `## Method
   of that write also brings the kept selections up to it (decoding the written document in
   the kept paths), inside the untimed write. So after the warm-up both kinds of row read the
   kept selections, not the documents, as any application that repeats a report does; a
-  report that runs once reads the file. Issue 13's targets hold for the after-a-write rows.
+  report that runs once, or less often than every 10 minutes (a selection no scan read for
+  that long is dropped at the next write), reads the file. Issue 13's targets hold for the after-a-write rows.
   The scan column of scale mode is a first scan (it follows a load).
   Besides these, docdb keeps each statement's parse and plan by its text, with the plan's
   reusable evaluation cursor and field selection, and the plans of embedded finds by
