@@ -22,6 +22,7 @@ import {
   Store,
   type StoreOptions,
   type StoreStats,
+  type TermRun,
   type VerifyProgress,
   type WriteCounts,
 } from '../storage/index.js';
@@ -254,21 +255,46 @@ export class Database {
     return this.store.setTerm(term);
   }
 
+  /** Persists this node's tag in the terms it makes when promoted (replication's terms). */
+  setTermTag(tag: number): Promise<void> {
+    return this.store.setTermTag(tag);
+  }
+
+  /** This node's term tag, once one was drawn. */
+  termTag(): number | undefined {
+    return this.store.termTag();
+  }
+
   /**
-   * Replication term, the change log's newest and trimmed seqs, and the term of its newest
-   * entry (`lastTerm`: the floor's term when the log holds none, 0 when nothing was written).
+   * Replication term, the change log's newest and trimmed seqs, the term of its newest entry
+   * (`lastTerm`: the floor's term when the log holds none, 0 when nothing was written) and
+   * that entry's hash-chain link.
    */
   nodeState(): LogPosition {
     return this.store.nodeState();
   }
 
   /**
-   * The term of the change-log entry at `seq` while it is retained; at the floor
-   * (`nodeState().seqFloor`), the floor's term; undefined below the floor or past the last
-   * seq. With `nodeState().lastTerm`, what tells whether two nodes' histories agree.
+   * The term of the change-log entry at `seq`, from the term history: known from the
+   * history's first run (normally seq 1) to the last seq, trimmed or not; 0 at seq 0;
+   * undefined elsewhere.
    */
   termAt(seq: number): number | undefined {
     return this.store.termAt(seq);
+  }
+
+  /**
+   * The hash-chain link (hex) of the change-log entry at `seq` while the log retains it (at
+   * the floor, the floor's); undefined elsewhere and for entries written before the chain.
+   * Two nodes with the same link at a seq hold the same history up to it.
+   */
+  chainAt(seq: number): string | undefined {
+    return this.store.chainAt(seq);
+  }
+
+  /** The term history: one run per term the node's entries carry, oldest first. */
+  termRuns(): readonly TermRun[] {
+    return this.store.termRuns();
   }
 
   /** Documents written through this handle since it opened the file, by operation. */

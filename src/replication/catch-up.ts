@@ -42,7 +42,7 @@ export function planCatchUp(db: Database, follower: FollowerPosition): CatchUpPl
     // older term that this one never received.
     return snapshot(lastAgreeing(db, follower.lastTerm, lastSeq));
   }
-  const term = db.termAt(follower.seq);
+  const term = follower.seq < seqFloor ? undefined : db.termAt(follower.seq);
   if (term === undefined) {
     // Behind the trimmed log. Terms never go down along a log, so a follower whose last term
     // is newer than this leader's at its floor holds entries this leader never had, from a

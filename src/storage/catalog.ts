@@ -5,7 +5,7 @@
  */
 
 import { DbError } from '../errors/index.js';
-import type { IndexState } from '../types/index.js';
+import type { IndexState, TermRun } from '../types/index.js';
 import {
   INDEX_NAME_CHARS_MAX,
   INDEX_PATHS_MAX,
@@ -41,6 +41,21 @@ export interface NodeMeta {
    * files trimmed before it existed: read as 0, a term no entry carries.
    */
   floorTerm?: number;
+  /** The hash-chain link of the entry at `seqFloor` (hex; change-entry.ts), when it had one. */
+  floorChain?: string;
+  /**
+   * The node's term history (change-log.ts): one run per term its entries carry, kept when
+   * trims take the entries, so a rejoining node's place is known even below the floor.
+   * Absent in files written before it: the log derives it from its entries at open.
+   */
+  termRuns?: TermRun[];
+  /**
+   * This node's tag in the terms it makes when promoted (a random number below
+   * TERM_TAGS; replication's terms.ts): two promotions that do not see each other make
+   * different terms. Drawn at the first promotion; replication draws another when it meets a
+   * node with the same tag.
+   */
+  termTag?: number;
   /**
    * Set while a snapshot load replaces the node's state (resync.ts) and cleared when it
    * finishes: present after a restart, it says the data is partial.
@@ -66,6 +81,10 @@ export interface SnapshotLoadMark {
   term: number;
   /** The term of the entry at `seq` on the leader. */
   lastTerm: number;
+  /** The link of the entry at `seq` on the leader, when it had one. */
+  lastChain?: string;
+  /** The leader's term history up to `seq`. */
+  runs?: TermRun[];
 }
 
 export type { IndexState };

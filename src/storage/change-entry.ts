@@ -14,7 +14,7 @@
  *
  * The map (both encodings):
  *
- *   { v: 1, seq, term, atMs, op, collection, …op fields, endSeq? }
+ *   { v: 1, seq, term, atMs, op, collection, …op fields, endSeq?, chain? }
  *
  * - `seq`: the entry's place in the log, strictly increasing from 1, never reused.
  * - `term`: the replication term of the leader that wrote it.
@@ -22,13 +22,22 @@
  * - `endSeq`: on every entry of a write that made more than one (an UPDATE of several
  *   documents), the seq of that write's last entry: a follower applies `seq..endSeq` in one
  *   transaction, as atomically as the leader wrote them.
+ * - `chain`: the entry's hash-chain link as hex, in the portable form only (below).
  * - The ops and their fields are `ChangeOp` (src/types/changes.ts). An op or version this
  *   build does not know is refused when read (ERR_CHANGE_INVALID), never skipped.
  *
  * Files of format 3 hold stored entries without `v` (version 0): the same map without the
  * ops and fields version 1 added (`rebuildIndexes`, `skipIndexes`, `endSeq`).
+ *
+ * **The hash chain.** A stored entry is the map's bytes behind a 17-byte prefix: the byte
+ * 0xc1 (which MessagePack never uses, so no older entry starts with it) and the entry's
+ * 16-byte link, the first half of SHA-256(link before it ‖ the map's bytes). The writer
+ * computes it once; followers and the portable form carry it (`chain`, hex) verbatim, like
+ * `seq` and `term`. Entries written before the chain have no prefix; the link after one is
+ * computed from CHAIN_START, as at the log's beginning.
  */
 
+import { createHash } from 'node:crypto';
 import { DbError } from '../errors/index.js';
 import type { ChangeEntry, ChangeOp, ChangeStamp } from '../types/index.js';
 import { decodeValue, encodePortable, encodeValue } from './codec/index.js';
@@ -49,8 +58,19 @@ type WithDocuments<O, D> = O extends { op: 'insert'; documents: unknown }
 /** An op as the log stores it: each document as the bytes its collection stores. */
 export type StoredChangeOp = WithDocuments<ChangeOp, Uint8Array>;
 
-/** A stored op with its place in the log. */
-export type StoredChangeEntry = StoredChangeOp & ChangeStamp;
+/** A stored op with its place in the log (its chain link travels beside it, never inside). */
+export type StoredChangeEntry = StoredChangeOp & Omit<ChangeStamp, 'chain'>;
+
+/** Bytes of a hash-chain link. */
+export const CHAIN_BYTES = 16;
+
+/** The link before a log's first entry (and after an entry written before the chain). */
+export const CHAIN_START: Buffer = Buffer.alloc(CHAIN_BYTES);
+
+/** The first byte of a stored entry that carries its link (never a MessagePack first byte). */
+const CHAINED = 0xc1;
+
+const CHAIN_HEX = /^[0-9a-f]{32}$/;
 
 const OPS: ReadonlySet<string> = new Set([
   'insert',
@@ -85,9 +105,47 @@ export function decodeEntry(bytes: Uint8Array): ChangeEntry {
   return checkEntry(entry);
 }
 
-/** The stored bytes of an entry whose documents are already in their stored encoding. */
-export function encodeStoredEntry(entry: StoredChangeEntry): Buffer {
+/**
+ * The map's bytes of an entry whose documents are already in their stored encoding: what the
+ * chain hashes, and what storedEntryBytes puts behind the link.
+ */
+export function encodeStoredBody(entry: StoredChangeEntry): Buffer {
   return encodeValue({ v: CHANGE_ENTRY_VERSION, ...entry });
+}
+
+/** The link after `previous` (CHAIN_START when undefined) for an entry whose map is `body`. */
+export function nextChain(previous: Uint8Array | undefined, body: Uint8Array): Buffer {
+  const hash = createHash('sha256');
+  hash.update(previous ?? CHAIN_START);
+  hash.update(body);
+  return hash.digest().subarray(0, CHAIN_BYTES);
+}
+
+/** The stored bytes: the map behind its link, or the bare map for an entry without one. */
+export function storedEntryBytes(body: Uint8Array, chain: Uint8Array | undefined): Buffer {
+  if (chain === undefined) return Buffer.from(body.buffer, body.byteOffset, body.byteLength);
+  const bytes = Buffer.allocUnsafe(1 + CHAIN_BYTES + body.length);
+  bytes[0] = CHAINED;
+  bytes.set(chain, 1);
+  bytes.set(body, 1 + CHAIN_BYTES);
+  return bytes;
+}
+
+/** A stored entry's link (undefined when it has none) and its map's bytes. */
+function splitStored(bytes: Uint8Array): { chain: Uint8Array | undefined; body: Uint8Array } {
+  if (bytes[0] !== CHAINED) return { chain: undefined, body: bytes };
+  if (bytes.length <= 1 + CHAIN_BYTES) throw invalidEntry('is cut short after its chain link');
+  return { chain: bytes.subarray(1, 1 + CHAIN_BYTES), body: bytes.subarray(1 + CHAIN_BYTES) };
+}
+
+/** A link as hex (the form entries, status and the protocol carry). */
+export function chainText(chain: Uint8Array): string {
+  return Buffer.from(chain.buffer, chain.byteOffset, chain.byteLength).toString('hex');
+}
+
+/** A link from its hex form; undefined for anything that is not one. */
+export function chainFromText(text: unknown): Buffer | undefined {
+  return typeof text === 'string' && CHAIN_HEX.test(text) ? Buffer.from(text, 'hex') : undefined;
 }
 
 /** Reads a stored entry; `decodeDocument` reads the file's stored document bytes. */
@@ -95,7 +153,9 @@ export function decodeStoredEntry(
   bytes: Uint8Array,
   decodeDocument: (bytes: Uint8Array) => Document,
 ): ChangeEntry {
-  const entry = checkEntry(versioned(bytes, true));
+  const { chain, body } = splitStored(bytes);
+  const read = checkEntry(versioned(body, true));
+  const entry = chain === undefined ? read : { ...read, chain: chainText(chain) };
   if (entry.op === 'replace') {
     return { ...entry, doc: decodeDocument(entry.doc as unknown as Uint8Array) };
   }
@@ -108,15 +168,19 @@ export function decodeStoredEntry(
 }
 
 /**
- * The term of a stored entry, read from its map without decoding its documents (they stay
- * the bytes the collection stores).
+ * The term and link of a stored entry, read from its map without decoding its documents
+ * (they stay the bytes the collection stores).
  */
-export function storedEntryTerm(bytes: Uint8Array): number {
-  const { term } = decodeValue<{ term?: unknown }>(bytes);
+export function storedEntryHead(bytes: Uint8Array): {
+  term: number;
+  chain: Uint8Array | undefined;
+} {
+  const { chain, body } = splitStored(bytes);
+  const { term } = decodeValue<{ term?: unknown }>(body);
   if (!Number.isSafeInteger(term) || (term as number) < 0) {
     throw invalidEntry(`has no valid term (${JSON.stringify(term)})`);
   }
-  return term as number;
+  return { term: term as number, chain };
 }
 
 function invalidEntry(why: string): DbError {
@@ -154,5 +218,10 @@ function checkEntry(entry: Record<string, unknown>): ChangeEntry {
     }
   }
   if (typeof entry.collection !== 'string') throw invalidEntry('names no collection');
+  if (entry.chain !== undefined && chainFromText(entry.chain) === undefined) {
+    throw invalidEntry(
+      `has a chain link that is not 32 hex digits (${JSON.stringify(entry.chain)})`,
+    );
+  }
   return entry as unknown as ChangeEntry;
 }

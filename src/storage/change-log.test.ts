@@ -350,10 +350,15 @@ describe('format 3 files', () => {
       Buffer,
       Buffer,
     ];
-    const { v, ...entry } = decodeValue<Record<string, unknown>>(value);
+    // This build stores the entry behind its hash-chain link (0xc1 and 16 bytes).
+    expect(value[0]).toBe(0xc1);
+    const { v, ...entry } = decodeValue<Record<string, unknown>>(value.subarray(17));
     expect(v).toBe(1);
     expect((entry.documents as Array<{ doc: unknown }>)[0]?.doc).toBeInstanceOf(Uint8Array);
-    const meta = decodeValue<Record<string, unknown>>(catalog.get(Buffer.from('meta')) as Buffer);
+    const { termRuns, ...meta } = decodeValue<Record<string, unknown>>(
+      catalog.get(Buffer.from('meta')) as Buffer,
+    );
+    expect(termRuns).toEqual([{ term: 1, from: 1 }]);
     env.transactionSync(() => {
       changes.putSync(key, encodeValue(entry));
       catalog.putSync(Buffer.from('meta'), encodeValue({ ...meta, format: 3 }));
@@ -366,10 +371,19 @@ describe('format 3 files', () => {
     ]);
     await reader.close();
     const writer = await open(dir);
+    // The term history, which format 3 did not keep, is read off the entries.
+    expect(writer.termRuns()).toEqual([{ term: 1, from: 1 }]);
+    await writer.setTerm(2);
     await writer.collection('c').insert({ name: 'new' });
     expect([...writer.changesSince(0)].map((e) => e.op === 'insert' && e.documents)).toMatchObject([
       [{ doc: { name: 'old' } }],
       [{ doc: { name: 'new' } }],
+    ]);
+    // The old entry has no link; the new one links from the start of the chain.
+    expect([1, 2].map((seq) => writer.chainAt(seq) !== undefined)).toEqual([false, true]);
+    expect(writer.termRuns()).toEqual([
+      { term: 1, from: 1 },
+      { term: 2, from: 2 },
     ]);
     await writer.close();
     const raw = lmdbOpen<Buffer, Buffer>({

@@ -1,27 +1,33 @@
 /**
  * The change log: one entry per change, keyed by a strictly increasing seq, written in the
  * same transaction as the write it records (format in change-entry.ts). It appends the
- * entries of a local write at the next seqs, or writes a leader's entries at their own seq
- * and term (a follower's apply); it keeps the node's term, never lowering it, and the term of
- * its newest entry (or of its floor); it tells waiting readers when a commit added entries;
- * it trims its oldest entries to a byte bound and at checkpoints, never past what a holder (a
- * follower) still needs; and a snapshot load replaces its whole history (resync.ts). It knows
- * nothing of documents: the write that records an entry did the work.
+ * entries of a local write at the next seqs, each linked into the hash chain, or writes a
+ * leader's entries at their own seq, term and link (a follower's apply); it keeps the node's
+ * term, never lowering it, the term and link of its newest entry (or of its floor), and the
+ * term history (one run per term, kept past trims); it tells waiting readers when a commit
+ * added entries; it trims its oldest entries to a byte bound and at checkpoints, never past
+ * what a holder (a follower) still needs; and a snapshot load replaces its whole history
+ * (resync.ts). It knows nothing of documents: the write that records an entry did the work.
  */
 
 import { DbError } from '../errors/index.js';
-import type { LogPosition } from '../types/index.js';
-import { CHANGE_LOG_HOLD_FACTOR } from '../util/index.js';
+import type { LogPosition, TermRun } from '../types/index.js';
+import { CHANGE_LOG_HOLD_FACTOR, TERM_RUNS_MAX } from '../util/index.js';
 import type { Catalog } from './catalog-state.js';
+import type { NodeMeta } from './catalog.js';
 import {
   type ChangeEntry,
+  chainFromText,
+  chainText,
   decodeStoredEntry,
-  encodeStoredEntry,
+  encodeStoredBody,
+  nextChain,
   type StoredChangeEntry,
   type StoredChangeOp,
   seqKey,
   seqOfKey,
-  storedEntryTerm,
+  storedEntryBytes,
+  storedEntryHead,
 } from './change-entry.js';
 import type { Document } from './document-check.js';
 import type { Handles } from './handles.js';
@@ -65,12 +71,19 @@ interface Waiter {
   reject: (error: unknown) => void;
 }
 
-export type { LogPosition };
+export type { LogPosition, TermRun };
 
 export class ChangeLog {
   private committedLastSeq = 0;
   /** The term of the entry at committedLastSeq (the floor's term when the log is empty). */
   private committedLastTerm = 0;
+  /** The link of the entry at committedLastSeq (the floor's when the log is empty). */
+  private committedLastChain: Uint8Array | undefined;
+  /**
+   * The term history of a file written before `meta.termRuns` existed, derived from its
+   * entries at load; the first run with a new term stores the whole list in `meta`.
+   */
+  private derivedRuns: TermRun[] = [];
   /** Counts the commits that replaced the log's history: a follow that saw one stops. */
   private replacements = 0;
   private pageBytes: number | undefined;
@@ -88,55 +101,126 @@ export class ChangeLog {
     private readonly decodeStored: (bytes: Uint8Array) => Document,
   ) {}
 
-  /** Reads where the log ends and that entry's term (at open, and when the catalog is re-read). */
+  /**
+   * Reads where the log ends, that entry's term and link, and the term history (at open, and
+   * when the catalog is re-read).
+   */
   load(): void {
-    const { seqFloor, floorTerm } = this.catalog.meta;
+    const { seqFloor, floorTerm, floorChain } = this.catalog.meta;
     const last = this.lastEntry();
     if (last && last.seq > seqFloor) {
       this.committedLastSeq = last.seq;
       this.committedLastTerm = last.term;
+      this.committedLastChain = last.chain;
     } else {
       this.committedLastSeq = seqFloor;
       this.committedLastTerm = floorTerm ?? 0;
+      this.committedLastChain = chainFromText(floorChain);
     }
+    this.derivedRuns = this.catalog.meta.termRuns ? [] : this.deriveRuns();
   }
 
-  private lastEntry(): { seq: number; term: number } | undefined {
+  private lastEntry(): { seq: number; term: number; chain: Uint8Array | undefined } | undefined {
     for (const { key, value } of this.handles.changes.getRange({
       start: PAST_LAST_KEY,
       reverse: true,
       limit: 1,
     })) {
-      return { seq: seqOfKey(key), term: storedEntryTerm(value) };
+      return { seq: seqOfKey(key), ...storedEntryHead(value) };
     }
     return undefined;
+  }
+
+  /**
+   * The term history of a file that has none stored, from its floor and entries: terms never
+   * go down along the log, so each run's start is found by a binary search.
+   */
+  private deriveRuns(): TermRun[] {
+    const { seqFloor, floorTerm } = this.catalog.meta;
+    const last = this.committedLastSeq;
+    const termAt = (seq: number) =>
+      seq === seqFloor ? (floorTerm ?? 0) : (this.storedHead(seq)?.term ?? 0);
+    const runs: TermRun[] = [];
+    let from = seqFloor === 0 ? 1 : seqFloor;
+    while (from <= last) {
+      const term = termAt(from);
+      runs.push({ term, from });
+      let low = from;
+      let high = last;
+      while (low < high) {
+        const mid = Math.ceil((low + high) / 2);
+        if (termAt(mid) <= term) low = mid;
+        else high = mid - 1;
+      }
+      from = low + 1;
+    }
+    return runs;
+  }
+
+  private storedHead(seq: number): { term: number; chain: Uint8Array | undefined } | undefined {
+    const bytes = this.handles.changes.get(seqKey(seq));
+    return bytes === undefined ? undefined : storedEntryHead(bytes);
   }
 
   /** The committed position. */
   position(): LogPosition {
     const { term, seqFloor } = this.catalog.meta;
-    return { term, lastSeq: this.committedLastSeq, seqFloor, lastTerm: this.committedLastTerm };
+    return {
+      term,
+      lastSeq: this.committedLastSeq,
+      seqFloor,
+      lastTerm: this.committedLastTerm,
+      ...(this.committedLastChain && { lastChain: chainText(this.committedLastChain) }),
+    };
   }
 
   /** The position as a write transaction leaves it. */
   positionIn(txn: TxnState): LogPosition {
     const { term, seqFloor } = txn.meta;
-    return { term, lastSeq: txn.lastSeq, seqFloor, lastTerm: txn.lastTerm };
+    return {
+      term,
+      lastSeq: txn.lastSeq,
+      seqFloor,
+      lastTerm: txn.lastTerm,
+      ...(txn.lastChain && { lastChain: chainText(txn.lastChain) }),
+    };
+  }
+
+  /** The committed term history, oldest run first. */
+  termRuns(): readonly TermRun[] {
+    return this.runsOf(this.catalog.meta);
+  }
+
+  private runsOf(meta: NodeMeta): readonly TermRun[] {
+    return meta.termRuns ?? this.derivedRuns;
   }
 
   /**
-   * The term of the committed entry at `seq` while the log retains it; at the floor, the
-   * floor's term (0 when nothing was ever trimmed); undefined below the floor or past the end.
+   * The term of the committed entry at `seq`, from the term history: known from the
+   * history's first run to the last seq (0 at seq 0), even where trims took the entry;
+   * undefined elsewhere.
    */
   termAt(seq: number): number | undefined {
-    const { seqFloor, floorTerm } = this.catalog.meta;
+    if (!Number.isSafeInteger(seq) || seq < 0 || seq > this.committedLastSeq) return undefined;
+    if (seq === 0) return 0;
+    return termOfRuns(this.termRuns(), seq);
+  }
+
+  /**
+   * The hash-chain link (hex) of the committed entry at `seq` while the log retains it (at the
+   * floor, the floor's); undefined below the floor, past the end, or for an entry without one.
+   */
+  chainAt(seq: number): string | undefined {
+    const { seqFloor, floorChain } = this.catalog.meta;
     if (!Number.isSafeInteger(seq) || seq < seqFloor || seq > this.committedLastSeq) {
       return undefined;
     }
-    if (seq === this.committedLastSeq) return this.committedLastTerm;
-    if (seq === seqFloor) return floorTerm ?? 0;
-    const bytes = this.handles.changes.get(seqKey(seq));
-    return bytes === undefined ? undefined : storedEntryTerm(bytes);
+    if (seq === this.committedLastSeq) {
+      return this.committedLastChain && chainText(this.committedLastChain);
+    }
+    if (seq === seqFloor) return floorChain;
+    const chain = this.storedHead(seq)?.chain;
+    return chain && chainText(chain);
   }
 
   get lastSeq(): number {
@@ -145,6 +229,10 @@ export class ChangeLog {
 
   get lastTerm(): number {
     return this.committedLastTerm;
+  }
+
+  get lastChain(): Uint8Array | undefined {
+    return this.committedLastChain;
   }
 
   // ---- inside a write transaction -----------------------------------------------------
@@ -177,7 +265,8 @@ export class ChangeLog {
         atMs,
         ...(endSeq !== undefined && { endSeq }),
       };
-      this.put(txn, entry);
+      const body = encodeStoredBody(entry);
+      this.put(txn, entry, body, nextChain(txn.lastChain, body));
     }
   }
 
@@ -207,12 +296,21 @@ export class ChangeLog {
   }
 
   /**
-   * Writes a leader's entry at its own seq and term, its documents in this file's stored
-   * encoding (the caller applied its change and has them).
+   * Writes a leader's entry at its own seq, term and chain link (hex, as the leader sent it;
+   * absent for an entry the leader wrote before the chain), its documents in this file's
+   * stored encoding (the caller applied its change and has them).
    */
-  writeApplied(txn: TxnState, entry: StoredChangeEntry): void {
+  writeApplied(txn: TxnState, entry: StoredChangeEntry, chain: string | undefined): void {
     if (entry.term > txn.meta.term) this.catalog.saveMeta(txn, { ...txn.meta, term: entry.term });
-    this.put(txn, entry);
+    const link = chainFromText(chain);
+    if (chain !== undefined && link === undefined) {
+      throw new DbError(
+        'ERR_CHANGE_INVALID',
+        `change ${entry.seq} has a chain link that is not 32 hex digits`,
+        { seq: entry.seq },
+      );
+    }
+    this.put(txn, entry, encodeStoredBody(entry), link);
   }
 
   /** Moves the node to a higher term (a promotion, or a leader's newer term). */
@@ -224,11 +322,22 @@ export class ChangeLog {
     if (term > txn.meta.term) this.catalog.saveMeta(txn, { ...txn.meta, term });
   }
 
-  private put(txn: TxnState, entry: StoredChangeEntry): void {
-    const bytes = encodeStoredEntry(entry);
+  private put(
+    txn: TxnState,
+    entry: StoredChangeEntry,
+    body: Uint8Array,
+    chain: Uint8Array | undefined,
+  ): void {
+    const bytes = storedEntryBytes(body, chain);
     this.handles.changes.putSync(seqKey(entry.seq), bytes, { append: true });
+    const runs = this.runsOf(txn.meta);
+    if (runs.at(-1)?.term !== entry.term) {
+      const grown = [...runs, { term: entry.term, from: entry.seq }];
+      this.catalog.saveMeta(txn, { ...txn.meta, termRuns: grown.slice(-TERM_RUNS_MAX) });
+    }
     txn.lastSeq = entry.seq;
     txn.lastTerm = entry.term;
+    txn.lastChain = chain;
     // Checked every few entries, or sooner when large ones come: the log overshoots its bound
     // by at most a sixteenth of it and one entry.
     this.uncheckedBytes += bytes.length;
@@ -273,32 +382,55 @@ export class ChangeLog {
   trimTo(txn: TxnState, trimTo: number, breakHolds = false): number {
     const limit = breakHolds ? trimTo : Math.min(trimTo, this.heldFloor());
     if (limit <= txn.meta.seqFloor) return 0;
-    const floorTerm = this.termIn(txn, limit);
+    const floor = this.headIn(txn, limit);
     const doomed = [...this.handles.changes.getKeys({ start: seqKey(0), end: seqKey(limit + 1) })];
     for (const key of doomed) this.handles.changes.removeSync(key);
-    this.catalog.saveMeta(txn, { ...txn.meta, seqFloor: limit, floorTerm });
+    const { floorChain: _, ...meta } = txn.meta;
+    this.catalog.saveMeta(txn, {
+      ...meta,
+      seqFloor: limit,
+      floorTerm: floor.term,
+      ...(floor.chain && { floorChain: chainText(floor.chain) }),
+    });
     return doomed.length;
   }
 
-  /** The term of the entry at `seq` inside a write transaction (seqs above the floor). */
-  private termIn(txn: TxnState, seq: number): number {
-    if (seq >= txn.lastSeq) return txn.lastTerm;
-    const bytes = this.handles.changes.get(seqKey(seq));
-    // Entries above the floor are contiguous, so it is there; the floor's term otherwise.
-    return bytes === undefined ? (txn.meta.floorTerm ?? 0) : storedEntryTerm(bytes);
+  /** The term and link of the entry at `seq` inside a write transaction (seqs above the floor). */
+  private headIn(txn: TxnState, seq: number): { term: number; chain: Uint8Array | undefined } {
+    if (seq >= txn.lastSeq) return { term: txn.lastTerm, chain: txn.lastChain };
+    // Entries above the floor are contiguous, so it is there; the floor's otherwise.
+    return (
+      this.storedHead(seq) ?? {
+        term: txn.meta.floorTerm ?? 0,
+        chain: chainFromText(txn.meta.floorChain),
+      }
+    );
   }
 
   /**
    * Replaces the log's whole history (a snapshot load starting or finishing): removes every
-   * entry and puts the floor at `seqFloor` with `floorTerm`, so the log continues after it.
-   * Once the batch commits, every hold is lost and every follow stops (ERR_CHANGES_TRIMMED):
-   * what they followed is no longer this node's history.
+   * entry and puts the floor at `floor.seq` with its term and link, so the log continues after
+   * it; `runs`, when given, becomes the term history (a leader's, up to its snapshot). Once the
+   * batch commits, every hold is lost and every follow stops (ERR_CHANGES_TRIMMED): what they
+   * followed is no longer this node's history.
    */
-  replaceHistory(txn: TxnState, seqFloor: number, floorTerm: number): void {
+  replaceHistory(
+    txn: TxnState,
+    floor: { seq: number; term: number; chain: string | undefined },
+    runs?: readonly TermRun[],
+  ): void {
     this.handles.changes.clearSync();
-    this.catalog.saveMeta(txn, { ...txn.meta, seqFloor, floorTerm });
-    txn.lastSeq = seqFloor;
-    txn.lastTerm = floorTerm;
+    const { floorChain: _, ...meta } = txn.meta;
+    this.catalog.saveMeta(txn, {
+      ...meta,
+      seqFloor: floor.seq,
+      floorTerm: floor.term,
+      ...(floor.chain !== undefined && { floorChain: floor.chain }),
+      termRuns: [...(runs ?? this.runsOf(txn.meta))],
+    });
+    txn.lastSeq = floor.seq;
+    txn.lastTerm = floor.term;
+    txn.lastChain = chainFromText(floor.chain);
     txn.logReplaced = true;
   }
 
@@ -315,6 +447,7 @@ export class ChangeLog {
       if (replaced || hold.seq < txn.meta.seqFloor) hold.lost = true;
     }
     this.committedLastTerm = txn.lastTerm;
+    this.committedLastChain = txn.lastChain;
     if (replaced) this.replacements++;
     if (txn.lastSeq === this.committedLastSeq && !replaced) return;
     this.committedLastSeq = txn.lastSeq;
@@ -454,6 +587,24 @@ function requireNoLoad(txn: TxnState): void {
     `this node is loading its leader's snapshot at seq ${loading.seq}: it takes no writes until the load finishes`,
     { loadingSeq: loading.seq },
   );
+}
+
+/** The term `runs` give `seq` (undefined before the first run). */
+export function termOfRuns(runs: readonly TermRun[], seq: number): number | undefined {
+  let low = 0;
+  let high = runs.length - 1;
+  let found: number | undefined;
+  while (low <= high) {
+    const mid = (low + high) >> 1;
+    const run = runs[mid] as TermRun;
+    if (run.from <= seq) {
+      found = run.term;
+      low = mid + 1;
+    } else {
+      high = mid - 1;
+    }
+  }
+  return found;
 }
 
 function historyReplaced(since: number, meta: { seqFloor: number }): DbError {

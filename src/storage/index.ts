@@ -21,7 +21,7 @@ export {
   decodeEntry,
   encodeEntry,
 } from './change-entry.js';
-export type { ChangeHold, LogPosition } from './change-log.js';
+export type { ChangeHold, LogPosition, TermRun } from './change-log.js';
 export { FieldSelection, KEY_VALUE_BYTES_MAX } from './codec/index.js';
 export { checkDocument, type Document } from './document-check.js';
 export {

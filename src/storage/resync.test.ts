@@ -50,14 +50,25 @@ describe('the last term and termAt', () => {
     expect(db.nodeState()).toMatchObject({ term: 3, lastSeq: 1, lastTerm: 1 });
     await db.collection('c').insert({ n: 2 });
     await db.collection('c').insert({ n: 3 });
-    expect(db.nodeState()).toEqual({ term: 3, lastSeq: 3, seqFloor: 0, lastTerm: 3 });
+    expect(db.nodeState()).toEqual({
+      term: 3,
+      lastSeq: 3,
+      seqFloor: 0,
+      lastTerm: 3,
+      lastChain: db.chainAt(3),
+    });
+    expect(db.chainAt(3)).toMatch(/^[0-9a-f]{32}$/);
     expect([0, 1, 2, 3, 4].map((seq) => db.termAt(seq))).toEqual([0, 1, 3, 3, undefined]);
+    expect(db.termRuns()).toEqual([
+      { term: 1, from: 1 },
+      { term: 3, from: 2 },
+    ]);
     expect(db.termAt(-1)).toBeUndefined();
     expect(db.termAt(1.5)).toBeUndefined();
     await db.close();
   });
 
-  it('keep the term of the entry at the floor through checkpoints and a reopen', async () => {
+  it("keep the term history and the floor's term and link through checkpoints and a reopen", async () => {
     const dir = tempDir();
     const store = Store.open(dir);
     const insert = () =>
@@ -68,23 +79,33 @@ describe('the last term and termAt', () => {
     await insert();
     await store.setTerm(5);
     await insert();
+    const chains = [1, 2, 3, 4].map((seq) => store.chainAt(seq));
     await store.checkpoint(2);
-    expect(store.nodeState()).toEqual({ term: 5, lastSeq: 4, seqFloor: 2, lastTerm: 5 });
-    expect([1, 2, 3, 4, 5].map((seq) => store.termAt(seq))).toEqual([
-      undefined,
-      1,
-      2,
-      5,
-      undefined,
-    ]);
-    // Trimmed empty: the last term is the floor's, the term of the last entry trimmed.
+    expect(store.nodeState()).toEqual({
+      term: 5,
+      lastSeq: 4,
+      seqFloor: 2,
+      lastTerm: 5,
+      lastChain: chains[3],
+    });
+    // The history keeps the terms of trimmed entries; their links go with them.
+    expect([1, 2, 3, 4, 5].map((seq) => store.termAt(seq))).toEqual([1, 1, 2, 5, undefined]);
+    expect([1, 2, 3, 4].map((seq) => store.chainAt(seq))).toEqual([undefined, ...chains.slice(1)]);
+    // Trimmed empty: the last term and link are the floor's, of the last entry trimmed.
     await store.checkpoint(0);
-    expect(store.nodeState()).toEqual({ term: 5, lastSeq: 4, seqFloor: 4, lastTerm: 5 });
+    const trimmed = { term: 5, lastSeq: 4, seqFloor: 4, lastTerm: 5, lastChain: chains[3] };
+    expect(store.nodeState()).toEqual(trimmed);
     expect(store.termAt(4)).toBe(5);
-    expect(store.termAt(3)).toBeUndefined();
+    expect(store.termAt(3)).toBe(2);
+    expect(store.chainAt(3)).toBeUndefined();
     await store.close();
     const reopened = Store.open(dir);
-    expect(reopened.nodeState()).toEqual({ term: 5, lastSeq: 4, seqFloor: 4, lastTerm: 5 });
+    expect(reopened.nodeState()).toEqual(trimmed);
+    expect(reopened.termRuns()).toEqual([
+      { term: 1, from: 1 },
+      { term: 2, from: 3 },
+      { term: 5, from: 4 },
+    ]);
     expect(reopened.termAt(4)).toBe(5);
     await reopened.write((txn) => txn.insertDocuments('c', [txn.prepareDocument({}, undefined)]));
     expect(reopened.nodeState()).toMatchObject({ lastSeq: 5, lastTerm: 5 });
@@ -101,7 +122,7 @@ describe('the last term and termAt', () => {
     const { seqFloor, lastSeq } = db.nodeState();
     expect(seqFloor).toBeGreaterThan(10);
     expect(db.termAt(seqFloor)).toBe(2);
-    expect(db.termAt(seqFloor - 1)).toBeUndefined();
+    expect([10, 11].map((seq) => db.termAt(seq))).toEqual([1, 2]);
     expect(db.termAt(lastSeq)).toBe(2);
     expect(db.nodeState().lastTerm).toBe(2);
     await db.close();
@@ -200,8 +221,8 @@ async function fill(
 }
 
 function startFrom(target: Database, snapshot: FileSnapshot): Promise<SnapshotLoad> {
-  const { seq, term, lastTerm } = snapshot;
-  return target.startSnapshotLoad({ seq, term, lastTerm });
+  const { seq, term, lastTerm, lastChain, runs } = snapshot;
+  return target.startSnapshotLoad({ seq, term, lastTerm, lastChain, runs });
 }
 
 /** Loads `source`'s snapshot into `target`, `batch` documents a call. */
@@ -233,15 +254,25 @@ describe('a snapshot load', () => {
     expect((await target.query(byPnr, ['X'])).plan).toBe('COLLECTION_SCAN');
     for (let i = 0; i < 2; i++) await target.query(byN, [0]);
 
-    const expected = { term: 2, lastSeq: seq, seqFloor: seq, lastTerm: 2 };
+    const expected = {
+      term: 2,
+      lastSeq: seq,
+      seqFloor: seq,
+      lastTerm: 2,
+      lastChain: source.chainAt(seq),
+    };
     expect(await loadFrom(source, target)).toEqual(expected);
     expect(target.nodeState()).toEqual(expected);
     expect(target.snapshotLoadPending()).toBeUndefined();
     expect(target.listCollections()).toEqual(['empty', 'legacy', 'orders']);
     expect(contents(target)).toEqual(contents(source));
     expect([...target.changesSince(0)]).toEqual([]);
+    // The source's term history comes along: terms below the snapshot's seq are known.
+    expect(target.termRuns()).toEqual(source.termRuns());
     expect(target.termAt(seq)).toBe(2);
-    expect(target.termAt(seq - 1)).toBeUndefined();
+    expect(target.termAt(1)).toBe(source.termAt(1));
+    expect(target.chainAt(seq)).toBe(source.chainAt(seq));
+    expect(target.chainAt(seq - 1)).toBeUndefined();
 
     const lookups: Array<[string, unknown[], string]> = [
       [byPnr, ['P4'], 'INDEX_SCAN(idx_orders_pnr)'],
@@ -272,12 +303,20 @@ describe('a snapshot load', () => {
     });
     expect(await target.applyChanges([next, after])).toBe(seq + 2);
     expect(contents(target)).toEqual(contents(source));
-    expect(target.nodeState()).toEqual({ ...expected, lastSeq: seq + 2 });
+    expect(target.nodeState()).toEqual({
+      ...expected,
+      lastSeq: seq + 2,
+      lastChain: source.chainAt(seq + 2),
+    });
     expect([...target.changesSince(seq)]).toEqual([...source.changesSince(seq)]);
     await target.close();
 
     const reopened = await open(dir);
-    expect(reopened.nodeState()).toEqual({ ...expected, lastSeq: seq + 2 });
+    expect(reopened.nodeState()).toEqual({
+      ...expected,
+      lastSeq: seq + 2,
+      lastChain: source.chainAt(seq + 2),
+    });
     expect(contents(reopened)).toEqual(contents(source));
     await reopened.close();
     await source.close();
@@ -391,7 +430,11 @@ describe('a snapshot load', () => {
     // Local writes continue the log after the snapshot's seq.
     await target.collection('c').insert({});
     expect([...target.changesSince(0)].map((e) => [e.seq, e.term])).toEqual([[3, 4]]);
-    expect(target.nodeState()).toEqual({ term: 4, lastSeq: 3, seqFloor: 2, lastTerm: 4 });
+    expect(target.nodeState()).toMatchObject({ term: 4, lastSeq: 3, seqFloor: 2, lastTerm: 4 });
+    expect(target.termRuns()).toEqual([
+      { term: 1, from: 2 },
+      { term: 4, from: 3 },
+    ]);
     await target.close();
   });
 

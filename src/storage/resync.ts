@@ -8,7 +8,7 @@
  */
 
 import { DbError } from '../errors/index.js';
-import type { LogPosition } from '../types/index.js';
+import type { LogPosition, TermRun } from '../types/index.js';
 import { formatId, newId, parseId } from '../util/index.js';
 import {
   type CollectionDef,
@@ -41,6 +41,13 @@ export interface SnapshotPosition {
    * `lastTerm` once loaded, what a handshake compares. When left out, `term` stands in.
    */
   lastTerm?: number;
+  /** The hash-chain link of the entry at `seq` on the leader (hex), when it has one. */
+  lastChain?: string;
+  /**
+   * The leader's term history up to `seq` (FileSnapshot.runs): the node's once loaded. When
+   * left out, the history starts at the snapshot's seq.
+   */
+  runs?: readonly TermRun[];
 }
 
 /** An index definition as a load takes it (a snapshot's SnapshotIndex). */
@@ -130,7 +137,7 @@ function badArgument(message: string): DbError {
 }
 
 function loadMark(at: SnapshotPosition): SnapshotLoadMark {
-  const { seq, term } = at ?? {};
+  const { seq, term, lastChain } = at ?? {};
   const lastTerm = at?.lastTerm ?? term;
   if (!Number.isSafeInteger(seq) || seq < 0) {
     throw badArgument(`a snapshot's seq is an integer from 0; got ${seq}`);
@@ -143,7 +150,39 @@ function loadMark(at: SnapshotPosition): SnapshotLoadMark {
       `a snapshot's last term is an integer from 0 to its term ${term}; got ${lastTerm}`,
     );
   }
-  return { id: formatId(newId()), seq, term, lastTerm };
+  if (lastChain !== undefined && !/^[0-9a-f]{32}$/.test(lastChain)) {
+    throw badArgument(`a snapshot's last chain link is 32 hex digits; got ${String(lastChain)}`);
+  }
+  const runs = checkRuns(at.runs ?? (seq === 0 ? [] : [{ term: lastTerm, from: seq }]), seq);
+  return {
+    id: formatId(newId()),
+    seq,
+    term,
+    lastTerm,
+    runs,
+    ...(lastChain !== undefined && { lastChain }),
+  };
+}
+
+/** A snapshot's term history: runs in seq and term order, none past the snapshot's seq. */
+function checkRuns(runs: readonly TermRun[], seq: number): TermRun[] {
+  if (!Array.isArray(runs)) throw badArgument("a snapshot's term history comes as an array");
+  let previous: TermRun | undefined;
+  for (const run of runs) {
+    const sound =
+      Number.isSafeInteger(run?.term) &&
+      Number.isSafeInteger(run?.from) &&
+      run.from >= 1 &&
+      run.from <= seq &&
+      (previous === undefined || (run.from > previous.from && run.term > previous.term));
+    if (!sound) {
+      throw badArgument(
+        `a snapshot's term history runs forward in seq and term up to its seq ${seq}; got ${JSON.stringify(run)} after ${JSON.stringify(previous)}`,
+      );
+    }
+    previous = run;
+  }
+  return runs.map(({ term, from }) => ({ term, from }));
 }
 
 function checkIndexes(indexes: readonly LoadIndex[]): LoadIndex[] {
@@ -168,7 +207,11 @@ function begin(ctx: StoreContext, txn: TxnState, mark: SnapshotLoadMark): void {
   for (const name of ctx.catalog.names(txn)) dropCollection(ctx, txn, name);
   // The old history goes as if trimmed whole: the seqs stay where they were until the load
   // finishes, and holds and follows of the old history end now.
-  ctx.log.replaceHistory(txn, txn.lastSeq, txn.lastTerm);
+  ctx.log.replaceHistory(txn, {
+    seq: txn.lastSeq,
+    term: txn.lastTerm,
+    chain: ctx.log.positionIn(txn).lastChain,
+  });
   ctx.catalog.saveMeta(txn, { ...txn.meta, loading: mark });
   // Readers in other processes re-read the catalog and meta: they see the mark too.
   ctx.catalog.markChanged(txn);
@@ -216,7 +259,12 @@ function insert(
 }
 
 function finish(ctx: StoreContext, txn: TxnState, mark: SnapshotLoadMark): LogPosition {
-  ctx.log.replaceHistory(txn, mark.seq, mark.lastTerm);
+  ctx.log.replaceHistory(
+    txn,
+    { seq: mark.seq, term: mark.lastTerm, chain: mark.lastChain },
+    // A load begun by a build without term histories: its history starts at its seq.
+    mark.runs ?? (mark.seq === 0 ? [] : [{ term: mark.lastTerm, from: mark.seq }]),
+  );
   const { loading: _, ...meta } = txn.meta;
   ctx.catalog.saveMeta(txn, { ...meta, term: Math.max(meta.term, mark.term) });
   ctx.catalog.markChanged(txn);

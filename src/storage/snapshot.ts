@@ -6,8 +6,9 @@
  * that seq. A snapshot keeps old pages from reuse: release it when done.
  */
 
+import type { TermRun } from '../types/index.js';
 import type { CollectionDef, IndexState, NodeMeta } from './catalog.js';
-import { seqOfKey, storedEntryTerm } from './change-entry.js';
+import { chainText, seqOfKey, storedEntryHead } from './change-entry.js';
 import { decodeValue } from './codec/index.js';
 import type { StoreContext } from './context.js';
 import type { Document } from './document-check.js';
@@ -68,6 +69,10 @@ export interface FileSnapshot {
    * ever written): what a node that loads it reports as its last term.
    */
   readonly lastTerm: number;
+  /** The link of the entry at `seq` (hex), when it has one. */
+  readonly lastChain: string | undefined;
+  /** The term history up to `seq`: the loading node's history once loaded. */
+  readonly runs: readonly TermRun[];
   readonly collections: readonly SnapshotCollection[];
   /** The collection's documents in `_id` order, as plain values (portable like log entries). */
   documents(collection: string): Iterable<{ id: string; doc: Document }>;
@@ -86,13 +91,16 @@ export function openFileSnapshot(ctx: StoreContext): FileSnapshot {
     const meta = metaBytes ? decodeValue<NodeMeta>(metaBytes) : undefined;
     let seq = meta?.seqFloor ?? 0;
     let lastTerm = meta?.floorTerm ?? 0;
+    let lastChain = meta?.floorChain;
     for (const { key, value } of snapshot.range(ctx.handles.changes, {
       start: PAST_LAST_KEY,
       reverse: true,
       limit: 1,
     })) {
       seq = seqOfKey(key);
-      lastTerm = storedEntryTerm(value);
+      const head = storedEntryHead(value);
+      lastTerm = head.term;
+      lastChain = head.chain && chainText(head.chain);
     }
     const defs = new Map<string, CollectionDef>();
     for (const { value } of snapshot.range(ctx.handles.catalog, COLLECTIONS)) {
@@ -114,6 +122,9 @@ export function openFileSnapshot(ctx: StoreContext): FileSnapshot {
       seq,
       term: meta?.term ?? 1,
       lastTerm,
+      lastChain,
+      // Pinned in this same turn as the committed state, so the log's history is this one's.
+      runs: meta?.termRuns ?? ctx.log.termRuns(),
       collections,
       *documents(collection) {
         const def = defs.get(collection);

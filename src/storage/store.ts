@@ -15,8 +15,8 @@ import { CHANGE_LOG_RETAIN_BYTES, CHANGE_LOG_RETAIN_ENTRIES } from '../util/inde
 import { applyChange } from './apply.js';
 import type { CollectionDef, IndexDef } from './catalog.js';
 import { Catalog } from './catalog-state.js';
-import type { ChangeEntry } from './change-entry.js';
-import { type ChangeHold, ChangeLog, type LogPosition } from './change-log.js';
+import type { ChangeEntry, StoredChangeEntry } from './change-entry.js';
+import { type ChangeHold, ChangeLog, type LogPosition, type TermRun } from './change-log.js';
 import { DocumentCodec, type FieldSelection } from './codec/index.js';
 import type { StoreContext } from './context.js';
 import { asDamage, type DamageSite, guardItems, guardRead, guardScan } from './damage.js';
@@ -254,6 +254,24 @@ export class Store implements StoreReader {
     return this.log.termAt(seq);
   }
 
+  /**
+   * The hash-chain link (hex) of the change-log entry at `seq` while the log retains it (at
+   * the floor, the floor's); undefined elsewhere and for entries written before the chain.
+   */
+  chainAt(seq: number): string | undefined {
+    return this.log.chainAt(seq);
+  }
+
+  /** The term history: one run per term the node's entries carry, oldest first. */
+  termRuns(): readonly TermRun[] {
+    return this.log.termRuns();
+  }
+
+  /** This node's tag in the terms it makes when promoted (undefined until one is drawn). */
+  termTag(): number | undefined {
+    return this.catalog.meta.termTag;
+  }
+
   // ---- writes --------------------------------------------------------------------------
 
   /**
@@ -340,7 +358,14 @@ export class Store implements StoreReader {
     return this.enqueue((txn) => {
       for (const entry of entries) {
         this.log.checkApplicable(txn.state, entry);
-        this.log.writeApplied(txn.state, applyChange(this.ctx, txn.state, entry));
+        const { chain, ...stored } = applyChange(
+          this.ctx,
+          txn.state,
+          entry,
+        ) as StoredChangeEntry & {
+          chain?: string;
+        };
+        this.log.writeApplied(txn.state, stored, chain);
       }
       return txn.state.lastSeq;
     });
@@ -369,9 +394,22 @@ export class Store implements StoreReader {
     });
   }
 
+  /** Persists this node's term tag (see NodeMeta.termTag). */
+  setTermTag(tag: number): Promise<void> {
+    if (!Number.isSafeInteger(tag) || tag < 0) {
+      return Promise.reject(
+        new DbError('ERR_BAD_ARGUMENT', `a term tag is an integer from 0; got ${tag}`),
+      );
+    }
+    return this.enqueue((txn) => {
+      this.catalog.saveMeta(txn.state, { ...txn.state.meta, termTag: tag });
+    });
+  }
+
   private runBatch(body: (txn: WriteTxn) => void): WriteTxn {
     const { meta } = this.catalog;
-    const state = newTxnState(meta, this.log.lastSeq, this.log.lastTerm, this.scans.following);
+    const { lastSeq, lastTerm, lastChain } = this.log;
+    const state = newTxnState(meta, { lastSeq, lastTerm, lastChain }, this.scans.following);
     const txn = new WriteTxn(this.ctx, this.scans, state);
     try {
       this.handles.env.transactionSync(() => body(txn));

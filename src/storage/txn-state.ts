@@ -42,6 +42,8 @@ export interface TxnState {
   lastSeq: number;
   /** Term of the entry at `lastSeq` (the floor's term when the log holds none). */
   lastTerm: number;
+  /** Hash-chain link of the entry at `lastSeq` (undefined when it has none). */
+  lastChain: Uint8Array | undefined;
   /**
    * Set when the batch replaced the log's history (a snapshot load): holders and followers of
    * the old history must start over.
@@ -63,16 +65,16 @@ export interface TxnState {
  */
 export function newTxnState(
   meta: NodeMeta,
-  lastSeq: number,
-  lastTerm: number,
+  end: { lastSeq: number; lastTerm: number; lastChain: Uint8Array | undefined },
   noteWrites: boolean,
 ): TxnState {
   return {
     defs: new Map(),
     handles: noStagedHandles(),
     meta,
-    lastSeq,
-    lastTerm,
+    lastSeq: end.lastSeq,
+    lastTerm: end.lastTerm,
+    lastChain: end.lastChain,
     logReplaced: false,
     pending: [],
     written: noWrites(),
@@ -101,6 +103,7 @@ export interface JobMark {
   meta: NodeMeta;
   lastSeq: number;
   lastTerm: number;
+  lastChain: Uint8Array | undefined;
   logReplaced: boolean;
   written: WriteCounts;
   /** How many document writes were noted (undefined: too many). */
@@ -116,6 +119,7 @@ export function markJob(state: TxnState, structures: number): JobMark {
     meta: state.meta,
     lastSeq: state.lastSeq,
     lastTerm: state.lastTerm,
+    lastChain: state.lastChain,
     logReplaced: state.logReplaced,
     written: { ...state.written },
     documentWrites: state.documentWrites?.length,
@@ -130,6 +134,7 @@ export function rollBackJob(state: TxnState, mark: JobMark): void {
   state.meta = mark.meta;
   state.lastSeq = mark.lastSeq;
   state.lastTerm = mark.lastTerm;
+  state.lastChain = mark.lastChain;
   state.logReplaced = mark.logReplaced;
   state.pending = [];
   state.written = mark.written;

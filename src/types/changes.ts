@@ -37,6 +37,13 @@ export interface ChangeStamp {
   atMs: number;
   /** Set on each entry of a write that made several: the seq of its last one. */
   endSeq?: number;
+  /**
+   * The entry's link in the log's hash chain, 32 hex digits: the first 16 bytes of a SHA-256
+   * over the link before it and the entry as the leader that wrote it stored it. Followers keep
+   * it as they keep `seq` and `term`, so two logs with the same link at a seq hold the same
+   * history up to it. Absent on entries written before docdb kept a chain.
+   */
+  chain?: string;
 }
 
 /** A change-log entry as readers get it. */
@@ -57,6 +64,19 @@ export interface LogPosition {
    * on the history up to it.
    */
   lastTerm: number;
+  /** The hash-chain link of the entry at `lastSeq` (of the floor when the log holds none). */
+  lastChain?: string;
+}
+
+/**
+ * One run of a node's term history: the entries from seq `from` on carry `term`, up to the
+ * next run's `from`. Terms never go down along a history, and a promotion makes a term no
+ * other promotion makes, so two histories agree at a seq exactly when their runs give it the
+ * same term (the hash chain confirms it where both logs still hold the entry).
+ */
+export interface TermRun {
+  term: number;
+  from: number;
 }
 
 /**

@@ -53,6 +53,12 @@ export const CHANGE_LOG_RETAIN_BYTES = 256 * MiB;
  */
 export const CHANGE_LOG_HOLD_FACTOR = 4;
 /**
+ * Runs a node's term history keeps (one per term its entries carry, so one per promotion it
+ * lived through); past it the oldest go, and a rejoin from before them is refused as one
+ * whose fork cannot be placed.
+ */
+export const TERM_RUNS_MAX = 1000;
+/**
  * Smallest size cap a data file may be given (`maxFileBytes`, a node's `storage.maxFileMiB`):
  * below it an empty file with its catalog and change log would already be past the cap.
  */
