@@ -1,13 +1,16 @@
 /**
- * `docdb verify <file>`: checks a whole data file, like SQLite's integrity_check, and prints
- * what is wrong (the first problems one by one, then totals by kind); exits 1 when anything
- * is. Read-only and without the writer lock: it runs beside a node, reading one snapshot.
+ * `docdb verify <file> [--peer <file>]`: checks a whole data file, like SQLite's
+ * integrity_check, and prints what is wrong (the first problems one by one, then totals by
+ * kind); with `--peer`, also compares its change log with another node's and says where
+ * their histories part. Exits 1 when anything is wrong or the logs diverged. Read-only and
+ * without the writer lock: it runs beside a node, reading one snapshot.
  */
 
 import type { Command } from 'commander';
-import { open } from '../engine/index.js';
+import { type Database, open } from '../engine/index.js';
 import { isDbError } from '../errors/index.js';
-import type { VerifyReport } from '../types/index.js';
+import { compareLogs } from '../replication/index.js';
+import type { LogComparison, VerifyReport } from '../types/index.js';
 import { bold, EXIT_FAILURE, printJson } from './output.js';
 import { progressBar } from './progress.js';
 
@@ -32,30 +35,56 @@ function printReport(report: VerifyReport): void {
   process.stdout.write(`${lines.join('\n')}\n`);
 }
 
-async function verifyCommand(file: string, options: { json?: boolean }): Promise<void> {
-  let db: Awaited<ReturnType<typeof open>>;
+/** Logs that agree, or one behind the other, are fine; parted or unplaceable ones are not. */
+function logsAgree(comparison: LogComparison | undefined): boolean {
+  return comparison === undefined || ['same', 'behind'].includes(comparison.verdict);
+}
+
+/** Opens a file for verify; a file that cannot be opened is a verdict too, for scripts. */
+async function openForVerify(
+  file: string,
+  json: boolean | undefined,
+): Promise<Database | undefined> {
   try {
     // Damaged collections and indexes are what verify is for: its own walk keeps LMDB off them.
-    db = await open(file, { readOnly: true, allowDamagedTrees: true });
+    return await open(file, { readOnly: true, allowDamagedTrees: true });
   } catch (error) {
-    // A file that cannot even be opened (cut, not a data file) is a verdict too, for scripts.
-    if (!options.json || !isDbError(error)) throw error;
+    if (!json || !isDbError(error)) throw error;
     printJson({ file, ok: false, error: { code: error.code, message: error.message } });
     process.exitCode = EXIT_FAILURE;
-    return;
+    return undefined;
   }
+}
+
+async function verifyCommand(
+  file: string,
+  options: { json?: boolean; peer?: string },
+): Promise<void> {
+  const db = await openForVerify(file, options.json);
+  if (!db) return;
+  let peer: Database | undefined;
   const bar = progressBar(
     'verifying [{bar}] {value}/{total} records {eta_formatted} left',
     options.json,
   );
   try {
+    if (options.peer !== undefined) {
+      peer = await openForVerify(options.peer, options.json);
+      if (!peer) return;
+    }
     const report = await db.verify((done, total) => bar.update(done, total));
     bar.stop();
-    if (options.json) printJson(report);
-    else printReport(report);
-    if (!report.ok) process.exitCode = EXIT_FAILURE;
+    const comparison = peer && compareLogs(db, peer, { file, peer: options.peer as string });
+    const ok = report.ok && logsAgree(comparison);
+    if (options.json) printJson(comparison ? { ...report, ok, peer: comparison } : report);
+    else {
+      printReport(report);
+      if (comparison) process.stdout.write(`${bold('peer')}     ${comparison.message}\n`);
+    }
+    if (!ok) process.exitCode = EXIT_FAILURE;
   } finally {
     bar.stop();
+    await peer?.close();
     await db.close();
   }
 }
@@ -67,6 +96,10 @@ export function registerVerify(program: Command): void {
       'check a whole data file: pages are sound, documents decode, indexes agree with documents, the change log is contiguous, counts match (read-only; exits 1 when anything is wrong)',
     )
     .argument('<file>', 'a data directory or its data.docdb file')
+    .option(
+      '--peer <file>',
+      "another node's data directory or file: also compare the two change logs and say where their histories part (exits 1 when they diverged)",
+    )
     .option('--json', 'print the report as JSON for scripts')
     .action(verifyCommand);
 }

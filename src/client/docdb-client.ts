@@ -455,6 +455,11 @@ export class DocdbClient {
     return this.call({ method: 'POST', path: '/replication/auto-failover/disable' });
   }
 
+  /** `POST /replication/forget-follower`: a leader stops waiting for that follower's lease. */
+  forgetFollower(request: { name: string }): Promise<TransitionAnswer> {
+    return this.call({ method: 'POST', path: '/replication/forget-follower', json: request });
+  }
+
   /** Closes the connections once the requests in flight are answered. */
   close(): Promise<void> {
     return this.transport.close();

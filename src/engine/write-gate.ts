@@ -1,8 +1,9 @@
 /**
  * The write gate: the node's replication role and read-only mode, and the one rule that
- * follows from them: a follower or a read-only node (a planned handover) refuses every client
- * write. It guards the store itself, so the REST API, SQL, the embedded API and the CLI are
- * all refused alike; replication's apply and snapshot load are the ways past it
+ * follows from them: a follower or a read-only node (a planned handover, a fenced leader)
+ * refuses every client write, and a leader refuses them while replication's lease check
+ * says so. It guards the store itself, so the REST API, SQL, the embedded API and the CLI
+ * are all refused alike; replication's apply and snapshot load are the ways past it
  * (Store.applyEntries, Store.startSnapshotLoad). The server shows the state; replication
  * changes it.
  */
@@ -16,6 +17,7 @@ const ROLES: readonly Role[] = ['leader', 'follower', 'none'];
 
 export class WriteGate {
   private current: GateState = { role: 'none', readOnly: false };
+  private leaseCheck: (() => void) | undefined;
 
   /** The role, read-only flag and leader, as a copy. */
   get state(): GateState {
@@ -62,9 +64,23 @@ export class WriteGate {
     this.current = leader === undefined ? rest : { ...rest, leader };
   }
 
-  /** Throws ERR_NODE_READ_ONLY when the node refuses writes, naming why and the leader. */
+  /**
+   * Sets the check a leader's writes pass besides the role and read-only mode: replication's
+   * lease, which throws while the leader must not acknowledge (undefined: none).
+   */
+  setLeaseCheck(check: (() => void) | undefined): void {
+    this.leaseCheck = check;
+  }
+
+  /**
+   * Throws ERR_NODE_READ_ONLY when the node refuses writes, naming why and the leader; on a
+   * leader, whatever its lease check throws.
+   */
   check(): void {
-    if (this.writable) return;
+    if (this.writable) {
+      if (this.current.role === 'leader') this.leaseCheck?.();
+      return;
+    }
     const { role, leader } = this.current;
     const why =
       role === 'follower' ? 'this node is a follower' : 'this node is read-only (handover)';

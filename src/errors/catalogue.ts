@@ -215,7 +215,12 @@ export const ERROR_CATALOGUE = {
   ERR_REPLICATION_TIMEOUT: {
     status: 503,
     meaning:
-      'A write committed on the leader, but not enough followers applied it in time (syncFollowers).',
+      'A write committed on the leader but not acknowledged: not enough followers applied it in time (syncFollowers). A failover may roll it back.',
+  },
+  ERR_REPLICATION_NO_LEASE: {
+    status: 503,
+    meaning:
+      'A leader refused a write (or did not acknowledge one it committed) because it has not heard from an auto-failover follower that may be promoting itself.',
   },
   ERR_REPLICATION_PROTOCOL: {
     status: 502,
@@ -231,7 +236,7 @@ export const ERROR_CATALOGUE = {
   },
   ERR_REPLICATION_REFUSED: {
     status: 502,
-    meaning: 'The leader refused this follower, with a reason.',
+    meaning: 'The node this one connected to (its leader) refused it, with a reason.',
   },
   ERR_REPLICATION_STALE_LEADER: {
     status: 409,

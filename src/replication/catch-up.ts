@@ -1,13 +1,13 @@
 /**
- * Where a follower's catch-up starts, decided by the leader from the follower's hello: its
- * last seq and the term of that entry. When the leader's entry at that seq has the same term,
- * the histories agree (one leader per term writes each seq once) and the follower reads the
- * log after it. Otherwise the follower holds entries this leader never had (a demoted leader
- * rejoining): they are rolled back after the last seq both agree on, and the follower starts
- * again from a snapshot. A follower behind the trimmed log starts from a snapshot too.
+ * Where a follower's catch-up starts, decided by the leader once it knows where their
+ * histories part (fork.ts): when the follower's log is a prefix of the leader's, it reads
+ * the leader's log after its last seq, or a snapshot when the leader trimmed past it.
+ * Otherwise the follower holds entries this leader never had (a demoted leader rejoining):
+ * they are rolled back after the fork and the follower starts again from a snapshot; when the
+ * fork cannot be placed, after 0 (its side refuses when its own log no longer holds all of
+ * it). The search itself happens over the wire (leader.ts); this is pure.
  */
 
-import type { Database } from '../engine/index.js';
 import type { CatchUp } from './protocol.js';
 
 export interface CatchUpPlan {
@@ -18,58 +18,26 @@ export interface CatchUpPlan {
   rollbackAfter?: number;
 }
 
-/** What a follower says of its log in its hello. */
+/** What the plan needs of the follower's hello. */
 export interface FollowerPosition {
   /** Its last applied seq. */
   seq: number;
-  /** The term of that entry (0 before any). */
-  lastTerm: number;
   /** Its data cannot continue from its log. */
-  resync?: boolean;
-}
-
-export function planCatchUp(db: Database, follower: FollowerPosition): CatchUpPlan {
-  const { lastSeq, seqFloor } = db.nodeState();
-  const snapshot = (rollbackAfter?: number): CatchUpPlan => ({
-    catchUp: 'snapshot',
-    after: 0,
-    ...(rollbackAfter !== undefined && rollbackAfter < follower.seq && { rollbackAfter }),
-  });
-  if (follower.resync) return snapshot();
-  if (follower.seq === 0) return seqFloor === 0 ? { catchUp: 'log', after: 0 } : snapshot();
-  if (follower.seq > lastSeq) {
-    // The follower has entries past this leader's end: those it wrote as a leader of an
-    // older term that this one never received.
-    return snapshot(lastAgreeing(db, follower.lastTerm, lastSeq));
-  }
-  const term = follower.seq < seqFloor ? undefined : db.termAt(follower.seq);
-  if (term === undefined) {
-    // Behind the trimmed log. Terms never go down along a log, so a follower whose last term
-    // is newer than this leader's at its floor holds entries this leader never had, from a
-    // point that is no longer known: it rolls back everything it has (its side refuses when
-    // its own log no longer holds all of it). Otherwise a snapshot brings it up to date.
-    const floorTerm = db.termAt(seqFloor) ?? 0;
-    return follower.lastTerm > floorTerm ? snapshot(0) : snapshot();
-  }
-  if (term === follower.lastTerm) return { catchUp: 'log', after: follower.seq };
-  return snapshot(lastAgreeing(db, follower.lastTerm, follower.seq));
+  resync?: boolean | undefined;
 }
 
 /**
- * The last seq at or below `upTo` whose entry is of `term` or older: terms never go down
- * along a log, so a binary search over the retained entries finds it. When even the floor's
- * term is newer, the point lies below the retained log and cannot be known: 0, so the
- * follower rolls back everything it holds.
+ * The plan for a follower at `follower`, whose log parts from this leader's after `fork`
+ * (undefined: the fork could not be placed), on a leader whose log is retained after
+ * `seqFloor`.
  */
-function lastAgreeing(db: Database, term: number, upTo: number): number {
-  const { seqFloor } = db.nodeState();
-  let low = seqFloor;
-  let high = upTo;
-  if ((db.termAt(low) ?? 0) > term) return 0;
-  while (low < high) {
-    const mid = Math.ceil((low + high) / 2);
-    if ((db.termAt(mid) ?? Number.POSITIVE_INFINITY) <= term) low = mid;
-    else high = mid - 1;
-  }
-  return low;
+export function planCatchUp(
+  seqFloor: number,
+  follower: FollowerPosition,
+  fork: number | undefined,
+): CatchUpPlan {
+  if (follower.resync) return { catchUp: 'snapshot', after: 0 };
+  if (fork === undefined) return { catchUp: 'snapshot', after: 0, rollbackAfter: 0 };
+  if (fork < follower.seq) return { catchUp: 'snapshot', after: 0, rollbackAfter: fork };
+  return fork >= seqFloor ? { catchUp: 'log', after: fork } : { catchUp: 'snapshot', after: 0 };
 }

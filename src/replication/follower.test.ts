@@ -3,7 +3,11 @@
  * test): entries apply in seq order only; a seq past the next one is a gap, counted, never
  * applied, and asked for again from the last applied seq; entries delivered twice change
  * nothing; the follower acknowledges what it applied; a leader of an older term is refused
- * before anything is taken from it; and idle heartbeats keep the leader's contact time fresh.
+ * before anything is taken from it; idle heartbeats keep the leader's contact time fresh and
+ * are answered with acks that echo their stamp and carry the follower's silence; it is armed
+ * only while the leader says it holds its lease; it answers probes with its hash-chain links,
+ * draws a new term tag when told its own is taken, and tells the leader when it stops
+ * watching on its way out.
  */
 
 import * as net from 'node:net';
@@ -26,7 +30,7 @@ function insert(seq: number, term = 1): ChangeEntry {
 }
 
 /** A leader played by the test: accepts one follower and hands its peer over. */
-async function scriptedLeader(term: number) {
+async function scriptedLeader(term: number, welcome: Partial<MessageOf<'welcome'>> = {}) {
   const server = net.createServer();
   const peers: Peer[] = [];
   const connected: Array<(peer: Peer) => void> = [];
@@ -45,8 +49,15 @@ async function scriptedLeader(term: number) {
   );
   return {
     port: (server.address() as net.AddressInfo).port,
-    /** Waits for the follower, plays the handshake, answers its hello. */
-    async accept(): Promise<{ peer: Peer; hello: MessageOf<'hello'> }> {
+    /**
+     * Waits for the follower, plays the handshake (asking for its links at `probe` first,
+     * when given), answers its hello.
+     */
+    async accept(probe?: number[]): Promise<{
+      peer: Peer;
+      hello: MessageOf<'hello'>;
+      chains?: MessageOf<'chains'>;
+    }> {
       const peer =
         peers.find((p) => p.open && !(p as { used?: boolean }).used) ??
         (await new Promise<Peer>((resolve) => connected.push(resolve)));
@@ -57,23 +68,30 @@ async function scriptedLeader(term: number) {
         protocol: PROTOCOL_VERSION,
         node: 'scripted',
         term,
+        tag: 5,
         nonce: new Uint8Array(32),
         secret: false,
       });
       await peer.receive(['auth'], 5000);
+      let chains: MessageOf<'chains'> | undefined;
+      if (probe) {
+        await peer.send({ t: 'probe', seqs: probe });
+        chains = (await peer.receive(['chains'], 5000)) as MessageOf<'chains'>;
+      }
       await peer.send({
         t: 'welcome',
         node: 'scripted',
         term,
         lastSeq: 0,
         catchUp: 'log',
+        ...welcome,
       });
-      return { peer, hello };
+      return { peer, hello, ...(chains && { chains }) };
     },
   };
 }
 
-async function follower(port: number, db?: Database) {
+async function follower(port: number, db?: Database, silence = { ms: 0 }) {
   const { dir, cleanup } = makeTempDir('docdb-follower-');
   const database = db ?? (await open(dir));
   const counters = newCounters();
@@ -85,6 +103,7 @@ async function follower(port: number, db?: Database) {
     log: SILENT_LOG,
     counters,
     onLeaderUrl: () => {},
+    silenceMs: () => silence.ms,
   });
   cleanups.push(async () => {
     await f.stop();
@@ -125,7 +144,7 @@ describe('the follower', () => {
     const leader = await scriptedLeader(1);
     const { f, db, counters } = await follower(leader.port);
     const { peer, hello } = await leader.accept();
-    expect(hello).toMatchObject({ seq: 0, lastTerm: 0, term: 1, node: 'f' });
+    expect(hello).toMatchObject({ seq: 0, runs: [], term: 1, node: 'f', silenceMs: 0 });
     await next(peer, 'ack');
     await peer.send({ t: 'entries', entries: [encodeEntry(insert(1)), encodeEntry(insert(3))] });
     expect(await next(peer, 'resend')).toEqual({ t: 'resend', after: 1 });
@@ -163,34 +182,91 @@ describe('the follower', () => {
     await ackOf(peer, 2);
   });
 
-  it('refuses a leader of an older term before taking anything', async () => {
+  it('refuses a leader of an older term before taking anything, once it has proved itself to it', async () => {
     const leader = await scriptedLeader(1);
     const { dir, cleanup } = makeTempDir('docdb-follower-');
     const db = await open(dir);
     await db.setTerm(3);
     cleanups.push(cleanup);
     const { f } = await follower(leader.port, db);
-    const peer = await new Promise<Peer>((resolve, reject) => {
-      leader
-        .accept()
-        .then(({ peer: p }) => resolve(p))
-        .catch(reject);
-    }).catch(() => undefined);
-    expect(peer).toBeUndefined();
+    // The stale leader gets the hello and the proof (so it can turn read-only), then the
+    // follower hangs up: the welcome and whatever follows it are never read (sending them
+    // may fail on the closed connection).
+    const accepted = leader.accept().then(
+      ({ hello }) => hello.term,
+      () => 'cut',
+    );
     await until(() => (f.status().lastError ?? '').includes('stale leader'), 'the refusal');
+    expect([3, 'cut']).toContain(await accepted);
     expect(f.status().lastError).toContain("term 1, older than this node's term 3");
     expect(db.nodeState().lastSeq).toBe(0);
   });
 
-  it('keeps the leader contact fresh from heartbeats while idle', async () => {
+  it('keeps the leader contact fresh from heartbeats, answers each with its echo, and is armed only while the leader holds its lease', async () => {
     const leader = await scriptedLeader(1);
-    const { f } = await follower(leader.port);
-    const { peer } = await leader.accept();
-    await next(peer, 'ack');
+    const silence = { ms: 3000 };
+    const { f } = await follower(leader.port, undefined, silence);
+    const { peer, hello } = await leader.accept();
+    expect(hello.silenceMs).toBe(3000);
+    expect(await next(peer, 'ack')).toEqual({ t: 'ack', seq: 0, silenceMs: 3000 });
     const before = f.lastContactMs;
     await new Promise((resolve) => setTimeout(resolve, 50));
-    await peer.send({ t: 'heartbeat', seq: 7, term: 1, atMs: Date.now() });
-    await until(() => f.lastContactMs > before, 'contact');
+    expect(f.armed).toBe(false);
+    await peer.send({
+      t: 'heartbeat',
+      seq: 7,
+      term: 1,
+      atMs: Date.now(),
+      stampMs: 1234,
+      held: true,
+    });
+    expect(await next(peer, 'ack')).toEqual({ t: 'ack', seq: 0, silenceMs: 3000, echoMs: 1234 });
+    expect(f.lastContactMs).toBeGreaterThan(before);
+    expect(f.armed).toBe(true);
     expect(f.status()).toMatchObject({ leaderSeq: 7, lagEntries: 7, connected: true });
+    // The watch is off: the next ack says so, and a heartbeat without the lease disarms it.
+    silence.ms = 0;
+    await peer.send({
+      t: 'heartbeat',
+      seq: 7,
+      term: 1,
+      atMs: Date.now(),
+      stampMs: 1300,
+      held: false,
+    });
+    expect(await next(peer, 'ack')).toEqual({ t: 'ack', seq: 0, silenceMs: 0, echoMs: 1300 });
+    expect(f.armed).toBe(false);
+  });
+
+  it('answers probes with its links, and draws a new term tag when told its own is taken', async () => {
+    const leader = await scriptedLeader(1, { tagTaken: true });
+    const { dir, cleanup } = makeTempDir('docdb-follower-');
+    cleanups.push(cleanup);
+    const db = await open(dir);
+    for (let i = 0; i < 3; i++) await db.collection('c').insert({ i });
+    await db.setTermTag(5);
+    const { f } = await follower(leader.port, db);
+    const { peer, hello, chains } = await leader.accept([0, 2, 3, 9]);
+    expect(hello).toMatchObject({ seq: 3, tag: 5, runs: [{ term: 1, from: 1 }] });
+    expect(hello.lastChain).toBe(db.chainAt(3));
+    expect(chains?.samples).toEqual([
+      { seq: 0 },
+      { seq: 2, chain: db.chainAt(2) },
+      { seq: 3, chain: db.chainAt(3) },
+      { seq: 9 },
+    ]);
+    await next(peer, 'ack');
+    await until(() => db.termTag() !== 5, 'a new tag');
+    expect(f.status().connected).toBe(true);
+  });
+
+  it('tells the leader it no longer watches it when it stops on its way out', async () => {
+    const leader = await scriptedLeader(1);
+    const { f } = await follower(leader.port, undefined, { ms: 2000 });
+    const { peer } = await leader.accept();
+    await next(peer, 'ack');
+    const goodbye = next(peer, 'ack');
+    await f.stop({ release: true });
+    expect(await goodbye).toMatchObject({ t: 'ack', silenceMs: 0 });
   });
 });

@@ -1,28 +1,31 @@
 /**
  * The follower's side: connects to the leader (TLS when the node has TLS), says hello with
- * its last seq and term, proves and checks the shared secret, refuses a leader of an older
- * term, rolls back what the leader says it never had, loads a snapshot when told, then
- * applies pushed entries in seq order through the write gate's replication bypass and
- * acknowledges them. A seq that is not the next one is a gap: counted, never applied, asked
- * for again. Any failure ends the connection; it reconnects with backoff and jitter.
+ * its last seq, hash-chain link, term history, term tag and auto-failover silence, proves
+ * and checks the shared secret, refuses a leader of an older term, answers the leader's
+ * probes for its links (where their histories part), rolls back what the leader says it
+ * never had, loads a snapshot when told, then applies pushed entries in seq order through
+ * the write gate's replication bypass and acknowledges them, and answers every heartbeat
+ * with an ack that echoes its stamp (the leader's lease, lease.ts). A seq that is not the
+ * next one is a gap: counted, never applied, asked for again. Any failure ends the
+ * connection; it reconnects with backoff and jitter.
  */
 
-import * as net from 'node:net';
 import * as path from 'node:path';
-import * as tls from 'node:tls';
 import { type ChangeEntry, type Database, decodeEntry } from '../engine/index.js';
 import { DbError } from '../errors/index.js';
 import type { Document, FollowerView } from '../types/index.js';
-import { checkProof, newNonce, proofOf } from './handshake.js';
+import { checkProof, introduce, refusedBy } from './handshake.js';
 import type { ReplicationCounters, ReplicationLog } from './log.js';
-import { Peer } from './peer.js';
-import { type MessageOf, PROTOCOL_VERSION } from './protocol.js';
+import { connectPeer, type Peer } from './peer.js';
+import type { MessageOf } from './protocol.js';
 import { writeRollbackFile } from './rollback.js';
+import { describeTerm, drawTag } from './terms.js';
 import {
   CONNECT_TIMEOUT_MS,
   HANDSHAKE_TIMEOUT_MS,
   LEADER_SILENCE_RECONNECT_MS,
   reconnectDelayMs,
+  sleep,
 } from './timing.js';
 
 export interface FollowerOptions {
@@ -38,6 +41,8 @@ export interface FollowerOptions {
   counters: ReplicationCounters;
   /** The leader told where clients send writes (its HTTP address). */
   onLeaderUrl(url: string): void;
+  /** This node's auto-failover silence in ms, 0 while it does not watch (told to the leader). */
+  silenceMs(): number;
 }
 
 export type { FollowerView } from '../types/index.js';
@@ -54,8 +59,17 @@ export class ReplicationFollower {
   private running: Promise<void> | undefined;
   private attempt = 0;
   private view: FollowerView;
-  /** Millisecond time of the last message from the leader (or of the start). */
-  lastContactMs = Date.now();
+  /** performance.now() of the last message from the leader (or of the start). */
+  lastContactMs = performance.now();
+  /**
+   * True while the leader's last heartbeat said it holds this follower's lease (written where
+   * a restart of the leader finds it): only then may auto-failover promote this node. A
+   * follower that never reached its leader, or whose silence the leader has not recorded yet,
+   * stays unarmed: the leader may still be acknowledging writes.
+   */
+  armed = false;
+  /** The stamp of the last heartbeat received, echoed in acks (the leader's lease). */
+  private lastStampMs: number | undefined;
   /** The next seq this follower expects. */
   private expected = 1;
   /** The last gap asked for again, so one gap is asked once. */
@@ -86,6 +100,11 @@ export class ReplicationFollower {
     this.needSnapshot = options.db.snapshotLoadPending() !== undefined;
   }
 
+  /** The leader it follows: where, and its name once a handshake told it. */
+  target(): { host: string; port: number; name: string | null } {
+    return { host: this.options.host, port: this.options.port, name: this.view.leaderName };
+  }
+
   /** The follower's state, as a copy. */
   status(): FollowerView {
     const { leaderSeq, appliedSeq } = this.view;
@@ -102,10 +121,18 @@ export class ReplicationFollower {
     this.running ??= this.loop();
   }
 
-  /** Stops following and waits until every entry received is applied (or failed). */
-  async stop(): Promise<void> {
+  /**
+   * Stops following and waits until every entry received is applied (or failed). With
+   * `release`, it first tells the leader it no longer watches it, so the leader's lease no
+   * longer waits for it (a node shutting down; never a promotion, which must let it lapse).
+   */
+  async stop(options: { release?: boolean } = {}): Promise<void> {
     this.stopper.abort();
-    this.peer?.close(new DbError('ERR_REPLICATION_CONNECTION', 'this follower stopped following'));
+    const peer = this.peer;
+    if (options.release && peer?.open && this.view.state === 'streaming') {
+      await peer.finish(this.ack(this.view.appliedSeq, 0)).catch(() => {});
+    }
+    peer?.close(new DbError('ERR_REPLICATION_CONNECTION', 'this follower stopped following'));
     await this.running;
     await this.applying.catch(() => {});
     this.view.state = 'stopped';
@@ -147,34 +174,17 @@ export class ReplicationFollower {
 
   private connect(): Promise<Peer> {
     const { host, port } = this.options;
-    const address = `${host}:${port}`;
-    return new Promise((resolve, reject) => {
-      // The TLS certificate is not checked against a CA: the handshake's proofs, bound to the
-      // TLS session, authenticate both ends when a secret is set (docs/replication.md).
-      const socket = this.options.tls
-        ? tls.connect({ host, port, rejectUnauthorized: false, servername: servername(host) })
-        : net.connect({ host, port });
-      const timer = setTimeout(() => {
-        socket.destroy();
-        reject(
-          new DbError('ERR_REPLICATION_CONNECTION', `no answer from the leader at ${address}`),
-        );
-      }, CONNECT_TIMEOUT_MS);
-      socket.once(this.options.tls ? 'secureConnect' : 'connect', () => {
-        clearTimeout(timer);
-        socket.removeAllListeners('error');
-        resolve(new Peer(socket, address));
-      });
-      socket.once('error', (error: NodeJS.ErrnoException) => {
-        clearTimeout(timer);
-        reject(
-          new DbError(
-            'ERR_REPLICATION_CONNECTION',
-            `cannot reach the leader at ${address} (${error.code ?? error.message})`,
-          ),
-        );
-      });
+    return connectPeer(host, port, {
+      tls: this.options.tls === true,
+      timeoutMs: CONNECT_TIMEOUT_MS,
+      what: 'the leader',
     });
+  }
+
+  /** An ack of `seq`, with this node's silence and the last heartbeat's stamp. */
+  private ack(seq: number, silenceMs = this.options.silenceMs()): MessageOf<'ack'> {
+    const echo = this.lastStampMs;
+    return { t: 'ack', seq, silenceMs, ...(echo !== undefined && { echoMs: echo }) };
   }
 
   /** One connection's life: the handshake, a catch-up, then entries until it ends. */
@@ -183,6 +193,7 @@ export class ReplicationFollower {
     this.attempt = 0;
     this.view.connected = true;
     this.view.lastError = null;
+    this.lastStampMs = undefined;
     this.touch();
     const { db, log } = this.options;
     this.view.leaderName = welcome.node;
@@ -190,8 +201,9 @@ export class ReplicationFollower {
     this.view.leaderSeq = welcome.lastSeq;
     if (welcome.httpUrl) this.options.onLeaderUrl(welcome.httpUrl);
     if (welcome.term > db.nodeState().term) await db.setTerm(welcome.term);
+    if (welcome.tagTaken) await this.drawTag();
     log.info(
-      `replication: following ${welcome.node} at ${this.view.leader} (term ${welcome.term}, seq ${welcome.lastSeq}); catching up from ${welcome.catchUp === 'log' ? 'the log' : 'a snapshot'}`,
+      `replication: following ${welcome.node} at ${this.view.leader} (${describeTerm(welcome.term)}, seq ${welcome.lastSeq}); catching up from ${welcome.catchUp === 'log' ? 'the log' : 'a snapshot'}`,
     );
     if (welcome.rollbackAfter !== undefined) this.rollBack(welcome.rollbackAfter, welcome);
     if (welcome.catchUp === 'snapshot') await this.loadSnapshot(peer);
@@ -200,7 +212,7 @@ export class ReplicationFollower {
     this.view.appliedSeq = this.expected - 1;
     this.askedAfter = -1;
     this.group = [];
-    await peer.send({ t: 'ack', seq: this.view.appliedSeq });
+    await peer.send(this.ack(this.view.appliedSeq));
     while (peer.open && !this.stopped) {
       const message = (await peer.receive(['entries', 'heartbeat'], LEADER_SILENCE_RECONNECT_MS)) as
         | MessageOf<'entries'>
@@ -208,6 +220,9 @@ export class ReplicationFollower {
       this.touch();
       if (message.t === 'heartbeat') {
         this.view.leaderSeq = message.seq;
+        this.lastStampMs = message.stampMs;
+        this.armed = message.held;
+        peer.send(this.ack(this.view.appliedSeq)).catch(() => {});
         continue;
       }
       this.takeEntries(peer, message.entries);
@@ -216,39 +231,53 @@ export class ReplicationFollower {
   }
 
   private touch(): void {
-    this.lastContactMs = Date.now();
-    this.view.lastLeaderContactAt = new Date(this.lastContactMs).toISOString();
+    this.lastContactMs = performance.now();
+    this.view.lastLeaderContactAt = new Date().toISOString();
+  }
+
+  /** This node's term tag clashed with another node's: it draws a new one. */
+  private async drawTag(): Promise<void> {
+    const { db, log } = this.options;
+    const tag = drawTag(new Set([db.termTag() ?? 0]));
+    await db.setTermTag(tag);
+    log.info(`replication: this node's term tag was another node's; it drew a new one (${tag})`);
   }
 
   private async handshake(peer: Peer): Promise<MessageOf<'welcome'>> {
     const { db, secret, nodeName } = this.options;
     const position = db.nodeState();
-    const nonce = newNonce();
-    await peer.send({
-      t: 'hello',
-      protocol: PROTOCOL_VERSION,
-      node: nodeName,
-      seq: position.lastSeq,
-      lastTerm: position.lastTerm,
-      term: position.term,
-      nonce,
-      ...(this.needSnapshot && { resync: true }),
-    });
-    const challenge = await peer.receive(['challenge', 'refused'], HANDSHAKE_TIMEOUT_MS);
-    if (challenge.t === 'refused') throw refusedBy(this.view.leader, challenge);
-    if (challenge.t !== 'challenge') throw new Error('unreachable');
+    const { challenge, nonce } = await introduce(
+      peer,
+      {
+        node: nodeName,
+        seq: position.lastSeq,
+        ...(position.lastChain !== undefined && { lastChain: position.lastChain }),
+        runs: [...db.termRuns()],
+        term: position.term,
+        tag: db.termTag() ?? 0,
+        silenceMs: this.options.silenceMs(),
+        ...(this.needSnapshot && { resync: true }),
+      },
+      { secret, timeoutMs: HANDSHAKE_TIMEOUT_MS },
+    );
+    // Proved to it all the same: a stale leader learns of the newer term and turns read-only.
     if (challenge.term < position.term) {
       throw new DbError(
         'ERR_REPLICATION_STALE_LEADER',
-        `the leader at ${this.view.leader} (${challenge.node}) is in term ${challenge.term}, older than this node's term ${position.term}: it is a stale leader, replaced by a promotion; this follower takes no entries from it`,
+        `the leader at ${this.view.leader} (${challenge.node}) is in ${describeTerm(challenge.term)}, older than this node's ${describeTerm(position.term)}: it is a stale leader, replaced by a promotion; this follower takes no entries from it`,
       );
     }
     const binding = peer.binding;
-    await peer.send({
-      t: 'auth',
-      ...(secret !== undefined && { proof: proofOf(secret, 'follower', challenge.nonce, binding) }),
-    });
-    const welcome = await peer.receive(['welcome', 'refused'], HANDSHAKE_TIMEOUT_MS);
+    let welcome = await peer.receive(['probe', 'welcome', 'refused'], HANDSHAKE_TIMEOUT_MS);
+    // The leader asks for this node's links where their histories may part (fork.ts).
+    while (welcome.t === 'probe') {
+      const samples = welcome.seqs.map((seq) => {
+        const chain = db.chainAt(seq);
+        return chain === undefined ? { seq } : { seq, chain };
+      });
+      await peer.send({ t: 'chains', samples });
+      welcome = await peer.receive(['probe', 'welcome', 'refused'], HANDSHAKE_TIMEOUT_MS);
+    }
     if (welcome.t === 'refused') throw refusedBy(this.view.leader, welcome);
     if (welcome.t !== 'welcome') throw new Error('unreachable');
     if (secret !== undefined && !checkProof(secret, 'leader', nonce, welcome.proof, binding)) {
@@ -265,8 +294,10 @@ export class ReplicationFollower {
    * them). Refuses when its log no longer holds all of them: the rest would be lost unseen.
    */
   private rollBack(after: number, welcome: MessageOf<'welcome'>): void {
-    const { db, log, nodeName } = this.options;
+    const { db, log, nodeName, counters } = this.options;
     const { seqFloor } = db.nodeState();
+    // Never silent: counted and logged whether it rolls back or refuses.
+    counters.divergences++;
     if (after < seqFloor) {
       throw new DbError(
         'ERR_REPLICATION_DIVERGED',
@@ -305,10 +336,10 @@ export class ReplicationFollower {
       `replication: loading a snapshot of ${header.collections.length} collections at seq ${header.seq}`,
     );
     this.needSnapshot = true;
-    const { seq, term, lastTerm } = header;
+    const { seq, term, lastTerm, lastChain, runs } = header;
     const progress = { seq, documents: 0 };
     this.view.snapshot = progress;
-    const load = await db.startSnapshotLoad({ seq, term, lastTerm });
+    const load = await db.startSnapshotLoad({ seq, term, lastTerm, lastChain, runs });
     for (const collection of header.collections) {
       await load.addCollection(collection.name, collection.indexes);
     }
@@ -387,7 +418,7 @@ export class ReplicationFollower {
         this.appliesInFlight--;
         this.view.appliedSeq = last;
         counters.entriesApplied += entries.length;
-        peer.send({ t: 'ack', seq: last }).catch(() => {});
+        peer.send(this.ack(last)).catch(() => {});
       },
       (error: unknown) => {
         this.appliesInFlight--;
@@ -403,32 +434,4 @@ export class ReplicationFollower {
     );
     this.applying = this.applying.then(() => applied);
   }
-}
-
-function refusedBy(leader: string, refusal: MessageOf<'refused'>): DbError {
-  return new DbError(
-    'ERR_REPLICATION_REFUSED',
-    `the leader at ${leader} refused this follower: ${refusal.reason}`,
-    {
-      code: refusal.code,
-    },
-  );
-}
-
-/** TLS SNI takes a host name, never an address. */
-function servername(host: string): string | undefined {
-  return net.isIP(host) === 0 ? host : undefined;
-}
-
-function sleep(ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve) => {
-    if (signal.aborted) return resolve();
-    const timer = setTimeout(done, ms);
-    function done() {
-      clearTimeout(timer);
-      signal.removeEventListener('abort', done);
-      resolve();
-    }
-    signal.addEventListener('abort', done, { once: true });
-  });
 }

@@ -3,10 +3,14 @@
  * answers HMAC-SHA256(secret, role label + nonce), checked in constant time. The secret never
  * crosses the wire, an answer is good for one nonce only (a replayed one fails), and the
  * labels keep a proof made for one direction from being reflected back in the other. On TLS
- * the proofs are bound to the TLS session, so they also authenticate the channel.
+ * the proofs are bound to the TLS session, so they also authenticate the channel. Also the
+ * connecting side's opening (`introduce`), which a follower and a promoted node's notice share.
  */
 
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
+import { DbError } from '../errors/index.js';
+import type { Peer } from './peer.js';
+import { type MessageOf, PROTOCOL_VERSION } from './protocol.js';
 
 /** Bytes of a nonce. */
 export const NONCE_BYTES = 32;
@@ -49,4 +53,43 @@ export function checkProof(
   const expected = proofOf(secret, role, nonce, binding);
   if (!proof || proof.length !== expected.length) return false;
   return timingSafeEqual(expected, proof);
+}
+
+/** What the connecting side says of itself: a hello without its type, version and nonce. */
+export type Introduction = Omit<MessageOf<'hello'>, 't' | 'protocol' | 'nonce'>;
+
+/**
+ * The connecting side's opening: says hello, takes the listener's challenge, and proves it
+ * knows `secret` (when set), whatever the challenge says: a listener of an older term learns
+ * of this side's newer one only from a node that proved itself. Answers the challenge and
+ * this side's nonce, which the listener's own proof (in its answer) must be over. A refusal
+ * rejects with ERR_REPLICATION_REFUSED naming its reason.
+ */
+export async function introduce(
+  peer: Peer,
+  hello: Introduction,
+  options: { secret: string | undefined; timeoutMs: number },
+): Promise<{ challenge: MessageOf<'challenge'>; nonce: Buffer }> {
+  const { secret, timeoutMs } = options;
+  const nonce = newNonce();
+  await peer.send({ t: 'hello', protocol: PROTOCOL_VERSION, nonce, ...hello });
+  const challenge = await peer.receive(['challenge', 'refused'], timeoutMs);
+  if (challenge.t === 'refused') throw refusedBy(peer.address, challenge);
+  if (challenge.t !== 'challenge') throw new Error('unreachable');
+  await peer.send({
+    t: 'auth',
+    ...(secret !== undefined && {
+      proof: proofOf(secret, 'follower', challenge.nonce, peer.binding),
+    }),
+  });
+  return { challenge, nonce };
+}
+
+/** The error a refusal from the listener at `address` (`host:port`) becomes. */
+export function refusedBy(address: string, refusal: MessageOf<'refused'>): DbError {
+  return new DbError(
+    'ERR_REPLICATION_REFUSED',
+    `the node at ${address} refused this one: ${refusal.reason}`,
+    { code: refusal.code },
+  );
 }

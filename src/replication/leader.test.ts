@@ -1,19 +1,26 @@
 /**
  * The leader's handshake against hand-made followers on a real socket: the right proof is
  * welcomed; a proof replayed from an earlier session, a wrong one and a missing one are refused
- * with a reason; another protocol version is refused naming both; garbage, an oversize frame
- * and an HTTP request close the connection; and the leader keeps serving followers after each.
- * It keeps the entries a connected follower has not acknowledged, up to four times the log's
- * byte bound.
+ * with a reason; another protocol version (a version-1 hello too) is refused naming both;
+ * garbage, an oversize frame and an HTTP request close the connection; and the leader keeps
+ * serving followers after each. A newer term fences it only from a node that proved the
+ * secret, and a promoted node's notice is answered and fences it with where the new leader
+ * is. A follower that watches it is written to the lease record before its welcome, armed by
+ * the heartbeats, and renews the lease with echoed stamps. Only entries a session sent and
+ * the follower acknowledged count for syncFollowers. It keeps the entries a connected
+ * follower has not acknowledged, up to four times the log's byte bound.
  */
 
+import * as fs from 'node:fs';
 import * as net from 'node:net';
+import * as path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { type Database, open } from '../engine/index.js';
+import { open } from '../engine/index.js';
 import { makeTempDir } from '../../test/support/temp-dir.js';
 import { encodeFrame } from './frames.js';
 import { newNonce, proofOf } from './handshake.js';
-import { ReplicationLeader } from './leader.js';
+import { type NoticeFrom, ReplicationLeader } from './leader.js';
+import { Lease, LEASE_FILE } from './lease.js';
 import { newCounters, SILENT_LOG } from './log.js';
 import { Peer } from './peer.js';
 import { type Message, type MessageOf, PROTOCOL_VERSION } from './protocol.js';
@@ -24,9 +31,11 @@ afterEach(async () => {
   for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
 });
 
-async function leader(changeLogRetainBytes?: number): Promise<{ port: number; db: Database }> {
+async function leader(changeLogRetainBytes?: number) {
   const { dir, cleanup } = makeTempDir('docdb-leader-');
   const db = await open(dir, changeLogRetainBytes ? { changeLogRetainBytes } : {});
+  const fenced: Array<{ term: number; by: string; notice?: NoticeFrom }> = [];
+  const lease = new Lease(dir);
   const server = await ReplicationLeader.listen({
     db,
     nodeName: 'L',
@@ -35,14 +44,15 @@ async function leader(changeLogRetainBytes?: number): Promise<{ port: number; db
     secret: SECRET,
     log: SILENT_LOG,
     counters: newCounters(),
-    onHigherTerm: () => {},
+    lease,
+    onHigherTerm: (term, by, notice) => fenced.push({ term, by, ...(notice && { notice }) }),
   });
   cleanups.push(async () => {
     await server.close();
     await db.close();
     cleanup();
   });
-  return { port: server.port, db };
+  return { port: server.port, db, server, lease, fenced, dir };
 }
 
 async function connect(port: number): Promise<Peer> {
@@ -53,23 +63,51 @@ async function connect(port: number): Promise<Peer> {
   return peer;
 }
 
-function hello(nonce: Uint8Array, protocol = PROTOCOL_VERSION): Message {
-  return { t: 'hello', protocol, node: 'F', seq: 0, lastTerm: 0, term: 1, nonce };
+function hello(
+  nonce: Uint8Array,
+  protocol = PROTOCOL_VERSION,
+  more: Partial<MessageOf<'hello'>> = {},
+): Message {
+  return {
+    t: 'hello',
+    protocol,
+    node: 'F',
+    seq: 0,
+    runs: [],
+    term: 1,
+    tag: 7,
+    silenceMs: 0,
+    nonce,
+    ...more,
+  };
 }
 
 /** Runs a handshake with `answer` computing the proof from the leader's challenge. */
 async function handshake(
   port: number,
   answer: (challenge: MessageOf<'challenge'>) => Uint8Array | undefined,
+  more: Partial<MessageOf<'hello'>> = {},
 ): Promise<Message> {
+  const { reply } = await session(port, answer, more);
+  return reply;
+}
+
+/** A handshake that keeps its connection, for what comes after the welcome. */
+async function session(
+  port: number,
+  answer: (challenge: MessageOf<'challenge'>) => Uint8Array | undefined,
+  more: Partial<MessageOf<'hello'>> = {},
+): Promise<{ peer: Peer; reply: Message }> {
   const peer = await connect(port);
-  await peer.send(hello(newNonce()));
+  await peer.send(hello(newNonce(), PROTOCOL_VERSION, more));
   const challenge = (await peer.receive(['challenge'], 5000)) as MessageOf<'challenge'>;
   expect(challenge).toMatchObject({ node: 'L', term: 1, secret: true });
   const proof = answer(challenge);
   await peer.send({ t: 'auth', ...(proof && { proof }) });
-  return peer.receive(['welcome', 'refused'], 5000);
+  return { peer, reply: await peer.receive(['welcome', 'refused', 'noticed'], 5000) };
 }
+
+const right = (c: MessageOf<'challenge'>) => proofOf(SECRET, 'follower', c.nonce);
 
 /** True once the leader closed the connection. */
 function closedBy(peer: Peer): Promise<boolean> {
@@ -113,8 +151,109 @@ describe('the leader handshake', () => {
     await peer.send(hello(newNonce(), 9));
     const refused = (await peer.receive(['refused'], 5000)) as MessageOf<'refused'>;
     expect(refused.reason).toBe(
-      `this leader speaks replication protocol ${PROTOCOL_VERSION}; the follower speaks 9`,
+      `this leader speaks replication protocol ${PROTOCOL_VERSION}; the follower speaks 9: run the same docdb version on both`,
     );
+    // A follower of version 1 says a hello without this version's fields: refused the same way.
+    const old = await connect(port);
+    await old.send({
+      t: 'hello',
+      protocol: 1,
+      node: 'F',
+      seq: 0,
+      lastTerm: 0,
+      term: 1,
+      nonce: newNonce(),
+    } as unknown as Message);
+    const refusedOld = (await old.receive(['refused'], 5000)) as MessageOf<'refused'>;
+    expect(refusedOld).toMatchObject({ code: 'ERR_REPLICATION_PROTOCOL' });
+    expect(refusedOld.reason).toContain('the follower speaks 1');
+  });
+
+  it('is fenced by a newer term only from a node that proved the secret', async () => {
+    const { port, fenced } = await leader();
+    const wrong = await handshake(port, (c) => proofOf('guess', 'follower', c.nonce), { term: 99 });
+    expect(wrong).toMatchObject({ t: 'refused', code: 'ERR_REPLICATION_AUTH' });
+    expect(fenced).toEqual([]);
+    const newer = await handshake(port, right, { term: 99 });
+    expect(newer).toMatchObject({ t: 'refused', code: 'ERR_REPLICATION_STALE_LEADER' });
+    expect(fenced).toMatchObject([{ term: 99 }]);
+    expect(fenced[0]?.notice).toBeUndefined();
+  });
+
+  it("answers a promoted node's notice with its term and proof, and is fenced by a newer one", async () => {
+    const { port, fenced } = await leader();
+    const nonce = newNonce();
+    const peer = await connect(port);
+    const notice = { port: 4321, httpUrl: 'http://127.0.0.1:4000', silenceMs: 2000 };
+    await peer.send(hello(nonce, PROTOCOL_VERSION, { term: 99, notice }));
+    const challenge = (await peer.receive(['challenge'], 5000)) as MessageOf<'challenge'>;
+    await peer.send({ t: 'auth', proof: right(challenge) });
+    const noticed = (await peer.receive(['noticed'], 5000)) as MessageOf<'noticed'>;
+    expect(noticed).toMatchObject({ t: 'noticed', term: 1, fenced: true });
+    expect(Buffer.from(noticed.proof as Uint8Array)).toEqual(proofOf(SECRET, 'leader', nonce));
+    expect(fenced).toEqual([
+      {
+        term: 99,
+        by: 'F (its notice)',
+        notice: { address: '127.0.0.1:4321', httpUrl: 'http://127.0.0.1:4000', silenceMs: 2000 },
+      },
+    ]);
+    // An advertised address stands; an older term is answered and fences nothing.
+    const older = await handshake(port, right, {
+      term: 0,
+      notice: { ...notice, address: 'b.example:5500' },
+    });
+    expect(older).toMatchObject({ t: 'noticed', term: 1, fenced: false });
+    expect(fenced).toHaveLength(1);
+  });
+
+  it('records a watching follower before its welcome, arms it, and takes its echoes as the lease', async () => {
+    const { port, lease, dir } = await leader();
+    expect(lease.view()).toEqual({ required: false, valid: true, holders: [] });
+    const { peer, reply } = await session(port, right, { silenceMs: 4000 });
+    expect(reply.t).toBe('welcome');
+    expect(JSON.parse(fs.readFileSync(path.join(dir, LEASE_FILE), 'utf8'))).toEqual({
+      holders: [{ name: 'F', silenceMs: 4000 }],
+    });
+    // Lapsed until the follower answers a heartbeat with its stamp.
+    expect(lease.lapsed()).toContain('has not heard from its auto-failover follower F');
+    const beat = (await peer.receive(['heartbeat'], 5000)) as MessageOf<'heartbeat'>;
+    expect(beat.held).toBe(true);
+    await peer.send({ t: 'ack', seq: 0, silenceMs: 4000, echoMs: beat.stampMs });
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    expect(lease.lapsed()).toBeUndefined();
+    // 4 s of silence, a 1 s margin: the lease runs about 3 s from the heartbeat's stamp.
+    const validForMs = lease.view().holders[0]?.validForMs ?? 0;
+    expect(validForMs).toBeGreaterThan(2500);
+    expect(validForMs).toBeLessThanOrEqual(3000);
+    // The follower stops watching: released, and the record goes.
+    await peer.send({ t: 'ack', seq: 0, silenceMs: 0 });
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    expect(lease.view().required).toBe(false);
+    expect(fs.existsSync(path.join(dir, LEASE_FILE))).toBe(false);
+  });
+
+  it('counts for syncFollowers only entries the session sent and the follower acknowledged', async () => {
+    const { port, db, server } = await leader();
+    for (let i = 0; i < 3; i++) await db.collection('c').insert({ i });
+    const runs = [...db.termRuns()];
+    const lastChain = db.chainAt(3);
+    // A follower that holds seqs 1-3 (its history agrees) joins after them.
+    const { peer, reply } = await session(port, right, {
+      seq: 3,
+      runs,
+      ...(lastChain && { lastChain }),
+    });
+    expect(reply).toMatchObject({ t: 'welcome', catchUp: 'log' });
+    await peer.send({ t: 'ack', seq: 3, silenceMs: 0 });
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    // What it held when it joined does not count; what it applies from this session does.
+    expect(server.ackedBy(3)).toBe(0);
+    await db.collection('c').insert({ i: 3 });
+    await peer.send({ t: 'ack', seq: 4, silenceMs: 0 });
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    expect(server.ackedBy(4)).toBe(1);
+    expect(server.ackedBy(3)).toBe(0);
   });
 
   it('closes on garbage, an oversize frame or HTTP, and keeps serving', async () => {
@@ -123,7 +262,7 @@ describe('the leader handshake', () => {
       Buffer.from([0, 0, 0, 3, 0xc1, 0xc1, 0xc1]),
       Buffer.from([0xff, 0xff, 0xff, 0xff]),
       Buffer.from('GET / HTTP/1.1\r\nHost: x\r\n\r\n'),
-      encodeFrame({ t: 'ack', seq: 1 }),
+      encodeFrame({ t: 'ack', seq: 1, silenceMs: 0 }),
     ];
     for (const payload of payloads) {
       const peer = await connect(port);

@@ -1,10 +1,13 @@
 /**
  * The leader's side: a TCP (or TLS) listener on the replication port and one session per
- * follower. A session checks the hello, proves and checks the shared secret, decides where
- * the follower catches up (catch-up.ts), sends a snapshot when it must, then pushes entries
- * as they commit (no polling), a heartbeat every second, and takes acknowledgements: they
- * move the follower's retention hold and release writes waiting for `syncFollowers`. It
- * never writes data; a follower with a higher term makes it call `onHigherTerm`.
+ * follower. A session checks the hello, proves and checks the shared secret, finds where the
+ * follower's history parts from this one (fork.ts, asking the follower for links) and so
+ * where it catches up (catch-up.ts), sends a snapshot when it must, then pushes entries as
+ * they commit (no polling), heartbeats stamped with this node's clock, and takes
+ * acknowledgements: they move the follower's retention hold, renew the lease of a follower
+ * that watches (lease.ts), and release writes waiting for `syncFollowers`, but only for
+ * entries this session sent and the follower applied. It never writes data; a follower or a
+ * promoted node's notice with a higher term makes it call `onHigherTerm`.
  */
 
 import * as net from 'node:net';
@@ -18,11 +21,26 @@ import {
   REPLICATION_SNAPSHOT_BATCH_DOCS,
 } from '../util/index.js';
 import { planCatchUp } from './catch-up.js';
+import { ForkSearch, type ForkStep } from './fork.js';
 import { checkProof, newNonce, proofOf } from './handshake.js';
+import { heartbeatPeriodMs, type Lease } from './lease.js';
 import type { ReplicationCounters, ReplicationLog } from './log.js';
 import { Peer } from './peer.js';
-import { type MessageOf, PROTOCOL_VERSION } from './protocol.js';
+import { checkHello, type MessageOf, PROTOCOL_VERSION } from './protocol.js';
+import { describeTerm } from './terms.js';
 import { HANDSHAKE_TIMEOUT_MS, HEARTBEAT_MS } from './timing.js';
+
+/** Probes one fork search may take before the follower is refused (each narrows 32-fold). */
+const FORK_ROUNDS_MAX = 16;
+
+/** What a promoted node's notice says of it, for a fenced node that rejoins it. */
+export interface NoticeFrom {
+  /** Where its replication listener is reached, `host:port`. */
+  address: string;
+  httpUrl: string | undefined;
+  /** Its auto-failover silence as a follower, in ms (0: none). */
+  silenceMs: number;
+}
 
 export interface LeaderOptions {
   db: Database;
@@ -38,8 +56,13 @@ export interface LeaderOptions {
   httpUrl?: string | undefined;
   log: ReplicationLog;
   counters: ReplicationCounters;
-  /** A follower showed a newer term than this node's: this leader is stale. */
-  onHigherTerm(term: number, follower: string): void;
+  /** The lease this leader holds from its auto-failover followers. */
+  lease: Lease;
+  /**
+   * A follower or a notice showed a newer term than this node's: this leader is stale. A
+   * notice says where the node that leads now is.
+   */
+  onHigherTerm(term: number, by: string, notice?: NoticeFrom): void;
 }
 
 export type { FollowerLink } from '../types/index.js';
@@ -140,11 +163,28 @@ export class ReplicationLeader {
     });
   }
 
-  /** How many connected followers have acknowledged `seq`. */
+  /**
+   * How many connected followers have applied `seq` as part of their session: an entry this
+   * leader sent them and they acknowledged, never a position they claimed when they joined.
+   */
   ackedBy(seq: number): number {
     let count = 0;
-    for (const session of this.sessions) if (session.link.acknowledgedSeq >= seq) count++;
+    for (const session of this.sessions) if (session.confirms(seq)) count++;
     return count;
+  }
+
+  /** True while a follower named `name` is connected (past its handshake). */
+  hasFollower(name: string): boolean {
+    return [...this.sessions].some((s) => s.link.name === name && s.link.state !== 'handshake');
+  }
+
+  /** The term tags of the connected followers but `except`. */
+  tagsBut(except: LeaderSession): Set<number> {
+    const tags = new Set<number>();
+    for (const session of this.sessions) {
+      if (session !== except && session.tag !== undefined) tags.add(session.tag);
+    }
+    return tags;
   }
 
   /** A follower acknowledged (or left): wake the writes it satisfied. */
@@ -168,11 +208,20 @@ export class ReplicationLeader {
 
 class LeaderSession {
   readonly link: FollowerLink;
+  /** The follower's term tag, once its hello said it. */
+  tag: number | undefined;
   private readonly stopper = new AbortController();
   private hold: ReturnType<Database['holdChanges']> | undefined;
   /** Set when the follower asked again from a seq (a gap): the stream restarts there. */
   private restartAfter: number | undefined;
   private wake = new AbortController();
+  /** Where this session's stream began: the follower's position as it joined. */
+  private startAfter = 0;
+  /** The last seq the follower acknowledged past `startAfter`: applied from this session. */
+  private confirmed = 0;
+  /** The follower's auto-failover silence (0: none), which sets the heartbeat period. */
+  private silenceMs = 0;
+  private heartbeatTimer: NodeJS.Timeout | undefined;
 
   constructor(
     private readonly leader: ReplicationLeader,
@@ -201,16 +250,21 @@ class LeaderSession {
     this.peer.close(new DbError('ERR_REPLICATION_CONNECTION', reason));
   }
 
+  /** True when the follower applied `seq` from this session (see ReplicationLeader.ackedBy). */
+  confirms(seq: number): boolean {
+    return this.startAfter < seq && this.confirmed >= seq;
+  }
+
   async run(): Promise<void> {
     const { log } = this.options;
-    let heartbeat: NodeJS.Timeout | undefined;
     try {
       const start = await this.handshake();
       if (start === undefined) return;
       let after = start;
-      heartbeat = setInterval(() => this.heartbeat(), HEARTBEAT_MS);
       void this.receiveLoop();
+      // Heartbeats start with the stream, or once a snapshot's header is out (it comes first).
       if (this.link.state === 'snapshot') after = await this.sendSnapshot();
+      else this.beat();
       this.link.state = 'streaming';
       await this.stream(after);
     } catch (error) {
@@ -219,13 +273,23 @@ class LeaderSession {
         this.stop((error as Error).message);
       }
     } finally {
-      if (heartbeat) clearInterval(heartbeat);
+      if (this.heartbeatTimer) clearInterval(this.heartbeatTimer);
       this.hold?.release();
-      if (this.link.name !== '') {
+      if (this.link.name !== '' && this.link.state !== 'handshake') {
         const why = this.peer.endReason?.message ?? 'the session ended';
         log.info(`replication: follower ${this.describe()} disconnected (${why})`);
       }
     }
+  }
+
+  /** (Re)starts the heartbeat at the period the follower's silence asks for. */
+  private beat(): void {
+    if (this.heartbeatTimer) clearInterval(this.heartbeatTimer);
+    this.heartbeat();
+    this.heartbeatTimer = setInterval(
+      () => this.heartbeat(),
+      heartbeatPeriodMs(this.silenceMs, HEARTBEAT_MS),
+    );
   }
 
   private describe(): string {
@@ -238,7 +302,7 @@ class LeaderSession {
     return undefined;
   }
 
-  /** The handshake; answers the seq the stream starts after (or undefined when refused). */
+  /** The handshake; answers the seq the stream starts after (or undefined when it ends here). */
   private async handshake(): Promise<number | undefined> {
     const { db, secret, nodeName } = this.options;
     const hello = (await this.peer.receive(['hello'], HANDSHAKE_TIMEOUT_MS)) as MessageOf<'hello'>;
@@ -246,23 +310,19 @@ class LeaderSession {
     if (hello.protocol !== PROTOCOL_VERSION) {
       return this.refuse(
         'ERR_REPLICATION_PROTOCOL',
-        `this leader speaks replication protocol ${PROTOCOL_VERSION}; the follower speaks ${hello.protocol}`,
+        `this leader speaks replication protocol ${PROTOCOL_VERSION}; the follower speaks ${hello.protocol}: run the same docdb version on both`,
       );
     }
+    checkHello(hello);
+    this.tag = hello.tag;
     const { term } = db.nodeState();
-    if (hello.term > term) {
-      this.options.onHigherTerm(hello.term, this.describe());
-      return this.refuse(
-        'ERR_REPLICATION_STALE_LEADER',
-        `this leader's term ${term} is older than the follower's term ${hello.term}: another node was promoted since; this node has turned read-only`,
-      );
-    }
     const nonce = newNonce();
     await this.peer.send({
       t: 'challenge',
       protocol: PROTOCOL_VERSION,
       node: nodeName,
       term,
+      tag: db.termTag() ?? 0,
       nonce,
       secret: secret !== undefined,
     });
@@ -282,29 +342,118 @@ class LeaderSession {
         );
       }
     }
-    const plan = planCatchUp(db, hello);
+    const proof =
+      secret === undefined ? {} : { proof: proofOf(secret, 'leader', hello.nonce, binding) };
+    if (hello.notice) return this.takeNotice(hello, proof);
+    if (hello.term > term) {
+      this.options.onHigherTerm(hello.term, this.describe());
+      return this.refuse(
+        'ERR_REPLICATION_STALE_LEADER',
+        `this leader's ${describeTerm(term)} is older than the follower's ${describeTerm(hello.term)}: another node was promoted since; this node has turned read-only`,
+      );
+    }
+    const fork = await this.findFork(hello);
     const position = db.nodeState();
+    const plan = planCatchUp(position.seqFloor, hello, fork.fork);
+    if (plan.rollbackAfter !== undefined) this.diverged(hello, fork, plan.rollbackAfter);
+    // Recorded before the welcome that arms the follower's watch (lease.ts).
+    this.options.lease.join(hello.node, hello.silenceMs);
+    this.silenceMs = hello.silenceMs;
     // Keep what the follower still needs from trims before telling it where it starts.
     this.hold = db.holdChanges(plan.catchUp === 'log' ? plan.after : position.lastSeq);
+    const { tag } = hello;
+    const tagTaken = tag === db.termTag() || this.leader.tagsBut(this).has(tag);
     await this.peer.send({
       t: 'welcome',
       node: nodeName,
       term: position.term,
       lastSeq: position.lastSeq,
       catchUp: plan.catchUp,
-      ...(secret !== undefined && { proof: proofOf(secret, 'leader', hello.nonce, binding) }),
+      ...proof,
       ...(this.options.httpUrl && { httpUrl: this.options.httpUrl }),
       ...(plan.rollbackAfter !== undefined && { rollbackAfter: plan.rollbackAfter }),
+      ...(tagTaken && { tagTaken }),
     });
     this.link.state = plan.catchUp === 'snapshot' ? 'snapshot' : 'streaming';
-    this.link.acknowledgedSeq = plan.catchUp === 'log' ? plan.after : 0;
-    this.link.sentSeq = this.link.acknowledgedSeq;
+    this.startAfter = plan.catchUp === 'log' ? plan.after : 0;
+    this.link.acknowledgedSeq = this.startAfter;
+    this.link.sentSeq = this.startAfter;
     this.options.log.info(
       `replication: follower ${this.describe()} joined at seq ${hello.seq}; catching up from ${
         plan.catchUp === 'log' ? `the log after ${plan.after}` : 'a snapshot'
       }${plan.rollbackAfter === undefined ? '' : `; it rolls back its entries after ${plan.rollbackAfter}`}`,
     );
     return plan.after;
+  }
+
+  /**
+   * Finds where the follower's history parts from this one: from both term histories, and
+   * by the hash chain, asking the follower for its links at a few seqs when they must decide.
+   */
+  private async findFork(
+    hello: MessageOf<'hello'>,
+  ): Promise<Exclude<ForkStep, { probe: number[] }>> {
+    const { db } = this.options;
+    const { lastSeq, seqFloor } = db.nodeState();
+    const search = new ForkSearch(
+      { lastSeq, seqFloor, runs: db.termRuns(), chainAt: (seq) => db.chainAt(seq) },
+      { lastSeq: hello.seq, runs: hello.runs, lastChain: hello.lastChain },
+    );
+    for (let round = 0; round < FORK_ROUNDS_MAX; round++) {
+      const step = search.next();
+      if (!('probe' in step)) return step;
+      await this.peer.send({ t: 'probe', seqs: step.probe });
+      const answer = (await this.peer.receive(
+        ['chains'],
+        HANDSHAKE_TIMEOUT_MS,
+      )) as MessageOf<'chains'>;
+      search.take(answer.samples);
+    }
+    throw new DbError(
+      'ERR_REPLICATION_PROTOCOL',
+      `the search for where the follower's history parts from this leader's took more than ${FORK_ROUNDS_MAX} probes`,
+    );
+  }
+
+  /** A follower's history parted from this leader's: never silent (log, status, metrics). */
+  private diverged(
+    hello: MessageOf<'hello'>,
+    fork: Exclude<ForkStep, { probe: number[] }>,
+    after: number,
+  ): void {
+    const { counters, log } = this.options;
+    counters.divergences++;
+    const where =
+      fork.fork === undefined
+        ? `at a point that cannot be placed (${fork.why})`
+        : `after seq ${fork.fork} (found by ${fork.by === 'terms' ? 'the term histories' : 'the hash chain'})`;
+    log.warn(
+      `replication: the history of follower ${this.describe()} (last seq ${hello.seq}) parted from this leader's ${where}: it rolls back its ${hello.seq - after} entries after seq ${after} into rollback files and loads a snapshot`,
+    );
+  }
+
+  /**
+   * A promoted node's notice: the older of the two terms stops taking writes. Answers with
+   * this node's term and proof; when this node is the older, it is fenced once the answer is
+   * on its way (fencing may close this very listener to follow the sender).
+   */
+  private async takeNotice(
+    hello: MessageOf<'hello'>,
+    proof: { proof?: Uint8Array },
+  ): Promise<undefined> {
+    const { term } = this.options.db.nodeState();
+    const notice = hello.notice as NonNullable<MessageOf<'hello'>['notice']>;
+    const fenced = hello.term > term;
+    await this.peer.finish({ t: 'noticed', term, fenced, ...proof });
+    if (fenced) {
+      const host = (this.peer.socket.remoteAddress ?? '127.0.0.1').replace(/^::ffff:/, '');
+      this.options.onHigherTerm(hello.term, `${hello.node} (its notice)`, {
+        address: notice.address ?? `${host.includes(':') ? `[${host}]` : host}:${notice.port}`,
+        httpUrl: notice.httpUrl,
+        silenceMs: notice.silenceMs,
+      });
+    }
+    return undefined;
   }
 
   /** Sends every collection, its indexes and documents at one seq; answers that seq. */
@@ -320,8 +469,11 @@ class LeaderSession {
         seq: snapshot.seq,
         term: snapshot.term,
         lastTerm: snapshot.lastTerm,
+        ...(snapshot.lastChain !== undefined && { lastChain: snapshot.lastChain }),
+        runs: [...snapshot.runs],
         collections: snapshot.collections.map((c) => ({ name: c.name, indexes: c.indexes })),
       });
+      this.beat();
       for (const { name } of snapshot.collections) {
         let batch: Array<{ id: string; doc: unknown }> = [];
         for (const document of snapshot.documents(name)) {
@@ -382,7 +534,11 @@ class LeaderSession {
 
   private heartbeat(): void {
     const { lastSeq, term } = this.options.db.nodeState();
-    this.peer.send({ t: 'heartbeat', seq: lastSeq, term, atMs: Date.now() }).catch(() => {});
+    const stampMs = Math.floor(performance.now());
+    const held = this.options.lease.holds(this.link.name);
+    this.peer
+      .send({ t: 'heartbeat', seq: lastSeq, term, atMs: Date.now(), stampMs, held })
+      .catch(() => {});
   }
 
   /** Takes acknowledgements and requests to resend, until the connection ends. */
@@ -396,17 +552,29 @@ class LeaderSession {
         return;
       }
       if (message.t === 'ack') {
-        if (message.seq > this.link.acknowledgedSeq) {
-          this.link.acknowledgedSeq = message.seq;
-          this.hold?.move(message.seq);
-          this.leader.acked();
-        }
+        this.takeAck(message);
       } else {
         this.link.gaps++;
         this.options.counters.gaps++;
         this.restartAfter = message.after;
         this.wake.abort();
       }
+    }
+  }
+
+  private takeAck(ack: MessageOf<'ack'>): void {
+    if (ack.seq > this.link.acknowledgedSeq) {
+      this.link.acknowledgedSeq = ack.seq;
+      this.hold?.move(ack.seq);
+    }
+    if (ack.seq > this.startAfter && ack.seq > this.confirmed) {
+      this.confirmed = ack.seq;
+      this.leader.acked();
+    }
+    this.options.lease.renew(this.link.name, ack.silenceMs, ack.echoMs);
+    if (ack.silenceMs !== this.silenceMs) {
+      this.silenceMs = ack.silenceMs;
+      this.beat();
     }
   }
 }

@@ -25,5 +25,6 @@ export function newCounters(): ReplicationCounters {
     bytesReceived: 0,
     reconnects: 0,
     gaps: 0,
+    divergences: 0,
   };
 }

@@ -1,14 +1,19 @@
 /**
  * One replication connection as messages: frames out, checked messages in, in order. A
  * protocol error, a socket error or the other side closing ends it; every waiting receive
- * then rejects with the reason. It knows the protocol's messages, not the session's rules.
+ * then rejects with the reason. It knows the protocol's messages, not the session's rules;
+ * `connectPeer` opens one to a listener (a follower's, or a promoted node's notice).
  */
 
-import type { Socket } from 'node:net';
+import * as net from 'node:net';
 import { TLSSocket } from 'node:tls';
+import * as tls from 'node:tls';
 import { DbError } from '../errors/index.js';
 import { encodeFrame, FrameDecoder } from './frames.js';
 import { type Message, type MessageType, parseMessage } from './protocol.js';
+
+/** How long a last message may take to leave before the connection is cut anyway. */
+const FINISH_TIMEOUT_MS = 1000;
 
 interface Waiter {
   resolve: (message: Message) => void;
@@ -27,7 +32,7 @@ export class Peer {
   bytesOut = 0;
 
   constructor(
-    readonly socket: Socket,
+    readonly socket: net.Socket,
     /** `host:port` of the other side, for status and logs. */
     readonly address: string,
   ) {
@@ -83,13 +88,24 @@ export class Peer {
     return this.socket.exportKeyingMaterial(32, 'EXPORTER-docdb-replication', Buffer.alloc(0));
   }
 
-  /** Sends a last message, then closes once it is written (a refusal). */
+  /**
+   * Sends a last message and ends the connection once it is handed to the system (a
+   * refusal, a notice's answer, a follower's goodbye); waits at most FINISH_TIMEOUT_MS.
+   */
   async finish(message: Message): Promise<void> {
     try {
       await this.send(message);
     } finally {
-      this.socket.end();
-      setTimeout(() => this.close(), 1000).unref();
+      const flushed = new Promise<void>((resolve) => {
+        const timer = setTimeout(resolve, FINISH_TIMEOUT_MS);
+        timer.unref();
+        this.socket.end(() => {
+          clearTimeout(timer);
+          resolve();
+        });
+      });
+      await flushed;
+      this.close();
     }
   }
 
@@ -185,4 +201,46 @@ export class Peer {
     }
     for (const listener of this.endListeners.splice(0)) listener(reason);
   }
+}
+
+/**
+ * Connects to the replication listener at `host:port` (TLS when `tls`), within `timeoutMs`;
+ * rejects with ERR_REPLICATION_CONNECTION naming `what` is there ("the leader").
+ */
+export function connectPeer(
+  host: string,
+  port: number,
+  options: { tls: boolean; timeoutMs: number; what: string },
+): Promise<Peer> {
+  const address = `${options.what} at ${host}:${port}`;
+  return new Promise((resolve, reject) => {
+    // The TLS certificate is not checked against a CA: the handshake's proofs, bound to the
+    // TLS session, authenticate both ends when a secret is set (docs/replication.md).
+    const socket = options.tls
+      ? tls.connect({ host, port, rejectUnauthorized: false, servername: servername(host) })
+      : net.connect({ host, port });
+    const timer = setTimeout(() => {
+      socket.destroy();
+      reject(new DbError('ERR_REPLICATION_CONNECTION', `no answer from ${address}`));
+    }, options.timeoutMs);
+    socket.once(options.tls ? 'secureConnect' : 'connect', () => {
+      clearTimeout(timer);
+      socket.removeAllListeners('error');
+      resolve(new Peer(socket, `${host}:${port}`));
+    });
+    socket.once('error', (error: NodeJS.ErrnoException) => {
+      clearTimeout(timer);
+      reject(
+        new DbError(
+          'ERR_REPLICATION_CONNECTION',
+          `cannot reach ${address} (${error.code ?? error.message})`,
+        ),
+      );
+    });
+  });
+}
+
+/** TLS SNI takes a host name, never an address. */
+function servername(host: string): string | undefined {
+  return net.isIP(host) === 0 ? host : undefined;
 }

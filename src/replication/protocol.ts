@@ -1,28 +1,46 @@
 /**
- * The replication protocol, version 1: the messages a follower and a leader exchange over
+ * The replication protocol, version 2: the messages a follower and a leader exchange over
  * frames (frames.ts), and the check every received message passes before anything reads
  * it. A message that breaks the protocol is an error naming what is wrong, never a guess.
  *
  * A session, follower (F) and leader (L):
  *
- *   F → L  hello      protocol, node, seq (last applied), lastTerm (that entry's term), term,
+ *   F → L  hello      protocol, node, seq (last applied), lastChain? (that entry's hash-chain
+ *                     link), runs (its term history), term, tag
+ *                     (its term tag), silenceMs (its auto-failover silence, 0 when off),
  *                     nonce, resync?
- *   L → F  challenge  protocol, node, term, nonce, secret (whether L enforces one)
+ *   L → F  challenge  protocol, node, term, tag, nonce, secret (whether L enforces one)
  *   F → L  auth       proof? = HMAC-SHA256(secret, "follower" + L's nonce)
+ *   L → F  probe      seqs: L asks for F's links there, to find where their logs part
+ *   F → L  chains     samples: F's link at each seq asked (absent where it holds none)
  *   L → F  welcome    node, term, lastSeq, proof? (HMAC over F's nonce), catchUp, httpUrl?,
- *                     rollbackAfter?
+ *                     rollbackAfter?, tagTaken? (F draws another term tag)
  *      or  refused    code, reason — then L closes
  *   L → F  snapshot … documents … snapshotEnd   (when catchUp is "snapshot")
  *   L → F  entries    portable change-log entries in seq order, pushed as they commit
- *   L → F  heartbeat  every second: L's last seq and term
- *   F → L  ack        the last seq F applied (durably)
+ *   L → F  heartbeat  every second, or more often for a follower with a short silence: L's
+ *                     last seq and term, stampMs (L's own clock), held (L holds F's lease)
+ *   F → L  ack        the last seq F applied (durably), F's silenceMs, and the stampMs of the
+ *                     last heartbeat F received (echoMs): what L's lease is measured from
  *   F → L  resend     after: F saw a gap and asks again from after + 1
+ *
+ * A notice is a session of its own: a node promoted over another (N) connects to N's
+ * listener and says hello with `notice` set (its advertised replication address, HTTP
+ * address and silence); after the same challenge and proofs, N answers `noticed` with its
+ * own term, fenced when N's term was the older, and its proof. A hello of another protocol version is
+ * refused with a reason before anything else of it is read.
  */
 
 import { DbError } from '../errors/index.js';
+import type { TermRun } from '../types/index.js';
+import { PROBE_SEQS_MAX } from './fork.js';
+import { TERM_TAGS } from './terms.js';
+
+/** Runs a hello or snapshot may carry (TERM_RUNS_MAX, with room). */
+const RUNS_MAX = 100_000;
 
 /** The protocol version this build speaks; a hello of another is refused with a reason. */
-export const PROTOCOL_VERSION = 1;
+export const PROTOCOL_VERSION = 2;
 
 export type CatchUp = 'log' | 'snapshot';
 
@@ -33,27 +51,59 @@ export interface SnapshotIndexDef {
   state: 'ready' | 'stale';
 }
 
+/** What a promoted node tells the node it replaced (see the notice above). */
+export interface Notice {
+  /** Where the sender's replication listener is reached (`host:port`), when it says. */
+  address?: string;
+  /** The sender's replication port, for a receiver that must work the address out. */
+  port: number;
+  /** The sender's HTTP address, for the receiver's 503s. */
+  httpUrl?: string;
+  /** The sender's auto-failover silence as a follower (0: none), for a receiver that rejoins. */
+  silenceMs: number;
+}
+
 export type Message =
   | {
       t: 'hello';
       protocol: number;
       node: string;
       seq: number;
-      lastTerm: number;
+      /** The hash-chain link of the entry at `seq`, when it has one. */
+      lastChain?: string;
+      /** The sender's term history. */
+      runs: TermRun[];
       term: number;
+      tag: number;
+      /** The follower's auto-failover silence in ms; 0 when it does not watch. */
+      silenceMs: number;
       nonce: Uint8Array;
       /** The follower's data cannot continue from its log (a load was cut short): send a snapshot. */
       resync?: boolean;
+      /** Set when the sender does not follow but tells of its term (a promoted node). */
+      notice?: Notice;
     }
   | {
       t: 'challenge';
       protocol: number;
       node: string;
       term: number;
+      tag: number;
       nonce: Uint8Array;
       secret: boolean;
     }
   | { t: 'auth'; proof?: Uint8Array }
+  | { t: 'probe'; seqs: number[] }
+  | { t: 'chains'; samples: Array<{ seq: number; chain?: string }> }
+  | {
+      t: 'noticed';
+      /** The receiver's term once it took the notice. */
+      term: number;
+      /** True when the receiver's term was older: it stopped taking writes. */
+      fenced: boolean;
+      /** HMAC over the sender's nonce, when the receiver enforces a secret. */
+      proof?: Uint8Array;
+    }
   | {
       t: 'welcome';
       node: string;
@@ -65,6 +115,8 @@ export type Message =
       httpUrl?: string;
       /** The follower's entries after this seq are not the leader's: roll them back. */
       rollbackAfter?: number;
+      /** The follower's term tag is the leader's or another follower's: it draws another. */
+      tagTaken?: boolean;
     }
   | { t: 'refused'; code: string; reason: string }
   | { t: 'entries'; entries: Uint8Array[] }
@@ -74,12 +126,25 @@ export type Message =
       term: number;
       /** The term of the leader's entry at `seq`: the follower's lastTerm once loaded. */
       lastTerm: number;
+      /** The link of the leader's entry at `seq`, when it has one. */
+      lastChain?: string;
+      /** The leader's term history up to `seq`. */
+      runs: TermRun[];
       collections: Array<{ name: string; indexes: SnapshotIndexDef[] }>;
     }
   | { t: 'documents'; collection: string; documents: Array<{ id: string; doc: unknown }> }
   | { t: 'snapshotEnd'; seq: number }
-  | { t: 'heartbeat'; seq: number; term: number; atMs: number }
-  | { t: 'ack'; seq: number }
+  | {
+      t: 'heartbeat';
+      seq: number;
+      term: number;
+      atMs: number;
+      /** The leader's clock (performance.now, ms): acks echo it (the lease). */
+      stampMs: number;
+      /** True when the leader holds this follower's lease: its watch may promote it. */
+      held: boolean;
+    }
+  | { t: 'ack'; seq: number; silenceMs: number; echoMs?: number }
   | { t: 'resend'; after: number };
 
 export type MessageType = Message['t'];
@@ -104,6 +169,22 @@ const shape =
   (v) =>
     isObject(v) && Object.entries(fields).every(([key, check]) => check(v[key]));
 
+const tag: Check = (v) =>
+  Number.isSafeInteger(v) && (v as number) >= 0 && (v as number) < TERM_TAGS;
+const chain: Check = (v) => typeof v === 'string' && /^[0-9a-f]{32}$/.test(v);
+const run = shape({ term: seq, from: seq });
+const runs: Check = (v) => Array.isArray(v) && v.length <= RUNS_MAX && v.every(run);
+const seqs =
+  (max: number): Check =>
+  (v) =>
+    Array.isArray(v) && v.length <= max && v.every(seq);
+const notice = shape({
+  address: optional(text),
+  port: seq,
+  httpUrl: optional(text),
+  silenceMs: seq,
+});
+
 const indexDef = shape({
   name: text,
   paths: arrayOf(text),
@@ -113,23 +194,26 @@ const indexDef = shape({
 
 /** The fields each message must have, by type. */
 const FIELDS: Record<MessageType, Record<string, Check>> = {
-  hello: {
-    protocol: seq,
-    node: text,
-    seq,
-    lastTerm: seq,
-    term: seq,
-    nonce: bytes,
-    resync: optional((v) => typeof v === 'boolean'),
-  },
+  // A hello's fields of version 2 are read once its protocol is known to be 2 (helloFields):
+  // a follower of another version is refused with a reason, not a protocol error.
+  hello: { protocol: seq, node: text },
   challenge: {
     protocol: seq,
     node: text,
     term: seq,
+    tag,
     nonce: bytes,
     secret: (v) => typeof v === 'boolean',
   },
   auth: { proof: optional(bytes) },
+  probe: { seqs: seqs(PROBE_SEQS_MAX) },
+  chains: {
+    samples: (v) =>
+      Array.isArray(v) &&
+      v.length <= PROBE_SEQS_MAX &&
+      v.every(shape({ seq, chain: optional(chain) })),
+  },
+  noticed: { term: seq, fenced: (v) => typeof v === 'boolean', proof: optional(bytes) },
   welcome: {
     node: text,
     term: seq,
@@ -138,6 +222,7 @@ const FIELDS: Record<MessageType, Record<string, Check>> = {
     catchUp: (v) => v === 'log' || v === 'snapshot',
     httpUrl: optional(text),
     rollbackAfter: optional(seq),
+    tagTaken: optional((v) => v === true),
   },
   refused: { code: text, reason: (v) => typeof v === 'string' },
   entries: { entries: arrayOf((v) => v instanceof Uint8Array) },
@@ -145,6 +230,8 @@ const FIELDS: Record<MessageType, Record<string, Check>> = {
     seq,
     term: seq,
     lastTerm: seq,
+    lastChain: optional(chain),
+    runs,
     collections: arrayOf(shape({ name: text, indexes: arrayOf(indexDef) })),
   },
   documents: {
@@ -152,8 +239,8 @@ const FIELDS: Record<MessageType, Record<string, Check>> = {
     documents: arrayOf(shape({ id: text, doc: isObject })),
   },
   snapshotEnd: { seq },
-  heartbeat: { seq, term: seq, atMs: seq },
-  ack: { seq },
+  heartbeat: { seq, term: seq, atMs: seq, stampMs: seq, held: (v) => typeof v === 'boolean' },
+  ack: { seq, silenceMs: seq, echoMs: optional(seq) },
   resend: { after: seq },
 };
 
@@ -181,6 +268,30 @@ export function parseMessage(value: unknown, expected?: readonly MessageType[]):
     }
   }
   return value as unknown as Message;
+}
+
+/** The fields of a version-2 hello, checked once its protocol is known to be this one's. */
+const HELLO_FIELDS: Record<string, Check> = {
+  seq,
+  lastChain: optional(chain),
+  runs,
+  term: seq,
+  tag,
+  silenceMs: seq,
+  nonce: bytes,
+  resync: optional((v) => typeof v === 'boolean'),
+  notice: optional(notice),
+};
+
+/** Checks the fields of a hello of this protocol version (see FIELDS.hello). */
+export function checkHello(hello: MessageOf<'hello'>): MessageOf<'hello'> {
+  const fields = hello as unknown as Record<string, unknown>;
+  for (const [key, check] of Object.entries(HELLO_FIELDS)) {
+    if (!check(fields[key])) {
+      throw protocolError(`the replication message hello has a missing or bad field ${key}`);
+    }
+  }
+  return hello;
 }
 
 /** A message of one type, for code that has checked the type. */

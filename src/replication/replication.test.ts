@@ -15,8 +15,10 @@ import fc from 'fast-check';
 import { afterEach, describe, expect, it } from 'vitest';
 import { type Database, open } from '../engine/index.js';
 import { freePort } from '../../test/e2e/support.js';
+import { TcpProxy } from '../../test/support/tcp-proxy.js';
 import { makeTempDir } from '../../test/support/temp-dir.js';
 import { Replication, type ReplicationOptions } from './replication.js';
+import { termRound, termTag } from './terms.js';
 
 const cleanups: Array<() => Promise<void>> = [];
 
@@ -60,14 +62,21 @@ async function node(
   return test;
 }
 
+async function proxy(port: number): Promise<TcpProxy> {
+  const link = new TcpProxy(port);
+  await link.listen();
+  cleanups.push(() => link.close());
+  return link;
+}
+
 async function until<T>(
-  check: () => T | undefined | null | false,
+  check: () => T | undefined | null | false | Promise<T | undefined | null | false>,
   what: string,
   timeoutMs = 10_000,
 ): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
-    const value = check();
+    const value = await check();
     if (value !== undefined && value !== null && value !== false) return value;
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
     await new Promise((resolve) => setTimeout(resolve, 20));
@@ -201,49 +210,52 @@ describe('replication', () => {
     await caughtUp(leader, right);
   });
 
-  it('promotes in a new term, fences the stale leader, and rolls back what it never shipped', async () => {
-    const { leader, follower } = await pair();
+  it('promotes in a term of its own, fences the old leader by its notice once the link heals, and rolls back what it never shipped', async () => {
+    const leader = await node('leader');
+    const port = await freePort();
+    await leader.replication.startLeader({ port });
+    const link = await proxy(port);
+    const follower = await node('follower');
+    await follower.replication.startFollower({ host: '127.0.0.1', port: link.port });
     await leader.db.collection('a').insert({ n: 1 });
     await caughtUp(leader, follower);
-    // The leader writes what never reaches the follower: the follower stops first.
-    await follower.replication.promote({ port: await freePort() }).catch(() => {});
-    expect(follower.db.nodeState().term).toBe(2);
-    expect(follower.replication.status().role).toBe('leader');
+    // A partition: the leader (whose follower does not watch it) takes a write alone.
+    link.set('reset');
     await leader.db.collection('a').insert({ lost: true });
+    const oldTerm = leader.db.nodeState().term;
+    const newPort = await freePort();
+    await follower.replication.promote({ port: newPort });
+    const term = follower.db.nodeState().term;
+    expect(termRound(term)).toBe(termRound(oldTerm) + 1);
+    expect(termTag(term)).toBe(follower.db.termTag());
+    expect(follower.replication.status().role).toBe('leader');
     await follower.db.collection('a').insert({ n: 2 });
-    // The old leader learns of term 2 from a follower of the new leader's term.
-    const third = await node('third');
-    await third.replication.startFollower({
-      host: '127.0.0.1',
-      port: follower.replication.status().replicationPort as number,
-    });
-    await caughtUp(follower, third);
-    const fourth = await node('fourth');
-    await fourth.db.setTerm(third.db.nodeState().term);
-    await fourth.replication.startFollower({
-      host: '127.0.0.1',
-      port: leader.replication.status().replicationPort as number,
-    });
-    await until(() => leader.replication.status().fenced, 'the old leader to be fenced');
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(leader.replication.status().fenced).toBeNull();
+    // The link heals: within a second the new leader's notice fences the old one.
+    link.set('up');
+    const fenced = await until(() => leader.replication.status().fenced, 'the notice');
+    expect(fenced).toMatchObject({ term, leader: `127.0.0.1:${newPort}` });
+    expect(fenced.by).toContain('follower');
     expect(leader.db.gate.readOnly).toBe(true);
     await expect(leader.db.collection('a').insert({ n: 3 })).rejects.toMatchObject({
       code: 'ERR_NODE_READ_ONLY',
     });
-    expect(
-      await until(() => fourth.replication.status().leader?.lastError ?? undefined, 'an error'),
-    ).toMatch(/older than the follower's term 2/);
-    // The old leader rejoins as a follower of the new one: its extra entry is rolled back.
-    await leader.replication.startFollower({
-      host: '127.0.0.1',
-      port: follower.replication.status().replicationPort as number,
+    await expect(leader.replication.readWrite()).rejects.toMatchObject({
+      code: 'ERR_REPLICATION_STATE',
     });
+    // The old leader rejoins as a follower of the new one: its extra entry is rolled back.
+    await leader.replication.startFollower({ host: '127.0.0.1', port: newPort });
     await until(
       () => leader.replication.status().leader?.state === 'streaming',
       "the old leader to load the new one's snapshot",
     );
     await caughtUp(follower, leader);
     expect(await everything(leader.db)).toEqual(await everything(follower.db));
-    expect(leader.db.nodeState()).toMatchObject({ term: 2, lastTerm: 2 });
+    expect(leader.db.nodeState()).toMatchObject({ term, lastTerm: term });
+    // Never silent: both counted it.
+    expect(leader.replication.status().divergences).toBe(1);
+    expect(follower.replication.status().divergences).toBe(1);
     const rollbacks = leader.replication.status().leader?.rollbacks ?? [];
     expect(rollbacks).toHaveLength(1);
     const lines = fs
@@ -253,8 +265,189 @@ describe('replication', () => {
       .map((line) => JSON.parse(line));
     expect(path.dirname(rollbacks[0]?.file as string)).toBe(path.join(leader.dir, 'rollback'));
     expect(lines[0].rollback.entries).toBe(1);
-    expect(lines[1]).toMatchObject({ op: 'insert', collection: 'a', term: 1 });
+    expect(lines[1]).toMatchObject({ op: 'insert', collection: 'a', term: oldTerm, seq: 2 });
+    expect(lines[1].chain).toMatch(/^[0-9a-f]{32}$/);
     expect(lines[1].documents[0].doc).toEqual({ lost: true });
+  });
+
+  it('gives two promotions that do not see each other two terms, and finds their fork at the same seqs', async () => {
+    const leader = await node('leader');
+    const port = await freePort();
+    await leader.replication.startLeader({ port });
+    const a = await node('a');
+    const b = await node('b');
+    for (const f of [a, b]) await f.replication.startFollower({ host: '127.0.0.1', port });
+    await leader.db.collection('c').insertMany([{ n: 1 }, { n: 2 }]);
+    await caughtUp(leader, a);
+    await caughtUp(leader, b);
+    await leader.close();
+    // Both promote from the same known term, unaware of each other, and write the same seqs.
+    const [aPort, bPort] = [await freePort(), await freePort()];
+    await a.replication.promote({ port: aPort });
+    await b.replication.promote({ port: bPort });
+    const [aTerm, bTerm] = [a.db.nodeState().term, b.db.nodeState().term];
+    expect(aTerm).not.toBe(bTerm);
+    expect(termRound(aTerm)).toBe(termRound(bTerm));
+    await a.db.collection('c').insert({ from: 'a' });
+    await b.db.collection('c').insert({ from: 'b' });
+    expect(a.db.nodeState().lastSeq).toBe(b.db.nodeState().lastSeq);
+    // The one of the lower term follows the other: its write goes to a rollback file.
+    const [low, high, highPort] = aTerm < bTerm ? [a, b, bPort] : [b, a, aPort];
+    await low.replication.readOnly();
+    await low.replication.startFollower({ host: '127.0.0.1', port: highPort });
+    await until(() => low.replication.status().leader?.state === 'streaming', 'the rejoin');
+    await caughtUp(high, low);
+    expect(await everything(low.db)).toEqual(await everything(high.db));
+    const rolledBack = low.replication.status().leader?.rollbacks ?? [];
+    expect(rolledBack).toMatchObject([{ after: 1, through: 2, entries: 1 }]);
+    expect(low.replication.status().divergences).toBe(1);
+  });
+
+  it('finds where two histories of the same term part by the hash chain', async () => {
+    // Two nodes that each led in term 1 on their own: same terms, different entries.
+    const leader = await node('leader');
+    const other = await node('other');
+    await leader.db.collection('c').insert({ shared: 1 });
+    for (const entry of leader.db.changesSince(0)) await other.db.applyChanges([entry]);
+    await leader.db.collection('c').insertMany([{ mine: 1 }, { mine: 2 }]);
+    await other.db.collection('c').insert({ theirs: 1 });
+    await other.db.collection('c').insert({ theirs: 2 });
+    await other.db.collection('c').insert({ theirs: 3 });
+    expect(other.db.termRuns()).toEqual(leader.db.termRuns());
+    const port = await freePort();
+    await leader.replication.startLeader({ port });
+    await other.replication.startFollower({ host: '127.0.0.1', port });
+    await until(() => other.replication.status().leader?.state === 'streaming', 'the rejoin');
+    await caughtUp(leader, other);
+    expect(await everything(other.db)).toEqual(await everything(leader.db));
+    expect(other.replication.status().leader?.rollbacks).toMatchObject([
+      { after: 1, through: 4, entries: 3 },
+    ]);
+  });
+
+  it('stops acknowledging before a watching follower may promote itself, and rejoins it by itself once its notice comes', async () => {
+    const leader = await node('leader', { autoRejoin: true });
+    const port = await freePort();
+    await leader.replication.startLeader({ port });
+    const link = await proxy(port);
+    const follower = await node('follower');
+    await follower.replication.startFollower({ host: '127.0.0.1', port: link.port });
+    const newPort = await freePort();
+    await follower.replication.enableAutoFailover({ silenceSeconds: 1, newLeaderPort: newPort });
+    await until(() => follower.replication.status().autoFailover.armed, 'the watch to arm');
+    expect(leader.replication.status().lease).toMatchObject({
+      required: true,
+      valid: true,
+      holders: [{ name: 'follower', silenceSeconds: 1, marginMs: 250 }],
+    });
+    await leader.db.collection('a').insert({ n: 1 });
+    await caughtUp(leader, follower);
+    link.set('blackhole');
+    // The leader goes on until its lease lapses, then refuses; the follower promotes later.
+    let refusal: unknown;
+    let acknowledgedAfterPromotion = 0;
+    await until(async () => {
+      const promoted = follower.replication.status().role === 'leader';
+      try {
+        await leader.db.collection('a').insert({ n: 2 });
+        if (promoted) acknowledgedAfterPromotion++;
+      } catch (error) {
+        refusal ??= error;
+      }
+      return promoted;
+    }, 'the follower to promote itself');
+    expect(acknowledgedAfterPromotion).toBe(0);
+    expect(refusal).toMatchObject({
+      code: 'ERR_REPLICATION_NO_LEASE',
+      message: expect.stringMatching(
+        /has not heard from its auto-failover follower follower since .*promotes itself after 1 s of silence/,
+      ),
+    });
+    expect(leader.replication.status().lease).toMatchObject({ required: true, valid: false });
+    // Reads go on.
+    expect((await leader.db.query('SELECT * FROM a WHERE n = 1')).count).toBe(1);
+    // The link heals: the notice fences the old leader, which follows the new one by itself,
+    // watching it with the silence the new leader had watched it with.
+    link.set('up');
+    await until(
+      () => leader.replication.status().leader?.state === 'streaming',
+      'the old leader to rejoin',
+    );
+    expect(leader.replication.status()).toMatchObject({
+      role: 'follower',
+      fenced: null,
+      autoFailover: { enabled: true, silenceSeconds: 1, newLeaderPort: port },
+    });
+    await caughtUp(follower, leader);
+    expect(await everything(leader.db)).toEqual(await everything(follower.db));
+    await until(
+      () => follower.replication.status().lease?.holders[0]?.name === 'leader',
+      'the new leader to hold the lease of its new follower',
+    );
+  });
+
+  it('waits for a recorded watching follower after a restart, until it answers or is forgotten', async () => {
+    const dir = tempDir('leader');
+    const port = await freePort();
+    const first = await node('leader', {}, dir);
+    await first.replication.startLeader({ port });
+    const link = await proxy(port);
+    const follower = await node('follower');
+    await follower.replication.startFollower({ host: '127.0.0.1', port: link.port });
+    await follower.replication.enableAutoFailover({
+      silenceSeconds: 2,
+      newLeaderPort: await freePort(),
+    });
+    await until(() => follower.replication.status().autoFailover.armed, 'the watch to arm');
+    await first.close();
+    const leader = await node('leader', {}, dir);
+    await leader.replication.startLeader({ port });
+    // The follower may have promoted itself while this node was down: no write until it answers.
+    await expect(leader.db.collection('a').insert({ n: 1 })).rejects.toMatchObject({
+      code: 'ERR_REPLICATION_NO_LEASE',
+      message: expect.stringContaining('since this node started leading'),
+    });
+    await until(() => leader.replication.status().lease?.valid, 'the follower to answer');
+    await leader.db.collection('a').insert({ n: 1 });
+    // The follower is cut off for good: the lease lapses; forgetting it lets writes through.
+    link.set('reset');
+    await until(() => leader.replication.status().lease?.valid === false, 'the lease to lapse');
+    await expect(leader.db.collection('a').insert({ n: 2 })).rejects.toMatchObject({
+      code: 'ERR_REPLICATION_NO_LEASE',
+    });
+    await expect(leader.replication.forgetFollower({ name: 'nobody' })).rejects.toMatchObject({
+      code: 'ERR_REPLICATION_STATE',
+      message: expect.stringContaining('these do: follower'),
+    });
+    expect((await leader.replication.forgetFollower({ name: 'follower' })).lease).toEqual({
+      required: false,
+      valid: true,
+      holders: [],
+    });
+    await leader.db.collection('a').insert({ n: 2 });
+  });
+
+  it('never promotes itself as a follower that has not reached its leader since it started', async () => {
+    const leader = await node('leader');
+    const port = await freePort();
+    await leader.replication.startLeader({ port });
+    const link = await proxy(port);
+    link.set('reset');
+    const follower = await node('follower');
+    await follower.replication.startFollower({ host: '127.0.0.1', port: link.port });
+    await follower.replication.enableAutoFailover({
+      silenceSeconds: 1,
+      newLeaderPort: await freePort(),
+    });
+    await new Promise((resolve) => setTimeout(resolve, 2500));
+    expect(follower.replication.status()).toMatchObject({
+      role: 'follower',
+      autoFailover: { state: 'watching', armed: false },
+    });
+    // Once it reaches the leader and the leader holds its lease, it is armed.
+    link.set('up');
+    await until(() => follower.replication.status().autoFailover.armed, 'the watch to arm');
+    await leader.db.collection('a').insert({ n: 1 });
   });
 
   it('refuses to follow when its own writes cannot all be rolled back into a file', async () => {
@@ -287,7 +480,16 @@ describe('replication', () => {
     await until(() => leader.replication.status().followerCount === 0 || undefined, 'no follower');
     await expect(leader.db.collection('a').insert({ n: 2 })).rejects.toMatchObject({
       code: 'ERR_REPLICATION_TIMEOUT',
-      details: { committedLocally: true, acknowledged: 0, required: 1 },
+      message: expect.stringMatching(
+        /^the write is committed on this node as seq 2 but not acknowledged: only 0 of the 1 followers .*may yet reach the followers .*or be rolled back by a failover/,
+      ),
+      details: {
+        committedLocally: true,
+        acknowledged: false,
+        seq: 2,
+        followersApplied: 0,
+        followersRequired: 1,
+      },
     });
     expect(leader.db.collection('a').count()).toBe(2);
   });

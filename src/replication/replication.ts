@@ -1,19 +1,26 @@
 /**
  * A node's replication: its role and the transitions of the spec's state table (start
  * leading, start following, read-only and back, promote, auto-failover on and off), the
- * term fencing of a stale leader, durable writes (`syncFollowers`), and the status body. The
- * role itself lives in the engine's write gate, which refuses client writes; this module
- * moves it. The server's routes and `docdb serve` call it; it never imports the server.
+ * term fencing of a stale leader (and the notice a promoted node sends the node it replaced,
+ * notice.ts), the lease a leader holds from its auto-failover followers (lease.ts), durable
+ * writes (`syncFollowers`), and the status body. The role itself lives in the engine's write
+ * gate, which refuses client writes; this module moves it. The server's routes and
+ * `docdb serve` call it; it never imports the server.
  */
 
 import * as net from 'node:net';
+import * as path from 'node:path';
 import type * as tls from 'node:tls';
 import type { Database } from '../engine/index.js';
 import { DbError } from '../errors/index.js';
-import type { AutoFailoverView, ReplicationStatus } from '../types/index.js';
+import type { AutoFailoverView, FencedView, ReplicationStatus } from '../types/index.js';
 import { ReplicationFollower } from './follower.js';
-import { ReplicationLeader } from './leader.js';
+import type { Introduction } from './handshake.js';
+import { type NoticeFrom, ReplicationLeader } from './leader.js';
+import { Lease } from './lease.js';
 import { newCounters, type ReplicationLog, SILENT_LOG } from './log.js';
+import { Notifier } from './notice.js';
+import { describeTerm, drawTag, nextTerm } from './terms.js';
 import { FAILOVER_CHECK_MS } from './timing.js';
 
 /** What a node tells its replication when it starts. */
@@ -34,6 +41,14 @@ export interface ReplicationOptions {
   syncFollowers?: number;
   /** How long a write waits for them before it answers 503 (default 10 s). */
   syncTimeoutMs?: number;
+  /**
+   * Where other nodes reach this node's replication listener (`host:port`), told in the
+   * notice it sends the node it replaced; by default that node uses the address the notice
+   * came from and this node's replication port.
+   */
+  advertiseAddress?: string | undefined;
+  /** A leader fenced by a newer leader's notice starts following it by itself. */
+  autoRejoin?: boolean;
   log?: ReplicationLog;
 }
 
@@ -42,6 +57,7 @@ const SYNC_TIMEOUT_MS_DEFAULT = 10_000;
 interface Watch {
   silenceSeconds: number;
   newLeaderPort: number;
+  /** performance.now() when the watch began. */
   startedMs: number;
   timer: NodeJS.Timeout;
 }
@@ -51,7 +67,11 @@ export class Replication {
   private follower: ReplicationFollower | undefined;
   private watch: Watch | undefined;
   private failoverState: AutoFailoverView['state'] = 'off';
-  private fenced: ReplicationStatus['fenced'] = null;
+  private fenced: FencedView | null = null;
+  private notifier: Notifier | undefined;
+  /** The silence this node watched its leader with before it was promoted (0: none). */
+  private watchedSilenceMs = 0;
+  private readonly lease: Lease;
   private readonly counters = newCounters();
   private readonly log: ReplicationLog;
   /** One transition at a time: each awaits the one before. */
@@ -59,8 +79,8 @@ export class Replication {
 
   constructor(private readonly options: ReplicationOptions) {
     this.log = options.log ?? SILENT_LOG;
-    // Only a node that waits for followers pays for the barrier on its writes.
-    if (this.syncFollowers > 0) options.db.setCommitBarrier((seq) => this.waitForFollowers(seq));
+    this.lease = new Lease(path.dirname(options.db.file));
+    options.db.gate.setLeaseCheck(() => this.requireLease());
   }
 
   private get db(): Database {
@@ -91,10 +111,11 @@ export class Replication {
             : 'this node is a follower; a follower takes over with POST /replication/promote',
         );
       }
-      this.leader = await this.listen(request.port, request.sharedSecret);
-      this.db.gate.setRole('leader');
+      await this.ensureTermTag();
+      this.lease.load();
+      await this.lead(request.port, request.sharedSecret);
       this.log.info(
-        `replication: leading on port ${request.port} (term ${this.db.nodeState().term})`,
+        `replication: leading on port ${request.port} (${describeTerm(this.db.nodeState().term)})`,
       );
       return this.status();
     });
@@ -102,7 +123,8 @@ export class Replication {
 
   /**
    * single node → follower: follows the leader at `host:port`. A read-only leader (the old
-   * leader of a planned handover) may follow the new one too: its listener closes.
+   * leader of a planned handover, or one a newer leader fenced) may follow the new one too:
+   * its listener closes.
    */
   startFollower(request: {
     host: string;
@@ -110,21 +132,28 @@ export class Replication {
     sharedSecret?: string;
   }): Promise<ReplicationStatus> {
     return this.serial(async () => {
-      const { role, readOnly } = this.db.gate;
-      if (role === 'follower') {
-        throw stateError(`this node already follows ${this.follower?.status().leader}`);
-      }
-      if (role === 'leader' && !readOnly) {
-        throw stateError(
-          'this node leads and takes writes; turn it read-only first (POST /replication/read-only), then let it follow the new leader',
-        );
-      }
-      await this.stopLeading();
-      // A fenced leader that follows the new one has done what the fence asked.
-      this.fenced = null;
-      this.follow(request.host, request.port, request.sharedSecret);
+      await this.followNow(request.host, request.port, request.sharedSecret);
       return this.status();
     });
+  }
+
+  private async followNow(host: string, port: number, secret: string | undefined): Promise<void> {
+    const { role, readOnly } = this.db.gate;
+    if (role === 'follower') {
+      throw stateError(`this node already follows ${this.follower?.status().leader}`);
+    }
+    if (role === 'leader' && !readOnly) {
+      throw stateError(
+        'this node leads and takes writes; turn it read-only first (POST /replication/read-only), then let it follow the new leader',
+      );
+    }
+    await this.stopLeading();
+    // A fenced leader that follows the new one has done what the fence asked; its own
+    // followers follow another node now, so the lease they gave it is over.
+    this.fenced = null;
+    this.lease.clear();
+    await this.ensureTermTag();
+    this.follow(host, port, secret);
   }
 
   /** read-write → read-only: the first step of a planned handover. */
@@ -143,7 +172,7 @@ export class Replication {
     return this.serial(async () => {
       if (this.fenced) {
         throw stateError(
-          `this node saw term ${this.fenced.term} (from ${this.fenced.by}), newer than its own: another node leads; restart it as a follower of that leader`,
+          `this node saw ${describeTerm(this.fenced.term)} (from ${this.fenced.by}), newer than its own: another node leads; let it follow that leader (POST /replication/start-follower), or restart it as a follower`,
         );
       }
       this.db.gate.setReadOnly(false);
@@ -154,11 +183,27 @@ export class Replication {
 
   /** follower → leader: takes over in a new term and listens on `port`. */
   promote(request: { port: number }): Promise<ReplicationStatus> {
-    return this.serial(() => this.promoteNow(request.port, 'promoted by request'));
+    return this.serial(() =>
+      this.promoteNow(request.port, 'promoted by request', this.watchSilenceMs()),
+    );
   }
 
-  private async promoteNow(port: number, why: string): Promise<ReplicationStatus> {
-    if (this.db.gate.role !== 'follower' || !this.follower) {
+  /** The silence of the running watch in ms; 0 when none runs. */
+  private watchSilenceMs(): number {
+    return this.watch ? this.watch.silenceSeconds * 1000 : 0;
+  }
+
+  /**
+   * Promotes this follower. `watchedMs` is the silence it watched its leader with (0: none):
+   * its notice tells it to the old leader, which watches it the same way if it rejoins.
+   */
+  private async promoteNow(
+    port: number,
+    why: string,
+    watchedMs: number,
+  ): Promise<ReplicationStatus> {
+    const follower = this.follower;
+    if (this.db.gate.role !== 'follower' || !follower) {
       throw stateError(
         this.db.gate.role === 'leader'
           ? 'this node already leads'
@@ -172,17 +217,25 @@ export class Replication {
     }
     this.checkPort(port);
     await probePort(port, this.host);
-    const leaderTerm = this.follower.status().leaderTerm ?? 0;
-    await this.follower.stop();
+    const leaderTerm = follower.status().leaderTerm ?? 0;
+    const replaced = follower.target();
+    // The follower leaves without releasing the old leader's lease: the old leader must let
+    // it lapse and stop acknowledging, since this node now does.
+    await follower.stop();
     this.follower = undefined;
+    this.watchedSilenceMs = watchedMs;
     this.stopWatch();
-    const term = await this.db.setTerm(Math.max(this.db.nodeState().term, leaderTerm) + 1);
+    const tag = await this.ensureTermTag();
+    const term = await this.db.setTerm(
+      nextTerm(Math.max(this.db.nodeState().term, leaderTerm), tag),
+    );
     this.db.gate.setRole('leader');
     this.db.gate.setLeader(undefined);
     this.db.gate.setReadOnly(false);
     this.fenced = null;
+    this.lease.load();
     try {
-      this.leader = await this.listen(port, undefined);
+      await this.lead(port, undefined);
     } catch (error) {
       this.log.error(
         `replication: promoted, but the listener on port ${port} failed (${(error as Error).message}); followers cannot connect until POST /replication/start-leader succeeds`,
@@ -190,8 +243,9 @@ export class Replication {
       throw error;
     }
     this.log.info(
-      `replication: ${why}; leading in term ${term} from seq ${this.db.nodeState().lastSeq} on port ${port}`,
+      `replication: ${why}; leading in ${describeTerm(term)} from seq ${this.db.nodeState().lastSeq} on port ${port}`,
     );
+    this.notify(replaced);
     return this.status();
   }
 
@@ -210,11 +264,33 @@ export class Replication {
     });
   }
 
-  /** Stops watching the leader's silence. */
+  /** Stops watching the leader's silence (the next ack tells the leader to release its lease). */
   disableAutoFailover(): Promise<ReplicationStatus> {
     return this.serial(async () => {
       this.stopWatch();
       this.failoverState = 'off';
+      return this.status();
+    });
+  }
+
+  /**
+   * A leader stops waiting for the lease of follower `name` (gone for good). If that node is
+   * in fact alive and promoted itself, two nodes then take writes: the operator's call.
+   */
+  forgetFollower(request: { name: string }): Promise<ReplicationStatus> {
+    return this.serial(async () => {
+      if (this.db.gate.role !== 'leader') {
+        throw stateError('only a leader holds a lease from its followers');
+      }
+      if (!this.lease.release(request.name)) {
+        const held = this.lease.view().holders.map((h) => h.name);
+        throw stateError(
+          `no follower named ${request.name} holds this leader's lease; ${held.length === 0 ? 'none does' : `these do: ${held.join(', ')}`}`,
+        );
+      }
+      this.log.warn(
+        `replication: released the lease of follower ${request.name} by request; this leader no longer waits for it`,
+      );
       return this.status();
     });
   }
@@ -247,14 +323,16 @@ export class Replication {
     }
   }
 
-  /** Stops leading and following (again is a no-op); the node keeps its data and role. */
+  /**
+   * Stops leading and following (again is a no-op); the node keeps its data and role. A
+   * follower tells its leader it no longer watches it; a leader keeps its lease record.
+   */
   close(): Promise<void> {
     return this.serial(async () => {
       this.stopWatch();
-      await this.follower?.stop();
+      await this.follower?.stop({ release: true });
       this.follower = undefined;
       await this.stopLeading();
-      this.db.setCommitBarrier(undefined);
     });
   }
 
@@ -281,11 +359,14 @@ export class Replication {
       followers,
       leader,
       gaps: this.counters.gaps,
+      divergences: this.counters.divergences,
+      lease: this.leader ? this.lease.view() : null,
       autoFailover: {
         enabled: this.watch !== undefined,
         silenceSeconds: this.watch?.silenceSeconds ?? null,
         newLeaderPort: this.watch?.newLeaderPort ?? null,
         state: this.failoverState,
+        armed: this.watch !== undefined && this.follower?.armed === true,
         lastLeaderContactAt: leader?.lastLeaderContactAt ?? null,
       },
       counters: { ...this.counters },
@@ -319,9 +400,19 @@ export class Replication {
     }
   }
 
-  private async listen(port: number, secret: string | undefined): Promise<ReplicationLeader> {
+  /** This node's term tag, drawn and stored the first time it is needed. */
+  private async ensureTermTag(): Promise<number> {
+    const tag = this.db.termTag();
+    if (tag !== undefined) return tag;
+    const drawn = drawTag();
+    await this.db.setTermTag(drawn);
+    return drawn;
+  }
+
+  /** Listens on `port` and becomes the leader, each write then passing the commit barrier. */
+  private async lead(port: number, secret: string | undefined): Promise<void> {
     this.checkPort(port);
-    return ReplicationLeader.listen({
+    this.leader = await ReplicationLeader.listen({
       db: this.db,
       nodeName: this.options.nodeName,
       host: this.host,
@@ -331,13 +422,19 @@ export class Replication {
       httpUrl: this.options.httpUrl,
       log: this.log,
       counters: this.counters,
-      onHigherTerm: (term, by) => this.fence(term, by),
+      lease: this.lease,
+      onHigherTerm: (term, by, notice) => this.fence(term, by, notice),
     });
+    this.db.gate.setRole('leader');
+    this.db.setCommitBarrier((seq) => this.beforeAcknowledging(seq));
   }
 
   private async stopLeading(): Promise<void> {
+    await this.notifier?.stop();
+    this.notifier = undefined;
     await this.leader?.close();
     this.leader = undefined;
+    this.db.setCommitBarrier(undefined);
   }
 
   private follow(host: string, port: number, secret: string | undefined): void {
@@ -351,19 +448,101 @@ export class Replication {
       log: this.log,
       counters: this.counters,
       onLeaderUrl: (url) => this.db.gate.setLeader(url),
+      silenceMs: () => this.watchSilenceMs(),
     });
     this.db.gate.setRole('follower', `${host}:${port}`);
     this.follower.start();
     this.log.info(`replication: following the leader at ${host}:${port}`);
   }
 
-  /** A follower showed a newer term: another node leads; this one stops taking writes. */
-  private fence(term: number, by: string): void {
-    if (this.fenced && this.fenced.term >= term) return;
-    this.fenced = { term, by, at: new Date().toISOString() };
+  /**
+   * Tells the node this one replaced of its new term, until told (notice.ts). Stops too once
+   * that node is seen following this one.
+   */
+  private notify(replaced: { host: string; port: number; name: string | null }): void {
+    const target = replaced.name
+      ? `${replaced.name} (${replaced.host}:${replaced.port})`
+      : `the old leader at ${replaced.host}:${replaced.port}`;
+    this.notifier = new Notifier({
+      host: replaced.host,
+      port: replaced.port,
+      target,
+      secret: this.options.secret,
+      tls: this.options.tls !== undefined,
+      log: this.log,
+      hello: () => this.noticeHello(),
+      stopWhen: () => replaced.name !== null && this.leader?.hasFollower(replaced.name) === true,
+      onNewerTerm: (term, by) => this.fence(term, by),
+    });
+    this.notifier.start();
+  }
+
+  /** What a notice says: this node's position and term, and where it is reached. */
+  private noticeHello(): Introduction {
+    const position = this.db.nodeState();
+    const { advertiseAddress, httpUrl } = this.options;
+    return {
+      node: this.options.nodeName,
+      seq: position.lastSeq,
+      ...(position.lastChain !== undefined && { lastChain: position.lastChain }),
+      runs: [...this.db.termRuns()],
+      term: position.term,
+      tag: this.db.termTag() ?? 0,
+      silenceMs: 0,
+      notice: {
+        port: this.leader?.port ?? 0,
+        silenceMs: this.watchedSilenceMs,
+        ...(advertiseAddress !== undefined && { address: advertiseAddress }),
+        ...(httpUrl !== undefined && { httpUrl }),
+      },
+    };
+  }
+
+  /**
+   * Another node leads in a newer term: this one stops taking writes. With the new leader's
+   * address (its notice) and `autoRejoin`, it then follows it by itself.
+   */
+  private fence(term: number, by: string, notice?: NoticeFrom): void {
+    const known = this.fenced;
+    if (known && (known.term > term || (known.term === term && (known.leader || !notice)))) return;
+    this.fenced = {
+      term,
+      by,
+      at: new Date().toISOString(),
+      ...(notice && { leader: notice.address }),
+      ...(notice?.httpUrl && { httpUrl: notice.httpUrl }),
+    };
     this.db.gate.setReadOnly(true);
+    if (notice?.httpUrl) this.db.gate.setLeader(notice.httpUrl);
+    const rejoins = notice !== undefined && this.options.autoRejoin === true;
     this.log.error(
-      `replication: ${by} is in term ${term}, newer than this leader's term ${this.db.nodeState().term}: another node was promoted. This node turned read-only; restart it as a follower of the new leader (it rolls back what that leader never had)`,
+      `replication: ${by} is in ${describeTerm(term)}, newer than this node's ${describeTerm(this.db.nodeState().term)}: another node was promoted. This node turned read-only; ${
+        rejoins
+          ? `it follows the new leader at ${notice.address} by itself (--auto-rejoin), rolling back what that leader never had`
+          : 'let it follow the new leader (POST /replication/start-follower) or restart it as a follower: it rolls back what that leader never had'
+      }`,
+    );
+    if (rejoins) this.rejoin(notice);
+  }
+
+  /** A fenced leader follows the node that fenced it, watching it as that node watched it. */
+  private rejoin(notice: NoticeFrom): void {
+    const target = parseAddress(notice.address);
+    if (!target) {
+      this.log.error(
+        `replication: cannot rejoin: the new leader's address ${notice.address} is not host:port`,
+      );
+      return;
+    }
+    const ownPort = this.leader?.port;
+    this.serial(async () => {
+      if (this.db.gate.role !== 'leader' || !this.fenced) return;
+      await this.followNow(target.host, target.port, undefined);
+      if (notice.silenceMs > 0 && ownPort !== undefined) {
+        this.startWatch(Math.max(1, Math.round(notice.silenceMs / 1000)), ownPort);
+      }
+    }).catch((error: unknown) =>
+      this.log.error(`replication: could not rejoin as a follower: ${(error as Error).message}`),
     );
   }
 
@@ -371,10 +550,10 @@ export class Replication {
     this.stopWatch();
     const timer = setInterval(() => this.checkSilence(), FAILOVER_CHECK_MS);
     timer.unref();
-    this.watch = { silenceSeconds, newLeaderPort, startedMs: Date.now(), timer };
+    this.watch = { silenceSeconds, newLeaderPort, startedMs: performance.now(), timer };
     this.failoverState = 'watching';
     this.log.info(
-      `replication: auto-failover watching: promotes itself on port ${newLeaderPort} after ${silenceSeconds} s of leader silence`,
+      `replication: auto-failover watching: promotes itself on port ${newLeaderPort} after ${silenceSeconds} s of leader silence, once the leader holds its lease`,
     );
   }
 
@@ -387,15 +566,22 @@ export class Replication {
     const { watch, follower } = this;
     if (!watch || !follower) return;
     const since = Math.max(follower.lastContactMs, watch.startedMs);
-    const silentMs = Date.now() - since;
+    const silentMs = performance.now() - since;
     if (silentMs < watch.silenceSeconds * 1000) return;
+    // A follower whose lease the leader never recorded may be the one cut off, while the
+    // leader still acknowledges writes: it does not promote itself.
+    if (!follower.armed) return;
     const { newLeaderPort } = watch;
     this.stopWatch();
     this.log.warn(
       `replication: the leader has been silent ${Math.round(silentMs / 1000)} s; promoting this node (auto-failover)`,
     );
     this.serial(async () => {
-      await this.promoteNow(newLeaderPort, 'promoted by auto-failover');
+      await this.promoteNow(
+        newLeaderPort,
+        'promoted by auto-failover',
+        watch.silenceSeconds * 1000,
+      );
       this.failoverState = 'promoted';
     }).catch((error: unknown) => {
       this.log.error(`replication: auto-failover could not promote: ${(error as Error).message}`);
@@ -403,24 +589,69 @@ export class Replication {
     });
   }
 
-  /** The commit barrier: a write waits until `syncFollowers` followers applied it. */
+  /** The write gate's check on a leader: refused while the lease lapsed. */
+  private requireLease(): void {
+    if (!this.leader) return;
+    const why = this.lease.lapsed();
+    if (why !== undefined) throw new DbError('ERR_REPLICATION_NO_LEASE', why, { role: 'leader' });
+  }
+
+  /**
+   * The commit barrier of a leader: a committed write is acknowledged only once
+   * `syncFollowers` followers applied it, and only while the lease still holds.
+   */
+  private async beforeAcknowledging(seq: number): Promise<void> {
+    await this.waitForFollowers(seq);
+    const why = this.leader ? this.lease.lapsed() : undefined;
+    if (why === undefined) return;
+    throw notAcknowledged(seq, 'ERR_REPLICATION_NO_LEASE', why);
+  }
+
+  /** Waits until `syncFollowers` followers applied `seq`. */
   private async waitForFollowers(seq: number): Promise<void> {
     const required = this.syncFollowers;
     const leader = this.leader;
     if (required === 0 || !leader || this.db.gate.role !== 'leader') return;
     const timeoutMs = this.options.syncTimeoutMs ?? SYNC_TIMEOUT_MS_DEFAULT;
     if (await leader.waitForAcks(seq, required, timeoutMs)) return;
-    const acknowledged = leader.ackedBy(seq);
-    throw new DbError(
+    const applied = leader.ackedBy(seq);
+    throw notAcknowledged(
+      seq,
       'ERR_REPLICATION_TIMEOUT',
-      `the write is committed on this node (seq ${seq}) but only ${acknowledged} of the ${required} followers it waits for applied it within ${timeoutMs / 1000} s; it reaches them when they catch up`,
-      { committedLocally: true, seq, acknowledged, required },
+      `only ${applied} of the ${required} followers it waits for applied it within ${timeoutMs / 1000} s`,
+      { followersApplied: applied, followersRequired: required },
     );
   }
 }
 
+/**
+ * A write committed on this leader but not acknowledged. It may still reach the followers
+ * when they catch up, or be rolled back by a failover into the rollback files of this node:
+ * a client that must know reads it back from the leader after the dust settles.
+ */
+function notAcknowledged(
+  seq: number,
+  code: 'ERR_REPLICATION_TIMEOUT' | 'ERR_REPLICATION_NO_LEASE',
+  why: string,
+  details: Record<string, number> = {},
+): DbError {
+  return new DbError(
+    code,
+    `the write is committed on this node as seq ${seq} but not acknowledged: ${why}. It may yet reach the followers when they catch up, or be rolled back by a failover (into this node's rollback files); read it back to know`,
+    { committedLocally: true, acknowledged: false, seq, ...details },
+  );
+}
+
 function stateError(message: string): DbError {
   return new DbError('ERR_REPLICATION_STATE', message);
+}
+
+/** `host:port` (an IPv6 host in brackets) as its parts, or undefined. */
+function parseAddress(address: string): { host: string; port: number } | undefined {
+  const match = /^\[?([^\]]+?)\]?:(\d{1,5})$/.exec(address);
+  const port = Number(match?.[2]);
+  if (!match || !Number.isInteger(port) || port < 1 || port > 65_535) return undefined;
+  return { host: match[1] as string, port };
 }
 
 /** Fails with a clear error when `port` cannot be bound, before anything changes. */

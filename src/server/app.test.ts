@@ -306,6 +306,7 @@ describe('GET /openapi.json', () => {
       '/replication/read-write': ['post'],
       '/replication/promote': ['post'],
       '/replication/auto-failover/enable': ['post'],
+      '/replication/forget-follower': ['post'],
       '/replication/auto-failover/disable': ['post'],
       '/changes': ['get'],
     };

@@ -102,6 +102,7 @@ describe('defaults', () => {
       port: NODE_DEFAULTS.replicationPort,
       syncFollowers: 0,
       syncTimeoutSeconds: 10,
+      autoRejoin: false,
     });
     expect(sources['replication.port']).toBe('default');
   });
@@ -381,6 +382,8 @@ describe('precedence: flag over file, a variable only for what neither set, then
         DOCDB_AUTO_FAILOVER_SECONDS: '30',
         DOCDB_AUTO_FAILOVER_NEW_PORT: '6303',
         DOCDB_SYNC_FOLLOWERS: '1',
+        DOCDB_REPLICATION_ADVERTISE_ADDRESS: 'env-node.example:6401',
+        DOCDB_AUTO_REJOIN: 'true',
         DOCDB_CHANGE_LOG_RETAIN_MIB: '64',
         DOCDB_PAGE_CHECK: 'off',
         DOCDB_MAX_FILE_MIB: '2048',
@@ -410,6 +413,8 @@ describe('precedence: flag over file, a variable only for what neither set, then
         port: 6301,
         syncFollowers: 1,
         syncTimeoutSeconds: 3,
+        advertiseAddress: 'env-node.example:6401',
+        autoRejoin: true,
         leaderHost: 'leader.example',
         leaderPort: 6302,
         autoFailover: { silenceSeconds: 30, newLeaderPort: 6303 },
@@ -487,6 +492,8 @@ describe('the config file', () => {
           port: 6001,
           syncFollowers: 2,
           syncTimeoutSeconds: 4,
+          advertiseAddress: '[::1]:6004',
+          autoRejoin: true,
           leaderHost: 'leader',
           leaderPort: 6002,
           autoFailover: { silenceSeconds: 9, newLeaderPort: 6003 },
@@ -514,6 +521,8 @@ describe('the config file', () => {
         port: 6001,
         syncFollowers: 2,
         syncTimeoutSeconds: 4,
+        advertiseAddress: '[::1]:6004',
+        autoRejoin: true,
         leaderHost: 'leader',
         leaderPort: 6002,
         autoFailover: { silenceSeconds: 9, newLeaderPort: 6003 },
@@ -730,8 +739,45 @@ describe('replication', () => {
       port: 6001,
       syncFollowers: 0,
       syncTimeoutSeconds: 10,
+      autoRejoin: false,
     });
     expect(sources['replication.leaderHost']).toBeUndefined();
+  });
+
+  it('takes an advertise address as host:port and names a bad one', () => {
+    const leader = { ...BASE, replication: { role: 'leader', port: 6001 } };
+    for (const address of ['db-1.example:5500', '10.0.0.7:1', '[fe80::1]:65535']) {
+      const { config } = resolve({
+        file: { ...leader, replication: { ...leader.replication, advertiseAddress: address } },
+      });
+      expect(config.replication?.advertiseAddress).toBe(address);
+    }
+    for (const address of [
+      'db-1.example',
+      'http://db:5500',
+      'db:0',
+      'db:65536',
+      'fe80::1:5500',
+      'a b:1',
+    ]) {
+      expectInvalid(
+        () =>
+          resolve({
+            file: { ...leader, replication: { ...leader.replication, advertiseAddress: address } },
+          }),
+        'replication.advertiseAddress',
+        'host:port',
+      );
+    }
+    expectInvalid(
+      () => resolve({ flags: { replicationRole: 'leader', replicationAdvertiseAddress: 'x' } }),
+      '--replication-advertise-address',
+      'host:port',
+    );
+    expect(
+      resolve({ flags: { replicationRole: 'leader', autoRejoin: true } }).config.replication
+        ?.autoRejoin,
+    ).toBe(true);
   });
 
   it('needs the leader host and port on a follower', () => {

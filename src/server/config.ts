@@ -248,7 +248,18 @@ function checkText(kind: SettingKind, value: string, label: string): string {
   if (kind === 'host' && /[\s/]/.test(value)) {
     throw invalid(`${label}: ${show(value)} is not a host name or address (no URL, no spaces)`);
   }
+  if (kind === 'address') return checkAddress(value, label);
   if (kind === 'origin') return checkOrigin(value, label);
+  return value;
+}
+
+/** `host:port`: a host name or address (an IPv6 one in brackets) and a port. */
+function checkAddress(value: string, label: string): string {
+  const match = /^(\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9._-]+):(\d{1,5})$/.exec(value);
+  const port = Number(match?.[2]);
+  if (!match || port < PORT_MIN || port > PORT_MAX) {
+    throw invalid(`${label}: ${show(value)} is not valid; give ${describeKind('address')}`);
+  }
   return value;
 }
 

@@ -134,6 +134,7 @@ export type ReplicationSource = () => {
   lastSeq: number;
   followers: Array<{ name: string; lagEntries: number; lagSeconds: number }>;
   leader: { leader: string; lagEntries: number | null } | null;
+  lease: { valid: boolean; required: boolean } | null;
   counters: Record<string, number>;
 };
 
@@ -146,6 +147,11 @@ const REPLICATION_COUNTERS: ReadonlyArray<[field: string, name: string, help: st
   ['bytesReceived', 'docdb_replication_bytes_received_total', 'Bytes of entries received.'],
   ['reconnects', 'docdb_replication_reconnects_total', 'Connections to the leader made again.'],
   ['gaps', 'docdb_replication_gaps_total', 'Seqs received out of order and asked for again.'],
+  [
+    'divergences',
+    'docdb_replication_divergences_total',
+    "Histories found parted from the leader's (a follower's entries it never had, rolled back or refused).",
+  ],
 ];
 
 function registerReplicationMetrics(registry: Registry, replication: ReplicationSource): void {
@@ -188,6 +194,16 @@ function registerReplicationMetrics(registry: Registry, replication: Replication
     registers: [registry],
     collect() {
       this.set(replication().term);
+    },
+  });
+  new Gauge({
+    name: 'docdb_replication_lease_valid',
+    help: 'On a leader whose followers use auto-failover: 1 while its lease from them holds and it acknowledges writes, 0 while it refuses them.',
+    registers: [registry],
+    collect() {
+      this.reset();
+      const lease = replication().lease;
+      if (lease?.required) this.set(lease.valid ? 1 : 0);
     },
   });
   new Gauge({

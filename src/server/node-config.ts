@@ -26,6 +26,10 @@ export interface ReplicationSettings {
   leaderHost?: string;
   leaderPort?: number;
   autoFailover?: { silenceSeconds: number; newLeaderPort?: number };
+  /** Where other nodes reach this node's replication listener (`host:port`). */
+  advertiseAddress?: string;
+  /** A fenced leader follows the leader that fenced it by itself (default false). */
+  autoRejoin: boolean;
 }
 
 /** Backups: where the node archives its change log for point-in-time recovery. */

@@ -134,6 +134,8 @@ export async function startNode(
     tls: https?.https as never,
     syncFollowers: config.replication?.syncFollowers ?? 0,
     syncTimeoutMs: (config.replication?.syncTimeoutSeconds ?? 10) * 1000,
+    advertiseAddress: config.replication?.advertiseAddress,
+    autoRejoin: config.replication?.autoRejoin === true,
     log: {
       info: (message) => logTo?.info(message),
       warn: (message) => logTo?.warn(message),

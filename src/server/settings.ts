@@ -12,7 +12,7 @@
  * text (non-empty, no control characters), secret (non-empty; never shown), password (a
  * secret, or `env:VAR_NAME` naming the variable that holds it; config file only), port
  * (1–65535), seconds (1–AUTO_FAILOVER_SECONDS_MAX), role (leader or follower), host (a host
- * name or address, no URL), count (0–REPLICATION_FOLLOWERS_MAX), mebibytes
+ * name or address, no URL), address (`host:port`, an IPv6 host in brackets), count (0–REPLICATION_FOLLOWERS_MAX), mebibytes
  * (1–CHANGE_LOG_RETAIN_MIB_MAX), boolean (a flag without a value; true or false in the file)
  * and origin (a web origin, `http(s)://host[:port]`, as a browser sends it in `Origin`).
  */
@@ -24,6 +24,7 @@ export type SettingKind =
   | 'seconds'
   | 'role'
   | 'host'
+  | 'address'
   | 'count'
   | 'mebibytes'
   | 'boolean'
@@ -363,6 +364,34 @@ export const SETTINGS = {
       'leader with sync followers: how long a write waits for them before it answers 503 ' +
       '(the write is committed on the leader)',
   },
+  // Beyond the spec (issue 21): partitions.
+  advertiseAddress: {
+    title: 'replication advertise address',
+    file: 'replication.advertiseAddress',
+    flag: '--replication-advertise-address <host:port>',
+    env: 'DOCDB_REPLICATION_ADVERTISE_ADDRESS',
+    kind: 'address',
+    scope: 'replication',
+    config: 'replication.advertiseAddress',
+    defaultText: 'the address the other node sees, with the replication port',
+    help:
+      "where other nodes reach this node's replication listener; a promoted node tells it to the " +
+      'node it replaced, which follows it there',
+  },
+  autoRejoin: {
+    title: 'auto-rejoin',
+    file: 'replication.autoRejoin',
+    flag: '--auto-rejoin',
+    env: 'DOCDB_AUTO_REJOIN',
+    kind: 'boolean',
+    scope: 'replication',
+    config: 'replication.autoRejoin',
+    default: false,
+    log: 'autoRejoin',
+    help:
+      'a leader that a newer leader fences (after a partition) follows that leader by itself, ' +
+      'rolling back what it never had',
+  },
   leaderHost: {
     title: 'the leader host',
     file: 'replication.leaderHost',
@@ -502,6 +531,8 @@ export function describeKind(kind: SettingKind): string {
       return 'leader or follower';
     case 'host':
       return 'a host name or address (no URL)';
+    case 'address':
+      return 'host:port (an IPv6 host in brackets)';
     case 'count':
       return `an integer from 0 to ${REPLICATION_FOLLOWERS_MAX}`;
     case 'mebibytes':

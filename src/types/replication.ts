@@ -64,7 +64,48 @@ export interface AutoFailoverView {
   silenceSeconds: number | null;
   newLeaderPort: number | null;
   state: 'off' | 'watching' | 'promoted';
+  /**
+   * True once this follower has reached its leader since it started following: only then
+   * may it promote itself (one that never reached its leader may be the one cut off).
+   */
+  armed: boolean;
   lastLeaderContactAt: string | null;
+}
+
+/** One auto-failover follower whose lease a leader holds. */
+export interface LeaseHolderView {
+  name: string;
+  /** Its silence: it promotes itself after this long without hearing the leader. */
+  silenceSeconds: number;
+  /** How long before that the leader stops acknowledging writes. */
+  marginMs: number;
+  /** When it was last heard from; null since this process started leading. */
+  lastHeardAt: string | null;
+  /** How much longer the lease from it runs (0: lapsed). */
+  validForMs: number;
+}
+
+/**
+ * A leader's lease from its auto-failover followers (replication/lease.ts): while it is
+ * required and not valid, the leader refuses writes with ERR_REPLICATION_NO_LEASE.
+ */
+export interface LeaseView {
+  /** True when some follower of this leader promotes itself on silence. */
+  required: boolean;
+  /** True while this leader may acknowledge writes as far as the lease goes. */
+  valid: boolean;
+  holders: LeaseHolderView[];
+}
+
+/** Where a fenced node learned that another leads: a newer term, and who told it. */
+export interface FencedView {
+  term: number;
+  by: string;
+  at: string;
+  /** The new leader's replication address, when its notice said. */
+  leader?: string;
+  /** The new leader's HTTP address, when its notice said. */
+  httpUrl?: string;
 }
 
 /** Totals since the node started, for /metrics. */
@@ -81,6 +122,11 @@ export type ReplicationCounters = {
   reconnects: number;
   /** Gaps seen: a follower got a seq that was not the next one and asked again. */
   gaps: number;
+  /**
+   * Histories found parted: on a leader, followers that joined holding entries it never had;
+   * on a follower, the times it found itself so (and rolled back, or refused).
+   */
+  divergences: number;
 };
 
 /** `GET /replication/status`, and the answer of every transition. */
@@ -92,7 +138,7 @@ export interface ReplicationStatus {
   lastSeq: number;
   seqFloor: number;
   /** Set when this node, as leader, saw a newer term: it turned read-only. */
-  fenced: { term: number; by: string; at: string } | null;
+  fenced: FencedView | null;
   /** Leader: the replication listener's port. */
   replicationPort: number | null;
   syncFollowers: number;
@@ -102,6 +148,10 @@ export interface ReplicationStatus {
   leader: FollowerView | null;
   /** Gaps seen since the node started (followers' and this node's). */
   gaps: number;
+  /** Histories found parted since the node started (counters.divergences). */
+  divergences: number;
+  /** A leader's lease from its auto-failover followers; null when not leading. */
+  lease: LeaseView | null;
   autoFailover: AutoFailoverView;
   counters: ReplicationCounters;
 }

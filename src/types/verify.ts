@@ -51,3 +51,26 @@ export interface VerifyReport {
   problems: VerifyProblem[];
   problemCount: number;
 }
+
+/**
+ * Two nodes' change logs compared (`docdb verify --peer`): where their histories part, found
+ * as a rejoining follower's are (replication/fork.ts).
+ */
+export interface LogComparison {
+  file: string;
+  peer: string;
+  /**
+   * `same`: the same history to the same seq; `behind`: one is a prefix of the other (a
+   * follower not caught up); `diverged`: each holds entries the other lacks after the fork;
+   * `unknown`: where they part lies before what either log still records.
+   */
+  verdict: 'same' | 'behind' | 'diverged' | 'unknown';
+  /** The last seq both logs share (the fork), when known. */
+  sharedThrough: number | null;
+  lastSeq: number;
+  peerLastSeq: number;
+  /** How the fork was placed: the term histories alone, or confirmed by the hash chain. */
+  foundBy: 'terms' | 'chain' | null;
+  /** One sentence for people. */
+  message: string;
+}

@@ -4,8 +4,10 @@
  * (no snapshot), and a follower reconnects by itself to a restarted leader; a wrong or missing
  * replication secret is refused with a reason and lets no data through, a matching one works,
  * and no node prints the secret; a node of a newer term fences a stale leader (read-only, 503),
- * which then follows the new leader and writes what it alone had to `rollback/`; replication
- * runs over TLS, where the replication port answers a plain hello with no challenge.
+ * which then follows the new leader and writes what it alone had to `rollback/`, counted in
+ * its metrics; a promoted node's notice fences the leader it replaced at once, which with
+ * --auto-rejoin follows it by itself; replication runs over TLS, where the replication port
+ * answers a plain hello with no challenge.
  */
 
 import { randomBytes } from 'node:crypto';
@@ -14,6 +16,7 @@ import * as net from 'node:net';
 import * as path from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { encodeFrame, FrameDecoder, PROTOCOL_VERSION } from '../../src/replication/index.js';
+import { termRound } from '../../src/replication/terms.js';
 import { makeTempDir } from '../support/temp-dir.js';
 import { selfSignedCert } from '../support/tls-cert.js';
 import {
@@ -140,8 +143,10 @@ async function plainHello(port: number): Promise<unknown[]> {
         protocol: PROTOCOL_VERSION,
         node: 'plain-probe',
         seq: 0,
-        lastTerm: 0,
+        runs: [],
         term: 0,
+        tag: 0,
+        silenceMs: 0,
         nonce: randomBytes(16),
       };
       socket.write(encodeFrame(hello));
@@ -218,32 +223,37 @@ describe('the shared secret', () => {
 
 describe('terms', () => {
   it('fences a stale leader; it then follows the new one and rolls back what only it had', async () => {
-    const [oldPort, newPort] = [await freePort(), await freePort()];
+    const [oldPort, newPort, nowhere] = [await freePort(), await freePort(), await freePort()];
     const oldLeader = await nodes.start('t-old', { args: leaderFlags(oldPort) });
-    const promoted = await nodes.start('t-new', { args: followerFlags(oldPort) });
+    const follower = await nodes.start('t-new', { args: followerFlags(oldPort) });
     await someWrites(oldLeader, 0, 10);
-    await expectSameData(oldLeader, promoted);
+    await expectSameData(oldLeader, follower);
+    // The follower goes down; back, it follows an address where no leader answers, so once
+    // promoted it cannot tell the old leader, which goes on taking writes it never gets.
+    await stop(follower);
+    const lost = await insert(oldLeader, 'items', { n: 'only on the old leader' });
+    const promoted = await nodes.restart(follower, { args: followerFlags(nowhere) });
     const { term } = expectStatus<{ term: number }>(
       await post(promoted, '/replication/promote', { port: newPort }),
       200,
     );
-    expect(term).toBe(2);
-    // The old leader does not know yet: it takes a write the new leader never gets.
-    const lost = await insert(oldLeader, 'items', { n: 'only on the old leader' });
+    expect(termRound(term)).toBe(1);
     await someWrites(promoted, 10, 5);
 
-    // A third node learns term 2 from the new leader, then is pointed at the old one.
+    // A third node learns the new term from the new leader, then is pointed at the old one.
     const third = await nodes.start('t-third', { args: followerFlags(newPort) });
     await expectSameData(promoted, third);
     await stop(third);
     const misled = await nodes.restart(third, { args: followerFlags(oldPort) });
     const fenced = await waitForStatus(oldLeader, 'it to be fenced', (s) => s.fenced !== null);
-    expect(fenced).toMatchObject({ role: 'leader', readOnly: true, term: 1, fenced: { term: 2 } });
+    expect(fenced).toMatchObject({ role: 'leader', readOnly: true, term: 1, fenced: { term } });
     const refused = await post(oldLeader, '/collections/items', { n: 'refused' });
     expect(expectStatus(refused, 503)).toMatchObject({ code: 'ERR_NODE_READ_ONLY' });
     const explained = await waitForStatus(misled, 'a refusal', (s) => !!s.leader?.lastError);
-    expect(explained.leader?.lastError).toMatch(/term 1 is older than the follower's term 2/);
-    expect(explained).toMatchObject({ term: 2, lastSeq: (await status(promoted)).lastSeq });
+    expect(explained.leader?.lastError).toMatch(
+      new RegExp(`is in term 1, older than this node's term ${term} \\(round 1`),
+    );
+    expect(explained).toMatchObject({ term, lastSeq: (await status(promoted)).lastSeq });
     // Fenced, it cannot take writes again by itself.
     expect((await post(oldLeader, '/replication/read-write')).status).toBe(409);
 
@@ -255,8 +265,11 @@ describe('terms', () => {
     expect(expectStatus(following, 200)).toMatchObject({ role: 'follower', replicationPort: null });
     await expectSameData(promoted, oldLeader);
     const rolledBack = await status(oldLeader);
-    expect(rolledBack.term).toBe(2);
+    expect(rolledBack.term).toBe(term);
     expect(rolledBack.leader?.rollbacks).toHaveLength(1);
+    expect(rolledBack.divergences).toBe(1);
+    const metrics = (await call(oldLeader, '/metrics')).text;
+    expect(metrics).toMatch(/^docdb_replication_divergences_total 1$/m);
     const rollbackDir = path.join(oldLeader.dataDir, 'rollback');
     const files = fs.readdirSync(rollbackDir);
     expect(files).toHaveLength(1);
@@ -265,10 +278,63 @@ describe('terms', () => {
       .trim()
       .split('\n')
       .map((line) => JSON.parse(line));
-    expect(lines[0]).toMatchObject({ rollback: { node: 't-old', entries: 1 } });
+    expect(lines[0]).toMatchObject({ rollback: { node: 't-old', entries: 1, after: 1 } });
     expect(JSON.stringify(lines.slice(1))).toContain(lost);
     expect(JSON.stringify(lines.slice(1))).toContain('only on the old leader');
     expect((await status(promoted)).counters.snapshotsSent).toBe(1);
+  });
+
+  it("fences the leader a promotion replaced by the new leader's notice; with --auto-rejoin it follows by itself", async () => {
+    const [oldPort, newPort] = [await freePort(), await freePort()];
+    const oldLeader = await nodes.start('n-old', {
+      args: [...leaderFlags(oldPort), '--auto-rejoin'],
+    });
+    const follower = await nodes.start('n-new', {
+      args: [
+        ...followerFlags(oldPort),
+        '--auto-failover-seconds',
+        '2',
+        '--auto-failover-new-port',
+        String(newPort),
+      ],
+    });
+    await someWrites(oldLeader, 0, 10);
+    await expectSameData(oldLeader, follower);
+    await waitForStatus(follower, 'its watch to arm', (s) => s.autoFailover.armed);
+    expect((await status(oldLeader)).lease).toMatchObject({
+      required: true,
+      valid: true,
+      holders: [{ name: 'n-new', silenceSeconds: 2, marginMs: 500 }],
+    });
+    expect((await call(oldLeader, '/metrics')).text).toMatch(/^docdb_replication_lease_valid 1$/m);
+    // Promoted by hand while the old leader still runs: its notice comes at once.
+    const { term } = expectStatus<{ term: number }>(
+      await post(follower, '/replication/promote', { port: newPort }),
+      200,
+    );
+    const rejoined = await waitForStatus(
+      oldLeader,
+      'it to follow the new leader by itself',
+      (s) => s.role === 'follower' && s.leader?.state === 'streaming',
+    );
+    expect(rejoined).toMatchObject({
+      term,
+      fenced: null,
+      lease: null,
+      leader: { leader: `127.0.0.1:${newPort}`, leaderName: 'n-new' },
+      autoFailover: { enabled: true, silenceSeconds: 2, newLeaderPort: oldPort },
+    });
+    expect(oldLeader.proc.stdout()).toContain('follows the new leader at 127.0.0.1:');
+    const refused = expectStatus<{ code: string; leader: string }>(
+      await post(oldLeader, '/collections/items', { n: 'refused' }),
+      503,
+    );
+    expect(refused).toMatchObject({ code: 'ERR_NODE_READ_ONLY', leader: follower.url });
+    await someWrites(follower, 10, 5);
+    await expectSameData(follower, oldLeader);
+    await waitForStatus(follower, 'the lease of its new follower', (s) =>
+      (s.lease?.holders ?? []).some((h) => h.name === 'n-old'),
+    );
   });
 });
 

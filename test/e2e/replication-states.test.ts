@@ -10,6 +10,7 @@
  */
 
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { termRound } from '../../src/replication/terms.js';
 import { makeTempDir } from '../support/temp-dir.js';
 import {
   call,
@@ -260,7 +261,7 @@ describe('single node → leader and → follower, each way the spec offers', ()
 describe('follower → leader', () => {
   afterEach(stopAll);
 
-  it('by POST /replication/promote: term + 1, takes writes, followed on the new port', async () => {
+  it('by POST /replication/promote: a term of the next round, takes writes, followed on the new port', async () => {
     const replicationPort = await freePort();
     const leader = await nodes.start('p-leader', { args: leaderFlags(replicationPort) });
     const follower = await nodes.start('p-follower', { args: followerFlags(replicationPort) });
@@ -275,14 +276,15 @@ describe('follower → leader', () => {
     expect(promoted).toMatchObject({
       role: 'leader',
       readOnly: false,
-      term: before.term + 1,
       replicationPort: newPort,
       leader: null,
     });
+    const { term } = promoted as { term: number };
+    expect(termRound(term)).toBe(termRound(before.term) + 1);
     await insert(follower, 'things', { n: 2 });
     const next = await nodes.start('p-next', { args: followerFlags(newPort) });
     await expectSameData(follower, next);
-    expect((await status(next)).term).toBe(before.term + 1);
+    expect((await status(next)).term).toBe(term);
     expect(await status(follower)).toMatchObject({
       followerCount: 1,
       followers: [{ name: 'p-next' }],
@@ -346,6 +348,11 @@ describe('follower → leader', () => {
     await insert(otherLeader, 'things', { n: 1 });
     for (const follower of [byFlags, byRest, disabled]) await expectSameData(leader, follower);
     await expectSameData(otherLeader, byDefault);
+    // A watch arms once its leader holds its lease; a disabled one never does.
+    for (const watcher of [byFlags, byRest, byDefault]) {
+      await waitForStatus(watcher, 'its watch to arm', (s) => s.autoFailover.armed);
+    }
+    expect((await status(disabled)).autoFailover.armed).toBe(false);
     const { term } = await status(leader);
 
     await Promise.all([kill(leader), kill(otherLeader)]);
@@ -361,11 +368,11 @@ describe('follower → leader', () => {
         (s) => s.role === 'leader',
       );
       expect(promoted).toMatchObject({
-        term: term + 1,
         readOnly: false,
         replicationPort: port,
         autoFailover: { state: 'promoted' },
       });
+      expect(termRound(promoted.term)).toBe(termRound(term) + 1);
       expect(await listening(port)).toBe(true);
       await insert(node, 'things', { n: 2, by: node.name });
     }

@@ -1,8 +1,9 @@
 /**
  * The replication endpoints on one node (app.inject): status of a single node, the
  * transitions a single node can make (start leading, read-only and back), the 409s of
- * transitions that do not fit its role, and the 400s of bad bodies naming the field.
- * Replication between nodes is proved in src/replication and test/e2e.
+ * transitions that do not fit its role (forgetting a follower it holds no lease from too),
+ * and the 400s of bad bodies naming the field. Replication between nodes is proved in
+ * src/replication and test/e2e.
  */
 
 import { describe, expect, it } from 'vitest';
@@ -25,7 +26,15 @@ describe('/replication', () => {
       followers: [],
       leader: null,
       gaps: 0,
-      autoFailover: { enabled: false, state: 'off', silenceSeconds: null, newLeaderPort: null },
+      divergences: 0,
+      lease: null,
+      autoFailover: {
+        enabled: false,
+        state: 'off',
+        silenceSeconds: null,
+        newLeaderPort: null,
+        armed: false,
+      },
     });
   });
 
@@ -53,7 +62,11 @@ describe('/replication', () => {
       json: { port },
     });
     expect(started.status).toBe(200);
-    expect(started.body).toMatchObject({ role: 'leader', replicationPort: port });
+    expect(started.body).toMatchObject({
+      role: 'leader',
+      replicationPort: port,
+      lease: { required: false, valid: true, holders: [] },
+    });
     const again = await request({
       method: 'POST',
       url: '/replication/start-leader',
@@ -78,6 +91,24 @@ describe('/replication', () => {
     });
     expect(watch.status).toBe(409);
     expect(watch.body.error).toContain('only a follower enables it');
+    const forget = await request({
+      method: 'POST',
+      url: '/replication/forget-follower',
+      json: { name: 'b' },
+    });
+    expect(forget.status).toBe(409);
+    expect(forget.body.error).toBe("no follower named b holds this leader's lease; none does");
+  });
+
+  it('refuses to forget a follower on a node that does not lead', async () => {
+    const { request } = await harness();
+    const answer = await request({
+      method: 'POST',
+      url: '/replication/forget-follower',
+      json: { name: 'b' },
+    });
+    expect(answer.status).toBe(409);
+    expect(answer.body.error).toBe('only a leader holds a lease from its followers');
   });
 
   it('refuses a single node promotion, naming start-leader', async () => {
@@ -108,6 +139,8 @@ describe('/replication', () => {
         /silenceSeconds/,
       ],
       ['/replication/auto-failover/enable', { silenceSeconds: 5 }, /newLeaderPort/],
+      ['/replication/forget-follower', {}, /name/],
+      ['/replication/forget-follower', { name: '' }, /name/],
     ];
     for (const [url, json, field] of cases) {
       const answer = await request({ method: 'POST', url, json });

@@ -104,4 +104,16 @@ export function registerReplicationRoutes(
     { ...NO_BODY, schema: { summary: "Stop watching the leader's silence" } },
     async () => replication.disableAutoFailover(),
   );
+
+  app.post<{ Body: { name: string } }>(
+    '/replication/forget-follower',
+    {
+      schema: {
+        summary:
+          'A leader stops waiting for the lease of an auto-failover follower that is gone for good',
+        body: body({ name: { type: 'string', minLength: 1, maxLength: 1024 } }, ['name']),
+      },
+    },
+    async (request) => replication.forgetFollower(request.body),
+  );
 }

@@ -1,0 +1,64 @@
+/**
+ * Replication terms that cannot collide. A term is one number, `round × TERM_TAGS + tag`: the
+ * round counts promotions along a history, the tag is the promoting node's (a random number
+ * it keeps in its data file). Two promotions that do not see each other start from the same
+ * known round and so make the same round, but with their own tags: different terms, ordered
+ * like any two numbers, so every place that compares terms (fencing, the follower's check of
+ * its leader, the order of entries) needs no change. Terms written before this scheme are
+ * small numbers: round 0, below every term a promotion makes now. Pure functions only.
+ */
+
+import { DbError } from '../errors/index.js';
+
+/** Tags a term can carry: 2^24, so two nodes draw the same one with odds of 1 in 16.7 million. */
+export const TERM_TAGS = 2 ** 24;
+
+/** The largest round a term can reach and stay a safe integer (about 537 million promotions). */
+export const TERM_ROUND_MAX = Math.floor(Number.MAX_SAFE_INTEGER / TERM_TAGS) - 1;
+
+/** The round of a term: how many promotions its history went through (0 for older terms). */
+export function termRound(term: number): number {
+  return Math.floor(term / TERM_TAGS);
+}
+
+/** The tag of the node that made a term (for older terms, the term itself). */
+export function termTag(term: number): number {
+  return term % TERM_TAGS;
+}
+
+/**
+ * The term a node with `tag` takes when promoted, having seen terms up to `known` (its own
+ * and its leader's): the next round, with its own tag. It is newer than every term of
+ * `known`'s round, whoever made them.
+ */
+export function nextTerm(known: number, tag: number): number {
+  if (!Number.isSafeInteger(tag) || tag < 0 || tag >= TERM_TAGS) {
+    throw new DbError(
+      'ERR_BAD_ARGUMENT',
+      `a term tag is an integer below ${TERM_TAGS}; got ${tag}`,
+    );
+  }
+  const round = termRound(known) + 1;
+  if (round > TERM_ROUND_MAX) {
+    throw new DbError(
+      'ERR_REPLICATION_STATE',
+      `this history has been through ${TERM_ROUND_MAX} promotions, the most a term can count; copy the data into a new node to start a new history`,
+    );
+  }
+  return round * TERM_TAGS + tag;
+}
+
+/** A fresh random tag, other than those in `taken`. */
+export function drawTag(taken: ReadonlySet<number> = new Set(), random = Math.random): number {
+  for (;;) {
+    const tag = Math.floor(random() * TERM_TAGS);
+    if (!taken.has(tag)) return tag;
+  }
+}
+
+/** A term as people read it in logs: the number, with its round and tag when it has them. */
+export function describeTerm(term: number): string {
+  const round = termRound(term);
+  if (round === 0) return `term ${term}`;
+  return `term ${term} (round ${round}, node tag ${termTag(term).toString(16).padStart(6, '0')})`;
+}
