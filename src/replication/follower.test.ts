@@ -238,6 +238,26 @@ describe('the follower', () => {
     expect(f.armed).toBe(false);
   });
 
+  it('answers heartbeats during a snapshot load too, claiming no seq while its data is partial', async () => {
+    const leader = await scriptedLeader(1, { catchUp: 'snapshot', lastSeq: 5 });
+    const { f } = await follower(leader.port, undefined, { ms: 2000 });
+    const { peer } = await leader.accept();
+    await peer.send({
+      t: 'snapshot',
+      seq: 5,
+      term: 1,
+      lastTerm: 1,
+      runs: [{ term: 1, from: 1 }],
+      collections: [{ name: 'c', indexes: [] }],
+    });
+    await peer.send({ t: 'heartbeat', seq: 5, term: 1, atMs: Date.now(), stampMs: 77, held: true });
+    expect(await next(peer, 'ack')).toEqual({ t: 'ack', seq: 0, silenceMs: 2000, echoMs: 77 });
+    expect(f.status().state).toBe('snapshot');
+    await peer.send({ t: 'snapshotEnd', seq: 5 });
+    await until(() => f.status().state === 'streaming', 'the load to finish');
+    expect(await next(peer, 'ack')).toMatchObject({ seq: 5 });
+  });
+
   it('answers probes with its links, and draws a new term tag when told its own is taken', async () => {
     const leader = await scriptedLeader(1, { tagTaken: true });
     const { dir, cleanup } = makeTempDir('docdb-follower-');

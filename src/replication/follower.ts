@@ -219,15 +219,20 @@ export class ReplicationFollower {
         | MessageOf<'heartbeat'>;
       this.touch();
       if (message.t === 'heartbeat') {
-        this.view.leaderSeq = message.seq;
-        this.lastStampMs = message.stampMs;
-        this.armed = message.held;
-        peer.send(this.ack(this.view.appliedSeq)).catch(() => {});
+        this.answerHeartbeat(peer, message, this.view.appliedSeq);
         continue;
       }
       this.takeEntries(peer, message.entries);
       if (this.appliesInFlight >= APPLIES_IN_FLIGHT_MAX) await this.applying;
     }
+  }
+
+  /** Takes a heartbeat and answers it with an ack of `seq` echoing its stamp (the lease). */
+  private answerHeartbeat(peer: Peer, heartbeat: MessageOf<'heartbeat'>, seq: number): void {
+    this.view.leaderSeq = heartbeat.seq;
+    this.lastStampMs = heartbeat.stampMs;
+    this.armed = heartbeat.held;
+    peer.send(this.ack(seq)).catch(() => {});
   }
 
   private touch(): void {
@@ -350,7 +355,9 @@ export class ReplicationFollower {
       );
       this.touch();
       if (message.t === 'heartbeat') {
-        this.view.leaderSeq = message.seq;
+        // A long load must not let the leader's lease lapse; its ack claims no seq (0): the
+        // data is partial until the load finishes.
+        this.answerHeartbeat(peer, message, 0);
       } else if (message.t === 'documents') {
         await load.insert(
           message.collection,
