@@ -9,11 +9,11 @@
  */
 
 import { spawnSync } from 'node:child_process';
-import * as net from 'node:net';
 import { BIN, cleanEnv } from '../e2e/support.js';
 import { sameDocuments } from '../failover/checks.js';
 import { DocdbNode } from '../failover/cluster.js';
 import { WriteLoad } from '../failover/load.js';
+import { NetProxy } from './net-proxy.js';
 import { Check, type CheckResult, type PartContext, type TorturePart } from './part.js';
 
 const ROUNDS = { quick: 1, full: 10 };
@@ -22,76 +22,7 @@ const WRITES_PER_FAULT = 100;
 /** How long the network stays cut, and how long the link stays slow (ms). */
 const CUT_MS = 2_000;
 const SLOW_MS = 3_000;
-/** Each chunk from the leader waits this long in a slow link. */
-const SLOW_CHUNK_DELAY_MS = 50;
 const LOAD_CLIENTS = 4;
-
-/** A loopback TCP proxy between the follower and the leader's replication port. */
-class Link {
-  private readonly server: net.Server;
-  private readonly open = new Set<net.Socket>();
-  private mode: 'up' | 'cut' | 'slow' = 'up';
-  port = 0;
-
-  constructor(private readonly upstreamPort: number) {
-    this.server = net.createServer((downstream) => this.accept(downstream));
-  }
-
-  async listen(): Promise<void> {
-    await new Promise<void>((resolve) => this.server.listen(0, '127.0.0.1', resolve));
-    this.port = (this.server.address() as net.AddressInfo).port;
-  }
-
-  /** Resets every connection and refuses new ones until `up()`. */
-  cut(): void {
-    this.mode = 'cut';
-    for (const socket of this.open) socket.destroy();
-  }
-
-  slow(): void {
-    this.mode = 'slow';
-  }
-
-  up(): void {
-    this.mode = 'up';
-  }
-
-  close(): Promise<void> {
-    for (const socket of this.open) socket.destroy();
-    return new Promise((resolve) => this.server.close(() => resolve()));
-  }
-
-  private accept(downstream: net.Socket): void {
-    if (this.mode === 'cut') {
-      downstream.destroy();
-      return;
-    }
-    const upstream = net.connect(this.upstreamPort, '127.0.0.1');
-    for (const socket of [downstream, upstream]) {
-      this.open.add(socket);
-      socket.on('error', () => {});
-      socket.on('close', () => {
-        this.open.delete(socket);
-        downstream.destroy();
-        upstream.destroy();
-      });
-    }
-    downstream.pipe(upstream);
-    // Leader → follower: while the link is slow each chunk waits, and the link reads nothing
-    // more meanwhile, so the leader meets backpressure as on a slow network.
-    upstream.on('data', (chunk: Buffer) => {
-      if (this.mode !== 'slow') {
-        downstream.write(chunk);
-        return;
-      }
-      upstream.pause();
-      setTimeout(() => {
-        if (!downstream.destroyed) downstream.write(chunk);
-        upstream.resume();
-      }, SLOW_CHUNK_DELAY_MS);
-    });
-  }
-}
 
 export const replicationFaults: TorturePart = {
   name: 'replication-faults',
@@ -106,7 +37,7 @@ export const replicationFaults: TorturePart = {
     const leader = await DocdbNode.create(context.dir, 'leader');
     const follower = await DocdbNode.create(context.dir, 'follower');
     await leader.start({ role: 'leader' });
-    const link = new Link(leader.replicationPort);
+    const link = new NetProxy(leader.replicationPort);
     await link.listen();
     // The follower knows the leader only by the proxy's port.
     const throughLink = { replicationPort: link.port } as DocdbNode;
@@ -151,7 +82,7 @@ async function injure(
     throughLink,
     link,
     load,
-  }: { follower: DocdbNode; throughLink: DocdbNode; link: Link; load: WriteLoad },
+  }: { follower: DocdbNode; throughLink: DocdbNode; link: NetProxy; load: WriteLoad },
 ): Promise<string> {
   if (fault === 'kill') {
     await follower.kill();
@@ -160,7 +91,7 @@ async function injure(
     return 'caught up after the restart';
   }
   if (fault === 'cut') {
-    link.cut();
+    link.reset();
     await Promise.all([
       load.waitForMore(WRITES_PER_FAULT, 30_000),
       new Promise((resolve) => setTimeout(resolve, CUT_MS)),
