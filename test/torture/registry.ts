@@ -1,6 +1,6 @@
 /**
  * The parts of the torture suite, in the order a run takes them. A new part (crash, disk
- * full, bad input at volume, slow clients, soak, replication faults) is a module exporting a
+ * full, bad input at volume, slow clients, soak, replication faults, partitions) is a module exporting a
  * TorturePart (part.ts), added here; the harness needs no other change.
  */
 
@@ -9,6 +9,7 @@ import { crash } from './crash.js';
 import { damagedFiles } from './damaged-files.js';
 import { diskFull } from './disk-full.js';
 import type { TorturePart } from './part.js';
+import { partition } from './partition.js';
 import { replicationFaults } from './replication-faults.js';
 import { slowClients } from './slow-clients.js';
 import { soak } from './soak.js';
@@ -20,5 +21,6 @@ export const PARTS: readonly TorturePart[] = [
   badInput,
   slowClients,
   replicationFaults,
+  partition,
   soak,
 ];
