@@ -1,7 +1,7 @@
 /**
  * The parts of the torture suite, in the order a run takes them. A new part (crash, disk
- * full, bad input at volume, slow clients, soak, replication faults, partitions) is a module exporting a
- * TorturePart (part.ts), added here; the harness needs no other change.
+ * full, bad input at volume, slow clients, soak, replication faults, partitions) is a module
+ * exporting a TorturePart (part.ts), added here; the harness needs no other change.
  */
 
 import { badInput } from './bad-input.js';
