@@ -24,6 +24,7 @@ import {
   CONNECT_TIMEOUT_MS,
   HANDSHAKE_TIMEOUT_MS,
   LEADER_SILENCE_RECONNECT_MS,
+  reconnectCapMs,
   reconnectDelayMs,
   sleep,
 } from './timing.js';
@@ -168,7 +169,8 @@ export class ReplicationFollower {
       this.view.snapshot = null;
       if (this.stopped) break;
       this.view.state = 'connecting';
-      await sleep(reconnectDelayMs(this.attempt++), this.stopper.signal);
+      const capMs = reconnectCapMs(this.options.silenceMs());
+      await sleep(reconnectDelayMs(this.attempt++, Math.random, capMs), this.stopper.signal);
     }
   }
 

@@ -22,9 +22,23 @@ export const FAILOVER_CHECK_MS = 200;
  * between half and the whole step, so followers of a restarted leader do not all come back
  * in the same instant.
  */
-export function reconnectDelayMs(attempt: number, random: () => number = Math.random): number {
-  const step = Math.min(RECONNECT_CAP_MS, RECONNECT_BASE_MS * 2 ** Math.min(attempt, 16));
+export function reconnectDelayMs(
+  attempt: number,
+  random: () => number = Math.random,
+  capMs: number = RECONNECT_CAP_MS,
+): number {
+  const step = Math.min(capMs, RECONNECT_BASE_MS * 2 ** Math.min(attempt, 16));
   return Math.round(step * (0.5 + random() / 2));
+}
+
+/**
+ * The reconnect cap of a follower with an auto-failover silence (0: none): RECONNECT_CAP_MS,
+ * or a quarter of the silence when that is shorter, so a watching follower tries its leader
+ * again several times before it would promote itself over a short blip of the network.
+ */
+export function reconnectCapMs(silenceMs: number): number {
+  if (silenceMs === 0) return RECONNECT_CAP_MS;
+  return Math.max(RECONNECT_BASE_MS, Math.min(RECONNECT_CAP_MS, Math.floor(silenceMs / 4)));
 }
 
 /** Resolves after `ms`, or at once when `signal` aborts. */

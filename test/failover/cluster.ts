@@ -32,9 +32,10 @@ export interface ReplicationStatus {
   readOnly: boolean;
   term: number;
   lastSeq: number;
-  fenced: { term: number; by: string } | null;
+  fenced: { term: number; by: string; leader?: string; httpUrl?: string } | null;
   followers: Array<{ name: string; acknowledgedSeq: number; lagEntries: number }>;
   leader: null | {
+    leader: string;
     connected: boolean;
     state: string;
     appliedSeq: number;
@@ -42,7 +43,9 @@ export interface ReplicationStatus {
     lastError: string | null;
     rollbacks: Array<{ file: string; after: number; through: number; entries: number }>;
   };
-  autoFailover: { enabled: boolean; state: 'off' | 'watching' | 'promoted' };
+  divergences: number;
+  lease: { required: boolean; valid: boolean } | null;
+  autoFailover: { enabled: boolean; state: 'off' | 'watching' | 'promoted'; armed: boolean };
 }
 
 /** Every node started and not yet seen to exit, for killAllNow(). */

@@ -9,13 +9,13 @@
  * acknowledged writes at once. It only measures and counts; it never tunes a node to pass.
  */
 
-import { execFile, spawnSync } from 'node:child_process';
+import { execFile } from 'node:child_process';
 import { BIN, cleanEnv } from '../e2e/support.js';
 import { sameDocuments } from '../failover/checks.js';
 import { DocdbNode, FailoverCheckError, type ReplicationStatus } from '../failover/cluster.js';
 import { LOAD_COLLECTION } from '../failover/load.js';
 import { ackWindows } from './ack-windows.js';
-import { NetProxy } from './net-proxy.js';
+import { NetProxy } from '../support/net-proxy.js';
 import { Check, type CheckResult, type PartContext, type TorturePart } from './part.js';
 import { type ClientRole, PartitionLoad } from './partition-load.js';
 
@@ -83,34 +83,6 @@ const VERIFY_TIMEOUT_MS = 60_000;
 const STATUS_POLL_MS = 100;
 /** Ids named in one message; the rest are counted. */
 const IDS_SHOWN_MAX = 5;
-
-/** `GET /replication/status` with the fields issue 21 adds, optional until they exist. */
-type Status = Omit<ReplicationStatus, 'fenced' | 'autoFailover' | 'leader'> & {
-  fenced: { term: number; by: string; leader?: string; httpUrl?: string } | null;
-  autoFailover: ReplicationStatus['autoFailover'] & { armed?: boolean };
-  leader: (NonNullable<ReplicationStatus['leader']> & { leader?: string }) | null;
-  divergences?: number;
-  lease?: { required: boolean; valid: boolean } | null;
-};
-
-/** The serve flags of issue 21, present or not in the build under test. */
-export interface Features {
-  advertiseAddress: boolean;
-  autoRejoin: boolean;
-}
-
-/**
- * Which of issue 21's serve flags this build knows, from `docdb serve --help` (serve refuses
- * unknown flags). Once they have landed everywhere, this can become a constant true.
- */
-export function detectFeatures(): Features {
-  const help = spawnSync(BIN, ['serve', '--help'], { env: cleanEnv(), encoding: 'utf8' });
-  const text = `${help.stdout}${help.stderr}`;
-  return {
-    advertiseAddress: text.includes('--replication-advertise-address'),
-    autoRejoin: text.includes('--auto-rejoin'),
-  };
-}
 
 export function modeName(mode: Mode): string {
   const rejoin = mode.rejoin === undefined ? '' : `/${mode.rejoin}`;
@@ -216,7 +188,7 @@ interface CycleFigures {
   healedMs: number;
   fencedMs: number | undefined;
   rejoinedMs: number | undefined;
-  /** Each node's role, term and divergences seen (once status has them), at the end. */
+  /** Each node's role, term and divergences seen, at the end. */
   nodes: string;
   /** The roles did not hold at the end: the next cycle needs a fresh pair. */
   pairBroken: boolean;
@@ -229,13 +201,13 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, Math.
 /** Polls `node`'s status until `check` holds; undefined (never a throw) when time runs out. */
 async function observe(
   node: DocdbNode,
-  check: (status: Status) => boolean,
+  check: (status: ReplicationStatus) => boolean,
   timeoutMs: number,
-): Promise<{ status: Status; atMs: number } | undefined> {
+): Promise<{ status: ReplicationStatus; atMs: number } | undefined> {
   const deadline = performance.now() + timeoutMs;
   for (;;) {
     try {
-      const status = (await node.status()) as unknown as Status;
+      const status = await node.status();
       if (check(status)) return { status, atMs: performance.now() };
     } catch {
       // Down or restarting: look again until the deadline.
@@ -248,7 +220,7 @@ async function observe(
 /** The status as one short phrase for a message; never throws. */
 async function describeStatus(node: DocdbNode): Promise<string> {
   try {
-    const s = (await node.status()) as unknown as Status;
+    const s = await node.status();
     const fenced = s.fenced ? `, fenced by term ${s.fenced.term}` : '';
     const following = s.leader ? `, ${s.leader.state} from ${s.leader.leader ?? '?'}` : '';
     return `${node.name}: role ${s.role}, term ${s.term}, seq ${s.lastSeq}${s.readOnly ? ', read-only' : ''}${fenced}${following}`;
@@ -269,7 +241,6 @@ class Pair {
     readonly nodes: [DocdbNode, DocdbNode],
     readonly sync: SyncFollowers,
     readonly autoRejoin: boolean,
-    private readonly features: Features,
   ) {}
 
   static async open(
@@ -277,11 +248,10 @@ class Pair {
     name: string,
     sync: SyncFollowers,
     autoRejoin: boolean,
-    features: Features,
   ): Promise<Pair> {
     const a = await DocdbNode.create(dir, `${name}-a`);
     const b = await DocdbNode.create(dir, `${name}-b`);
-    const pair = new Pair([a, b], sync, autoRejoin, features);
+    const pair = new Pair([a, b], sync, autoRejoin);
     for (const node of pair.nodes) {
       const proxy = new NetProxy(node.replicationPort);
       await proxy.listen();
@@ -307,14 +277,11 @@ class Pair {
 
   /** Flags of either role: where others reach this node, durable writes, auto-rejoin. */
   private commonFlags(node: DocdbNode): string[] {
-    const flags: string[] = [];
-    if (this.features.advertiseAddress) {
-      flags.push('--replication-advertise-address', `127.0.0.1:${this.proxyOf(node).port}`);
-    }
+    const flags = ['--replication-advertise-address', `127.0.0.1:${this.proxyOf(node).port}`];
     if (this.sync === 1) {
       flags.push('--sync-followers', '1', '--sync-timeout-seconds', String(SYNC_TIMEOUT_SECONDS));
     }
-    if (this.autoRejoin && this.features.autoRejoin) flags.push('--auto-rejoin');
+    if (this.autoRejoin) flags.push('--auto-rejoin');
     return flags;
   }
 
@@ -350,20 +317,19 @@ class Pair {
 }
 
 /** Waits until the follower streams from the leader and may promote itself. */
-function ready(status: Status): boolean {
+function ready(status: ReplicationStatus): boolean {
   return (
     status.role === 'follower' &&
     status.leader !== null &&
     status.leader.connected &&
     status.leader.state === 'streaming' &&
     status.autoFailover.state === 'watching' &&
-    // `armed` is new in issue 21; until it exists, watching is all there is to see.
-    status.autoFailover.armed !== false
+    status.autoFailover.armed
   );
 }
 
 /** True when `status` is a follower streaming from `leader`'s proxy. */
-function followsThrough(status: Status, proxy: NetProxy): boolean {
+function followsThrough(status: ReplicationStatus, proxy: NetProxy): boolean {
   const address = status.leader?.leader;
   return (
     status.role === 'follower' &&
@@ -378,7 +344,7 @@ function followsThrough(status: Status, proxy: NetProxy): boolean {
  * the caller has already counted the missing fence as a problem.
  */
 async function followByRest(pair: Pair, old: DocdbNode, leader: DocdbNode): Promise<void> {
-  const status = (await old.status()) as unknown as Status;
+  const status = await old.status();
   if (status.role === 'follower') return;
   if (status.role === 'leader' && !status.readOnly) await old.transition('read-only');
   await old.transition('start-follower', {
@@ -389,7 +355,7 @@ async function followByRest(pair: Pair, old: DocdbNode, leader: DocdbNode): Prom
 
 /** A node made a follower over REST watches its new leader too, as one started so does. */
 async function keepWatching(node: DocdbNode): Promise<void> {
-  const status = (await node.status()) as unknown as Status;
+  const status = await node.status();
   if (status.role !== 'follower' || status.autoFailover.enabled) return;
   await node.transition('auto-failover/enable', {
     silenceSeconds: SILENCE_SECONDS,
@@ -397,10 +363,7 @@ async function keepWatching(node: DocdbNode): Promise<void> {
   });
 }
 
-/**
- * `docdb verify <a> --peer <b> --json`: whether the two change logs agree. A build without
- * `--peer` says so; that is "not available", not a finding.
- */
+/** `docdb verify <a> --peer <b> --json`: whether the two change logs agree. */
 async function verifyPeer(a: DocdbNode, b: DocdbNode): Promise<{ ok: boolean; text: string }> {
   const result = await new Promise<{ code: number | null; stdout: string; stderr: string }>(
     (resolve) => {
@@ -416,7 +379,6 @@ async function verifyPeer(a: DocdbNode, b: DocdbNode): Promise<{ ok: boolean; te
     },
   );
   if (result.code === 0) return { ok: true, text: 'agree' };
-  if (/unknown option '--peer'/.test(result.stderr)) return { ok: true, text: 'not available' };
   let text = `exit ${result.code}: ${result.stderr.slice(0, 300)}${result.stdout.slice(0, 300)}`;
   try {
     const report = JSON.parse(result.stdout) as {
@@ -574,19 +536,15 @@ async function settle(pair: Pair, ackStart: number, figures: CycleFigures): Prom
   const windows = ackWindows(acks);
   figures.twoLeaderMs = windows.twoLeaderMs;
   figures.interleaved = windows.interleaved;
-  const statuses = await Promise.all(
-    pair.nodes.map(async (node) => (await node.status()) as unknown as Status),
-  );
+  const statuses = await Promise.all(pair.nodes.map(async (node) => await node.status()));
   figures.nodes = statuses
     .map((status, i) => {
-      const divergences =
-        status.divergences === undefined ? '' : ` divergences ${status.divergences}`;
-      return `${pair.nodes[i]?.name} ${status.role}${status.readOnly ? ' read-only' : ''} term ${status.term}${divergences}`;
+      return `${pair.nodes[i]?.name} ${status.role}${status.readOnly ? ' read-only' : ''} term ${status.term} divergences ${status.divergences}`;
     })
     .join(', ');
   // The checks above passed with the follower streaming; the roles must still hold after them.
-  const leaderNow = statuses[pair.nodes.indexOf(leader)] as Status;
-  const followerNow = statuses[pair.nodes.indexOf(follower)] as Status;
+  const leaderNow = statuses[pair.nodes.indexOf(leader)] as ReplicationStatus;
+  const followerNow = statuses[pair.nodes.indexOf(follower)] as ReplicationStatus;
   if (leaderNow.role !== 'leader' || leaderNow.readOnly || followerNow.role !== 'follower') {
     figures.problems.push(
       `the cycle ended with ${leader.name} ${leaderNow.role}${leaderNow.readOnly ? ' (read-only)' : ''} and ${follower.name} ${followerNow.role}, not a writable leader and its follower; a fresh pair takes the next cycle`,
@@ -624,11 +582,7 @@ function emptyFigures(): CycleFigures {
 async function cycle(pair: Pair, mode: Mode, quick: boolean): Promise<CycleFigures> {
   const figures = emptyFigures();
   const { load } = pair;
-  await pair.follower.waitForStatus(
-    'streaming and armed',
-    (s) => ready(s as unknown as Status),
-    READY_TIMEOUT_MS,
-  );
+  await pair.follower.waitForStatus('streaming and armed', (s) => ready(s), READY_TIMEOUT_MS);
   const ackStart = load.acks.length;
   const refusedBefore = { ...load.counters.refused };
   const failedBefore = load.counters.failedConnections;
@@ -834,10 +788,6 @@ export async function runPartition(options: {
   log: (line: string) => void;
 }): Promise<PartitionRun> {
   const { dir, plan, quick, log } = options;
-  const features = detectFeatures();
-  log(
-    `partition: --replication-advertise-address ${features.advertiseAddress ? 'known' : 'unknown (left out)'}, --auto-rejoin ${features.autoRejoin ? 'known' : 'unknown (left out: auto cycles wait for a rejoin that cannot come)'}`,
-  );
   const tally = new Tally();
   let n = 0;
   for (const group of groups(plan)) {
@@ -854,7 +804,6 @@ export async function runPartition(options: {
             opened++ === 0 ? base : `${base}-${opened}`,
             group.sync,
             group.auto,
-            features,
           );
           const figures = await cycle(pair, mode, quick);
           const ms = performance.now() - started;

@@ -13,7 +13,7 @@ import { BIN, cleanEnv } from '../e2e/support.js';
 import { sameDocuments } from '../failover/checks.js';
 import { DocdbNode } from '../failover/cluster.js';
 import { WriteLoad } from '../failover/load.js';
-import { NetProxy } from './net-proxy.js';
+import { NetProxy } from '../support/net-proxy.js';
 import { Check, type CheckResult, type PartContext, type TorturePart } from './part.js';
 
 const ROUNDS = { quick: 1, full: 10 };

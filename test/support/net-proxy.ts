@@ -1,7 +1,8 @@
 /**
- * A loopback TCP proxy the torture suite puts in front of a node's replication port, so a
- * part can break the network the way a real one breaks: reset, blackhole, freeze, or slow.
- * It only moves (or withholds) bytes; it never parses them and decides nothing about a run.
+ * A loopback TCP proxy a test puts in front of a node's replication port, so it can break the
+ * network the way a real one breaks: reset, blackhole, freeze, or slow. The replication unit
+ * tests and the torture suite's parts use it. It only moves (or withholds) bytes; it never
+ * parses them and decides nothing about a test.
  */
 
 import * as net from 'node:net';
