@@ -15,7 +15,7 @@ import fc from 'fast-check';
 import { afterEach, describe, expect, it } from 'vitest';
 import { type Database, open } from '../engine/index.js';
 import { freePort } from '../../test/e2e/support.js';
-import { TcpProxy } from '../../test/support/tcp-proxy.js';
+import { NetProxy } from '../../test/support/net-proxy.js';
 import { makeTempDir } from '../../test/support/temp-dir.js';
 import { Replication, type ReplicationOptions } from './replication.js';
 import { termRound, termTag } from './terms.js';
@@ -62,8 +62,8 @@ async function node(
   return test;
 }
 
-async function proxy(port: number): Promise<TcpProxy> {
-  const link = new TcpProxy(port);
+async function proxy(port: number): Promise<NetProxy> {
+  const link = new NetProxy(port);
   await link.listen();
   cleanups.push(() => link.close());
   return link;
