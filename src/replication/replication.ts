@@ -21,7 +21,7 @@ import { Lease } from './lease.js';
 import { newCounters, type ReplicationLog, SILENT_LOG } from './log.js';
 import { Notifier } from './notice.js';
 import { describeTerm, drawTag, nextTerm } from './terms.js';
-import { FAILOVER_CHECK_MS } from './timing.js';
+import { SilenceWatch } from './watch.js';
 
 /** What a node tells its replication when it starts. */
 export interface ReplicationOptions {
@@ -54,18 +54,10 @@ export interface ReplicationOptions {
 
 const SYNC_TIMEOUT_MS_DEFAULT = 10_000;
 
-interface Watch {
-  silenceSeconds: number;
-  newLeaderPort: number;
-  /** performance.now() when the watch began. */
-  startedMs: number;
-  timer: NodeJS.Timeout;
-}
-
 export class Replication {
   private leader: ReplicationLeader | undefined;
   private follower: ReplicationFollower | undefined;
-  private watch: Watch | undefined;
+  private watch: SilenceWatch | undefined;
   private failoverState: AutoFailoverView['state'] = 'off';
   private fenced: FencedView | null = null;
   private notifier: Notifier | undefined;
@@ -190,7 +182,7 @@ export class Replication {
 
   /** The silence of the running watch in ms; 0 when none runs. */
   private watchSilenceMs(): number {
-    return this.watch ? this.watch.silenceSeconds * 1000 : 0;
+    return this.watch?.silenceMs ?? 0;
   }
 
   /**
@@ -548,9 +540,13 @@ export class Replication {
 
   private startWatch(silenceSeconds: number, newLeaderPort: number): void {
     this.stopWatch();
-    const timer = setInterval(() => this.checkSilence(), FAILOVER_CHECK_MS);
-    timer.unref();
-    this.watch = { silenceSeconds, newLeaderPort, startedMs: performance.now(), timer };
+    const watch = new SilenceWatch(
+      silenceSeconds,
+      newLeaderPort,
+      () => this.follower,
+      (silentMs) => this.failOver(watch, silentMs),
+    );
+    this.watch = watch;
     this.failoverState = 'watching';
     this.log.info(
       `replication: auto-failover watching: promotes itself on port ${newLeaderPort} after ${silenceSeconds} s of leader silence, once the leader holds its lease`,
@@ -558,34 +554,23 @@ export class Replication {
   }
 
   private stopWatch(): void {
-    if (this.watch) clearInterval(this.watch.timer);
+    this.watch?.stop();
     this.watch = undefined;
   }
 
-  private checkSilence(): void {
-    const { watch, follower } = this;
-    if (!watch || !follower) return;
-    const since = Math.max(follower.lastContactMs, watch.startedMs);
-    const silentMs = performance.now() - since;
-    if (silentMs < watch.silenceSeconds * 1000) return;
-    // A follower whose lease the leader never recorded may be the one cut off, while the
-    // leader still acknowledges writes: it does not promote itself.
-    if (!follower.armed) return;
-    const { newLeaderPort } = watch;
+  /** The watch saw the leader silent long enough: this follower promotes itself. */
+  private failOver(watch: SilenceWatch, silentMs: number): void {
+    const { silenceSeconds, newLeaderPort } = watch;
     this.stopWatch();
     this.log.warn(
       `replication: the leader has been silent ${Math.round(silentMs / 1000)} s; promoting this node (auto-failover)`,
     );
     this.serial(async () => {
-      await this.promoteNow(
-        newLeaderPort,
-        'promoted by auto-failover',
-        watch.silenceSeconds * 1000,
-      );
+      await this.promoteNow(newLeaderPort, 'promoted by auto-failover', watch.silenceMs);
       this.failoverState = 'promoted';
     }).catch((error: unknown) => {
       this.log.error(`replication: auto-failover could not promote: ${(error as Error).message}`);
-      if (this.follower) this.startWatch(watch.silenceSeconds, newLeaderPort);
+      if (this.follower) this.startWatch(silenceSeconds, newLeaderPort);
     });
   }
 
