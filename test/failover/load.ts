@@ -33,17 +33,12 @@ export interface LoadCounters {
   unexpected: number;
 }
 
-export class WriteLoad {
-  /** The node the clients write to; the run moves it at each switch. */
-  target: DocdbNode;
-  private readonly acked = new Set<string>();
-  readonly counters: LoadCounters = {
-    acknowledged: 0,
-    refused: 0,
-    failedConnections: 0,
-    unexpected: 0,
-  };
-  readonly unexpectedAnswers: string[] = [];
+/**
+ * Clients that each loop until stopped and can all be paused between two writes: what every
+ * write load of these runs shares. A subclass runs `client` loops (started with `spawn`) that
+ * call `turn()` before each write.
+ */
+export abstract class PausableClients {
   private stopped = false;
   private paused = false;
   private idle = 0;
@@ -51,39 +46,23 @@ export class WriteLoad {
   private woken: Promise<void> = Promise.resolve();
   private readonly running: Promise<void>[] = [];
 
-  constructor(
-    target: DocdbNode,
-    private readonly clients: number,
-    /** Marks the documents of one part of the run (handover, failover-sync1…). */
-    private readonly tag: string,
-  ) {
-    this.target = target;
+  constructor() {
     this.newWake();
   }
 
-  /** Starts the clients. */
-  start(): void {
-    for (let client = 0; client < this.clients; client++) this.running.push(this.client(client));
+  /** Runs one client's loop. */
+  protected spawn(loop: () => Promise<void>): void {
+    this.running.push(loop());
   }
 
-  /** A copy of the `_id`s acknowledged so far. */
-  acknowledgedIds(): Set<string> {
-    return new Set(this.acked);
-  }
-
-  get acknowledgedCount(): number {
-    return this.acked.size;
-  }
-
-  /** Waits (bounded) until `count` more writes than now are acknowledged. */
-  async waitForMore(count: number, timeoutMs: number): Promise<void> {
-    const goal = this.acked.size + count;
-    await waitFor(
-      () => (this.acked.size >= goal ? true : undefined),
-      timeoutMs,
-      () =>
-        `the write load reached ${this.acked.size} of ${goal} acknowledged writes within ${timeoutMs / 1000} s (target ${this.target.name}; ${JSON.stringify(this.counters)})`,
-    );
+  /** Before each write: waits while paused; false once the clients are stopped. */
+  protected async turn(): Promise<boolean> {
+    while (this.paused && !this.stopped) {
+      this.idle++;
+      await this.woken;
+      this.idle--;
+    }
+    return !this.stopped;
   }
 
   /** Stops sending; resolves once no client has a write in flight. */
@@ -114,16 +93,58 @@ export class WriteLoad {
       this.wake = resolve;
     });
   }
+}
+
+export class WriteLoad extends PausableClients {
+  /** The node the clients write to; the run moves it at each switch. */
+  target: DocdbNode;
+  private readonly acked = new Set<string>();
+  readonly counters: LoadCounters = {
+    acknowledged: 0,
+    refused: 0,
+    failedConnections: 0,
+    unexpected: 0,
+  };
+  readonly unexpectedAnswers: string[] = [];
+
+  constructor(
+    target: DocdbNode,
+    private readonly clients: number,
+    /** Marks the documents of one part of the run (handover, failover-sync1…). */
+    private readonly tag: string,
+  ) {
+    super();
+    this.target = target;
+  }
+
+  /** Starts the clients. */
+  start(): void {
+    for (let client = 0; client < this.clients; client++) this.spawn(() => this.client(client));
+  }
+
+  /** A copy of the `_id`s acknowledged so far. */
+  acknowledgedIds(): Set<string> {
+    return new Set(this.acked);
+  }
+
+  get acknowledgedCount(): number {
+    return this.acked.size;
+  }
+
+  /** Waits (bounded) until `count` more writes than now are acknowledged. */
+  async waitForMore(count: number, timeoutMs: number): Promise<void> {
+    const goal = this.acked.size + count;
+    await waitFor(
+      () => (this.acked.size >= goal ? true : undefined),
+      timeoutMs,
+      () =>
+        `the write load reached ${this.acked.size} of ${goal} acknowledged writes within ${timeoutMs / 1000} s (target ${this.target.name}; ${JSON.stringify(this.counters)})`,
+    );
+  }
 
   private async client(client: number): Promise<void> {
     let n = 0;
-    while (!this.stopped) {
-      if (this.paused) {
-        this.idle++;
-        await this.woken;
-        this.idle--;
-        continue;
-      }
+    while (await this.turn()) {
       const node = this.target;
       const document = { tag: this.tag, client, n: n++, pad: PAD };
       try {

@@ -1,7 +1,7 @@
 /**
  * The clients of the partition part: a few clients, each with one insert in flight, writing
- * small documents with a unique `key` into the failover run's collection straight to the nodes' HTTP ports (never through a
- * proxy). Some stick to one node; others follow the leader, moving where a 503 points or to
+ * small documents with a unique `key` into the failover run's collection, straight to the
+ * nodes' HTTP ports (never through a proxy). Some stick to one node; others follow the leader, moving where a 503 points or to
  * the other node. Every 201 is recorded with its node, `_id` and client-side send and receive
  * times (one clock for all); a 503 or a failed connection is counted and never recorded as
  * acknowledged; any other answer is unexpected. It never decides whether a run passed.
@@ -9,7 +9,7 @@
 
 import { request, waitFor } from '../e2e/support.js';
 import type { DocdbNode } from '../failover/cluster.js';
-import { LOAD_COLLECTION } from '../failover/load.js';
+import { LOAD_COLLECTION, PausableClients } from '../failover/load.js';
 import type { AckRecord } from './ack-windows.js';
 
 /** A client waits this long after a 503 or a failed connection before its next write. */
@@ -18,8 +18,6 @@ const RETRY_DELAY_MS = 50;
 const THINK_MS = 10;
 /** No insert waits longer (a durable write answers 503 after the sync timeout first). */
 const INSERT_TIMEOUT_MS = 10_000;
-/** How long pause() may wait for every client to finish its write in flight. */
-const PAUSE_TIMEOUT_MS = 30_000;
 /** Unexpected answers kept for the failure message; the rest are counted. */
 const UNEXPECTED_KEPT_MAX = 10;
 /** Padding that makes each document about 100 bytes. */
@@ -52,7 +50,7 @@ interface RefusalBody {
   details?: { leader?: string };
 }
 
-export class PartitionLoad {
+export class PartitionLoad extends PausableClients {
   /** Every acknowledged write, in the order the clients received them. */
   readonly acks: Ack[] = [];
   readonly counters: PartitionCounters = {
@@ -62,12 +60,6 @@ export class PartitionLoad {
     unexpected: 0,
   };
   readonly unexpectedAnswers: string[] = [];
-  private stopped = false;
-  private paused = false;
-  private idle = 0;
-  private wake: () => void = () => {};
-  private woken: Promise<void> = Promise.resolve();
-  private readonly running: Promise<void>[] = [];
   private written = 0;
 
   /**
@@ -81,13 +73,13 @@ export class PartitionLoad {
     /** Marks the documents of one pair of nodes. */
     private readonly tag: string,
   ) {
-    this.newWake();
+    super();
   }
 
   start(): void {
     this.roles.forEach((role, i) => {
       const name = role.kind === 'sticky' ? `${role.node.name}-sticky-${i}` : `follower-${i}`;
-      this.running.push(this.client(name, role));
+      this.spawn(() => this.client(name, role));
     });
   }
 
@@ -100,35 +92,6 @@ export class PartitionLoad {
       () =>
         `the clients reached ${this.acks.length} of ${goal} acknowledged writes within ${timeoutMs / 1000} s (${JSON.stringify(this.counters)})`,
     );
-  }
-
-  /** Stops sending; resolves once no client has a write in flight. */
-  async pause(): Promise<void> {
-    this.paused = true;
-    await waitFor(
-      () => (this.idle === this.running.length ? true : undefined),
-      PAUSE_TIMEOUT_MS,
-      () => `${this.running.length - this.idle} clients still had a write in flight`,
-    );
-  }
-
-  resume(): void {
-    this.paused = false;
-    this.wake();
-    this.newWake();
-  }
-
-  /** Stops the clients for good and waits for them. */
-  async stop(): Promise<void> {
-    this.stopped = true;
-    this.resume();
-    await Promise.all(this.running);
-  }
-
-  private newWake(): void {
-    this.woken = new Promise((resolve) => {
-      this.wake = resolve;
-    });
   }
 
   private other(node: DocdbNode): DocdbNode {
@@ -152,13 +115,7 @@ export class PartitionLoad {
 
   private async client(name: string, role: ClientRole): Promise<void> {
     let target = role.kind === 'sticky' ? role.node : this.leader;
-    while (!this.stopped) {
-      if (this.paused) {
-        this.idle++;
-        await this.woken;
-        this.idle--;
-        continue;
-      }
+    while (await this.turn()) {
       const node = target;
       const key = `${this.tag}-${this.written++}`;
       const sentMs = performance.now();

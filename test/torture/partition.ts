@@ -14,6 +14,7 @@ import { BIN, cleanEnv } from '../e2e/support.js';
 import { sameDocuments } from '../failover/checks.js';
 import { DocdbNode, FailoverCheckError, type ReplicationStatus } from '../failover/cluster.js';
 import { LOAD_COLLECTION } from '../failover/load.js';
+import { seededRandom } from '../../src/util/index.js';
 import { ackWindows } from './ack-windows.js';
 import { NetProxy } from '../support/net-proxy.js';
 import { Check, type CheckResult, type PartContext, type TorturePart } from './part.js';
@@ -115,18 +116,6 @@ function combinations(sync: SyncFollowers): Mode[] {
   return modes;
 }
 
-/** A small seeded generator (mulberry32), so a long run's order repeats with its seed. */
-function random(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4_294_967_296;
-  };
-}
-
 /**
  * The long run: `cycles` per sync setting, going through every combination in a seeded order,
  * pass after pass, so 50 cycles take each of the 27 once and 23 of them twice.
@@ -134,7 +123,7 @@ function random(seed: number): () => number {
 export function longPlan(cycles: number, seed: number): Mode[] {
   const plan: Mode[] = [];
   for (const sync of [0, 1] as const) {
-    const next = random(seed * 2 + sync);
+    const next = seededRandom(seed * 2 + sync);
     let pass: Mode[] = [];
     for (let i = 0; i < cycles; i++) {
       if (pass.length === 0) {
