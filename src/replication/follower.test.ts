@@ -280,6 +280,20 @@ describe('the follower', () => {
     expect(f.status().connected).toBe(true);
   });
 
+  it('tells the leader at once when it starts or stops watching, without waiting for a heartbeat', async () => {
+    const leader = await scriptedLeader(1);
+    const silence = { ms: 0 };
+    const { f } = await follower(leader.port, undefined, silence);
+    const { peer } = await leader.accept();
+    expect(await next(peer, 'ack')).toEqual({ t: 'ack', seq: 0, silenceMs: 0 });
+    silence.ms = 1000;
+    f.silenceChanged();
+    expect(await next(peer, 'ack')).toEqual({ t: 'ack', seq: 0, silenceMs: 1000 });
+    silence.ms = 0;
+    f.silenceChanged();
+    expect(await next(peer, 'ack')).toEqual({ t: 'ack', seq: 0, silenceMs: 0 });
+  });
+
   it('tells the leader it no longer watches it when it stops on its way out', async () => {
     const leader = await scriptedLeader(1);
     const { f } = await follower(leader.port, undefined, { ms: 2000 });

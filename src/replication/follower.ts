@@ -183,6 +183,17 @@ export class ReplicationFollower {
     });
   }
 
+  /**
+   * This node started or stopped watching its leader: tells the leader at once, so it holds
+   * (and arms this follower) or releases the lease without waiting for the next heartbeat.
+   */
+  silenceChanged(): void {
+    const peer = this.peer;
+    if (!peer?.open || !this.view.connected) return;
+    const seq = this.view.state === 'streaming' ? this.view.appliedSeq : 0;
+    peer.send(this.ack(seq)).catch(() => {});
+  }
+
   /** An ack of `seq`, with this node's silence and the last heartbeat's stamp. */
   private ack(seq: number, silenceMs = this.options.silenceMs()): MessageOf<'ack'> {
     const echo = this.lastStampMs;

@@ -252,6 +252,7 @@ export class Replication {
       }
       this.checkPort(request.newLeaderPort);
       this.startWatch(request.silenceSeconds, request.newLeaderPort);
+      this.follower?.silenceChanged();
       return this.status();
     });
   }
@@ -261,6 +262,7 @@ export class Replication {
     return this.serial(async () => {
       this.stopWatch();
       this.failoverState = 'off';
+      this.follower?.silenceChanged();
       return this.status();
     });
   }
