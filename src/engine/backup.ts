@@ -11,6 +11,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { DbError } from '../errors/index.js';
 import { DATA_FILE_NAME, FORMAT_VERSION, FORMAT_VERSIONS_READ } from '../storage/index.js';
+import { fsyncDirectory, fsyncFile, writeFileDurably } from '../util/index.js';
 import { VERSION } from '../version.js';
 import { type Database, open } from './database.js';
 import { SegmentWriter } from './log-segments.js';
@@ -127,6 +128,9 @@ export async function takeBackup(
     // Opening the copy made LMDB's lock file; the backup is the files its manifest lists.
     fs.rmSync(`${dataFile}-lock`, { force: true });
   }
+  // Every file the manifest lists is on disk before the manifest says it is there.
+  fsyncFile(dataFile);
+  fsyncDirectory(dir);
   const files = [await describeFile(dir, DATA_FILE_NAME)];
   if (described.log) {
     for (const name of fs.readdirSync(path.join(dir, BACKUP_LOG_DIR)).sort()) {
@@ -139,9 +143,8 @@ export async function takeBackup(
     source: db.file,
     files,
   };
-  const manifestFile = path.join(dir, MANIFEST_NAME);
-  fs.writeFileSync(`${manifestFile}.tmp`, `${JSON.stringify(manifest, null, 2)}\n`);
-  fs.renameSync(`${manifestFile}.tmp`, manifestFile);
+  // The manifest comes last and durably: a backup without one is no backup.
+  writeFileDurably(path.join(dir, MANIFEST_NAME), `${JSON.stringify(manifest, null, 2)}\n`);
   return manifest;
 }
 

@@ -318,5 +318,6 @@ export class Database {
  * `.docdb` file. A writing open takes the file's writer lock; `readOnly` does not.
  */
 export async function open(target: string, options: OpenOptions = {}): Promise<Database> {
+  if (options.readOnly !== true) await Store.create(target);
   return new Database(Store.open(target, options));
 }

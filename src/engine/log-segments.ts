@@ -9,6 +9,7 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { DbError } from '../errors/index.js';
+import { fsyncDirectory, makeDirectoryDurably } from '../util/index.js';
 import type { ChangeEntry } from '../storage/index.js';
 
 /** A segment is closed and a new one begun once it holds this many bytes. */
@@ -96,7 +97,7 @@ export class SegmentWriter {
     private readonly dir: string,
     private readonly segmentBytesMax = LOG_SEGMENT_BYTES_MAX,
   ) {
-    fs.mkdirSync(dir, { recursive: true });
+    makeDirectoryDurably(dir);
     const newest = listSegments(dir).at(-1);
     if (newest) {
       const text = fs.readFileSync(newest);
@@ -113,6 +114,7 @@ export class SegmentWriter {
     let pendingBytes = 0;
     const flush = async () => {
       if (pending.length === 0) return;
+      const created = this.bytes === 0;
       const handle = await fs.promises.open(this.file as string, 'a');
       try {
         await handle.write(pending.join(''));
@@ -120,6 +122,8 @@ export class SegmentWriter {
       } finally {
         await handle.close();
       }
+      // A new segment's name is durable only once its directory is.
+      if (created) fsyncDirectory(this.dir);
       this.bytes += pendingBytes;
       pending = [];
       pendingBytes = 0;

@@ -9,6 +9,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { DbError } from '../errors/index.js';
 import { type ChangeEntry, DATA_FILE_NAME, lockHolder, resolveDataFile } from '../storage/index.js';
+import { fsyncDirectory, fsyncFile, makeDirectoryDurably } from '../util/index.js';
 import { BACKUP_LOG_DIR, type BackupManifest, verifyBackup } from './backup.js';
 import { unpackBackup } from './backup-archive.js';
 import { type Database, open } from './database.js';
@@ -121,12 +122,15 @@ async function restoreFrom(
   // The replay is planned first (every entry read, none kept), so a log that cannot reach the
   // point is refused before the data dir is touched.
   const plan = options.point ? planReplay(manifest, logDirs, options.point) : undefined;
-  fs.mkdirSync(target.dir, { recursive: true });
+  makeDirectoryDurably(target.dir);
   const incoming = `${target.file}.restoring`;
   fs.copyFileSync(path.join(dir, DATA_FILE_NAME), incoming);
+  // On disk whole before it takes the data file's name, and the name durable after.
+  fsyncFile(incoming);
   // The old file's LMDB lock describes the old file: it goes with it.
   fs.rmSync(`${target.file}-lock`, { force: true });
   fs.renameSync(incoming, target.file);
+  fsyncDirectory(target.dir);
   const db = await open(target.file);
   try {
     if (plan && options.point) {

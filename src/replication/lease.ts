@@ -20,6 +20,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { DbError } from '../errors/index.js';
 import type { LeaseView } from '../types/index.js';
+import { removeFileDurably, writeFileDurably } from '../util/index.js';
 
 /** The file of a data directory that records a leader's lease holders. */
 export const LEASE_FILE = 'replication-lease.json';
@@ -135,7 +136,7 @@ export class Lease {
   /** Forgets every holder (this node follows another now). */
   clear(): void {
     this.holders.clear();
-    fs.rmSync(this.file, { force: true });
+    removeFileDurably(this.file);
   }
 
   /** True when the lease from `name` is recorded: its watch may promote it. */
@@ -172,29 +173,12 @@ export class Lease {
     };
   }
 
-  /** Writes the holders durably: a temporary file, fsynced, renamed over the record. */
+  /** Writes the holders durably (the record goes when there are none). */
   private save(): void {
     const record: LeaseRecord = {
       holders: [...this.holders].map(([name, { silenceMs }]) => ({ name, silenceMs })),
     };
-    if (record.holders.length === 0) {
-      fs.rmSync(this.file, { force: true });
-      return;
-    }
-    const temporary = `${this.file}.tmp`;
-    const fd = fs.openSync(temporary, 'w');
-    try {
-      fs.writeSync(fd, `${JSON.stringify(record)}\n`);
-      fs.fsyncSync(fd);
-    } finally {
-      fs.closeSync(fd);
-    }
-    fs.renameSync(temporary, this.file);
-    const dir = fs.openSync(path.dirname(this.file), 'r');
-    try {
-      fs.fsyncSync(dir);
-    } finally {
-      fs.closeSync(dir);
-    }
+    if (record.holders.length === 0) removeFileDurably(this.file);
+    else writeFileDurably(this.file, `${JSON.stringify(record)}\n`);
   }
 }

@@ -8,6 +8,7 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { ChangeEntry, RollbackRecord } from '../types/index.js';
+import { fsyncDirectory, makeDirectoryDurably } from '../util/index.js';
 
 /** The directory of rollback files in a data directory. */
 export const ROLLBACK_DIR = 'rollback';
@@ -25,7 +26,7 @@ export function writeRollbackFile(
   entries: readonly ChangeEntry[],
 ): RollbackRecord {
   const dir = path.join(dataDir, ROLLBACK_DIR);
-  fs.mkdirSync(dir, { recursive: true });
+  makeDirectoryDurably(dir);
   const through = entries.at(-1)?.seq ?? details.after;
   const stamp = new Date().toISOString().replace(/[:.]/g, '-');
   const file = path.join(dir, `${stamp}-seq-${details.after + 1}-${through}.ndjson`);
@@ -49,5 +50,6 @@ export function writeRollbackFile(
   } finally {
     fs.closeSync(fd);
   }
+  fsyncDirectory(dir);
   return { file, after: details.after, through, entries: entries.length };
 }

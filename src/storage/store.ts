@@ -30,6 +30,7 @@ import {
   storageFailed,
 } from './file-cap.js';
 import { Handles } from './handles.js';
+import { createDataFile } from './new-file.js';
 import { copyEnv, envStats, refreshSnapshot } from './lmdb-env.js';
 import {
   type CompactResult,
@@ -168,7 +169,19 @@ export class Store implements StoreReader {
     });
   }
 
-  /** Opens (or creates, unless read-only) the data file of a directory or `.docdb` path. */
+  /**
+   * Makes the data file of a directory or `.docdb` path when it does not exist, so that a
+   * power cut leaves either none or a whole one (new-file.ts); `open` then opens it.
+   */
+  static create(target: string): Promise<void> {
+    const { file, dir } = resolveDataFile(target);
+    return createDataFile(file, dir);
+  }
+
+  /**
+   * Opens (or creates, unless read-only) the data file of a directory or `.docdb` path. A file
+   * it creates is not made power-cut safe: call `create` first (the engine's `open` does).
+   */
   static open(target: string, options: StoreOptions = {}): Store {
     const { file, dir } = resolveDataFile(target);
     const readOnly = options.readOnly === true;

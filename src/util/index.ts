@@ -1,9 +1,10 @@
 /**
  * Small pure helpers shared by every layer: ids, JSON paths, collection names, the value order,
- * limits, the sample orders of `seed`.
+ * limits, the sample orders of `seed`; and the few file helpers that make a file durable.
  */
 
 export * from './collection-name.js';
+export * from './durable-files.js';
 export * from './json-path.js';
 export * from './key-text.js';
 export * from './limits.js';

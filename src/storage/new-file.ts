@@ -1,0 +1,57 @@
+/**
+ * A new data file, made so that a power cut at any moment leaves either no data file or a
+ * whole one: LMDB builds it under a temporary name with docdb's node metadata committed (and
+ * so fsynced), then it takes the data file's name and its directory is fsynced. Without
+ * this, a cut before the first commit left `data.docdb` empty, and every open refused it
+ * until someone deleted it by hand (issue 22). It runs under the file's writer lock.
+ */
+
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { fsyncDirectory, fsyncFile, makeDirectoryDurably } from '../util/index.js';
+import { Catalog } from './catalog-state.js';
+import { Handles } from './handles.js';
+import { acquireWriterLock } from './writer-lock.js';
+
+/** The suffix of a data file being made, after `.<pid>`. */
+const MAKING = '.new';
+
+/** Makes the data file `file` in `dir` when it does not exist yet; nothing when it does. */
+export async function createDataFile(file: string, dir: string): Promise<void> {
+  if (fs.existsSync(file)) return;
+  makeDirectoryDurably(dir);
+  const lock = acquireWriterLock(file);
+  try {
+    // Another writer may have made it while this one waited for nothing: the lock is free
+    // only once that one is done.
+    if (fs.existsSync(file)) return;
+    removeUnfinished(file);
+    const temporary = `${file}.${process.pid}${MAKING}`;
+    const handles = new Handles(temporary, false);
+    try {
+      new Catalog(handles, temporary, false).load();
+    } finally {
+      await handles.close();
+    }
+    fs.rmSync(`${temporary}-lock`, { force: true });
+    fsyncFile(temporary);
+    fs.renameSync(temporary, file);
+    fsyncDirectory(dir);
+  } finally {
+    lock.release();
+  }
+}
+
+/** Removes what a creation cut short left (under the lock, so none is still being made). */
+function removeUnfinished(file: string): void {
+  const base = path.basename(file);
+  const unfinished = new RegExp(`^${escape(base)}\\.\\d+${escape(MAKING)}(-lock)?$`);
+  const dir = path.dirname(file);
+  for (const name of fs.readdirSync(dir)) {
+    if (unfinished.test(name)) fs.rmSync(path.join(dir, name), { force: true });
+  }
+}
+
+function escape(text: string): string {
+  return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+}
