@@ -9,17 +9,16 @@ import * as path from 'node:path';
 
 /** Makes the bytes of `file` durable. */
 export function fsyncFile(file: string): void {
-  const fd = fs.openSync(file, 'r+');
-  try {
-    fs.fsyncSync(fd);
-  } finally {
-    fs.closeSync(fd);
-  }
+  fsyncOpened(file, 'r+');
 }
 
 /** Makes the entries of `dir` (names created, renamed or removed in it) durable. */
 export function fsyncDirectory(dir: string): void {
-  const fd = fs.openSync(dir, 'r');
+  fsyncOpened(dir, 'r');
+}
+
+function fsyncOpened(target: string, flags: string): void {
+  const fd = fs.openSync(target, flags);
   try {
     fs.fsyncSync(fd);
   } finally {
