@@ -1,21 +1,28 @@
 /**
  * One writing process per data file. A process that opens a file for writing holds
- * `<file>-owner`, which names its pid; another writer (a second node, offline `compact`) is
- * refused with that pid. The file is created atomically (link of a temp file), and a lock
- * left by a dead process is taken over. Readers never take it: LMDB's MVCC serves them.
+ * `<file>-owner`, which names its pid (and, on Linux, the boot and start time of that run of
+ * it); another writer (a second node, offline `compact`) is refused with that pid. The file
+ * is created atomically (link of a temp file), and a lock left by a dead process is taken
+ * over, also when its pid runs again in another boot or container. Readers never take it:
+ * LMDB's MVCC serves them.
  */
 
 import * as fs from 'node:fs';
 import { hostname } from 'node:os';
 import { DbError } from '../errors/index.js';
-import { isProcessAlive } from '../util/index.js';
+import { isStampedProcessAlive, type ProcessStamp, processStamp } from '../util/index.js';
 
 /** What the owner file records about the process holding the file. */
-export interface LockOwner {
+export interface LockOwner extends Partial<ProcessStamp> {
   pid: number;
   host: string;
   command: string;
   since: string;
+}
+
+/** True when the run of the process an owner record names still runs. */
+function ownerAlive(owner: LockOwner): boolean {
+  return isStampedProcessAlive(owner.pid, owner);
 }
 
 function readOwner(lockPath: string): LockOwner | undefined {
@@ -40,6 +47,7 @@ export function acquireWriterLock(file: string): WriterLock {
     host: hostname(),
     command: process.argv.slice(1).join(' ').slice(0, 200),
     since: new Date().toISOString(),
+    ...processStamp(process.pid),
   };
   const temp = `${lockPath}.${process.pid}.tmp`;
   try {
@@ -58,7 +66,7 @@ export function acquireWriterLock(file: string): WriterLock {
         if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
       }
       const owner = readOwner(lockPath);
-      if (owner && owner.pid === process.pid && owner.host === me.host) {
+      if (owner && owner.pid === process.pid && owner.host === me.host && ownerAlive(owner)) {
         throw locked(file, owner, 'this process already has it open');
       }
       if (owner && owner.host !== me.host) {
@@ -68,7 +76,7 @@ export function acquireWriterLock(file: string): WriterLock {
           `host ${owner.host} (process ${owner.pid}) holds it, and its liveness cannot be checked from here; remove ${lockPath} if that process is gone`,
         );
       }
-      if (owner && isProcessAlive(owner.pid)) throw locked(file, owner);
+      if (owner && ownerAlive(owner)) throw locked(file, owner);
       takeOverStale(lockPath, owner);
     }
     throw new DbError('ERR_STORAGE_LOCKED', `could not take the writer lock of ${file}`);
@@ -128,11 +136,11 @@ function locked(file: string, owner: LockOwner, why?: string): DbError {
 
 function releaseIfMine(lockPath: string): void {
   const owner = readOwner(lockPath);
-  if (owner?.pid === process.pid) fs.rmSync(lockPath, { force: true });
+  if (owner?.pid === process.pid && ownerAlive(owner)) fs.rmSync(lockPath, { force: true });
 }
 
 /** The process holding the writer lock, if a live one does. */
 export function lockHolder(file: string): LockOwner | undefined {
   const owner = readOwner(`${file}-owner`);
-  return owner && isProcessAlive(owner.pid) ? owner : undefined;
+  return owner && ownerAlive(owner) ? owner : undefined;
 }

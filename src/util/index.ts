@@ -12,4 +12,4 @@ export * from './sample-orders.js';
 export * from './seeded-random.js';
 export * from './uuid7.js';
 export * from './value-order.js';
-export { isProcessAlive } from './process-alive.js';
+export * from './process-alive.js';
