@@ -31,6 +31,13 @@ export const CRASH_INDEXES: readonly CrashIndex[] = [
  */
 export type CrashDoc = Record<string, unknown> & { w: string };
 
+/**
+ * The sizes of the writer's bulk inserts (`--bulk`); its other batches hold two to six
+ * documents, so an insertMany of at least BULK_ITEMS_MIN items is a bulk one.
+ */
+export const BULK_ITEMS_MIN = 50;
+export const BULK_ITEMS_MAX = 250;
+
 /** Whether a write is meant to succeed or to be refused by the unique index. */
 export type Expect = 'ok' | 'reject';
 
@@ -56,12 +63,32 @@ export type AckLine =
   | { ack: 'delete'; op: number; id: string }
   | { ack: 'rejected'; op: number; code: string };
 
+/**
+ * Printed around a checkpoint or a flush the writer runs beside its writes (`--checkpoints`),
+ * so the power-cut harness can cut in the middle of one.
+ */
+export interface MaintenanceLine {
+  maintenance: 'checkpoint' | 'flush';
+  phase: 'begin' | 'end';
+  n: number;
+}
+
 /** Every line the writer prints on stdout, one JSON object per line. */
 export type WriterLine =
   | { ready: { pid: number; documents: number; lanes: number } }
   | { fatal: string }
+  | MaintenanceLine
   | IntentLine
   | AckLine;
+
+/**
+ * What the writer does besides its default writes (none for the kill -9 part):
+ * `--checkpoints` runs a checkpoint or a flush every few dozen milliseconds, `--bulk` adds
+ * bulk inserts of many documents, and `--lie` prints each ack as soon as its write is issued,
+ * before its flush: a broken writer the power-cut harness must catch.
+ */
+export const WRITER_FLAGS = ['--checkpoints', '--bulk', '--lie'] as const;
+export type WriterFlag = (typeof WRITER_FLAGS)[number];
 
 /** A seeded generator of floats in [0, 1) (shared with the engine's sample data). */
 export { seededRandom };

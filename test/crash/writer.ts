@@ -5,20 +5,34 @@
  * prints an intent line; after the write's promise settles it prints an ack line (see
  * protocol.ts). It never has two writes in flight for one document id, so the harness knows
  * every state a document may be in when the kill lands. It verifies nothing on disk itself.
+ * The flags of WRITER_FLAGS (protocol.ts) add checkpoints and bulk inserts for the power-cut
+ * part, or make it lie about its flushes for that part's self-test; without them it writes as
+ * the kill -9 part has always seen it.
  *
- * Usage: node --import tsx test/crash/writer.ts <data-dir> <seed>
+ * Usage: node --import tsx test/crash/writer.ts <data-dir> <seed> [--checkpoints] [--bulk] [--lie]
  */
 
 import { randomUUID } from 'node:crypto';
-import { type BulkResult, type Collection, isDbError, open } from '../../src/index.js';
+import { setTimeout as sleep } from 'node:timers/promises';
+import {
+  type BulkResult,
+  type Collection,
+  type Database,
+  isDbError,
+  open,
+} from '../../src/index.js';
 import {
   type BatchItem,
+  BULK_ITEMS_MAX,
+  BULK_ITEMS_MIN,
   CRASH_COLLECTION,
   CRASH_INDEXES,
   type CrashDoc,
   pick,
   randomInt,
   seededRandom,
+  WRITER_FLAGS,
+  type WriterFlag,
   type WriterLine,
 } from './protocol.js';
 
@@ -28,6 +42,13 @@ const LIVE_TARGET = 300;
 const LIVE_MIN = 10;
 /** Tries at picking a document no other lane is writing before falling back to an insert. */
 const PICK_TRIES = 8;
+/** With `--bulk`, the share of steps that make a bulk insert while under LIVE_TARGET. */
+const BULK_SHARE = 0.03;
+/** With `--checkpoints`, the pause between two checkpoints or flushes. */
+const MAINTENANCE_GAP_MS_MIN = 20;
+const MAINTENANCE_GAP_MS_MAX = 120;
+/** With `--checkpoints`, the share of those that are checkpoints (the rest are flushes). */
+const CHECKPOINT_SHARE = 0.7;
 
 const STATUS_VALUES = ['new', 'paid', 'flown', 'cancelled'] as const;
 const TAG_POOL: readonly unknown[] = [
@@ -54,6 +75,13 @@ function emit(line: WriterLine): void {
 function fatal(message: string): never {
   emit({ fatal: message });
   process.exit(3);
+}
+
+/** What the flags ask of the writer (all false for the kill -9 part). */
+interface WriterModes {
+  bulk: boolean;
+  /** Print each ack as soon as the write is issued, before its flush (a broken writer). */
+  lie: boolean;
 }
 
 /** Acknowledged documents, with O(1) random picks and removals. */
@@ -105,6 +133,7 @@ class Writer {
   constructor(
     private readonly collection: Collection,
     seed: number,
+    private readonly modes: WriterModes,
   ) {
     this.random = seededRandom(seed);
     this.tag = seed.toString(36);
@@ -128,6 +157,9 @@ class Writer {
     const r = this.random();
     if (this.live.size < LIVE_MIN) return this.insertOne();
     const crowded = this.live.size > LIVE_TARGET && this.random() < 0.8;
+    if (this.modes.bulk && this.live.size < LIVE_TARGET && this.random() < BULK_SHARE) {
+      return this.insertBatch(randomInt(this.random, BULK_ITEMS_MIN, BULK_ITEMS_MAX));
+    }
     if (r < 0.28) return crowded ? this.deleteOne() : this.insertOne();
     if (r < 0.4) return crowded ? this.deleteOne() : this.insertBatch();
     if (r < 0.7) return this.replaceOne();
@@ -231,8 +263,11 @@ class Writer {
 
   // ---- writes ----------------------------------------------------------------------------
 
+  // A lying writer (--lie) gives every write an id and writes nothing the unique index must
+  // refuse, so it knows each ack before the write resolves and can print it at once.
+
   private async insertOne(): Promise<void> {
-    const id = this.random() < 0.5 ? randomUUID() : undefined;
+    const id = this.modes.lie || this.random() < 0.5 ? randomUUID() : undefined;
     const doc = this.makeDoc();
     const op = this.nextOp();
     emit(
@@ -240,22 +275,27 @@ class Writer {
         ? { intent: 'insert', op, id, doc, expect: 'ok' }
         : { intent: 'insert', op, doc, expect: 'ok' },
     );
-    const got = await this.collection.insert(id ? { _id: id, ...doc } : doc);
+    const write = this.collection.insert(id ? { _id: id, ...doc } : doc);
+    if (this.modes.lie) emit({ ack: 'insert', op, id: id as string, doc });
+    const got = await write;
     if (id && got !== id) fatal(`op ${op}: insert of ${id} answered id ${got}`);
     this.live.set(got, doc);
-    emit({ ack: 'insert', op, id: got, doc });
+    if (!this.modes.lie) emit({ ack: 'insert', op, id: got, doc });
   }
 
-  private async insertBatch(): Promise<void> {
+  /** An insertMany of `size` documents (a small random batch by default). */
+  private async insertBatch(size?: number): Promise<void> {
     const items: BatchItem[] = [];
-    const count = randomInt(this.random, 2, 5);
+    const count = size ?? randomInt(this.random, 2, 5);
     for (let i = 0; i < count; i++) {
       const doc = this.makeDoc();
       items.push(
-        this.random() < 0.5 ? { id: randomUUID(), doc, expect: 'ok' } : { doc, expect: 'ok' },
+        this.modes.lie || this.random() < 0.5
+          ? { id: randomUUID(), doc, expect: 'ok' }
+          : { doc, expect: 'ok' },
       );
     }
-    const holder = this.random() < 0.15 ? this.claimHolder() : undefined;
+    const holder = !this.modes.lie && this.random() < 0.15 ? this.claimHolder() : undefined;
     const atomic = this.random() < 0.3;
     try {
       if (holder) {
@@ -265,16 +305,18 @@ class Writer {
       }
       const op = this.nextOp();
       emit({ intent: 'insertMany', op, atomic, items });
-      const result = await this.collection.insertMany(
+      const write = this.collection.insertMany(
         items.map((item) => (item.id ? { _id: item.id, ...item.doc } : item.doc)),
         { atomic },
       );
-      const ids = batchOutcome(op, items, atomic, result);
+      if (this.modes.lie)
+        emit({ ack: 'insertMany', op, ids: items.map((item) => item.id ?? null) });
+      const ids = batchOutcome(op, items, atomic, await write);
       items.forEach((item, i) => {
         const id = ids[i];
         if (id) this.live.set(id, item.doc);
       });
-      emit({ ack: 'insertMany', op, ids });
+      if (!this.modes.lie) emit({ ack: 'insertMany', op, ids });
     } finally {
       if (holder) this.busy.delete(holder.id);
     }
@@ -289,9 +331,11 @@ class Writer {
       const doc = this.makeDoc(this.random() < 0.3 ? { value: old.pnr } : undefined);
       const op = this.nextOp();
       emit({ intent: 'replace', op, id, doc, expect: 'ok' });
-      await this.collection.replace(id, this.random() < 0.2 ? { _id: id, ...doc } : doc);
+      const write = this.collection.replace(id, this.random() < 0.2 ? { _id: id, ...doc } : doc);
+      if (this.modes.lie) emit({ ack: 'replace', op, id, doc });
+      await write;
       this.live.set(id, doc);
-      emit({ ack: 'replace', op, id, doc });
+      if (!this.modes.lie) emit({ ack: 'replace', op, id, doc });
     } finally {
       this.busy.delete(id);
     }
@@ -303,10 +347,11 @@ class Writer {
     try {
       const op = this.nextOp();
       emit({ intent: 'delete', op, id });
-      const deleted = await this.collection.delete(id);
-      if (!deleted) fatal(`op ${op}: delete of acknowledged document ${id} found nothing`);
+      const write = this.collection.delete(id);
+      if (this.modes.lie) emit({ ack: 'delete', op, id });
+      if (!(await write)) fatal(`op ${op}: delete of acknowledged document ${id} found nothing`);
       this.live.delete(id);
-      emit({ ack: 'delete', op, id });
+      if (!this.modes.lie) emit({ ack: 'delete', op, id });
     } finally {
       this.busy.delete(id);
     }
@@ -314,6 +359,7 @@ class Writer {
 
   /** An insert repeating a stored pnr: it must be refused and leave nothing behind. */
   private async duplicateInsert(): Promise<void> {
+    if (this.modes.lie) return this.insertOne();
     const holder = this.claimHolder();
     if (!holder) return this.insertOne();
     try {
@@ -333,6 +379,7 @@ class Writer {
 
   /** A replace taking another document's pnr: it must be refused and change nothing. */
   private async duplicateReplace(): Promise<void> {
+    if (this.modes.lie) return this.insertOne();
     const holder = this.claimHolder();
     if (!holder) return this.insertOne();
     const id = this.claim();
@@ -403,10 +450,33 @@ function isUniqueValue(value: unknown): boolean {
   return typeof value === 'string' || typeof value === 'number';
 }
 
+/**
+ * Runs a checkpoint or a flush every few dozen milliseconds beside the writes, printing a line
+ * before and after each, until the process dies.
+ */
+async function maintenanceLane(db: Database, random: () => number): Promise<never> {
+  for (let n = 1; ; n++) {
+    await sleep(randomInt(random, MAINTENANCE_GAP_MS_MIN, MAINTENANCE_GAP_MS_MAX));
+    const maintenance = random() < CHECKPOINT_SHARE ? 'checkpoint' : 'flush';
+    emit({ maintenance, phase: 'begin', n });
+    await (maintenance === 'checkpoint' ? db.checkpoint() : db.flush());
+    emit({ maintenance, phase: 'end', n });
+  }
+}
+
+function parseFlags(args: string[]): Set<WriterFlag> {
+  const known = new Set<string>(WRITER_FLAGS);
+  for (const arg of args) if (!known.has(arg)) fatal(`unknown writer flag '${arg}'`);
+  return new Set(args as WriterFlag[]);
+}
+
 async function main(): Promise<void> {
-  const [dir, seedText] = process.argv.slice(2);
+  const [dir, seedText, ...flagArgs] = process.argv.slice(2);
   const seed = Number(seedText);
-  if (!dir || !Number.isInteger(seed)) fatal('usage: writer.ts <data-dir> <integer seed>');
+  if (!dir || !Number.isInteger(seed)) {
+    fatal(`usage: writer.ts <data-dir> <integer seed> [${WRITER_FLAGS.join('] [')}]`);
+  }
+  const flags = parseFlags(flagArgs);
   const db = await open(dir);
   const collection = db.collection(CRASH_COLLECTION);
   const existing = new Set(collection.exists() ? collection.listIndexes().map((i) => i.name) : []);
@@ -414,12 +484,19 @@ async function main(): Promise<void> {
     if (existing.has(index.name)) continue;
     await collection.createIndex({ name: index.name, paths: index.paths, unique: index.unique });
   }
-  const writer = new Writer(collection, seed);
+  const writer = new Writer(collection, seed, {
+    bulk: flags.has('--bulk'),
+    lie: flags.has('--lie'),
+  });
   const documents = writer.load();
   const random = seededRandom(seed ^ 0x5bd1e995);
   const lanes = randomInt(random, 2, 6);
   emit({ ready: { pid: process.pid, documents, lanes } });
-  await Promise.all(Array.from({ length: lanes }, () => writer.lane()));
+  const running: Array<Promise<never>> = Array.from({ length: lanes }, () => writer.lane());
+  if (flags.has('--checkpoints')) {
+    running.push(maintenanceLane(db, seededRandom(seed ^ 0x2545f491)));
+  }
+  await Promise.all(running);
 }
 
 main().catch((error: unknown) => {
