@@ -30,9 +30,28 @@ export interface CycleCounts {
   inFlight: number;
   /** Of those, the ones found on disk. */
   inFlightLanded: number;
+  /**
+   * Documents found in neither their acknowledged state nor the one their in-flight write
+   * would leave: acknowledged writes lost (each is also a problem of `reconcile`).
+   */
+  lost: number;
 }
 
 const ABSENT: DocState = { present: false };
+
+/** Counts of nothing yet. */
+export function emptyCounts(): CycleCounts {
+  return { ackedWrites: 0, ackedChanges: 0, inFlight: 0, inFlightLanded: 0, lost: 0 };
+}
+
+/** Adds one cycle's counts to a run's. */
+export function addCounts(total: CycleCounts, counts: CycleCounts): void {
+  total.ackedWrites += counts.ackedWrites;
+  total.ackedChanges += counts.ackedChanges;
+  total.inFlight += counts.inFlight;
+  total.inFlightLanded += counts.inFlightLanded;
+  total.lost += counts.lost;
+}
 
 function present(doc: CrashDoc): DocState {
   return { present: true, doc };
@@ -63,13 +82,13 @@ export class AckModel {
   /** In-flight inserts with a generated id, by the writer's unique `w` tag. */
   private readonly generated = new Map<string, { doc: CrashDoc; by: string }>();
   private readonly intents = new Map<number, IntentLine>();
-  private counts: CycleCounts = { ackedWrites: 0, ackedChanges: 0, inFlight: 0, inFlightLanded: 0 };
+  private counts: CycleCounts = emptyCounts();
   private cycle = 0;
 
   /** Starts a new cycle's counts. */
   beginCycle(cycle: number): void {
     this.cycle = cycle;
-    this.counts = { ackedWrites: 0, ackedChanges: 0, inFlight: 0, inFlightLanded: 0 };
+    this.counts = emptyCounts();
   }
 
   get cycleCounts(): CycleCounts {
@@ -204,6 +223,7 @@ export class AckModel {
       } else if (entry.inFlight && sameState(entry.inFlight, actual)) {
         this.counts.inFlightLanded += 1;
       } else {
+        this.counts.lost += 1;
         const inFlight = entry.inFlight
           ? `, or after the in-flight ${entry.inFlightBy} ${describeState(entry.inFlight)}`
           : ' (no write was in flight for it)';
