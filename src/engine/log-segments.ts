@@ -9,7 +9,7 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { DbError } from '../errors/index.js';
-import { fsyncDirectory, makeDirectoryDurably } from '../util/index.js';
+import { fsyncDirectory, makeDirectoryDurably, namesInDirectory } from '../util/index.js';
 import type { ChangeEntry } from '../storage/index.js';
 
 /** A segment is closed and a new one begun once it holds this many bytes. */
@@ -24,14 +24,7 @@ export function segmentName(firstSeq: number): string {
 
 /** The segment files of a directory in seq order (none when it does not exist). */
 export function listSegments(dir: string): string[] {
-  let names: string[];
-  try {
-    names = fs.readdirSync(dir);
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return [];
-    throw error;
-  }
-  return names
+  return namesInDirectory(dir)
     .filter((name) => SEGMENT_NAME.test(name))
     .sort()
     .map((name) => path.join(dir, name));

@@ -66,3 +66,13 @@ export function removeFileDurably(file: string): void {
   fs.rmSync(file, { force: true });
   fsyncDirectory(path.dirname(file));
 }
+
+/** The names in `dir`, or none when it does not exist. */
+export function namesInDirectory(dir: string): string[] {
+  try {
+    return fs.readdirSync(dir);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return [];
+    throw error;
+  }
+}

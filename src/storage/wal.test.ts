@@ -1,0 +1,134 @@
+/**
+ * The write-ahead log's own file format and writer: frames read back as written; a torn,
+ * damaged or out-of-order tail ends the read with its reason and keeps what came before;
+ * appends that arrive while a flush runs share the next flush; segments roll over and go
+ * once a checkpoint holds them.
+ */
+
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { makeTempDir } from '../../test/support/temp-dir.js';
+import { listWalSegments, readWal, WAL_SEGMENT_BYTES, WalWriter } from './wal.js';
+
+let dir: string;
+let cleanup: () => void;
+
+beforeEach(() => {
+  ({ dir, cleanup } = makeTempDir());
+});
+
+afterEach(() => cleanup());
+
+const entry = (seq: number, size = 20) => Buffer.alloc(size, seq % 251);
+
+/** Appends groups of entries (each a list of seqs), waiting for each group's flush. */
+async function writeGroups(writer: WalWriter, groups: number[][], size = 20): Promise<void> {
+  for (const group of groups) {
+    await writer.append(
+      group.map((seq) => entry(seq, size)),
+      group[0] as number,
+    );
+  }
+}
+
+function only(segmentIndex = 0): string {
+  return (listWalSegments(dir)[segmentIndex] as { file: string }).file;
+}
+
+describe('the write-ahead log', () => {
+  it('reads back every entry after a seq, in order, with its bytes', async () => {
+    const writer = new WalWriter(dir);
+    writer.open();
+    await writeGroups(writer, [[1], [2, 3, 4], [5]]);
+    await writer.close();
+    const read = readWal(dir, 2);
+    expect(read.stopped).toBeUndefined();
+    expect(read.entries.map((e) => e.seq)).toEqual([3, 4, 5]);
+    expect(Buffer.from(read.entries[0]?.bytes as Uint8Array)).toEqual(entry(3));
+    // Zeros are written ahead of the frames: small appends leave the file's size alone.
+    expect(fs.statSync(only()).size).toBe(1024 * 1024 + 16);
+  });
+
+  it('ends at a torn or damaged frame, keeping every whole frame before it', async () => {
+    const writer = new WalWriter(dir);
+    writer.open();
+    await writeGroups(writer, [[1], [2], [3, 4]]);
+    await writer.close();
+    const bytes = fs.readFileSync(only());
+    let end = bytes.length;
+    while (bytes[end - 1] === 0) end--;
+    for (const damage of ['cut', 'flip'] as const) {
+      const copy = Buffer.from(bytes);
+      if (damage === 'cut') copy.fill(0, end - 5, end);
+      else copy[end - 30] = (copy[end - 30] as number) ^ 0xff;
+      fs.writeFileSync(only(), copy);
+      const read = readWal(dir, 0);
+      expect(read.entries.map((e) => e.seq)).toEqual([1, 2]);
+      expect(read.stopped).toMatch(/checksum does not match|cut short|do not add up/);
+    }
+  });
+
+  it('ends at a gap in the seqs: what follows was never acknowledged', async () => {
+    const writer = new WalWriter(dir);
+    writer.open();
+    await writeGroups(writer, [[1], [2], [5]]);
+    await writer.close();
+    const read = readWal(dir, 0);
+    expect(read.entries.map((e) => e.seq)).toEqual([1, 2]);
+    expect(read.stopped).toMatch(/seq 5 follows 2/);
+    // Entries up to a checkpoint's seq are skipped, not a gap.
+    expect(readWal(dir, 4).stopped).toBeUndefined();
+  });
+
+  it('flushes appends that arrive while a flush runs together, and resolves each in order', async () => {
+    const writer = new WalWriter(dir);
+    writer.open();
+    const settled: number[] = [];
+    const appends = Array.from({ length: 20 }, (_, i) =>
+      writer.append([entry(i + 1)], i + 1).then(() => settled.push(i + 1)),
+    );
+    await Promise.all(appends);
+    await writer.close();
+    expect(settled).toEqual(Array.from({ length: 20 }, (_, i) => i + 1));
+    // The first flush took the first append; the other 19 arrived meanwhile and shared one.
+    expect(writer.flushes).toBe(2);
+    expect(readWal(dir, 0).entries).toHaveLength(20);
+  });
+
+  it('rolls over to a new segment, and drops the segments a checkpoint holds', async () => {
+    const writer = new WalWriter(dir);
+    writer.open();
+    const big = Math.floor(WAL_SEGMENT_BYTES / 3);
+    await writeGroups(writer, [[1], [2], [3], [4]], big);
+    expect(listWalSegments(dir).map((s) => s.firstSeq)).toEqual([1, 3]);
+    expect(readWal(dir, 0).entries.map((e) => e.seq)).toEqual([1, 2, 3, 4]);
+    writer.dropThrough(1);
+    expect(listWalSegments(dir)).toHaveLength(2);
+    writer.dropThrough(2);
+    expect(listWalSegments(dir).map((s) => s.firstSeq)).toEqual([3]);
+    expect(readWal(dir, 2).entries.map((e) => e.seq)).toEqual([3, 4]);
+    await writer.close();
+    await expect(writer.append([entry(5)], 5)).rejects.toMatchObject({
+      code: 'ERR_STORAGE_CLOSED',
+    });
+  });
+
+  it('fails the groups of a failed flush, naming the log, and goes on in a new segment', async () => {
+    const writer = new WalWriter(dir);
+    writer.open();
+    await writeGroups(writer, [[1]]);
+    // The segment's descriptor closed under the writer: its next write fails (EBADF).
+    fs.closeSync((writer as unknown as { fd: number }).fd);
+    const failed = writer.append([entry(2)], 2);
+    await expect(failed).rejects.toMatchObject({ code: 'ERR_STORAGE_FAILED' });
+    await expect(failed).rejects.toThrow(path.basename(dir));
+    await writeGroups(writer, [[3]]);
+    await writer.close();
+    expect(listWalSegments(dir).map((s) => s.firstSeq)).toEqual([1, 3]);
+    // Seq 2 never reached the log: a read from before it stops at the gap; from a checkpoint
+    // that holds it (the owner takes one), the read goes on into the new segment.
+    expect(readWal(dir, 0)).toMatchObject({ stopped: expect.stringMatching(/seq 3 follows 1/) });
+    expect(readWal(dir, 2).entries.map((e) => e.seq)).toEqual([3]);
+  });
+});

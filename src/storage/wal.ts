@@ -1,0 +1,372 @@
+/**
+ * The write-ahead log: each commit group's change-log entries, as the data file stores them,
+ * appended to a segment file beside the data file and flushed with one `fdatasync`; that
+ * flush is the acknowledgement (docs/adr/0023-write-ahead-log.md). LMDB commits without a
+ * flush of its own and is made durable at checkpoints (checkpoint.ts); at open, the entries
+ * after the last checkpoint are applied again from here.
+ *
+ * A segment is `<data file>-wal/<first seq, 16 digits>.wal`: a 16-byte header, then frames.
+ * A frame is one commit group: its length and CRC-32 (8 bytes), the seq of its first entry
+ * (8 bytes; a group's seqs follow on), then its entries, each its length (4 bytes) and its
+ * stored bytes. A frame cut short by a crash fails its length or its CRC and ends the log
+ * there. A segment is written with zeros ahead of its frames, a MiB at a time, so that a
+ * flush writes only the frames' blocks and seldom the file's size (on ext4 a size change makes
+ * the flush commit the journal, which writes out the data file's new blocks too); a zero
+ * frame head ends the segment's frames.
+ * Appends made while a flush runs wait and go together in the next write and flush, so one
+ * flush covers every group that arrived meanwhile.
+ */
+
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import * as zlib from 'node:zlib';
+import { DbError } from '../errors/index.js';
+import { fsyncDirectory, makeDirectoryDurably, namesInDirectory } from '../util/index.js';
+
+/** A segment is closed and the next begun once it holds this many bytes. */
+export const WAL_SEGMENT_BYTES = 16 * 1024 * 1024;
+/** Zeros written ahead of a segment's frames at a time. */
+const WAL_EXTENT_BYTES = 1024 * 1024;
+
+const MAGIC = Buffer.from('DOCDBWAL', 'latin1');
+const VERSION = 1;
+const HEADER_BYTES = 16;
+const FRAME_HEAD_BYTES = 8;
+const SEQ_BYTES = 8;
+const SEGMENT_NAME = /^(\d{16})\.wal$/;
+/** The zeros a segment begins with past its header: where its frames end. */
+const END = Symbol('end of the log');
+const ZEROS = Buffer.alloc(1024 * 1024);
+
+/** The write-ahead log's directory for a data file. */
+export function walDirectory(file: string): string {
+  return `${file}-wal`;
+}
+
+function segmentName(firstSeq: number): string {
+  return `${String(firstSeq).padStart(16, '0')}.wal`;
+}
+
+function segmentHeader(): Buffer {
+  const header = Buffer.alloc(HEADER_BYTES);
+  MAGIC.copy(header, 0);
+  header.writeUInt32LE(VERSION, 8);
+  return header;
+}
+
+/** One commit group's entries, the first at `firstSeq`, as a frame. */
+export function encodeFrame(entries: readonly Uint8Array[], firstSeq: number): Buffer {
+  let size = SEQ_BYTES;
+  for (const entry of entries) size += 4 + entry.length;
+  const frame = Buffer.allocUnsafe(FRAME_HEAD_BYTES + size);
+  frame.writeUIntLE(firstSeq, FRAME_HEAD_BYTES, 6);
+  frame.writeUInt16LE(0, FRAME_HEAD_BYTES + 6);
+  let at = FRAME_HEAD_BYTES + SEQ_BYTES;
+  for (const entry of entries) {
+    frame.writeUInt32LE(entry.length, at);
+    frame.set(entry, at + 4);
+    at += 4 + entry.length;
+  }
+  frame.writeUInt32LE(size, 0);
+  frame.writeUInt32LE(zlib.crc32(frame.subarray(FRAME_HEAD_BYTES)), 4);
+  return frame;
+}
+
+/** A segment file on disk: its path and the seq its name says it starts at. */
+export interface Segment {
+  file: string;
+  firstSeq: number;
+}
+
+/** The segments of a write-ahead log in seq order (none when the directory is missing). */
+export function listWalSegments(dir: string): Segment[] {
+  const segments: Segment[] = [];
+  for (const name of namesInDirectory(dir)) {
+    const match = SEGMENT_NAME.exec(name);
+    if (match) segments.push({ file: path.join(dir, name), firstSeq: Number(match[1]) });
+  }
+  return segments.sort((a, b) => a.firstSeq - b.firstSeq);
+}
+
+/** An entry read back from the log: its seq and its stored bytes. */
+export interface WalEntry {
+  seq: number;
+  bytes: Uint8Array;
+}
+
+/** What a read of the log found: its entries in order, and where it stopped. */
+export interface WalRead {
+  entries: WalEntry[];
+  /** Segments read. */
+  segments: number;
+  /** Why the read stopped before the end of the last segment, if it did. */
+  stopped?: string;
+}
+
+/**
+ * Reads every whole frame of every segment, in order, keeping the entries with a seq above
+ * `afterSeq` while they follow on without a gap. A segment's frames end at zeros, or at a
+ * frame that is torn (short or failing its CRC) or a segment that has no header: the read goes
+ * on with the next segment (a failed flush ends a segment; a checkpoint then holds what it
+ * lost), and a gap in the seqs stops it. After the last segment, a torn frame stops it too.
+ * What follows a stop was never acknowledged (an acknowledged group is flushed whole, after
+ * every group before it is durable).
+ */
+export function readWal(dir: string, afterSeq: number): WalRead {
+  const read: WalRead = { entries: [], segments: 0 };
+  let expected = afterSeq + 1;
+  for (const segment of listWalSegments(dir)) {
+    const bytes = fs.readFileSync(segment.file);
+    read.segments++;
+    read.stopped = undefined;
+    if (bytes.length < HEADER_BYTES || !bytes.subarray(0, 8).equals(MAGIC)) {
+      read.stopped = `${segment.file} has no write-ahead log header`;
+      continue;
+    }
+    let at = HEADER_BYTES;
+    while (at < bytes.length) {
+      const frame = frameAt(bytes, at);
+      if (frame === END) break;
+      if (typeof frame === 'string') {
+        read.stopped = `${segment.file} at byte ${at}: ${frame}`;
+        break;
+      }
+      for (let k = 0; k < frame.entries.length; k++) {
+        const seq = frame.firstSeq + k;
+        const bytesOfEntry = frame.entries[k] as Uint8Array;
+        if (seq < expected) continue;
+        if (seq > expected) {
+          read.stopped = `${segment.file} at byte ${at}: seq ${seq} follows ${expected - 1}`;
+          return read;
+        }
+        read.entries.push({ seq, bytes: bytesOfEntry });
+        expected++;
+      }
+      at = frame.end;
+    }
+  }
+  return read;
+}
+
+/** The frame at `at`, or why there is none whole. */
+function frameAt(
+  bytes: Buffer,
+  at: number,
+): { firstSeq: number; entries: Uint8Array[]; end: number } | string | typeof END {
+  if (bytes.length - at < FRAME_HEAD_BYTES) return 'a frame head cut short';
+  const size = bytes.readUInt32LE(at);
+  const crc = bytes.readUInt32LE(at + 4);
+  if (size === 0 && crc === 0) return END;
+  const start = at + FRAME_HEAD_BYTES;
+  const end = start + size;
+  if (size <= SEQ_BYTES || end > bytes.length) return 'a frame cut short';
+  const body = bytes.subarray(start, end);
+  if (zlib.crc32(body) !== crc) return 'a frame whose checksum does not match';
+  const firstSeq = body.readUIntLE(0, 6);
+  const entries: Uint8Array[] = [];
+  for (let p = SEQ_BYTES; p < size; ) {
+    const length = size - p >= 4 ? body.readUInt32LE(p) : -1;
+    if (length <= 0 || p + 4 + length > size) return 'a frame whose entries do not add up';
+    entries.push(body.subarray(p + 4, p + 4 + length));
+    p += 4 + length;
+  }
+  return { firstSeq, entries, end };
+}
+
+/** Removes every segment of a write-ahead log (its checkpoint record stays). */
+export function dropWalSegments(dir: string): void {
+  const segments = listWalSegments(dir);
+  for (const segment of segments) fs.rmSync(segment.file, { force: true });
+  if (segments.length > 0) fsyncDirectory(dir);
+}
+
+/** Removes the write-ahead log of a data file (a file made anew, or restored in place). */
+export function removeWal(file: string): void {
+  const dir = walDirectory(file);
+  if (!fs.existsSync(dir)) return;
+  fs.rmSync(dir, { recursive: true, force: true });
+  fsyncDirectory(path.dirname(dir));
+}
+
+interface Waiting {
+  frame: Buffer;
+  firstSeq: number;
+  resolve: () => void;
+  reject: (error: unknown) => void;
+}
+
+/**
+ * Appends frames and flushes them in groups, off the event loop (libuv's threads write and
+ * `fdatasync`). Each append's promise resolves once its frame is on disk, in append order.
+ * After a failed write or flush every pending and later append fails: the log's end on disk
+ * is then unknown, and the store must be reopened.
+ */
+export class WalWriter {
+  private fd: number | undefined;
+  private segmentBytes = 0;
+  /** How far the segment is written with zeros (or frames). */
+  private zeroedBytes = 0;
+  private waiting: Waiting[] = [];
+  private flushing = false;
+  /** Set once closed: every append fails. */
+  private closed: DbError | undefined;
+  private idle: Array<() => void> = [];
+  /** Bytes appended since the last checkpoint began (the checkpoint trigger reads it). */
+  bytesSince = 0;
+  /** Flushes so far: fewer than appends when appends share them. */
+  flushes = 0;
+
+  constructor(private readonly dir: string) {}
+
+  /** Makes the log's directory (durably); the first append begins a segment. */
+  open(): void {
+    makeDirectoryDurably(this.dir);
+  }
+
+  /** Appends one commit group's entries (`firstSeq`: the seq of its first); resolves once flushed. */
+  append(entries: readonly Uint8Array[], firstSeq: number): Promise<void> {
+    if (this.closed) return Promise.reject(this.closed);
+    const frame = encodeFrame(entries, firstSeq);
+    this.bytesSince += frame.length;
+    return new Promise<void>((resolve, reject) => {
+      this.waiting.push({ frame, firstSeq, resolve, reject });
+      if (!this.flushing) void this.flushLoop();
+    });
+  }
+
+  /** Resolves once every frame appended so far is flushed (or failed). */
+  whenFlushed(): Promise<void> {
+    if (!this.flushing) return Promise.resolve();
+    return new Promise((resolve) => this.idle.push(resolve));
+  }
+
+  /**
+   * Removes every segment: a checkpoint holds all they hold (at open, once what they held
+   * past the checkpoint was applied again and checkpointed).
+   */
+  dropAll(): void {
+    dropWalSegments(this.dir);
+  }
+
+  /** Removes every whole segment whose entries all have seqs up to `seq` (a checkpoint holds them). */
+  dropThrough(seq: number): void {
+    const segments = listWalSegments(this.dir);
+    let removed = false;
+    for (let i = 0; i + 1 < segments.length; i++) {
+      const next = segments[i + 1] as Segment;
+      if (next.firstSeq - 1 > seq) break;
+      fs.rmSync((segments[i] as Segment).file, { force: true });
+      removed = true;
+    }
+    if (removed) fsyncDirectory(this.dir);
+  }
+
+  /** Closes the open segment; appends after this fail. */
+  async close(): Promise<void> {
+    await this.whenFlushed();
+    this.endSegment();
+    this.closed = new DbError('ERR_STORAGE_CLOSED', 'the database is closed');
+  }
+
+  /**
+   * Writes and flushes what waits, group after group. A failed write or flush fails its group
+   * and every group waiting behind it, and ends the segment (what it holds past its last whole
+   * frame is unknown): the next append begins a new one. The owner must then make the failed
+   * groups' commits durable another way (a checkpoint) before it acknowledges a later group.
+   */
+  private async flushLoop(): Promise<void> {
+    this.flushing = true;
+    while (this.waiting.length > 0) {
+      const group = this.waiting;
+      this.waiting = [];
+      try {
+        await this.writeAndFlush(group);
+        for (const waiting of group) waiting.resolve();
+      } catch (error) {
+        const failed = flushFailed(this.dir, error);
+        for (const waiting of [...group, ...this.waiting]) waiting.reject(failed);
+        this.waiting = [];
+        this.endSegment();
+      }
+    }
+    this.flushing = false;
+    const idle = this.idle;
+    this.idle = [];
+    for (const resolve of idle) resolve();
+  }
+
+  private async writeAndFlush(group: Waiting[]): Promise<void> {
+    const first = group[0] as Waiting;
+    const data = group.length === 1 ? first.frame : Buffer.concat(group.map((w) => w.frame));
+    if (this.fd === undefined || this.segmentBytes + data.length > WAL_SEGMENT_BYTES) {
+      await this.beginSegment(first.firstSeq);
+    }
+    const fd = this.fd as number;
+    // Zeros ahead first, a MiB at a time: most flushes then leave the file's size alone.
+    const end = this.segmentBytes + data.length;
+    if (end > this.zeroedBytes) {
+      const to = Math.max(end, this.zeroedBytes + WAL_EXTENT_BYTES);
+      for (let at = this.zeroedBytes; at < to; at += ZEROS.length) {
+        fs.writeSync(fd, ZEROS, 0, Math.min(ZEROS.length, to - at), at);
+      }
+      this.zeroedBytes = to;
+    }
+    // The write only copies into the page cache: done here, it saves a trip through libuv's
+    // threads; the flush, which waits for the disk, runs there.
+    for (let written = 0; written < data.length; ) {
+      written += fs.writeSync(
+        fd,
+        data,
+        written,
+        data.length - written,
+        this.segmentBytes + written,
+      );
+    }
+    this.segmentBytes += data.length;
+    await fdatasync(fd);
+    this.flushes++;
+  }
+
+  /** Closes the current segment; the next append begins another. */
+  private endSegment(): void {
+    const fd = this.fd;
+    this.fd = undefined;
+    if (fd === undefined) return;
+    try {
+      fs.closeSync(fd);
+    } catch {
+      // After a failed write the descriptor may be unusable; the segment is done with either way.
+    }
+  }
+
+  /** Closes the current segment and begins the next at `firstSeq`, its name made durable. */
+  private async beginSegment(firstSeq: number): Promise<void> {
+    this.endSegment();
+    const file = path.join(this.dir, segmentName(firstSeq));
+    const fd = fs.openSync(file, 'w');
+    this.fd = fd;
+    fs.writeSync(fd, segmentHeader());
+    this.segmentBytes = HEADER_BYTES;
+    this.zeroedBytes = HEADER_BYTES;
+    await fdatasync(fd);
+    fsyncDirectory(this.dir);
+  }
+}
+
+function fdatasync(fd: number): Promise<void> {
+  return new Promise((resolve, reject) =>
+    fs.fdatasync(fd, (error) => (error ? reject(error) : resolve())),
+  );
+}
+
+function flushFailed(dir: string, error: unknown): DbError {
+  const code = (error as NodeJS.ErrnoException).code;
+  const full = code === 'ENOSPC' || code === 'EDQUOT';
+  const failed = new DbError(
+    full ? 'ERR_STORAGE_FULL' : 'ERR_STORAGE_FAILED',
+    `the write-ahead log in ${dir} could not be written or flushed (${error instanceof Error ? error.message : String(error)}); the writes waiting on it are not acknowledged, and the database takes no more until it is reopened`,
+    { dir },
+  );
+  failed.cause = error;
+  return failed;
+}
