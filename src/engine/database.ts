@@ -16,6 +16,7 @@ import {
   type FileSnapshot,
   type LogPosition,
   normalizeCollectionName,
+  type Recovery,
   type SelectionCacheStats,
   type SnapshotLoad,
   type SnapshotPosition,
@@ -149,9 +150,20 @@ export class Database {
     return this.store.flush();
   }
 
-  /** Flushes and trims the change log to its retention bound. */
+  /**
+   * Trims the change log to its retention bound, then makes the data file durable as a
+   * checkpoint (the write-ahead log before it is let go).
+   */
   checkpoint(): Promise<CheckpointResult> {
     return this.store.checkpoint();
+  }
+
+  /**
+   * What a writing open found and did after an unclean stop: whether it put the file back at
+   * its last checkpoint and how many entries it applied again from the write-ahead log.
+   */
+  recovery(): Recovery {
+    return this.store.recovery();
   }
 
   /**
@@ -319,5 +331,6 @@ export class Database {
  */
 export async function open(target: string, options: OpenOptions = {}): Promise<Database> {
   if (options.readOnly !== true) await Store.create(target);
+  else await Store.recoverForReading(target);
   return new Database(Store.open(target, options));
 }

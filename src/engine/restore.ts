@@ -8,7 +8,13 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { DbError } from '../errors/index.js';
-import { type ChangeEntry, DATA_FILE_NAME, lockHolder, resolveDataFile } from '../storage/index.js';
+import {
+  type ChangeEntry,
+  DATA_FILE_NAME,
+  lockHolder,
+  removeWal,
+  resolveDataFile,
+} from '../storage/index.js';
 import { fsyncDirectory, fsyncFile, makeDirectoryDurably } from '../util/index.js';
 import { BACKUP_LOG_DIR, type BackupManifest, verifyBackup } from './backup.js';
 import { unpackBackup } from './backup-archive.js';
@@ -127,7 +133,9 @@ async function restoreFrom(
   fs.copyFileSync(path.join(dir, DATA_FILE_NAME), incoming);
   // On disk whole before it takes the data file's name, and the name durable after.
   fsyncFile(incoming);
-  // The old file's LMDB lock describes the old file: it goes with it.
+  // The old file's LMDB lock and write-ahead log describe the old file: they go with it,
+  // the log first (applied over the restored file, it would undo it; ADR 0023).
+  removeWal(target.file);
   fs.rmSync(`${target.file}-lock`, { force: true });
   fs.renameSync(incoming, target.file);
   fsyncDirectory(target.dir);

@@ -10,30 +10,13 @@
 
 import * as path from 'node:path';
 import { open as lmdbOpen } from 'lmdb';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { makeTempDir } from '../../test/support/temp-dir.js';
+import { describe, expect, it } from 'vitest';
+import { tempDirPerTest } from '../../test/support/temp-dir.js';
 import { type Database, open } from '../engine/index.js';
 import { decodeValue, encodeValue } from './codec/index.js';
 import { type ChangeEntry, DATA_FILE_NAME, Store } from './index.js';
 
-let dirs: string[];
-let cleanups: Array<() => void>;
-
-function tempDir(): string {
-  const { dir, cleanup } = makeTempDir();
-  dirs.push(dir);
-  cleanups.push(cleanup);
-  return dir;
-}
-
-beforeEach(() => {
-  dirs = [];
-  cleanups = [];
-});
-
-afterEach(() => {
-  for (const cleanup of cleanups) cleanup();
-});
+const tempDir = tempDirPerTest();
 
 /** Every entry after `seq`, grouped as written: a write's entries share their endSeq. */
 function groups(db: Database, seq: number): ChangeEntry[][] {

@@ -330,6 +330,7 @@ export class ChangeLog {
   ): void {
     const bytes = storedEntryBytes(body, chain);
     this.handles.changes.putSync(seqKey(entry.seq), bytes, { append: true });
+    txn.logged.push(bytes);
     const runs = this.runsOf(txn.meta);
     if (runs.at(-1)?.term !== entry.term) {
       const grown = [...runs, { term: entry.term, from: entry.seq }];

@@ -32,11 +32,13 @@ export class Handles {
   private readonly committed = new Map<string, SubDb>();
   private readonly scans = new Map<string, ScanDb>();
 
+  /** `flushEachCommit`: LMDB flushes each commit itself (see openEnv). */
   constructor(
     private readonly file: string,
     readOnly: boolean,
+    flushEachCommit = false,
   ) {
-    this.env = openEnv(file, readOnly);
+    this.env = openEnv(file, readOnly, flushEachCommit);
     this.catalog = openSubDb(this.env, 'catalog', !readOnly);
     this.changes = openSubDb(this.env, 'changes', !readOnly);
   }

@@ -52,10 +52,12 @@ export type {
 export type { PageCheck } from './open-check.js';
 export {
   DATA_FILE_NAME,
+  type Recovery,
   resolveDataFile,
   Store,
   type StoreOptions,
 } from './store.js';
+export { removeWal, walDirectory } from './wal.js';
 export type { SelectionCacheStats } from './scans.js';
 export type { WriteCounts } from './txn-state.js';
 export type { VerifyProgress } from './verify.js';

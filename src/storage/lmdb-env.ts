@@ -35,11 +35,12 @@ export function isEngineDamage(error: unknown): boolean {
 }
 
 /**
- * Opens the environment. `overlappingSync` is off so that a commit has reached the disk
- * (fsync) when `transactionSync` returns: the moment docdb acknowledges a write. A file
+ * Opens the environment. A writing open commits without flushing (`noSync`): the write-ahead
+ * log makes a commit durable, and checkpoints flush the file (durability.ts); with
+ * `flushEachCommit` LMDB flushes every commit itself instead (a file with a size cap). A file
  * shorter than its meta pages say is refused before LMDB maps it (file-header.ts).
  */
-export function openEnv(file: string, readOnly: boolean): Env {
+export function openEnv(file: string, readOnly: boolean, flushEachCommit = false): Env {
   checkFileHead(file);
   try {
     return lmdb.open<Buffer, Buffer>({
@@ -47,6 +48,7 @@ export function openEnv(file: string, readOnly: boolean): Env {
       noSubdir: true,
       maxDbs: SUB_DATABASES_MAX,
       overlappingSync: false,
+      noSync: !readOnly && !flushEachCommit,
       readOnly,
       keyEncoding: 'binary',
       encoding: 'binary',

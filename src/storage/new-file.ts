@@ -11,6 +11,7 @@ import * as path from 'node:path';
 import { fsyncDirectory, fsyncFile, makeDirectoryDurably } from '../util/index.js';
 import { Catalog } from './catalog-state.js';
 import { Handles } from './handles.js';
+import { removeWal } from './wal.js';
 import { acquireWriterLock } from './writer-lock.js';
 
 /** The suffix of a data file being made, after `.<pid>`. */
@@ -26,6 +27,9 @@ export async function createDataFile(file: string, dir: string): Promise<void> {
     // only once that one is done.
     if (fs.existsSync(file)) return;
     removeUnfinished(file);
+    // A log left by a data file that was deleted belongs to that file: applied over the new
+    // one, it would undo it (ADR 0023).
+    removeWal(file);
     const temporary = `${file}.${process.pid}${MAKING}`;
     const handles = new Handles(temporary, false);
     try {
@@ -45,13 +49,13 @@ export async function createDataFile(file: string, dir: string): Promise<void> {
 /** Removes what a creation cut short left (under the lock, so none is still being made). */
 function removeUnfinished(file: string): void {
   const base = path.basename(file);
-  const unfinished = new RegExp(`^${escape(base)}\\.\\d+${escape(MAKING)}(-lock)?$`);
+  const unfinished = new RegExp(`^${escapeRegExp(base)}\\.\\d+${escapeRegExp(MAKING)}(-lock)?$`);
   const dir = path.dirname(file);
   for (const name of fs.readdirSync(dir)) {
     if (unfinished.test(name)) fs.rmSync(path.join(dir, name), { force: true });
   }
 }
 
-function escape(text: string): string {
+function escapeRegExp(text: string): string {
   return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 }

@@ -9,8 +9,8 @@
  * or the floor's once trims emptied the log, and `termAt(seq)` answers each retained seq.
  */
 
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { makeTempDir } from '../../test/support/temp-dir.js';
+import { describe, expect, it } from 'vitest';
+import { tempDirPerTest } from '../../test/support/temp-dir.js';
 import { type Database, open } from '../engine/index.js';
 import {
   type ChangeEntry,
@@ -21,21 +21,7 @@ import {
   Store,
 } from './index.js';
 
-let cleanups: Array<() => void>;
-
-function tempDir(): string {
-  const { dir, cleanup } = makeTempDir();
-  cleanups.push(cleanup);
-  return dir;
-}
-
-beforeEach(() => {
-  cleanups = [];
-});
-
-afterEach(() => {
-  for (const cleanup of cleanups) cleanup();
-});
+const tempDir = tempDirPerTest();
 
 describe('the last term and termAt', () => {
   it('are 0 before anything was written, then follow the writes and the terms', async () => {
@@ -457,9 +443,11 @@ describe('a snapshot load', () => {
     });
     const version = store.catalogVersion;
     const snapshot = source.openFileSnapshot();
+    // What a follow read is no longer this node's history: it must start over (it may be
+    // told before the load's start is acknowledged, once the load committed).
+    const followStopped = expect(follow).rejects.toMatchObject({ code: 'ERR_CHANGES_TRIMMED' });
     const load = await store.startSnapshotLoad(snapshot);
-    // What a follow read is no longer this node's history: it must start over.
-    await expect(follow).rejects.toMatchObject({ code: 'ERR_CHANGES_TRIMMED' });
+    await followStopped;
     expect(hold.lost).toBe(true);
     await fill(load, snapshot, 4);
     snapshot.release();

@@ -11,17 +11,29 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { DbError } from '../errors/index.js';
 import type { CheckpointResult, VerifyReport } from '../types/index.js';
-import { CHANGE_LOG_RETAIN_BYTES, CHANGE_LOG_RETAIN_ENTRIES } from '../util/index.js';
+import {
+  CHANGE_LOG_RETAIN_BYTES,
+  CHANGE_LOG_RETAIN_ENTRIES,
+  CHECKPOINT_BYTES,
+  CHECKPOINT_BYTES_MIN,
+} from '../util/index.js';
 import { applyChange } from './apply.js';
+import {
+  needsRecovery,
+  prepareForWriting,
+  readCheckpointRecord,
+  recordAsClean,
+} from './checkpoint.js';
 import type { CollectionDef, IndexDef } from './catalog.js';
 import { Catalog } from './catalog-state.js';
-import type { ChangeEntry, StoredChangeEntry } from './change-entry.js';
+import { type ChangeEntry, decodeStoredEntry, type StoredChangeEntry } from './change-entry.js';
 import { type ChangeHold, ChangeLog, type LogPosition, type TermRun } from './change-log.js';
 import { DocumentCodec, type FieldSelection } from './codec/index.js';
 import type { StoreContext } from './context.js';
 import { asDamage, type DamageSite, guardItems, guardRead, guardScan } from './damage.js';
 import type { Document } from './document-check.js';
 import type { PreparedDocument } from './documents.js';
+import { type Durable, Durability } from './durability.js';
 import {
   changeLogBoundUnderCap,
   checkFileCap,
@@ -31,7 +43,7 @@ import {
 } from './file-cap.js';
 import { Handles } from './handles.js';
 import { createDataFile } from './new-file.js';
-import { copyEnv, envStats, refreshSnapshot } from './lmdb-env.js';
+import { copyEnv, envStats, pinSnapshot, refreshSnapshot } from './lmdb-env.js';
 import {
   type CompactResult,
   compactResult,
@@ -64,14 +76,25 @@ import {
   openDocumentSnapshot,
   openFileSnapshot,
 } from './snapshot.js';
-import { markJob, newTxnState, noWrites, rollBackJob, type WriteCounts } from './txn-state.js';
+import {
+  markJob,
+  newTxnState,
+  noWrites,
+  rollBackJob,
+  type TxnState,
+  type WriteCounts,
+} from './txn-state.js';
 import { type VerifyProgress, verifyFile } from './verify.js';
+import { dropWalSegments, readWal, walDirectory } from './wal.js';
 import { WriteQueue } from './write-queue.js';
 import { prepareDocument, WriteTxn } from './write-txn.js';
 import { acquireWriterLock, type WriterLock } from './writer-lock.js';
 
 /** Times verify starts again when a node changed the catalog under it. */
 const VERIFY_ATTEMPTS_MAX = 5;
+
+/** Entries an open applies again from the write-ahead log per commit. */
+const REPLAY_BATCH_ENTRIES = 1000;
 
 /** The file name of the data file inside a data directory. */
 export const DATA_FILE_NAME = 'data.docdb';
@@ -97,6 +120,11 @@ export interface StoreOptions {
    * log's bound becomes at most a quarter of the cap.
    */
   maxFileBytes?: number;
+  /**
+   * Bytes the write-ahead log may take after a checkpoint before the next one begins (default
+   * CHECKPOINT_BYTES): what an open after a crash applies again at most (durability.ts).
+   */
+  checkpointBytes?: number;
 }
 
 /** Resolves a data directory or a `.docdb` file to the data file's path. */
@@ -104,6 +132,23 @@ export function resolveDataFile(target: string): { file: string; dir: string } {
   const resolved = path.resolve(target);
   if (resolved.endsWith('.docdb')) return { file: resolved, dir: path.dirname(resolved) };
   return { file: path.join(resolved, DATA_FILE_NAME), dir: resolved };
+}
+
+/** The state a batch starts from (see Store.durableBy). */
+interface BatchStart {
+  meta: TxnState['meta'];
+  structures: number;
+  structuresUnsynced: boolean;
+}
+
+/** What a writing open found and did after an unclean stop (none after a clean close). */
+export interface Recovery {
+  /** Whether the file was put back at its last checkpoint (LMDB had committed past it). */
+  restored: boolean;
+  /** Entries applied again from the write-ahead log. */
+  replayed: number;
+  /** Why the log's tail was not applied, when part of it was not (never acknowledged). */
+  stopped?: string;
 }
 
 /** A job that checks the guard again as it runs (a write queued before the node turned read-only fails). */
@@ -130,6 +175,14 @@ export class Store implements StoreReader {
   private guard: (() => void) | undefined;
   private barrier: ((seq: number) => Promise<void>) | undefined;
   private closed = false;
+  /** When commits are durable (writing stores only; set once the open's recovery is done). */
+  private durability: Durability | undefined;
+  /** Set when shared structures were stored outside a batch: the next batch checkpoints. */
+  private structuresUnsynced = false;
+  /** What the running batch started from, to tell how its commit is made durable. */
+  private batchStart: BatchStart | undefined;
+  /** What the open applied again from the write-ahead log. */
+  private recovered: Recovery = { replayed: 0, restored: false };
 
   private constructor(
     file: string,
@@ -141,7 +194,7 @@ export class Store implements StoreReader {
     this.readOnly = readOnly;
     this.lock = lock;
     this.maxFileBytes = options.maxFileBytes;
-    this.handles = new Handles(file, readOnly);
+    this.handles = new Handles(file, readOnly, options.maxFileBytes !== undefined);
     this.catalog = new Catalog(this.handles, file, readOnly);
     this.docs = new DocumentCodec([]);
     this.log = new ChangeLog(
@@ -189,9 +242,15 @@ export class Store implements StoreReader {
     if (readOnly && !fs.existsSync(file)) {
       throw new DbError('ERR_STORAGE_NOT_FOUND', `no docdb data file at ${file}`, { file });
     }
+    const checkpointBytes = options.checkpointBytes ?? CHECKPOINT_BYTES;
+    checkCheckpointBytes(checkpointBytes);
     if (!readOnly) fs.mkdirSync(dir, { recursive: true });
     const lock = readOnly ? undefined : acquireWriterLock(file);
     try {
+      // Under a size cap LMDB flushes each commit itself: the pages a checkpoint pins would
+      // let the file outgrow the cap (ADR 0023).
+      const logged = options.maxFileBytes === undefined;
+      const restored = readOnly ? false : prepareForWriting(file, logged);
       const walk = walkBeforeOpen(file, options.pageCheck ?? 'open', readOnly);
       const store = new Store(file, readOnly, lock, options);
       store.load();
@@ -200,11 +259,93 @@ export class Store implements StoreReader {
         void store.close();
         throw refused;
       }
+      if (!readOnly) store.startDurability(restored, logged ? checkpointBytes : undefined);
       return store;
     } catch (error) {
       lock?.release();
       throw error;
     }
+  }
+
+  /**
+   * Makes a file that a writer left uncleanly (a crash, a power cut) whole before a read-only
+   * open reads it: opens it for writing once, which puts it back at its checkpoint and applies
+   * the write-ahead log again (startDurability), and closes it. Nothing when the file was
+   * closed cleanly, or when it cannot be opened for writing.
+   */
+  static async recoverForReading(target: string): Promise<void> {
+    const { file } = resolveDataFile(target);
+    if (!fs.existsSync(file) || !needsRecovery(file)) return;
+    let store: Store;
+    try {
+      store = Store.open(target);
+    } catch {
+      // Locked (a running writer: its state is the live one), a read-only file system, or a
+      // file that cannot be opened for writing: the read-only open reads it as it is, and
+      // names whatever is wrong with it.
+      return;
+    }
+    await store.close();
+  }
+
+  /**
+   * The rest of a writing open: applies again the write-ahead log's entries after the file's
+   * last seq (its checkpoint's, after `restored`), then makes the result a checkpoint. With
+   * `checkpointBytes`, commits are acknowledged from then on once the log holds them
+   * (durability.ts); without (LMDB flushes each commit), the file is recorded as its own
+   * clean checkpoint and the log emptied.
+   */
+  private startDurability(restored: boolean, checkpointBytes: number | undefined): void {
+    // The checkpoint's pages stay as they are until the next checkpoint is recorded: a crash
+    // while the log is applied again comes back to the same state.
+    const base = pinSnapshot(this.handles.env);
+    try {
+      this.replayLog(restored);
+      if (checkpointBytes !== undefined) {
+        this.durability = new Durability(
+          this.file,
+          this.handles.env,
+          checkpointBytes,
+          () => this.log.lastSeq,
+        );
+        this.durability.start();
+      } else if (readCheckpointRecord(this.file)) {
+        recordAsClean(this.file, envStats(this.handles.env).pageSize, this.log.lastSeq);
+        dropWalSegments(walDirectory(this.file));
+      }
+    } finally {
+      base.release();
+    }
+  }
+
+  /** Applies the write-ahead log's entries after the last seq again, in commits of its own. */
+  private replayLog(restored: boolean): void {
+    const read = readWal(walDirectory(this.file), this.log.lastSeq);
+    let replayed = 0;
+    let failed: string | undefined;
+    for (let i = 0; i < read.entries.length && failed === undefined; i += REPLAY_BATCH_ENTRIES) {
+      const chunk = read.entries.slice(i, i + REPLAY_BATCH_ENTRIES);
+      const txn = this.runBatch((opened) => {
+        for (const { seq, bytes } of chunk) {
+          try {
+            this.runJob(opened, (t) => this.applyStored(t.state, bytes));
+            replayed++;
+          } catch (error) {
+            // Never acknowledged: a later entry cannot follow an earlier one that failed.
+            failed = `seq ${seq} could not be applied again (${error instanceof Error ? error.message : String(error)})`;
+            break;
+          }
+        }
+      });
+      this.afterBatch(txn, undefined);
+    }
+    const stopped = failed ?? read.stopped;
+    this.recovered = { restored, replayed, ...(stopped !== undefined && { stopped }) };
+  }
+
+  /** What this open found and did after an unclean stop (writing stores). */
+  recovery(): Recovery {
+    return { ...this.recovered };
   }
 
   private load(): void {
@@ -302,6 +443,8 @@ export class Store implements StoreReader {
         throw new DbError('ERR_STORAGE_READ_ONLY', `${this.file} is open read-only`);
       }
       this.catalog.saveStructuresNow(structures);
+      // The log's entries refer to them: the next batch's checkpoint makes them durable.
+      this.structuresUnsynced = true;
     });
   }
 
@@ -369,19 +512,25 @@ export class Store implements StoreReader {
    */
   applyEntries(entries: readonly ChangeEntry[]): Promise<number> {
     return this.enqueue((txn) => {
-      for (const entry of entries) {
-        this.log.checkApplicable(txn.state, entry);
-        const { chain, ...stored } = applyChange(
-          this.ctx,
-          txn.state,
-          entry,
-        ) as StoredChangeEntry & {
-          chain?: string;
-        };
-        this.log.writeApplied(txn.state, stored, chain);
-      }
+      for (const entry of entries) this.applyEntry(txn.state, entry);
       return txn.state.lastSeq;
     });
+  }
+
+  private applyEntry(state: TxnState, entry: ChangeEntry): void {
+    this.log.checkApplicable(state, entry);
+    const { chain, ...stored } = applyChange(this.ctx, state, entry) as StoredChangeEntry & {
+      chain?: string;
+    };
+    this.log.writeApplied(state, stored, chain);
+  }
+
+  /** Applies an entry of this file's own log again, from its stored bytes (an open's replay). */
+  private applyStored(state: TxnState, bytes: Uint8Array): void {
+    this.applyEntry(
+      state,
+      decodeStoredEntry(bytes, (doc) => this.docs.decode<Document>(doc)),
+    );
   }
 
   /**
@@ -424,6 +573,12 @@ export class Store implements StoreReader {
     const { lastSeq, lastTerm, lastChain } = this.log;
     const state = newTxnState(meta, { lastSeq, lastTerm, lastChain }, this.scans.following);
     const txn = new WriteTxn(this.ctx, this.scans, state);
+    this.batchStart = {
+      meta,
+      structures: this.docs.structureCount,
+      structuresUnsynced: this.structuresUnsynced,
+    };
+    this.structuresUnsynced = false;
     try {
       this.handles.env.transactionSync(() => body(txn));
     } catch (error) {
@@ -452,14 +607,17 @@ export class Store implements StoreReader {
     }
   }
 
-  private afterBatch(txn: WriteTxn | undefined, error: unknown): void {
+  private afterBatch(txn: WriteTxn | undefined, error: unknown): Promise<void> | undefined {
+    const start = this.batchStart;
+    this.batchStart = undefined;
     if (error !== undefined || !txn) {
-      // Nothing of the batch reached the disk: forget what it staged (structures included)
+      // Nothing of the batch was committed: forget what it staged (structures included)
       // and read the truth again.
+      if (start?.structuresUnsynced) this.structuresUnsynced = true;
       this.scans.forget();
       if (txn) this.handles.discard(txn.state.handles);
       this.load();
-      return;
+      return undefined;
     }
     const { state } = txn;
     this.catalog.commit(state);
@@ -469,6 +627,38 @@ export class Store implements StoreReader {
     this.written.insert += state.written.insert;
     this.written.replace += state.written.replace;
     this.written.delete += state.written.delete;
+    return start && this.durability?.committed(this.durableBy(state, start));
+  }
+
+  /**
+   * How a committed batch is made durable: by the write-ahead log when its entries redo all
+   * it did; by a checkpoint when it did more (a collection, an index, shared structures, a
+   * term, a snapshot load, a trim); not at all when it changed nothing.
+   */
+  private durableBy(state: TxnState, start: BatchStart): Durable {
+    const before = start.meta;
+    const after = state.meta;
+    const redone =
+      state.defs.size === 0 &&
+      state.handles.opened.size === 0 &&
+      state.handles.dropped.size === 0 &&
+      !state.logReplaced &&
+      !start.structuresUnsynced &&
+      this.docs.structureCount === start.structures &&
+      after.catalogGeneration === before.catalogGeneration &&
+      after.nextDbId === before.nextDbId &&
+      after.term === before.term &&
+      after.termTag === before.termTag &&
+      after.loading === before.loading;
+    if (redone && state.logged.length > 0) {
+      const firstSeq = state.lastSeq - state.logged.length + 1;
+      return { by: 'log', entries: state.logged, firstSeq };
+    }
+    const untouched =
+      after === before &&
+      state.logged.length === 0 &&
+      state.written.insert + state.written.replace + state.written.delete === 0;
+    return redone && untouched ? { by: 'nothing' } : { by: 'checkpoint' };
   }
 
   /** Documents written by this process since it opened the file, by operation. */
@@ -598,11 +788,14 @@ export class Store implements StoreReader {
   async checkpoint(retainEntries: number = CHANGE_LOG_RETAIN_ENTRIES): Promise<CheckpointResult> {
     await this.flush();
     // It trims what is already written and adds nothing: a read-only node checkpoints too.
-    return this.enqueue((txn) => {
+    const result = await this.enqueue((txn) => {
       const { state } = txn;
       const trimmed = this.log.trimTo(state, state.lastSeq - retainEntries);
       return { lastSeq: state.lastSeq, trimmedEntries: trimmed, firstSeq: state.meta.seqFloor + 1 };
     });
+    // The file itself made durable and recorded: the write-ahead log before it goes.
+    await this.durability?.checkpoint();
+    return result;
   }
 
   /**
@@ -661,6 +854,7 @@ export class Store implements StoreReader {
     if (this.closed) return;
     await this.queue.whenIdle();
     this.closed = true;
+    await this.durability?.close();
     this.log.close();
     await this.handles.close();
     this.lock?.release();
@@ -669,4 +863,12 @@ export class Store implements StoreReader {
   get isClosed(): boolean {
     return this.closed;
   }
+}
+
+function checkCheckpointBytes(bytes: number): void {
+  if (Number.isSafeInteger(bytes) && bytes >= CHECKPOINT_BYTES_MIN) return;
+  throw new DbError(
+    'ERR_BAD_ARGUMENT',
+    `checkpointBytes must be an integer of at least ${CHECKPOINT_BYTES_MIN} (1 MiB); got ${bytes}`,
+  );
 }

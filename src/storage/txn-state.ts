@@ -51,6 +51,11 @@ export interface TxnState {
   logReplaced: boolean;
   /** The running job's change-log entries, written with their seqs when it ends. */
   pending: StoredChangeOp[];
+  /**
+   * The stored bytes of every entry the batch wrote, in seq order (the last at `lastSeq`):
+   * what the write-ahead log appends (wal.ts).
+   */
+  logged: Uint8Array[];
   written: WriteCounts;
   /**
    * The batch's document writes in order; undefined when it notes none (nothing was kept to
@@ -77,6 +82,7 @@ export function newTxnState(
     lastChain: end.lastChain,
     logReplaced: false,
     pending: [],
+    logged: [],
     written: noWrites(),
     documentWrites: noteWrites ? [] : undefined,
   };
@@ -106,6 +112,8 @@ export interface JobMark {
   lastChain: Uint8Array | undefined;
   logReplaced: boolean;
   written: WriteCounts;
+  /** How many entries the batch had written. */
+  logged: number;
   /** How many document writes were noted (undefined: too many). */
   documentWrites: number | undefined;
   structures: number;
@@ -122,6 +130,7 @@ export function markJob(state: TxnState, structures: number): JobMark {
     lastChain: state.lastChain,
     logReplaced: state.logReplaced,
     written: { ...state.written },
+    logged: state.logged.length,
     documentWrites: state.documentWrites?.length,
     structures,
   };
@@ -137,6 +146,7 @@ export function rollBackJob(state: TxnState, mark: JobMark): void {
   state.lastChain = mark.lastChain;
   state.logReplaced = mark.logReplaced;
   state.pending = [];
+  state.logged.length = mark.logged;
   state.written = mark.written;
   // Past the limit the notes are gone for the whole batch; before it, the job's are cut off.
   if (mark.documentWrites === undefined) state.documentWrites = undefined;

@@ -11,7 +11,13 @@ import { type BatchRunner, WriteQueue } from './write-queue.js';
 type Txn = { writes: string[] };
 
 /** A runner that records committed writes; `failCommit` and `failAfter` break its steps. */
-function runner(options: { failCommit?: () => boolean; failAfter?: () => boolean } = {}) {
+function runner(
+  options: {
+    failCommit?: () => boolean;
+    failAfter?: () => boolean;
+    durable?: () => Promise<void> | undefined;
+  } = {},
+) {
   const committed: string[] = [];
   const batches: number[] = [];
   const runner: BatchRunner<Txn> = {
@@ -34,6 +40,7 @@ function runner(options: { failCommit?: () => boolean; failAfter?: () => boolean
     },
     afterBatch() {
       if (options.failAfter?.()) throw new Error('catalog unreadable');
+      return options.durable?.();
     },
   };
   return { runner, committed, batches };
@@ -94,5 +101,45 @@ describe('WriteQueue', () => {
     const error = await queue.enqueue(write('a')).catch((e: unknown) => e);
     expect((error as Error).message).toBe('disk I/O error');
     await expect(queue.enqueue(write('b'))).rejects.toThrow(/takes no more writes/);
+  });
+
+  it('settles a batch only once it is durable, in order, while the next batches commit', async () => {
+    const flushes: Array<() => void> = [];
+    const { runner: r, committed } = runner({
+      durable: () => new Promise<void>((resolve) => flushes.push(resolve)),
+    });
+    const queue = new WriteQueue(r);
+    const settled: string[] = [];
+    const first = queue.enqueue(write('a')).then((v) => settled.push(v));
+    await new Promise((resolve) => setImmediate(resolve));
+    const second = queue.enqueue(write('b')).then((v) => settled.push(v));
+    await new Promise((resolve) => setImmediate(resolve));
+    // Both committed (the second gathered while the first waited), neither acknowledged.
+    expect(committed).toEqual(['a', 'b']);
+    expect(settled).toEqual([]);
+    let idle = false;
+    void queue.whenIdle().then(() => {
+      idle = true;
+    });
+    flushes[0]?.();
+    await first;
+    expect(settled).toEqual(['a']);
+    expect(idle).toBe(false);
+    flushes[1]?.();
+    await second;
+    await queue.whenIdle();
+    expect(settled).toEqual(['a', 'b']);
+  });
+
+  it('rejects the jobs of a batch whose flush fails, and takes later writes', async () => {
+    let fail = true;
+    const { runner: r } = runner({
+      durable: () => (fail ? Promise.reject(new Error('EIO on flush')) : undefined),
+    });
+    const queue = new WriteQueue(r);
+    await expect(queue.enqueue(write('a'))).rejects.toThrow('EIO on flush');
+    fail = false;
+    await expect(queue.enqueue(write('b'))).resolves.toBe('b');
+    await queue.whenIdle();
   });
 });

@@ -1,19 +1,20 @@
 /**
- * Group commit. Writes queue up during an event-loop turn (and while the previous commit is
- * syncing) and run together: each job in its own child transaction, so a failing job rolls
- * back alone, and the batch in one durable commit. Every job's promise settles only after
- * that commit returned, so an acknowledged write is on disk. The queue knows nothing of what
- * a transaction holds: the runner opens it and hands it to each job.
+ * Group commit. Writes queue up during an event-loop turn and run together: each job in its
+ * own child transaction, so a failing job rolls back alone, and the batch in one commit. The
+ * owner says when that commit is durable (`afterBatch` returns a promise: the write-ahead
+ * log's flush, or a checkpoint); every job's promise settles only then, batches in commit
+ * order, while the next batches gather and commit. The queue knows nothing of what a
+ * transaction holds: the runner opens it and hands it to each job.
  *
- * If the owner cannot take a batch in afterwards (`afterBatch` throws: the catalog could not
- * be read again), every job of that batch still settles as its commit went, and the queue
- * refuses every later job with ERR_STORAGE_FAILED naming the cause: writing on over state
- * that no longer matches the file could corrupt it. Reopening the database clears it.
+ * A batch whose durability fails (its flush failed) rejects its jobs with that error. If the
+ * owner cannot take a batch in afterwards (`afterBatch` throws: the catalog could not be read
+ * again), every job of that batch still settles as its commit went, and the queue refuses
+ * every later job with ERR_STORAGE_FAILED naming the cause: writing on over state that no
+ * longer matches the file could corrupt it. Reopening the database clears it.
  *
  * Batching is done here over `transactionSync` rather than lmdb-js's asynchronous
- * `transaction()`: a child transaction per job gives per-write rollback, and a synchronous
- * commit (overlappingSync off) makes "the promise resolved" mean "fsync returned"
- * (docs/adr/0001-storage-on-lmdb.md).
+ * `transaction()`: a child transaction per job gives per-write rollback, and the commit
+ * returns at once (LMDB does not flush it; docs/adr/0023-write-ahead-log.md).
  */
 
 import { DbError } from '../errors/index.js';
@@ -38,14 +39,20 @@ export interface BatchRunner<Txn> {
   runBatch(body: (txn: Txn) => void): Txn;
   /** Runs one job in a child transaction of the batch; a throw undoes only that job. */
   runJob<T>(txn: Txn, job: (txn: Txn) => T): T;
-  /** Called once the batch committed (`error` undefined), or failed to. */
-  afterBatch(txn: Txn | undefined, error: unknown): void;
+  /**
+   * Called once the batch committed (`error` undefined), or failed to. Returns a promise
+   * that settles once the commit is durable (after every batch before it), when it must
+   * wait for one.
+   */
+  afterBatch(txn: Txn | undefined, error: unknown): Promise<void> | undefined;
 }
 
 type Outcome = { ok: boolean; value: unknown };
 
 export class WriteQueue<Txn> {
   private pending: Job<Txn>[] = [];
+  /** Batches committed and not yet durable. */
+  private unsettled = 0;
   private scheduled = false;
   private running = false;
   private idle: Array<() => void> = [];
@@ -77,7 +84,9 @@ export class WriteQueue<Txn> {
 
   /** Resolves when every queued job has settled. */
   whenIdle(): Promise<void> {
-    if (!this.scheduled && this.pending.length === 0) return Promise.resolve();
+    if (!this.scheduled && this.pending.length === 0 && this.unsettled === 0) {
+      return Promise.resolve();
+    }
     return new Promise((resolve) => this.idle.push(resolve));
   }
 
@@ -85,24 +94,48 @@ export class WriteQueue<Txn> {
     const jobs = this.pending;
     this.pending = [];
     this.scheduled = false;
-    const outcomes = this.runBatch(jobs);
+    const { outcomes, durable } = this.runBatch(jobs);
+    if (!durable) {
+      this.settle(jobs, outcomes);
+      return;
+    }
+    this.unsettled++;
+    durable.then(
+      () => {
+        this.unsettled--;
+        this.settle(jobs, outcomes);
+      },
+      (error) => {
+        this.unsettled--;
+        // A job that failed keeps its own error; one that committed was not made durable
+        // (the owner makes it durable before it acknowledges a later batch).
+        this.settle(
+          jobs,
+          outcomes.map((o) => (o.ok ? { ok: false, value: error } : o)),
+        );
+      },
+    );
+  }
+
+  private settle(jobs: Job<Txn>[], outcomes: Outcome[]): void {
     for (let i = 0; i < jobs.length; i++) {
       const job = jobs[i] as Job<Txn>;
       const outcome = outcomes[i] as Outcome;
       if (outcome.ok) job.resolve(outcome.value);
       else job.reject(outcome.value);
     }
-    if (this.pending.length === 0) {
+    if (this.pending.length === 0 && this.unsettled === 0) {
       const waiting = this.idle;
       this.idle = [];
       for (const resolve of waiting) resolve();
     }
   }
 
-  private runBatch(jobs: Job<Txn>[]): Outcome[] {
+  private runBatch(jobs: Job<Txn>[]): { outcomes: Outcome[]; durable?: Promise<void> } {
     const outcomes: Outcome[] = [];
     let txn: Txn | undefined;
     let failure: { error: unknown } | undefined;
+    let durable: Promise<void> | undefined;
     this.running = true;
     try {
       txn = this.runner.runBatch((opened) => {
@@ -114,12 +147,14 @@ export class WriteQueue<Txn> {
     }
     this.running = false;
     try {
-      this.runner.afterBatch(txn, failure?.error);
+      durable = this.runner.afterBatch(txn, failure?.error);
     } catch (error) {
       // The batch's own outcome stands (committed or not); the writes after it cannot.
       this.broken = error;
     }
-    return failure ? jobs.map(() => ({ ok: false, value: failure.error })) : outcomes;
+    if (failure)
+      return { outcomes: jobs.map(() => ({ ok: false, value: failure.error })), durable };
+    return { outcomes, durable };
   }
 
   /** The error of a job refused because an earlier batch could not be taken in. */

@@ -47,6 +47,13 @@ export const CHANGE_LOG_RETAIN_ENTRIES = 1_000_000;
  */
 export const CHANGE_LOG_RETAIN_BYTES = 256 * MiB;
 /**
+ * Bytes the write-ahead log takes after a checkpoint before the next begins: an open after a
+ * crash applies at most about this much again (a few seconds; docs/reliability.md).
+ */
+export const CHECKPOINT_BYTES = 64 * MiB;
+/** The least `checkpointBytes` may be set to. */
+export const CHECKPOINT_BYTES_MIN = 1 * MiB;
+/**
  * How far past its byte bound the change log may grow to keep the entries a follower still
  * needs: beyond CHANGE_LOG_RETAIN_BYTES times this, the oldest held entries go anyway and
  * that follower catches up from a snapshot (as PostgreSQL's max_slot_wal_keep_size does).

@@ -16,6 +16,8 @@ export function damageDocumentNode(file: string): boolean {
     if (flags !== 0x02 || lower === 0) continue;
     const node = page + 24 + bytes.readUInt16LE(page + 24);
     if (bytes.readUInt16LE(node + 6) !== 16 || bytes.readUInt16LE(node + 4) !== 0) continue;
+    // An index's ids are keys without data (its duplicates' tree); a document has data.
+    if (bytes.readUInt16LE(node) === 0 && bytes.readUInt16LE(node + 2) === 0) continue;
     bytes.writeUInt16LE(0x7fff, node + 2);
     fs.writeFileSync(file, bytes);
     return true;

@@ -1,0 +1,243 @@
+/**
+ * Checkpoints of the data file. LMDB commits without a flush of its own (the write-ahead log
+ * makes a commit durable, wal.ts), so after a power cut the file's newest pages may be torn:
+ * its meta pages (the first two, which name the trees' roots) may point at pages that never
+ * reached the disk. A checkpoint makes one committed state T of the file durable and records
+ * it:
+ *
+ * 1. right after T committed, the two meta pages are read (as LMDB just wrote them) and a
+ *    read transaction is pinned on T, so LMDB reuses none of T's pages while later commits
+ *    run;
+ * 2. the file is flushed (`fdatasync`): T's pages are on disk;
+ * 3. the meta pages are written to `<data file>-wal/checkpoint` durably (a temporary file,
+ *    flushed, renamed, the directory flushed); only then is the previous pin released.
+ *
+ * At open, when the file's meta pages differ from the record's, the record's are written
+ * back: the file is T again, whole, and the write-ahead log's entries after T's last seq are
+ * applied on top. The record also says whether the file was closed cleanly, so a read-only
+ * open knows whether the file needs that first.
+ */
+
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import * as zlib from 'node:zlib';
+import { DbError } from '../errors/index.js';
+import { fsyncDirectory, makeDirectoryDurably } from '../util/index.js';
+import { readFileHeader } from './file-header.js';
+import { walDirectory } from './wal.js';
+
+const MAGIC = Buffer.from('DOCDBCKP', 'latin1');
+const VERSION = 1;
+/** magic, version, page size, flags, seq (8), then the pages, then a CRC-32 of all before it. */
+const HEAD_BYTES = 8 + 4 + 4 + 4 + 4 + 8;
+const CLEAN = 1;
+/** LMDB's smallest and largest page sizes. */
+const PAGE_SIZE_MIN = 512;
+const PAGE_SIZE_MAX = 65536;
+
+/** A checkpoint as recorded: the two meta pages of a durable state, and what it holds. */
+export interface CheckpointRecord {
+  pageSize: number;
+  /** The file's first two pages (LMDB's meta pages) as they were at the checkpoint. */
+  metaPages: Buffer;
+  /** The change log's last seq at the checkpoint (for people; open reads it from the file). */
+  seq: number;
+  /** Set by a clean close: the file is that state and the log holds nothing after it. */
+  clean: boolean;
+}
+
+/** The record's path for a data file. */
+export function checkpointRecordFile(file: string): string {
+  return path.join(walDirectory(file), 'checkpoint');
+}
+
+/** Reads the two meta pages of an open file (what LMDB last wrote, flushed or not). */
+export function readMetaPages(fd: number, pageSize: number): Buffer {
+  const pages = Buffer.alloc(2 * pageSize);
+  const read = fs.readSync(fd, pages, 0, pages.length, 0);
+  if (read !== pages.length) {
+    throw new DbError('ERR_STORAGE_TRUNCATED', `the data file is shorter than its meta pages`);
+  }
+  return pages;
+}
+
+function encodeRecord(record: CheckpointRecord): Buffer {
+  const bytes = Buffer.alloc(HEAD_BYTES + record.metaPages.length + 4);
+  MAGIC.copy(bytes, 0);
+  bytes.writeUInt32LE(VERSION, 8);
+  bytes.writeUInt32LE(record.pageSize, 12);
+  bytes.writeUInt32LE(record.clean ? CLEAN : 0, 16);
+  bytes.writeUIntLE(record.seq, 24, 6);
+  record.metaPages.copy(bytes, HEAD_BYTES);
+  const end = HEAD_BYTES + record.metaPages.length;
+  bytes.writeUInt32LE(zlib.crc32(bytes.subarray(0, end)), end);
+  return bytes;
+}
+
+function damagedRecord(file: string, why: string): DbError {
+  return new DbError(
+    'ERR_STORAGE_CORRUPT',
+    `${file} is damaged (${why}): it records the data file's last durable state; restore the data directory from a backup or a follower`,
+    { file },
+  );
+}
+
+/** The record of a data file's last checkpoint, or undefined when it has none (never checkpointed). */
+export function readCheckpointRecord(file: string): CheckpointRecord | undefined {
+  const recordFile = checkpointRecordFile(file);
+  let bytes: Buffer;
+  try {
+    bytes = fs.readFileSync(recordFile);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    throw error;
+  }
+  if (bytes.length < HEAD_BYTES + 4 || !bytes.subarray(0, 8).equals(MAGIC)) {
+    throw damagedRecord(recordFile, 'it is not a checkpoint record');
+  }
+  const version = bytes.readUInt32LE(8);
+  if (version !== VERSION) {
+    throw damagedRecord(recordFile, `format version ${version}; this docdb reads ${VERSION}`);
+  }
+  const pageSize = bytes.readUInt32LE(12);
+  const end = HEAD_BYTES + 2 * pageSize;
+  if (pageSize < PAGE_SIZE_MIN || pageSize > PAGE_SIZE_MAX || bytes.length !== end + 4) {
+    throw damagedRecord(recordFile, `its length does not fit a page size of ${pageSize}`);
+  }
+  if (zlib.crc32(bytes.subarray(0, end)) !== bytes.readUInt32LE(end)) {
+    throw damagedRecord(recordFile, 'its checksum does not match');
+  }
+  return {
+    pageSize,
+    metaPages: bytes.subarray(HEAD_BYTES, end),
+    seq: bytes.readUIntLE(24, 6),
+    clean: (bytes.readUInt32LE(16) & CLEAN) !== 0,
+  };
+}
+
+/** Writes the record durably, synchronously (at open and close). */
+export function writeCheckpointRecordSync(file: string, record: CheckpointRecord): void {
+  const target = checkpointRecordFile(file);
+  makeDirectoryDurably(path.dirname(target));
+  const temporary = `${target}.tmp`;
+  const fd = fs.openSync(temporary, 'w');
+  try {
+    fs.writeSync(fd, encodeRecord(record));
+    fs.fdatasyncSync(fd);
+  } finally {
+    fs.closeSync(fd);
+  }
+  fs.renameSync(temporary, target);
+  fsyncDirectory(path.dirname(target));
+}
+
+/** Writes the record durably off the event loop (checkpoints while writes go on). */
+export async function writeCheckpointRecord(file: string, record: CheckpointRecord): Promise<void> {
+  const target = checkpointRecordFile(file);
+  const temporary = `${target}.tmp`;
+  const handle = await fs.promises.open(temporary, 'w');
+  try {
+    await handle.writeFile(encodeRecord(record));
+    await handle.datasync();
+  } finally {
+    await handle.close();
+  }
+  await fs.promises.rename(temporary, target);
+  const dir = await fs.promises.open(path.dirname(target), 'r');
+  try {
+    await dir.sync();
+  } finally {
+    await dir.close();
+  }
+}
+
+/**
+ * Whether the file's meta pages on disk differ from the record's: LMDB committed after the
+ * checkpoint (or a crash tore what it wrote).
+ */
+export function metaPagesMoved(file: string, record: CheckpointRecord): boolean {
+  const fd = fs.openSync(file, 'r');
+  try {
+    return !readMetaPages(fd, record.pageSize).equals(record.metaPages);
+  } finally {
+    fs.closeSync(fd);
+  }
+}
+
+/**
+ * Puts the file back at its last checkpoint: writes the record's meta pages over the file's
+ * and flushes them. Call under the writer lock, before LMDB opens the file. Returns whether
+ * anything was written.
+ */
+export function restoreCheckpoint(file: string, record: CheckpointRecord): boolean {
+  if (!metaPagesMoved(file, record)) return false;
+  const fd = fs.openSync(file, 'r+');
+  try {
+    fs.writeSync(fd, record.metaPages, 0, record.metaPages.length, 0);
+    fs.fdatasyncSync(fd);
+  } finally {
+    fs.closeSync(fd);
+  }
+  return true;
+}
+
+/**
+ * Whether a file must be recovered before it is read: it has a checkpoint record and was not
+ * closed cleanly, or its meta pages moved since (a writer is running, or one crashed).
+ */
+export function needsRecovery(file: string): boolean {
+  const record = readCheckpointRecord(file);
+  if (!record) return false;
+  return !record.clean || metaPagesMoved(file, record);
+}
+
+/**
+ * Readies a file for a writing open, under its writer lock and before LMDB opens it, and
+ * marks it open (its record no longer clean) before anything commits when the open's commits
+ * are `logged` (made durable by the write-ahead log, not flushed by LMDB):
+ * - after a crash (the record is not clean), puts the file back at its last checkpoint when
+ *   LMDB committed past it, and answers true: the log's entries after it must be applied
+ *   again;
+ * - for a file closed cleanly and written since by something that flushes its own commits
+ *   (an older docdb, LMDB's tools), or never checkpointed at all, takes the file as it is on
+ *   disk as the first checkpoint, so that nothing this open commits can tear it.
+ */
+export function prepareForWriting(file: string, logged: boolean): boolean {
+  if (!fs.existsSync(file)) return false;
+  const record = readCheckpointRecord(file);
+  if (record && !record.clean) return restoreCheckpoint(file, record);
+  // LMDB flushes each commit of this open itself: the file is always its own checkpoint.
+  if (!logged) return false;
+  if (record && !metaPagesMoved(file, record)) {
+    writeCheckpointRecordSync(file, { ...record, clean: false });
+    return false;
+  }
+  const pageSize = readFileHeader(file).meta?.pageSizeBytes;
+  // A file LMDB cannot read is refused by the open that follows, with its reasons.
+  if (pageSize === undefined || pageSize < PAGE_SIZE_MIN || pageSize > PAGE_SIZE_MAX) return false;
+  const fd = fs.openSync(file, 'r+');
+  try {
+    fs.fdatasyncSync(fd);
+    const metaPages = readMetaPages(fd, pageSize);
+    writeCheckpointRecordSync(file, { pageSize, metaPages, seq: record?.seq ?? 0, clean: false });
+  } finally {
+    fs.closeSync(fd);
+  }
+  return false;
+}
+
+/**
+ * Records the file as it is on disk now as a clean checkpoint (its commits were flushed by
+ * LMDB): after an open whose commits LMDB flushes applied the log again, so that later opens
+ * take the file as it is.
+ */
+export function recordAsClean(file: string, pageSize: number, seq: number): void {
+  const fd = fs.openSync(file, 'r+');
+  try {
+    fs.fdatasyncSync(fd);
+    const metaPages = readMetaPages(fd, pageSize);
+    writeCheckpointRecordSync(file, { pageSize, metaPages, seq, clean: true });
+  } finally {
+    fs.closeSync(fd);
+  }
+}

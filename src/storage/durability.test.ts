@@ -1,0 +1,227 @@
+/**
+ * The write path's guarantees after a power cut, without a special file system: the disk a
+ * cut leaves is built from real files. At a checkpoint the data file's bytes are what the
+ * disk holds (it was just flushed); after more acknowledged writes the write-ahead log holds
+ * them, while the data file's later pages may or may not have reached the disk, each on its
+ * own. An open of any such mix gives back every acknowledged write, with indexes and log
+ * whole; a torn last frame of the log is left out; a read-only open recovers first. The FUSE
+ * power-cut part of the crash suite (test/crash) cuts a running writer; this one runs
+ * everywhere.
+ */
+
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { tempDirPerTest } from '../../test/support/temp-dir.js';
+import { type Database, open } from '../engine/index.js';
+import { seededRandom } from '../util/index.js';
+import { readCheckpointRecord } from './checkpoint.js';
+import { DATA_FILE_NAME } from './index.js';
+import { listWalSegments, readWal, walDirectory } from './wal.js';
+
+const tempDir = tempDirPerTest();
+
+const PAGE = 4096;
+
+/** The files of a data directory as a disk would hold them: name to bytes. */
+type Disk = Map<string, Buffer>;
+
+function readDisk(dir: string): Disk {
+  const disk: Disk = new Map();
+  const file = path.join(dir, DATA_FILE_NAME);
+  disk.set(DATA_FILE_NAME, fs.readFileSync(file));
+  const wal = walDirectory(file);
+  for (const name of fs.readdirSync(wal)) {
+    disk.set(path.join(path.basename(wal), name), fs.readFileSync(path.join(wal, name)));
+  }
+  return disk;
+}
+
+function writeDisk(disk: Disk): string {
+  const dir = tempDir();
+  for (const [name, bytes] of disk) {
+    fs.mkdirSync(path.dirname(path.join(dir, name)), { recursive: true });
+    fs.writeFileSync(path.join(dir, name), bytes);
+  }
+  return dir;
+}
+
+/**
+ * The data file a cut leaves: each page that changed since the checkpoint is the later one
+ * or the checkpoint's, at random (torn on page boundaries), and pages the file grew by are
+ * there or zeros.
+ */
+function tornDataFile(atCheckpoint: Buffer, later: Buffer, seed: number): Buffer {
+  const random = seededRandom(seed);
+  const torn = Buffer.from(later);
+  for (let at = 0; at < later.length; at += PAGE) {
+    const before = atCheckpoint.subarray(at, at + PAGE);
+    const after = later.subarray(at, at + PAGE);
+    if (before.equals(after) || random() < 0.5) continue;
+    if (before.length === PAGE) before.copy(torn, at);
+    else torn.fill(0, at, at + PAGE);
+  }
+  return torn;
+}
+
+/** Every document of every collection, by collection and id. */
+function contents(db: Database): Map<string, unknown> {
+  const all = new Map<string, unknown>();
+  for (const name of db.listCollections()) {
+    for (const doc of db.collection(name).list({ limit: 10_000 })) {
+      all.set(`${name}/${(doc as { _id: string })._id}`, doc);
+    }
+  }
+  return all;
+}
+
+/** Writes of every kind, acknowledged one by one and in groups. */
+async function writeMore(db: Database, round: number): Promise<void> {
+  const orders = db.collection('orders');
+  const ids = (
+    await orders.insertMany(
+      Array.from({ length: 40 }, (_, i) => ({ round, i, status: i % 2 ? 'open' : 'paid' })),
+    )
+  ).ids;
+  await Promise.all(
+    ids.slice(0, 10).map((id, i) => orders.replace(id, { round, i, status: 'shipped' })),
+  );
+  for (const id of ids.slice(10, 15)) await orders.delete(id);
+  await db.collection('notes').insert({ round, text: 'ä'.repeat(round + 1) });
+}
+
+describe('after a power cut', () => {
+  it('gives back every acknowledged write, whatever of the data file reached the disk', async () => {
+    const dir = tempDir();
+    const db = await open(dir);
+    await writeMore(db, 0);
+    await db.collection('orders').createIndex({ paths: ['status'] });
+    await db.checkpoint();
+    // writeMore writes documents of the shapes round 0 did: no new shape makes a checkpoint.
+    const atCheckpoint = fs.readFileSync(path.join(dir, DATA_FILE_NAME));
+    for (let round = 1; round <= 5; round++) await writeMore(db, round);
+    expect(readCheckpointRecord(path.join(dir, DATA_FILE_NAME))?.metaPages).toEqual(
+      atCheckpoint.subarray(0, 2 * PAGE),
+    );
+    const acknowledged = contents(db);
+    const lastSeq = db.nodeState().lastSeq;
+    const later = readDisk(dir);
+    await db.close();
+
+    for (const seed of [1, 2, 3, 4]) {
+      const disk = new Map(later);
+      const data = later.get(DATA_FILE_NAME) as Buffer;
+      disk.set(DATA_FILE_NAME, tornDataFile(atCheckpoint, data, seed));
+      const crashed = writeDisk(disk);
+      const reopened = await open(crashed);
+      try {
+        const recovery = reopened.recovery();
+        expect(recovery.replayed, `seed ${seed}`).toBeGreaterThan(0);
+        expect(recovery.stopped).toBeUndefined();
+        expect(contents(reopened)).toEqual(acknowledged);
+        expect(reopened.nodeState().lastSeq).toBe(lastSeq);
+        const shipped = reopened.collection('orders').findBy('status', 'shipped');
+        expect(shipped.index).toBeDefined();
+        expect(shipped.documents.length).toBe(60);
+        const report = await reopened.verify();
+        expect(report.problems).toEqual([]);
+        expect(report.ok).toBe(true);
+        // New writes go on after the recovered ones, and survive a clean reopen.
+        await reopened.collection('notes').insert({ after: true });
+      } finally {
+        await reopened.close();
+      }
+      const again = await open(crashed);
+      expect(again.recovery()).toMatchObject({ restored: false, replayed: 0 });
+      expect(again.collection('notes').count()).toBe(7);
+      await again.close();
+    }
+  });
+
+  it('leaves out a torn last group of the log, which was never acknowledged', async () => {
+    const dir = tempDir();
+    const db = await open(dir);
+    await writeMore(db, 0);
+    await db.checkpoint();
+    const atCheckpoint = fs.readFileSync(path.join(dir, DATA_FILE_NAME));
+    // Documents of shapes the file knows: a new shape is stored with a checkpoint of its own,
+    // and the data file copied above would no longer be the last checkpoint's.
+    const notes = db.collection('notes');
+    for (let i = 0; i < 5; i++) await notes.insert({ round: i, text: 'after' });
+    const acknowledged = contents(db);
+    const lastWrite = await notes.insert({ round: 9, text: 'last' });
+    const disk = readDisk(dir);
+    await db.close();
+
+    // The last frame written, its tail never reached the disk.
+    const [segment] = listWalSegments(walDirectory(path.join(dir, DATA_FILE_NAME)));
+    const name = path.join(`${DATA_FILE_NAME}-wal`, path.basename(segment?.file as string));
+    const bytes = Buffer.from(disk.get(name) as Buffer);
+    let end = bytes.length;
+    while (end > 0 && bytes[end - 1] === 0) end--;
+    bytes.fill(0, end - 8, end);
+    disk.set(name, bytes);
+    disk.set(DATA_FILE_NAME, atCheckpoint);
+    const crashed = writeDisk(disk);
+
+    const reopened = await open(crashed);
+    try {
+      expect(reopened.recovery().stopped).toMatch(/checksum does not match/);
+      expect(contents(reopened)).toEqual(acknowledged);
+      expect(await reopened.collection('notes').get(lastWrite)).toBeUndefined();
+      expect((await reopened.verify()).ok).toBe(true);
+    } finally {
+      await reopened.close();
+    }
+  });
+
+  it('is recovered by a read-only open too, which then reads every acknowledged write', async () => {
+    const dir = tempDir();
+    const db = await open(dir);
+    await writeMore(db, 0);
+    await db.checkpoint();
+    const atCheckpoint = fs.readFileSync(path.join(dir, DATA_FILE_NAME));
+    await writeMore(db, 1);
+    const acknowledged = contents(db);
+    const disk = readDisk(dir);
+    await db.close();
+    disk.set(DATA_FILE_NAME, atCheckpoint);
+    const crashed = writeDisk(disk);
+    const file = path.join(crashed, DATA_FILE_NAME);
+    expect(readCheckpointRecord(file)?.clean).toBe(false);
+    const checkpointSeq = readCheckpointRecord(file)?.seq ?? 0;
+    expect(readWal(walDirectory(file), checkpointSeq).entries.length).toBeGreaterThan(0);
+
+    const reader = await open(crashed, { readOnly: true });
+    try {
+      expect(contents(reader)).toEqual(acknowledged);
+    } finally {
+      await reader.close();
+    }
+    // The recovery closed the file cleanly: the log is empty and the record clean.
+    expect(readCheckpointRecord(file)?.clean).toBe(true);
+    expect(listWalSegments(walDirectory(file))).toEqual([]);
+  });
+
+  it('moves between the log and a size cap (LMDB flushing each commit) with nothing lost', async () => {
+    const dir = tempDir();
+    const file = path.join(dir, DATA_FILE_NAME);
+    const db = await open(dir);
+    await writeMore(db, 0);
+    await db.close();
+    expect(readCheckpointRecord(file)?.clean).toBe(true);
+    const capped = await open(dir, { maxFileBytes: 64 * 1024 * 1024 });
+    await capped.collection('notes').insert({ capped: true });
+    const acknowledged = contents(capped);
+    // Not closed: LMDB flushed the commit itself, so the file is taken as it is.
+    const disk = readDisk(dir);
+    await capped.close();
+    const reopened = await open(writeDisk(disk));
+    try {
+      expect(reopened.recovery()).toMatchObject({ restored: false, replayed: 0 });
+      expect(contents(reopened)).toEqual(acknowledged);
+    } finally {
+      await reopened.close();
+    }
+  });
+});

@@ -1,0 +1,205 @@
+/**
+ * When a commit is durable. Each commit group is acknowledged, in commit order, once either
+ * its change-log entries are flushed in the write-ahead log (wal.ts: one append and one
+ * `fdatasync`) or a checkpoint made the whole file durable (checkpoint.ts: for commits the
+ * log's entries cannot redo, such as a new collection or index, a new term or a snapshot
+ * load). Checkpoints also run once the log has grown by `checkpointBytes` since the last, so
+ * that an open after a crash applies at most about that much again; they run off the event
+ * loop while writes go on.
+ */
+
+import * as fs from 'node:fs';
+import type { Env, ReadSnapshot } from './lmdb-env.js';
+import { envStats, pinSnapshot } from './lmdb-env.js';
+import {
+  type CheckpointRecord,
+  readMetaPages,
+  writeCheckpointRecord,
+  writeCheckpointRecordSync,
+} from './checkpoint.js';
+import { WalWriter, walDirectory } from './wal.js';
+
+/** How a commit group is made durable. */
+export type Durable =
+  /** Its entries go to the write-ahead log. */
+  | { by: 'log'; entries: readonly Uint8Array[]; firstSeq: number }
+  /** A checkpoint (the log cannot redo it). */
+  | { by: 'checkpoint' }
+  /** It changed nothing that must survive: it waits only for the groups before it. */
+  | { by: 'nothing' };
+
+/** What a checkpoint reports. */
+export interface CheckpointDone {
+  seq: number;
+}
+
+export class Durability {
+  private readonly wal: WalWriter;
+  private readonly fd: number;
+  private readonly pageSize: number;
+  /** Settles when every group so far has settled, in order. */
+  private tail: Promise<void> = Promise.resolve();
+  /**
+   * After a failed flush of the log: the checkpoint that makes the failed groups' commits
+   * durable, which every later group waits for (`heal`).
+   */
+  private healing: Promise<unknown> | undefined;
+  private healNeeded = false;
+  private checkpoints: Promise<unknown> = Promise.resolve();
+  private checkpointQueued = false;
+  private pinned: ReadSnapshot | undefined;
+  private closed = false;
+  /** The data file's size at the last checkpoint. */
+  private sizeAtCheckpoint = 0;
+
+  /**
+   * `checkpointBytes`: the growth of the log, or of the data file (the pages the pinned
+   * checkpoint keeps from reuse make it grow between two), that begins a checkpoint.
+   */
+  constructor(
+    private readonly file: string,
+    private readonly env: Env,
+    private readonly checkpointBytes: number,
+    private readonly lastSeq: () => number,
+  ) {
+    this.fd = fs.openSync(file, 'r+');
+    this.pageSize = envStats(env).pageSize;
+    this.wal = new WalWriter(walDirectory(file));
+  }
+
+  /**
+   * Makes the file's state durable now, synchronously, records it, and opens the log for
+   * appends (at open, after the log's tail was applied again).
+   */
+  start(): void {
+    const { pin, ...record } = this.capture(false);
+    fs.fdatasyncSync(this.fd);
+    writeCheckpointRecordSync(this.file, record);
+    this.pinned?.release();
+    this.pinned = pin;
+    this.wal.open();
+    this.wal.dropAll();
+  }
+
+  /**
+   * Settles once the group just committed is durable, after every group before it settled.
+   * It rejects when its flush (or checkpoint) failed; a later group is then acknowledged only
+   * once a checkpoint made the failed one's commit durable too.
+   */
+  committed(durable: Durable): Promise<void> {
+    const healing = this.heal();
+    let own: Promise<unknown> | undefined;
+    if (durable.by === 'log') {
+      const appended = this.wal.append(durable.entries, durable.firstSeq);
+      appended.catch(() => {
+        this.healNeeded = true;
+      });
+      own = healing ? Promise.all([appended, healing]) : appended;
+      const due = this.checkpointDue();
+      // Grown by the log: a checkpoint in the background. Grown in the file: this group waits
+      // for it, so a writer that waits for its acknowledgement cannot outrun the pages the
+      // checkpoint lets LMDB reuse.
+      if (due === 'file') own = Promise.all([own, this.checkpoint()]);
+      else if (due === 'log') void this.checkpoint().catch(() => {});
+    } else if (durable.by === 'checkpoint') {
+      own = this.checkpoint();
+    } else {
+      own = healing;
+    }
+    const settled = this.tail.then(() => own).then(() => undefined);
+    this.tail = settled.catch(() => undefined);
+    return settled;
+  }
+
+  /**
+   * The checkpoint later groups wait for after a failed flush: begun at the first group after
+   * the failure (so it holds every commit up to that group), begun again after a failed one.
+   */
+  private heal(): Promise<unknown> | undefined {
+    if (this.healNeeded) {
+      this.healNeeded = false;
+      const healing = this.checkpoint();
+      this.healing = healing;
+      healing.then(
+        () => {
+          if (this.healing === healing) this.healing = undefined;
+        },
+        () => {
+          if (this.healing === healing) this.healNeeded = true;
+        },
+      );
+    }
+    return this.healing;
+  }
+
+  /** Whether the log or the file grew enough since the last checkpoint to begin the next. */
+  private checkpointDue(): 'log' | 'file' | undefined {
+    if (this.checkpointQueued) return undefined;
+    if (fs.fstatSync(this.fd).size - this.sizeAtCheckpoint >= this.checkpointBytes) return 'file';
+    return this.wal.bytesSince >= this.checkpointBytes ? 'log' : undefined;
+  }
+
+  /**
+   * Makes the state committed now (or later) durable as a checkpoint, after any running one.
+   * Two requests while one runs share the next.
+   */
+  checkpoint(): Promise<CheckpointDone> {
+    if (this.checkpointQueued) return this.checkpoints as Promise<CheckpointDone>;
+    this.checkpointQueued = true;
+    const next = this.checkpoints
+      .catch(() => undefined)
+      .then(() => {
+        this.checkpointQueued = false;
+        return this.runCheckpoint(false);
+      });
+    this.checkpoints = next;
+    return next;
+  }
+
+  /** A last checkpoint, marked clean, then the log and the file closed. */
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    await this.tail;
+    await this.checkpoints.catch(() => undefined);
+    try {
+      await this.runCheckpoint(true);
+    } finally {
+      await this.wal.close();
+      this.pinned?.release();
+      this.pinned = undefined;
+      fs.closeSync(this.fd);
+    }
+  }
+
+  /** The meta pages of the state committed last, with a pin that keeps its pages. */
+  private capture(clean: boolean): CheckpointRecord & { pin: ReadSnapshot } {
+    this.sizeAtCheckpoint = fs.fstatSync(this.fd).size;
+    const pin = pinSnapshot(this.env);
+    const metaPages = readMetaPages(this.fd, this.pageSize);
+    return { pageSize: this.pageSize, metaPages, seq: this.lastSeq(), clean, pin };
+  }
+
+  private async runCheckpoint(clean: boolean): Promise<CheckpointDone> {
+    const { pin, ...record } = this.capture(clean);
+    this.wal.bytesSince = 0;
+    try {
+      await fdatasync(this.fd);
+      await writeCheckpointRecord(this.file, record);
+    } catch (error) {
+      pin.release();
+      this.wal.bytesSince = this.checkpointBytes;
+      throw error;
+    }
+    this.pinned?.release();
+    this.pinned = pin;
+    this.wal.dropThrough(record.seq);
+    return { seq: record.seq };
+  }
+}
+
+function fdatasync(fd: number): Promise<void> {
+  return new Promise((resolve, reject) =>
+    fs.fdatasync(fd, (error) => (error ? reject(error) : resolve())),
+  );
+}
