@@ -854,10 +854,14 @@ export class Store implements StoreReader {
     if (this.closed) return;
     await this.queue.whenIdle();
     this.closed = true;
-    await this.durability?.close();
-    this.log.close();
-    await this.handles.close();
-    this.lock?.release();
+    try {
+      // A last checkpoint, marked clean; if it fails, the next open recovers from the log.
+      await this.durability?.close();
+    } finally {
+      this.log.close();
+      await this.handles.close();
+      this.lock?.release();
+    }
   }
 
   get isClosed(): boolean {
