@@ -48,6 +48,8 @@ export interface NodeConfig {
   pageCheck: PageCheck;
   /** MiB the data file may hold before writes are refused; no cap when unset. */
   maxFileMiB?: number;
+  /** MiB the write-ahead log may grow by before the next checkpoint (default 64). */
+  checkpointMiB: number;
   /** How long a slow or silent client may hold a connection (seconds). */
   idleTimeoutSeconds: number;
   headerTimeoutSeconds: number;

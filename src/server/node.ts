@@ -114,6 +114,7 @@ export async function startNode(
   const db = await open(config.dataDir, {
     changeLogRetainBytes: config.changeLogRetainMiB * 1024 * 1024,
     pageCheck: config.pageCheck,
+    checkpointBytes: config.checkpointMiB * 1024 * 1024,
     ...(config.maxFileMiB === undefined ? {} : { maxFileBytes: config.maxFileMiB * 1024 * 1024 }),
   });
   removeStaleBackupCopies(db.file);

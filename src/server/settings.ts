@@ -76,6 +76,7 @@ export interface SettingSpec {
 
 import {
   CHANGE_LOG_RETAIN_BYTES,
+  CHECKPOINT_BYTES,
   HTTP_HEADER_TIMEOUT_SECONDS_DEFAULT,
   HTTP_IDLE_TIMEOUT_SECONDS_DEFAULT,
   HTTP_REQUEST_TIMEOUT_SECONDS_DEFAULT,
@@ -224,6 +225,21 @@ export const SETTINGS = {
       'MiB the data file may hold: past it a write is refused with 507 ERR_STORAGE_FULL while ' +
       'reads go on; deletes still go through and their space is used again (the change log ' +
       'counts too: keep its size well below this)',
+  },
+  // Beyond the spec (issue 22): the write-ahead log's checkpoints bound what an open replays.
+  checkpointMiB: {
+    title: 'checkpoint interval',
+    file: 'storage.checkpointMiB',
+    flag: '--checkpoint-mib <MiB>',
+    env: 'DOCDB_CHECKPOINT_MIB',
+    kind: 'mebibytes',
+    scope: 'node',
+    config: 'checkpointMiB',
+    default: CHECKPOINT_BYTES / MiB,
+    help:
+      'MiB the write-ahead log (or the data file) may grow by before the next checkpoint ' +
+      'flushes the data file: what an open after a crash applies again at most (about a ' +
+      'second per 30 MiB)',
   },
   // Beyond the spec: how long a slow or silent client may hold a connection.
   idleTimeoutSeconds: {
