@@ -83,9 +83,16 @@ async function until<T>(
   }
 }
 
+/**
+ * Waits for the follower to hold the leader's last seq, and to be done with a snapshot load
+ * (its last step commits before it is durable and the follower says so).
+ */
 function caughtUp(leader: TestNode, follower: TestNode): Promise<true> {
   return until(
-    () => follower.db.nodeState().lastSeq === leader.db.nodeState().lastSeq || undefined,
+    () =>
+      (follower.db.nodeState().lastSeq === leader.db.nodeState().lastSeq &&
+        follower.replication.status().leader?.state !== 'snapshot') ||
+      undefined,
     `the follower to reach seq ${leader.db.nodeState().lastSeq}`,
   );
 }

@@ -23,7 +23,7 @@ import * as path from 'node:path';
 import * as zlib from 'node:zlib';
 import { DbError } from '../errors/index.js';
 import { fsyncDirectory, makeDirectoryDurably } from '../util/index.js';
-import { readFileHeader } from './file-header.js';
+import { readFileHeader, readMeta } from './file-header.js';
 import { walDirectory } from './wal.js';
 
 const MAGIC = Buffer.from('DOCDBCKP', 'latin1');
@@ -153,15 +153,26 @@ export async function writeCheckpointRecord(file: string, record: CheckpointReco
 
 /**
  * Whether the file's meta pages on disk differ from the record's: LMDB committed after the
- * checkpoint (or a crash tore what it wrote).
+ * checkpoint (or a crash tore what it wrote). False for a file cut shorter than its meta
+ * pages, or than the last page the record's state holds: the open refuses it, naming both
+ * sizes, and nothing is written into it.
  */
 export function metaPagesMoved(file: string, record: CheckpointRecord): boolean {
   const fd = fs.openSync(file, 'r');
   try {
+    if (fs.fstatSync(fd).size < recordedBytes(record)) return false;
     return !readMetaPages(fd, record.pageSize).equals(record.metaPages);
   } finally {
     fs.closeSync(fd);
   }
+}
+
+/** The least size of a file in the record's state: up to its last page in use. */
+function recordedBytes(record: CheckpointRecord): number {
+  const lastPages = [0, 1].map(
+    (n) => readMeta(record.metaPages.subarray(n * record.pageSize), n)?.lastPage ?? 1,
+  );
+  return (Math.max(1, ...lastPages) + 1) * record.pageSize;
 }
 
 /**

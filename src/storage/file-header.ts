@@ -46,7 +46,8 @@ export interface FileHeader {
   headerBytes: number;
 }
 
-function readMeta(head: Buffer, pageNumber: number): MetaPage | undefined {
+/** What the meta page whose bytes begin `head` says, or undefined when it is not one. */
+export function readMeta(head: Buffer, pageNumber: number): MetaPage | undefined {
   for (const header of PAGE_HEADER_BYTES) {
     if (head.length < header + 136 || head.readUInt32LE(header) !== MDB_MAGIC) continue;
     // Meta body: magic u32, version u32, address u64, map size u64, two 48-byte root
