@@ -75,6 +75,13 @@ export type { LogPosition, TermRun };
 
 export class ChangeLog {
   private committedLastSeq = 0;
+  /**
+   * The last seq whose commit is durable, on a writer whose commits become durable after they
+   * commit (the write-ahead log): entries past it are neither read nor waited for, so the
+   * change feed, replication and the log archive never see an entry a power cut could take
+   * back. Undefined: every committed entry is durable (read-only, or LMDB flushes each commit).
+   */
+  private durableLastSeq: number | undefined;
   /** The term of the entry at committedLastSeq (the floor's term when the log is empty). */
   private committedLastTerm = 0;
   /** The link of the entry at committedLastSeq (the floor's when the log is empty). */
@@ -452,11 +459,42 @@ export class ChangeLog {
     if (replaced) this.replacements++;
     if (txn.lastSeq === this.committedLastSeq && !replaced) return;
     this.committedLastSeq = txn.lastSeq;
+    // A history cut back (a rollback) or replaced: what is durable of it ends there at most.
+    if (this.durableLastSeq !== undefined) {
+      const kept = replaced ? txn.meta.seqFloor : txn.lastSeq;
+      this.durableLastSeq = Math.min(this.durableLastSeq, kept);
+    }
+    this.wake(replaced);
+  }
+
+  /**
+   * From now on, entries count only once `durable` says their commit is durable (at a writing
+   * open on the write-ahead log, once everything on disk is).
+   */
+  trackDurable(): void {
+    this.durableLastSeq = this.committedLastSeq;
+  }
+
+  /** The commits up to `seq` are durable: their entries may be read and waiters woken. */
+  durable(seq: number): void {
+    if (this.durableLastSeq === undefined || seq <= this.durableLastSeq) return;
+    this.durableLastSeq = Math.min(seq, this.committedLastSeq);
+    this.wake(false);
+  }
+
+  /** The last seq readers of the log may see: committed, and durable. */
+  private get readableLastSeq(): number {
+    return Math.min(this.committedLastSeq, this.durableLastSeq ?? Number.POSITIVE_INFINITY);
+  }
+
+  /** Wakes the waiters the readable end passed (all that wake on one when `replaced`). */
+  private wake(replaced: boolean): void {
+    const lastSeq = this.readableLastSeq;
     const waiting = this.waiters;
     this.waiters = [];
     for (const waiter of waiting) {
-      if (waiter.after < txn.lastSeq || (replaced && waiter.wakeOnReplace)) {
-        waiter.resolve(txn.lastSeq);
+      if (waiter.after < lastSeq || (replaced && waiter.wakeOnReplace)) {
+        waiter.resolve(lastSeq);
       } else {
         this.waiters.push(waiter);
       }
@@ -465,9 +503,11 @@ export class ChangeLog {
 
   // ---- reads --------------------------------------------------------------------------
 
-  /** Every retained entry with a seq greater than `afterSeq`, in order. */
+  /** Every retained entry with a seq greater than `afterSeq`, in order, up to the durable end. */
   *entriesAfter(afterSeq: number): Generator<ChangeEntry> {
-    for (const { value } of this.handles.changes.getRange({ start: seqKey(afterSeq + 1) })) {
+    const end = this.durableLastSeq === undefined ? undefined : seqKey(this.durableLastSeq + 1);
+    const range = { start: seqKey(afterSeq + 1), ...(end && { end }) };
+    for (const { value } of this.handles.changes.getRange(range)) {
       yield decodeStoredEntry(value, this.decodeStored);
     }
   }
@@ -494,8 +534,8 @@ export class ChangeLog {
   }
 
   private waitPast(afterSeq: number, signal: AbortSignal | undefined, wakeOnReplace: boolean) {
-    if (this.committedLastSeq > afterSeq || signal?.aborted) {
-      return Promise.resolve(this.committedLastSeq);
+    if (this.readableLastSeq > afterSeq || signal?.aborted) {
+      return Promise.resolve(this.readableLastSeq);
     }
     if (this.closed) {
       return Promise.reject(new DbError('ERR_STORAGE_CLOSED', 'the database is closed'));
@@ -503,7 +543,7 @@ export class ChangeLog {
     return new Promise<number>((resolve, reject) => {
       const onAbort = () => {
         this.waiters = this.waiters.filter((w) => w !== waiter);
-        resolve(this.committedLastSeq);
+        resolve(this.readableLastSeq);
       };
       const waiter: Waiter = {
         after: afterSeq,

@@ -224,4 +224,30 @@ describe('after a power cut', () => {
       await reopened.close();
     }
   });
+
+  it('shows the change log, its feed and its waiters a commit only once it is durable', async () => {
+    const db = await open(tempDir());
+    try {
+      const notes = db.collection('notes');
+      await notes.insert({ round: 0, text: 'first' });
+      const before = db.nodeState().lastSeq;
+      const waited = db.whenCommittedAfter(before);
+      let woke = false;
+      void waited.then(() => {
+        woke = true;
+      });
+      const written = notes.insert({ round: 1, text: 'second' });
+      // The write's batch ran in this turn's check phase, before this callback: committed in
+      // LMDB, its flush still on libuv's threads.
+      await new Promise((resolve) => setImmediate(resolve));
+      expect(db.nodeState().lastSeq).toBe(before + 1);
+      expect([...db.changesSince(before)]).toEqual([]);
+      expect(woke).toBe(false);
+      await written;
+      expect([...db.changesSince(before)].map((e) => e.seq)).toEqual([before + 1]);
+      expect(await waited).toBe(before + 1);
+    } finally {
+      await db.close();
+    }
+  });
 });

@@ -309,6 +309,7 @@ export class Store implements StoreReader {
           () => this.log.lastSeq,
         );
         this.durability.start();
+        this.log.trackDurable();
       } else if (readCheckpointRecord(this.file)) {
         recordAsClean(this.file, envStats(this.handles.env).pageSize, this.log.lastSeq);
         dropWalSegments(walDirectory(this.file));
@@ -627,7 +628,14 @@ export class Store implements StoreReader {
     this.written.insert += state.written.insert;
     this.written.replace += state.written.replace;
     this.written.delete += state.written.delete;
-    return start && this.durability?.committed(this.durableBy(state, start));
+    if (!start || !this.durability) return undefined;
+    const durable = this.durability.committed(this.durableBy(state, start));
+    const { lastSeq } = state;
+    durable.then(
+      () => this.log.durable(lastSeq),
+      () => {},
+    );
+    return durable;
   }
 
   /**
