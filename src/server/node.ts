@@ -169,7 +169,6 @@ export async function startNode(
     await db.close();
     throw listenError(error, config);
   }
-  app.log.info(`docdb node listening on ${url}; ${describeSettings(config, options.sources)}`);
   let archive: LogArchive | undefined;
   try {
     const archiveDir = config.backup?.logArchiveDir;
@@ -187,6 +186,8 @@ export async function startNode(
     await db.close();
     throw error;
   }
+  // The line scripts wait for: the node serves, in the replication role it was given.
+  app.log.info(`docdb node listening on ${url}; ${describeSettings(config, options.sources)}`);
   let closing: Promise<void> | undefined;
   const close = () => {
     closing ??= (async () => {
