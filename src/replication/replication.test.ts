@@ -186,6 +186,18 @@ describe('replication', () => {
     expect(await everything(behind.db)).toEqual(await everything(leader.db));
   });
 
+  it('refuses client writes from the moment it starts to follow, before its term tag is durable', async () => {
+    const leader = await node('leader');
+    const port = await freePort();
+    await leader.replication.startLeader({ port });
+    const follower = await node('follower');
+    const starting = follower.replication.startFollower({ host: '127.0.0.1', port });
+    const write = follower.db.collection('a').insert({ n: 1 });
+    await expect(write).rejects.toMatchObject({ code: 'ERR_NODE_READ_ONLY' });
+    await starting;
+    expect(follower.db.nodeState().lastSeq).toBe(0);
+  });
+
   it('refuses a wrong or missing secret, and a leader that cannot prove it', async () => {
     const leader = await node('leader', { secret: 'right' });
     const port = await freePort();

@@ -144,7 +144,16 @@ export class Replication {
     // followers follow another node now, so the lease they gave it is over.
     this.fenced = null;
     this.lease.clear();
-    await this.ensureTermTag();
+    // A follower from here on: no client write may slip in while its tag is made durable
+    // (a node started as a follower would otherwise take writes until then).
+    const before = { role, leader: this.db.gate.leader };
+    this.db.gate.setRole('follower', `${host}:${port}`);
+    try {
+      await this.ensureTermTag();
+    } catch (error) {
+      this.db.gate.setRole(before.role, before.leader);
+      throw error;
+    }
     this.follow(host, port, secret);
   }
 
