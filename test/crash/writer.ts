@@ -13,6 +13,7 @@
  */
 
 import { randomUUID } from 'node:crypto';
+import * as fs from 'node:fs';
 import { setTimeout as sleep } from 'node:timers/promises';
 import {
   type BulkResult,
@@ -66,10 +67,22 @@ const TAG_POOL: readonly unknown[] = [
   { k: 1 },
 ];
 
+/** A pause while the pipe to the harness is full. */
+const PIPE_FULL_WAIT = new Int32Array(new SharedArrayBuffer(4));
+
 function emit(line: WriterLine): void {
-  // Pipes are written synchronously on Linux, so a line printed before a write is issued
-  // is in the pipe before the write can reach the disk.
-  process.stdout.write(`${JSON.stringify(line)}\n`);
+  // Written to the pipe before the write it announces is issued: process.stdout would queue
+  // the line in memory once the pipe is full (Node 20 on Linux), and a kill then loses it,
+  // so the harness would not know of a write that reached the disk.
+  const bytes = Buffer.from(`${JSON.stringify(line)}\n`);
+  for (let written = 0; written < bytes.length; ) {
+    try {
+      written += fs.writeSync(1, bytes, written);
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'EAGAIN') throw error;
+      Atomics.wait(PIPE_FULL_WAIT, 0, 0, 1);
+    }
+  }
 }
 
 function fatal(message: string): never {
