@@ -21,6 +21,12 @@ import { listWalSegments, readWal, walDirectory } from './wal.js';
 
 const tempDir = tempDirPerTest();
 
+/** The native LMDB environment's calls a test makes fail. */
+interface NativeEnv {
+  commitTxn: () => void;
+  abortTxn: () => void;
+}
+
 const PAGE = 4096;
 
 /** The files of a data directory as a disk would hold them: name to bytes. */
@@ -173,6 +179,63 @@ describe('after a power cut', () => {
     } finally {
       await reopened.close();
     }
+  });
+
+  it('never gives back a write whose commit failed after its group was logged', async () => {
+    const dir = tempDir();
+    const db = await open(dir);
+    const notes = db.collection('notes');
+    await notes.insert({ round: 0, text: 'first' });
+    await db.checkpoint();
+    const atCheckpoint = fs.readFileSync(path.join(dir, DATA_FILE_NAME));
+    // A segment begun: the next group's frame is written at once.
+    await notes.insert({ round: 0, text: 'second' });
+    const seq = db.nodeState().lastSeq;
+    // LMDB refuses the next commit (as a full disk would), after the group's frame was
+    // written to the log ahead of it.
+    const native = (db as unknown as { store: { handles: { env: { env: NativeEnv } } } }).store
+      .handles.env.env;
+    const commit = native.commitTxn;
+    let calls = 0;
+    Object.defineProperty(native, 'commitTxn', {
+      configurable: true,
+      value: () => {
+        // The first commit is the write's own child transaction's; the second, the batch's.
+        if (++calls === 1) return commit.call(native);
+        delete (native as Partial<NativeEnv>).commitTxn;
+        native.abortTxn();
+        throw new Error('No space left on device');
+      },
+    });
+    await expect(notes.insert({ round: 1, text: 'refused' })).rejects.toMatchObject({
+      code: 'ERR_STORAGE_FULL',
+    });
+    const afterRefusal = readDisk(dir);
+    await notes.insert({ round: 2, text: 'taken' });
+    expect(db.nodeState().lastSeq).toBe(seq + 1);
+    const acknowledged = contents(db);
+    const later = readDisk(dir);
+    await db.close();
+
+    for (const [disk, notesThere] of [
+      [afterRefusal, ['first', 'second']],
+      [later, ['first', 'second', 'taken']],
+    ] as const) {
+      disk.set(DATA_FILE_NAME, atCheckpoint);
+      const reopened = await open(writeDisk(disk));
+      try {
+        const texts = reopened
+          .collection('notes')
+          .list({ limit: 10 })
+          .map((doc) => (doc as { text: string }).text);
+        expect(texts).toEqual(notesThere);
+        expect(reopened.nodeState().lastSeq).toBe(seq + notesThere.length - 2);
+        expect((await reopened.verify()).ok).toBe(true);
+      } finally {
+        await reopened.close();
+      }
+    }
+    expect(contents(await open(dir, { readOnly: true }))).toEqual(acknowledged);
   });
 
   it('is recovered by a read-only open too, which then reads every acknowledged write', async () => {

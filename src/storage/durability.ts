@@ -28,6 +28,15 @@ export type Durable =
   /** It changed nothing that must survive: it waits only for the groups before it. */
   | { by: 'nothing' };
 
+/**
+ * A commit group on its way to durable: how it is made so, and, for the log, its append,
+ * begun before LMDB commits it (the log first: the commit runs while the disk flushes).
+ */
+export interface Pending {
+  durable: Durable;
+  appended?: Promise<void>;
+}
+
 /** What a checkpoint reports. */
 export interface CheckpointDone {
   seq: number;
@@ -82,18 +91,38 @@ export class Durability {
   }
 
   /**
+   * Begins a group about to commit: a group the log redoes has its frame written and its
+   * flush begun now, so that LMDB's commit runs while the disk flushes. Then either
+   * `committed` (the commit went through) or `retract` (it failed).
+   */
+  logAhead(durable: Durable): Pending {
+    if (durable.by !== 'log') return { durable };
+    const appended = this.wal.append(durable.entries, durable.firstSeq);
+    appended.catch(() => {
+      this.healNeeded = true;
+    });
+    return { durable, appended };
+  }
+
+  /**
+   * Takes back a group whose commit failed after its frame was logged: a log read after a
+   * crash no longer gives its entries (durable before this returns), and the next group,
+   * which takes its seqs, is logged after it.
+   */
+  retract(pending: Pending): void {
+    if (pending.durable.by === 'log') this.wal.retract(pending.durable.firstSeq);
+  }
+
+  /**
    * Settles once the group just committed is durable, after every group before it settled.
    * It rejects when its flush (or checkpoint) failed; a later group is then acknowledged only
    * once a checkpoint made the failed one's commit durable too.
    */
-  committed(durable: Durable): Promise<void> {
+  committed(pending: Pending): Promise<void> {
+    const { durable, appended } = pending;
     const healing = this.heal();
     let own: Promise<unknown> | undefined;
-    if (durable.by === 'log') {
-      const appended = this.wal.append(durable.entries, durable.firstSeq);
-      appended.catch(() => {
-        this.healNeeded = true;
-      });
+    if (appended) {
       own = healing ? Promise.all([appended, healing]) : appended;
       const due = this.checkpointDue();
       // Grown by the log: a checkpoint in the background. Grown in the file: this group waits

@@ -33,7 +33,7 @@ import type { StoreContext } from './context.js';
 import { asDamage, type DamageSite, guardItems, guardRead, guardScan } from './damage.js';
 import type { Document } from './document-check.js';
 import type { PreparedDocument } from './documents.js';
-import { type Durable, Durability } from './durability.js';
+import { type Durable, Durability, type Pending } from './durability.js';
 import {
   changeLogBoundUnderCap,
   checkFileCap,
@@ -181,6 +181,8 @@ export class Store implements StoreReader {
   private structuresUnsynced = false;
   /** What the running batch started from, to tell how its commit is made durable. */
   private batchStart: BatchStart | undefined;
+  /** The running batch's way to durable, begun just before its commit (durability.logAhead). */
+  private pending: Pending | undefined;
   /** What the open applied again from the write-ahead log. */
   private recovered: Recovery = { replayed: 0, restored: false };
 
@@ -574,18 +576,27 @@ export class Store implements StoreReader {
     const { lastSeq, lastTerm, lastChain } = this.log;
     const state = newTxnState(meta, { lastSeq, lastTerm, lastChain }, this.scans.following);
     const txn = new WriteTxn(this.ctx, this.scans, state);
-    this.batchStart = {
+    const start: BatchStart = {
       meta,
       structures: this.docs.structureCount,
       structuresUnsynced: this.structuresUnsynced,
     };
+    this.batchStart = start;
     this.structuresUnsynced = false;
+    let pending: Pending | undefined;
     try {
-      this.handles.env.transactionSync(() => body(txn));
+      this.handles.env.transactionSync(() => {
+        body(txn);
+        // The log first: the group's frame is written and flushed while LMDB commits.
+        pending = this.durability?.logAhead(this.durableBy(txn.state, start));
+      });
     } catch (error) {
-      // The commit itself failed (disk full, I/O error): nothing of the batch is stored.
+      // The commit itself failed (disk full, I/O error): nothing of the batch is stored, and
+      // its frame, if logged, is taken back before anyone hears of the failure.
+      if (pending) this.durability?.retract(pending);
       throw storageFailed(error, path.dirname(this.file));
     }
+    this.pending = pending;
     return txn;
   }
 
@@ -610,7 +621,9 @@ export class Store implements StoreReader {
 
   private afterBatch(txn: WriteTxn | undefined, error: unknown): Promise<void> | undefined {
     const start = this.batchStart;
+    const pending = this.pending;
     this.batchStart = undefined;
+    this.pending = undefined;
     if (error !== undefined || !txn) {
       // Nothing of the batch was committed: forget what it staged (structures included)
       // and read the truth again.
@@ -628,8 +641,8 @@ export class Store implements StoreReader {
     this.written.insert += state.written.insert;
     this.written.replace += state.written.replace;
     this.written.delete += state.written.delete;
-    if (!start || !this.durability) return undefined;
-    const durable = this.durability.committed(this.durableBy(state, start));
+    if (!pending || !this.durability) return undefined;
+    const durable = this.durability.committed(pending);
     const { lastSeq } = state;
     durable.then(
       () => this.log.durable(lastSeq),

@@ -2,7 +2,8 @@
  * The write-ahead log's own file format and writer: frames read back as written; a torn,
  * damaged or out-of-order tail ends the read with its reason and keeps what came before;
  * appends that arrive while a flush runs share the next flush; segments roll over and go
- * once a checkpoint holds them.
+ * once a checkpoint holds them; a frame taken back (its commit failed) is never read again,
+ * and the seqs it held are logged anew after it.
  */
 
 import * as fs from 'node:fs';
@@ -130,5 +131,49 @@ describe('the write-ahead log', () => {
     // that holds it (the owner takes one), the read goes on into the new segment.
     expect(readWal(dir, 0)).toMatchObject({ stopped: expect.stringMatching(/seq 3 follows 1/) });
     expect(readWal(dir, 2).entries.map((e) => e.seq)).toEqual([3]);
+  });
+
+  it('takes back a frame whose commit failed: a read no longer gives it, and its seqs are logged anew', async () => {
+    const writer = new WalWriter(dir);
+    writer.open();
+    await writeGroups(writer, [[1], [2, 3]]);
+    // Flushed, then taken back: a read right after (a crash here) stops before it.
+    await writer.append([entry(4), entry(5)], 4);
+    writer.retract(4);
+    expect(readWal(dir, 0).entries.map((e) => e.seq)).toEqual([1, 2, 3]);
+    // Not yet written when taken back (it waits behind a running flush): never written.
+    const running = writer.append([entry(4, 30)], 4);
+    const taken = writer.append([entry(5, 30)], 5);
+    writer.retract(5);
+    await Promise.all([running, taken]);
+    await writeGroups(writer, [[5, 6]], 40);
+    await writer.close();
+    const read = readWal(dir, 0);
+    expect(read.stopped).toBeUndefined();
+    expect(read.entries.map((e) => [e.seq, e.bytes.length])).toEqual([
+      [1, 20],
+      [2, 20],
+      [3, 20],
+      [4, 30],
+      [5, 40],
+      [6, 40],
+    ]);
+    // From a checkpoint past the taken-back seqs, the read begins where it should.
+    expect(readWal(dir, 4).entries.map((e) => e.seq)).toEqual([5, 6]);
+  });
+
+  it('takes back the first frame of a segment, the segment begun again in its place', async () => {
+    const writer = new WalWriter(dir);
+    writer.open();
+    await writer.append([entry(1)], 1);
+    writer.retract(1);
+    expect(readWal(dir, 0).entries).toEqual([]);
+    await writeGroups(writer, [[1, 2]], 30);
+    await writer.close();
+    expect(listWalSegments(dir).map((s) => s.firstSeq)).toEqual([1]);
+    expect(readWal(dir, 0).entries.map((e) => [e.seq, e.bytes.length])).toEqual([
+      [1, 30],
+      [2, 30],
+    ]);
   });
 });

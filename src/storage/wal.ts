@@ -110,7 +110,9 @@ export interface WalRead {
  * on with the next segment (a failed flush ends a segment; a checkpoint then holds what it
  * lost), and a gap in the seqs stops it. After the last segment, a torn frame stops it too.
  * What follows a stop was never acknowledged (an acknowledged group is flushed whole, after
- * every group before it is durable).
+ * every group before it is durable). A segment that begins at a seq an earlier one already
+ * gave supersedes those entries from that seq on: it was begun to take back a frame whose
+ * commit failed (WalWriter.retract).
  */
 export function readWal(dir: string, afterSeq: number): WalRead {
   const read: WalRead = { entries: [], segments: 0 };
@@ -119,6 +121,11 @@ export function readWal(dir: string, afterSeq: number): WalRead {
     const bytes = fs.readFileSync(segment.file);
     read.segments++;
     read.stopped = undefined;
+    if (segment.firstSeq < expected) {
+      const from = Math.max(segment.firstSeq, afterSeq + 1);
+      read.entries.length -= expected - from;
+      expected = from;
+    }
     if (bytes.length < HEADER_BYTES || !bytes.subarray(0, 8).equals(MAGIC)) {
       read.stopped = `${segment.file} has no write-ahead log header`;
       continue;
@@ -211,6 +218,8 @@ export class WalWriter {
   /** Set once closed: every append fails. */
   private closed: DbError | undefined;
   private idle: Array<() => void> = [];
+  /** Set by a retraction: the next write begins a segment. */
+  private rollover = false;
   /** Bytes appended since the last checkpoint began (the checkpoint trigger reads it). */
   bytesSince = 0;
   /** Flushes so far: fewer than appends when appends share them. */
@@ -232,6 +241,29 @@ export class WalWriter {
       this.waiting.push({ frame, firstSeq, resolve, reject });
       if (!this.flushing) void this.flushLoop();
     });
+  }
+
+  /**
+   * Takes back the frame appended last, whose first seq is `firstSeq`: its commit failed, and
+   * the next commit will use its seqs again. A segment that begins at `firstSeq` is made
+   * durable now, before this returns (it supersedes whatever an earlier segment holds from that
+   * seq on: readWal), and the next append goes to it. The frame's own append resolves.
+   */
+  retract(firstSeq: number): void {
+    const last = this.waiting.at(-1);
+    if (last?.firstSeq === firstSeq) {
+      this.waiting.pop();
+      last.resolve();
+    }
+    const fd = fs.openSync(path.join(this.dir, segmentName(firstSeq)), 'w');
+    try {
+      fs.writeSync(fd, segmentHeader());
+      fs.fdatasyncSync(fd);
+    } finally {
+      fs.closeSync(fd);
+    }
+    fsyncDirectory(this.dir);
+    this.rollover = true;
   }
 
   /** Resolves once every frame appended so far is flushed (or failed). */
@@ -298,7 +330,12 @@ export class WalWriter {
   private async writeAndFlush(group: Waiting[]): Promise<void> {
     const first = group[0] as Waiting;
     const data = group.length === 1 ? first.frame : Buffer.concat(group.map((w) => w.frame));
-    if (this.fd === undefined || this.segmentBytes + data.length > WAL_SEGMENT_BYTES) {
+    if (
+      this.fd === undefined ||
+      this.rollover ||
+      this.segmentBytes + data.length > WAL_SEGMENT_BYTES
+    ) {
+      this.rollover = false;
       await this.beginSegment(first.firstSeq);
     }
     const fd = this.fd as number;
