@@ -25,6 +25,7 @@ export const SYSTEM_ORDER = [
   'http-ceiling',
   'single-node',
   'node',
+  'disk',
 ] as const;
 const SYSTEM_TITLES: Record<string, string> = {
   docdb: 'docdb',
@@ -36,6 +37,7 @@ const SYSTEM_TITLES: Record<string, string> = {
   'http-ceiling': 'HTTP ceiling',
   'single-node': 'docdb single node',
   node: 'docdb node directly (all documents)',
+  disk: "the disk's own limit",
 };
 
 /**
