@@ -17,6 +17,7 @@ import {
   loadRatioOf,
   QUIET_LOAD_MAX,
   type Report,
+  ratioPrefix,
   SYSTEM_ORDER,
   systemTitle,
 } from './report.js';
@@ -178,7 +179,7 @@ function resultsTable(report: Report, section: Section): string {
     });
     const ratios = report.ratios
       .filter((r) => r.workload === w.id)
-      .map((r) => `${formatRatio(r.median)} vs ${systemTitle(r.vs)}`)
+      .map((r) => `${ratioPrefix(r.workload)}${formatRatio(r.median)} vs ${systemTitle(r.vs)}`)
       .join(', ');
     lines.push(`| ${w.title} (${w.unit}) | ${cells.join(' | ')} | ${ratios} |`);
   }
@@ -203,7 +204,7 @@ function perRoundTable(report: Report): string {
   for (const r of report.ratios) {
     const subject = systemTitle(workloadInfo(r.workload).subject);
     lines.push(
-      `| ${r.workload} | ${subject} / ${systemTitle(r.vs)} | ${r.perRound.map((x) => x.toFixed(2)).join(', ')} | ${formatRatio(r.median)} |`,
+      `| ${r.workload} | ${ratioPrefix(r.workload)}${subject} / ${systemTitle(r.vs)} | ${r.perRound.map((x) => x.toFixed(2)).join(', ')} | ${formatRatio(r.median)} |`,
     );
   }
   return lines.join('\n');

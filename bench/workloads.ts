@@ -43,6 +43,12 @@ export interface WorkloadInfo {
    * peers; the leader or the router when docdb is set against a single docdb node).
    */
   subject: string;
+  /**
+   * What the ratios compare: the rates (the default; above 1 the subject is faster) or, for a
+   * latency row, the p99 latencies of each round (above 1 the subject is slower, so its
+   * target is a ceiling, `atMost`).
+   */
+  compares?: 'rate' | 'p99';
 }
 
 const embedded = (
@@ -140,12 +146,14 @@ export function workloadInfo(id: WorkloadId): WorkloadInfo {
   return WORKLOADS.find((w) => w.id === id) as WorkloadInfo;
 }
 
-/** One ratio a target checks: the median ratio subject/`vs` of `workload` must reach `atLeast`. */
-export interface TargetCheck {
-  workload: WorkloadId;
-  vs: string;
-  atLeast: number;
-}
+/**
+ * One ratio a target checks: the median ratio subject/`vs` of `workload` must reach `atLeast`
+ * (a rate: higher is better) or stay at or under `atMost` (a latency: lower is better).
+ */
+export type TargetCheck = { workload: WorkloadId; vs: string } & (
+  | { atLeast: number }
+  | { atMost: number }
+);
 
 /** A row of issue 13's targets table: met when every check is. */
 export interface Target {
