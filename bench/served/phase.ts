@@ -11,9 +11,10 @@ import { DOCDB_SQL } from '../embedded/system.js';
 import type { Measurement } from '../embedded/phase.js';
 import type { Sample } from '../measure.js';
 import type { Options } from '../options.js';
-import { runJsonChild, type ServerChild, startServerChild, tempDir, onCleanup } from '../proc.js';
+import { type ServerChild, startServerChild, tempDir, onCleanup } from '../proc.js';
 import type { WorkloadId } from '../workloads.js';
-import type { LoadOutcome, LoadSpec } from './load-worker.js';
+import { load, sampleOf } from './load.js';
+import type { LoadOutcome } from './load-worker.js';
 import {
   copyOrders,
   countOrders,
@@ -119,21 +120,6 @@ async function check(server: Server, liveDocs: number): Promise<void> {
       `${server.name} answers wrongly: GET pnr ${doc.pnr}, query pnr ${answer.documents?.[0]?.pnr} (want ${expected}); stream ${lines} documents (want ${liveDocs})`,
     );
   }
-}
-
-/** One autocannon run in the load-worker process. */
-export async function load(spec: LoadSpec): Promise<LoadOutcome> {
-  return runJsonChild<LoadOutcome>('./served/load-worker.ts', [JSON.stringify(spec)]);
-}
-
-/** The sample of one autocannon run, counting `unitsPerRequest` units per request. */
-export function sampleOf(outcome: LoadOutcome, unitsPerRequest: number): Sample {
-  return {
-    opsPerSec: ((outcome.requests * unitsPerRequest) / outcome.elapsedMs) * 1000,
-    p50Ms: outcome.p50Ms,
-    p99Ms: outcome.p99Ms,
-    ops: outcome.requests,
-  };
 }
 
 /** Runs workload 9 against the servers. */
