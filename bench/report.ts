@@ -33,6 +33,7 @@ export const SYSTEM_ORDER = [
   'single-node',
   'node',
   'disk',
+  'no-writers',
 ] as const;
 const SYSTEM_TITLES: Record<string, string> = {
   docdb: 'docdb',
@@ -45,6 +46,7 @@ const SYSTEM_TITLES: Record<string, string> = {
   'single-node': 'docdb single node',
   node: 'docdb node directly (all documents)',
   disk: "the disk's own limit",
+  'no-writers': 'docdb, no writers running',
 };
 
 /**

@@ -32,3 +32,11 @@ export function sampleOf(outcome: LoadOutcome, unitsPerRequest: number): Sample 
     ops: outcome.requests,
   };
 }
+
+/**
+ * The sample of a latency row: requests per second, with the exact p50 and p99 of its 2xx
+ * answers instead of autocannon's whole milliseconds.
+ */
+export function exactSampleOf(outcome: LoadOutcome): Sample {
+  return { ...sampleOf(outcome, 1), p50Ms: outcome.p50MsExact, p99Ms: outcome.p99MsExact };
+}

@@ -2,7 +2,8 @@
  * The served phase: docdb's REST server against PostgreSQL (behind Fastify and a `pg` pool of
  * 8) and the HTTP ceiling (bare Fastify, constant answers), each server in its own process,
  * load from autocannon in yet another. Workload 9: GET by `_id`, point `POST /query`, NDJSON
- * stream of the whole collection, bulk insert of 1,000-document requests.
+ * stream of the whole collection, bulk insert of 1,000-document requests; then docdb's GET by
+ * `_id` while 8 writers run (reads-while-writing.ts).
  */
 
 import * as fs from 'node:fs';
@@ -14,6 +15,7 @@ import type { Options } from '../options.js';
 import { type ServerChild, startServerChild, tempDir, onCleanup } from '../proc.js';
 import type { WorkloadId } from '../workloads.js';
 import { load, sampleOf } from './load.js';
+import { runReadsWhileWriting } from './reads-while-writing.js';
 import type { LoadOutcome } from './load-worker.js';
 import {
   copyOrders,
@@ -261,6 +263,11 @@ export async function runServed(
     }
     nextDoc += requests * BULK_REQUEST_DOCS;
   }
+
+  // After bulk too: its writers grow docdb's collection alone, which no other row may see.
+  notes.push(
+    ...(await runReadsWhileWriting(options, `http://127.0.0.1:${docdbPort}`, liveDocs, record)),
+  );
 
   for (const server of servers) await server.child.stop();
   cluster?.stop();
