@@ -17,6 +17,7 @@ import {
   loadRatioOf,
   QUIET_LOAD_MAX,
   type Report,
+  ratioPrefix,
   SYSTEM_ORDER,
   systemTitle,
 } from './report.js';
@@ -104,6 +105,17 @@ const METHOD = `## Method
   \`synchronous_commit\`). Served: docdb's REST API (\`POST /collections/orders\` and
   \`POST /query\` with the UPDATE) against the PostgreSQL Fastify server with the same two
   routes over its pool of 8, driven by autocannon with 8 connections.
+- **Reads while writing** (issue 22). On the served docdb node, after its other rows (its
+  writes grow docdb's collection alone): the GET by \`_id\` row's reads (32 connections,
+  random ids of the same documents, the same time box) once with nothing else running
+  (*docdb, no writers running*) and once while 8 durable writers run against the same node
+  (*docdb*): the served writers' \`POST /collections/orders\` and \`POST /query\` UPDATE in
+  turn, from another autocannon process with 8 connections, each waiting for its answer
+  before its next. The reads begin once a write has been answered, and the writers stop when
+  the reads end. Both halves of a round read the same ids. The latencies of this row are each
+  answer's own time, not rounded to whole milliseconds; its ratio is the p99 with writers over
+  the p99 without, per round, then its median (lower is better; the target is at most 2×). A
+  failed read or write stops the run (it would leave its latency out).
 - **Replicated write path and router path** (issue 13). Every node is a \`startNode\` process
   as in the served phase. Replication: a single node, a leader with one follower
   (\`syncFollowers\` 0) and a leader with one follower and \`syncFollowers\` 1, each with the
@@ -141,6 +153,7 @@ function workloadTable(): string {
     'rest-query-point': '`POST /query` with the point lookup, random pnrs',
     'rest-bulk-insert': '`POST /collections/orders/bulk` of 1,000 new documents',
     'rest-stream-all': `\`POST /query?stream=true\` \`${DOCDB_SQL.streamAll}\`, NDJSON`,
+    'rest-get-by-id-while-writing': `\`GET /collections/orders/{_id}\`, random ids, beside 8 connections of \`POST /collections/orders\` and \`POST /query\` \`${DOCDB_SQL.update}\`; the ratio is of the p99s`,
     'concurrent-writers': `8 callers: \`insert\` of a new order, \`${DOCDB_SQL.update}\`, alternately`,
     'rest-concurrent-writers': `8 connections: \`POST /collections/orders\`, \`POST /query\` \`${DOCDB_SQL.update}\`, alternately`,
     'replicated-bulk-load': '`POST /collections/orders/bulk` of 1,000 new documents to the leader',
@@ -178,7 +191,7 @@ function resultsTable(report: Report, section: Section): string {
     });
     const ratios = report.ratios
       .filter((r) => r.workload === w.id)
-      .map((r) => `${formatRatio(r.median)} vs ${systemTitle(r.vs)}`)
+      .map((r) => `${ratioPrefix(r.workload)}${formatRatio(r.median)} vs ${systemTitle(r.vs)}`)
       .join(', ');
     lines.push(`| ${w.title} (${w.unit}) | ${cells.join(' | ')} | ${ratios} |`);
   }
@@ -203,7 +216,7 @@ function perRoundTable(report: Report): string {
   for (const r of report.ratios) {
     const subject = systemTitle(workloadInfo(r.workload).subject);
     lines.push(
-      `| ${r.workload} | ${subject} / ${systemTitle(r.vs)} | ${r.perRound.map((x) => x.toFixed(2)).join(', ')} | ${formatRatio(r.median)} |`,
+      `| ${r.workload} | ${ratioPrefix(r.workload)}${subject} / ${systemTitle(r.vs)} | ${r.perRound.map((x) => x.toFixed(2)).join(', ')} | ${formatRatio(r.median)} |`,
     );
   }
   return lines.join('\n');
@@ -297,7 +310,7 @@ export function writeBenchmarksDoc(resultsDir: string): void {
       '',
       resultsTable(report, 'embedded'),
       '',
-      '### Served (workload 9; latency per request, autocannon, whole milliseconds)',
+      '### Served (workload 9; latency per request: autocannon, whole milliseconds; reads while writing: each answer timed, unrounded)',
       '',
       resultsTable(report, 'served'),
       '',

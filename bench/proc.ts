@@ -145,8 +145,26 @@ function awaitReady(child: ChildProcess, name: string, readyText: string): Promi
   });
 }
 
+/** A child started by startJsonChild. */
+export interface JsonChild<T> {
+  /** The JSON its last stdout line holds, once it exits (rejects on a failure). */
+  result: Promise<T>;
+  /** Resolves once its stdout holds `text`; rejects when it exits without printing it. */
+  printed(text: string): Promise<void>;
+  /** Asks it to finish early with SIGTERM (a load worker then stops and prints its summary). */
+  finish(): void;
+}
+
 /** Runs an entry point to completion and parses the JSON its last stdout line holds. */
 export function runJsonChild<T>(script: string, args: string[]): Promise<T> {
+  return startJsonChild<T>(script, args).result;
+}
+
+/**
+ * Starts an entry point whose last stdout line will be JSON, for a caller that waits for a
+ * line it prints on the way (a load under way) or stops it before its own end.
+ */
+export function startJsonChild<T>(script: string, args: string[]): JsonChild<T> {
   const child = spawnTs(script, args);
   const kill = onCleanup(`${script} (pid ${child.pid})`, () => {
     if (child.exitCode === null) child.kill('SIGKILL');
@@ -159,7 +177,7 @@ export function runJsonChild<T>(script: string, args: string[]): Promise<T> {
   child.stderr?.on('data', (chunk: Buffer) => {
     stderr += chunk.toString();
   });
-  return new Promise((resolve, reject) => {
+  const result = new Promise<T>((resolve, reject) => {
     child.once('exit', (code) => {
       kill();
       const last = stdout.trim().split('\n').pop() ?? '';
@@ -170,4 +188,25 @@ export function runJsonChild<T>(script: string, args: string[]): Promise<T> {
       resolve(JSON.parse(last) as T);
     });
   });
+  const printed = (text: string) =>
+    new Promise<void>((resolve, reject) => {
+      const look = () => {
+        if (!stdout.includes(text)) return;
+        child.stdout?.off('data', look);
+        resolve();
+      };
+      child.stdout?.on('data', look);
+      look();
+      result.then(
+        () => reject(new Error(`${script} exited without printing ${text}`)),
+        (error: unknown) => reject(error),
+      );
+    });
+  return {
+    result,
+    printed,
+    finish: () => {
+      if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
+    },
+  };
 }

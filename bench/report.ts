@@ -12,7 +12,14 @@ import type { Measurement } from './embedded/phase.js';
 import type { Machine } from './machine.js';
 import { formatMs, formatRate, formatRatio, median } from './measure.js';
 import type { ScaleReport } from './scale.js';
-import { SCALE_TARGET, TARGETS, WORKLOADS, type WorkloadId, workloadInfo } from './workloads.js';
+import {
+  SCALE_TARGET,
+  TARGETS,
+  type TargetCheck,
+  WORKLOADS,
+  type WorkloadId,
+  workloadInfo,
+} from './workloads.js';
 
 /** The systems in the order tables show them. */
 export const SYSTEM_ORDER = [
@@ -25,6 +32,8 @@ export const SYSTEM_ORDER = [
   'http-ceiling',
   'single-node',
   'node',
+  'disk',
+  'no-writers',
 ] as const;
 const SYSTEM_TITLES: Record<string, string> = {
   docdb: 'docdb',
@@ -36,6 +45,8 @@ const SYSTEM_TITLES: Record<string, string> = {
   'http-ceiling': 'HTTP ceiling',
   'single-node': 'docdb single node',
   node: 'docdb node directly (all documents)',
+  disk: "the disk's own limit",
+  'no-writers': 'docdb, no writers running',
 };
 
 /**
@@ -62,6 +73,8 @@ export interface ResultRow {
   unit: string;
   /** opsPerSec of each round, in order. */
   perRound: number[];
+  /** p99Ms of each round, in order, for a workload whose ratios compare p99 latencies. */
+  p99PerRound?: number[];
 }
 
 export interface RatioRow {
@@ -73,12 +86,7 @@ export interface RatioRow {
 }
 
 /** One ratio a target checks, as measured (null when the run did not measure it). */
-export interface CheckRow {
-  workload: WorkloadId;
-  vs: string;
-  atLeast: number;
-  median: number | null;
-}
+export type CheckRow = TargetCheck & { median: number | null };
 
 /** A row of issue 13's targets table, judged from one run. */
 export interface TargetRow {
@@ -108,7 +116,7 @@ export interface Report {
 
 function rowsOf(measurements: Measurement[]): ResultRow[] {
   const rows: ResultRow[] = [];
-  for (const { id, unit } of WORKLOADS) {
+  for (const { id, unit, compares } of WORKLOADS) {
     for (const system of SYSTEM_ORDER) {
       const ms = measurements
         .filter((m) => m.workload === id && m.system === system)
@@ -124,10 +132,23 @@ function rowsOf(measurements: Measurement[]): ResultRow[] {
         p99Ms: p99.length > 0 ? median(p99) : null,
         unit,
         perRound: ms.map((m) => m.sample.opsPerSec),
+        ...(compares === 'p99' && {
+          p99PerRound: ms.map((m) => m.sample.p99Ms ?? Number.NaN),
+        }),
       });
     }
   }
   return rows;
+}
+
+/** The figures of each round a workload's ratios divide: its rates, or its p99 latencies. */
+function comparedPerRound(row: ResultRow): number[] {
+  return workloadInfo(row.workload).compares === 'p99' ? (row.p99PerRound ?? []) : row.perRound;
+}
+
+/** What a ratio of `workload` divides, for its label: `p99 ` for a latency row, else nothing. */
+export function ratioPrefix(workload: WorkloadId): string {
+  return workloadInfo(workload).compares === 'p99' ? 'p99 ' : '';
 }
 
 function ratiosOf(rows: ResultRow[]): RatioRow[] {
@@ -137,14 +158,25 @@ function ratiosOf(rows: ResultRow[]): RatioRow[] {
     if (row.system === subject) continue;
     const top = rows.find((r) => r.workload === row.workload && r.system === subject);
     if (!top) continue;
-    const perRound = row.perRound.map((peer, i) => (top.perRound[i] ?? Number.NaN) / peer);
+    const tops = comparedPerRound(top);
+    const perRound = comparedPerRound(row).map((peer, i) => (tops[i] ?? Number.NaN) / peer);
     ratios.push({ workload: row.workload, vs: row.system, median: median(perRound), perRound });
   }
   return ratios;
 }
 
+/** Whether a measured ratio meets its check: at least its floor, or at most its ceiling. */
+function meets(check: TargetCheck, ratio: number): boolean {
+  return 'atLeast' in check ? ratio >= check.atLeast : ratio <= check.atMost;
+}
+
+/** A check's bound as the tables print it: `≥ 2.00×` or `≤ 2.00×`. */
+function boundText(check: TargetCheck): string {
+  return 'atLeast' in check ? `≥ ${formatRatio(check.atLeast)}` : `≤ ${formatRatio(check.atMost)}`;
+}
+
 function statusOf(checks: CheckRow[]): TargetRow['status'] {
-  if (checks.some((c) => c.median !== null && c.median < c.atLeast)) return 'missed';
+  if (checks.some((c) => c.median !== null && !meets(c, c.median))) return 'missed';
   return checks.every((c) => c.median !== null) ? 'met' : 'not measured';
 }
 
@@ -188,7 +220,7 @@ export function judgeTargets(ratios: RatioRow[], scale?: ScaleReport): TargetRow
     const measured = checks
       .map(
         (c) =>
-          `${c.workload} vs ${systemTitle(c.vs)}: ${c.median === null ? 'n/a' : formatRatio(c.median)} (≥ ${formatRatio(c.atLeast)})`,
+          `${c.workload} vs ${systemTitle(c.vs)}: ${c.median === null ? 'n/a' : `${ratioPrefix(c.workload)}${formatRatio(c.median)}`} (${boundText(c)})`,
       )
       .join('; ');
     return { target: t.text, checks, status: statusOf(checks), measured };
@@ -246,7 +278,7 @@ export function printReport(report: Report): void {
     for (const row of rows) {
       const ratio = report.ratios.find((r) => r.workload === id && r.vs === row.system);
       const ratioText = ratio
-        ? `${workloadInfo(id).subject}/${row.system} ${formatRatio(ratio.median)}${ratio.perRound.length > 1 ? ` (rounds ${ratio.perRound.map((r) => r.toFixed(2)).join(' ')})` : ''}`
+        ? `${ratioPrefix(id)}${workloadInfo(id).subject}/${row.system} ${formatRatio(ratio.median)}${ratio.perRound.length > 1 ? ` (rounds ${ratio.perRound.map((r) => r.toFixed(2)).join(' ')})` : ''}`
         : '';
       out.push(
         `  ${pad(systemTitle(row.system), SYSTEM_TITLE_WIDTH)}${pad(formatRate(row.opsPerSec), 12, true)}${latency(row)}  ${ratioText}`,

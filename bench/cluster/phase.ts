@@ -17,7 +17,7 @@ import type { Options } from '../options.js';
 import { type ServerChild, startDocdbCommand, startServerChild, tempDir } from '../proc.js';
 import type { ServerFlags } from '../served/docdb-server.js';
 import type { LoadOutcome, LoadSpec } from '../served/load-worker.js';
-import { load, sampleOf } from '../served/phase.js';
+import { load, sampleOf } from '../served/load.js';
 import { freePort } from '../served/postgres.js';
 import type { WorkloadId } from '../workloads.js';
 

@@ -2,7 +2,8 @@
  * The served phase: docdb's REST server against PostgreSQL (behind Fastify and a `pg` pool of
  * 8) and the HTTP ceiling (bare Fastify, constant answers), each server in its own process,
  * load from autocannon in yet another. Workload 9: GET by `_id`, point `POST /query`, NDJSON
- * stream of the whole collection, bulk insert of 1,000-document requests.
+ * stream of the whole collection, bulk insert of 1,000-document requests; then docdb's GET by
+ * `_id` while 8 writers run (reads-while-writing.ts).
  */
 
 import * as fs from 'node:fs';
@@ -11,9 +12,11 @@ import { DOCDB_SQL } from '../embedded/system.js';
 import type { Measurement } from '../embedded/phase.js';
 import type { Sample } from '../measure.js';
 import type { Options } from '../options.js';
-import { runJsonChild, type ServerChild, startServerChild, tempDir, onCleanup } from '../proc.js';
+import { type ServerChild, startServerChild, tempDir, onCleanup } from '../proc.js';
 import type { WorkloadId } from '../workloads.js';
-import type { LoadOutcome, LoadSpec } from './load-worker.js';
+import { load, sampleOf } from './load.js';
+import { runReadsWhileWriting } from './reads-while-writing.js';
+import type { LoadOutcome } from './load-worker.js';
 import {
   copyOrders,
   countOrders,
@@ -119,21 +122,6 @@ async function check(server: Server, liveDocs: number): Promise<void> {
       `${server.name} answers wrongly: GET pnr ${doc.pnr}, query pnr ${answer.documents?.[0]?.pnr} (want ${expected}); stream ${lines} documents (want ${liveDocs})`,
     );
   }
-}
-
-/** One autocannon run in the load-worker process. */
-export async function load(spec: LoadSpec): Promise<LoadOutcome> {
-  return runJsonChild<LoadOutcome>('./served/load-worker.ts', [JSON.stringify(spec)]);
-}
-
-/** The sample of one autocannon run, counting `unitsPerRequest` units per request. */
-export function sampleOf(outcome: LoadOutcome, unitsPerRequest: number): Sample {
-  return {
-    opsPerSec: ((outcome.requests * unitsPerRequest) / outcome.elapsedMs) * 1000,
-    p50Ms: outcome.p50Ms,
-    p99Ms: outcome.p99Ms,
-    ops: outcome.requests,
-  };
 }
 
 /** Runs workload 9 against the servers. */
@@ -275,6 +263,11 @@ export async function runServed(
     }
     nextDoc += requests * BULK_REQUEST_DOCS;
   }
+
+  // After bulk too: its writers grow docdb's collection alone, which no other row may see.
+  notes.push(
+    ...(await runReadsWhileWriting(options, `http://127.0.0.1:${docdbPort}`, liveDocs, record)),
+  );
 
   for (const server of servers) await server.child.stop();
   cluster?.stop();

@@ -17,7 +17,8 @@ import type { Sample } from '../measure.js';
 import type { Options } from '../options.js';
 import { startServerChild, startTsWorker, tempDir } from '../proc.js';
 import type { LoadOutcome } from '../served/load-worker.js';
-import { load, POSTGRES_INSTALL_HINT, sampleOf, startPostgres } from '../served/phase.js';
+import { load, sampleOf } from '../served/load.js';
+import { POSTGRES_INSTALL_HINT, startPostgres } from '../served/phase.js';
 import {
   connections,
   findInitdb,
