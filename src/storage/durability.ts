@@ -125,11 +125,11 @@ export class Durability {
     if (appended) {
       own = healing ? Promise.all([appended, healing]) : appended;
       const due = this.checkpointDue();
-      // Grown by the log: a checkpoint in the background. Grown in the file: this group waits
-      // for it, so a writer that waits for its acknowledgement cannot outrun the pages the
-      // checkpoint lets LMDB reuse.
-      if (due === 'file') own = Promise.all([own, this.checkpoint()]);
-      else if (due === 'log') void this.checkpoint().catch(() => {});
+      // A group waits for the checkpoint only when the file grew by all of checkpointBytes,
+      // so that a writer that waits for its acknowledgements cannot outrun the pages the
+      // checkpoint lets LMDB reuse; otherwise it runs in the background.
+      if (due === 'wait') own = Promise.all([own, this.checkpoint()]);
+      else if (due === 'background') void this.checkpoint().catch(() => {});
     } else if (durable.by === 'checkpoint') {
       own = this.checkpoint();
     } else {
@@ -161,11 +161,18 @@ export class Durability {
     return this.healing;
   }
 
-  /** Whether the log or the file grew enough since the last checkpoint to begin the next. */
-  private checkpointDue(): 'log' | 'file' | undefined {
+  /**
+   * Whether the log or the file grew enough since the last checkpoint to begin the next: in
+   * the background once the log grew by checkpointBytes or the file by half of it, and, should
+   * the file still reach the whole of it, waited for.
+   */
+  private checkpointDue(): 'background' | 'wait' | undefined {
     if (this.checkpointQueued) return undefined;
-    if (fs.fstatSync(this.fd).size - this.sizeAtCheckpoint >= this.checkpointBytes) return 'file';
-    return this.wal.bytesSince >= this.checkpointBytes ? 'log' : undefined;
+    const grown = fs.fstatSync(this.fd).size - this.sizeAtCheckpoint;
+    if (grown >= this.checkpointBytes) return 'wait';
+    const background =
+      grown >= this.checkpointBytes / 2 || this.wal.bytesSince >= this.checkpointBytes;
+    return background ? 'background' : undefined;
   }
 
   /**
