@@ -58,8 +58,12 @@ export class Durability {
   private checkpointQueued = false;
   private pinned: ReadSnapshot | undefined;
   private closed = false;
-  /** The data file's size at the last checkpoint. */
-  private sizeAtCheckpoint = 0;
+  /** LMDB's count of pages written by commits at the last checkpoint, and as last read. */
+  private writtenAtCheckpoint = 0;
+  private written = 0;
+  /** Groups logged, and log bytes, since `written` was read (reading it costs about 14 µs). */
+  private groupsUnread = 0;
+  private bytesAtRead = 0;
 
   /**
    * `checkpointBytes`: the growth of the log, or of the data file (the pages the pinned
@@ -162,17 +166,28 @@ export class Durability {
   }
 
   /**
-   * Whether the log or the file grew enough since the last checkpoint to begin the next: in
-   * the background once the log grew by checkpointBytes or the file by half of it, and, should
-   * the file still reach the whole of it, waited for.
+   * Whether the commits since the last checkpoint wrote enough to begin the next: in the
+   * background once the log grew by checkpointBytes or LMDB wrote half of that in pages
+   * (which a pinned checkpoint keeps from reuse, so that they bound how far the file grows
+   * between two); waited for, should LMDB write the whole of it first. The pages written are
+   * read every 32 groups or 256 KiB of log.
    */
   private checkpointDue(): 'background' | 'wait' | undefined {
     if (this.checkpointQueued) return undefined;
-    const grown = fs.fstatSync(this.fd).size - this.sizeAtCheckpoint;
-    if (grown >= this.checkpointBytes) return 'wait';
+    if (++this.groupsUnread >= 32 || this.wal.bytesSince - this.bytesAtRead >= 256 * 1024) {
+      this.readWritten();
+    }
+    const written = (this.written - this.writtenAtCheckpoint) * this.pageSize;
+    if (written >= this.checkpointBytes) return 'wait';
     const background =
-      grown >= this.checkpointBytes / 2 || this.wal.bytesSince >= this.checkpointBytes;
+      written >= this.checkpointBytes / 2 || this.wal.bytesSince >= this.checkpointBytes;
     return background ? 'background' : undefined;
+  }
+
+  private readWritten(): void {
+    this.written = envStats(this.env).pagesWritten;
+    this.groupsUnread = 0;
+    this.bytesAtRead = this.wal.bytesSince;
   }
 
   /**
@@ -210,7 +225,8 @@ export class Durability {
 
   /** The meta pages of the state committed last, with a pin that keeps its pages. */
   private capture(clean: boolean): CheckpointRecord & { pin: ReadSnapshot } {
-    this.sizeAtCheckpoint = fs.fstatSync(this.fd).size;
+    this.readWritten();
+    this.writtenAtCheckpoint = this.written;
     const pin = pinSnapshot(this.env);
     const metaPages = readMetaPages(this.fd, this.pageSize);
     return { pageSize: this.pageSize, metaPages, seq: this.lastSeq(), clean, pin };
