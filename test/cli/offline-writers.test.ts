@@ -3,7 +3,8 @@
  * (a running node): `seed`, `compact` and `query` with a write statement fail at once with
  * ERR_STORAGE_LOCKED, naming the process and the HTTP way to do the same work, instead of
  * opening read-only and failing every write; the repl still opens read-only for reads and
- * explains a refused write the same way.
+ * explains a refused write the same way; a read sees what the holder acknowledged, though
+ * only its write-ahead log has it on disk.
  */
 
 import type { ChildProcess } from 'node:child_process';
@@ -22,7 +23,7 @@ beforeEach(async () => {
   const db = await open(dir);
   await db.collection('orders').insert({ pnr: 'A1' });
   await db.close();
-  holder = await holdFile(dir);
+  holder = await holdFile(dir, [{ pnr: 'B2' }, { pnr: 'C3' }]);
 });
 afterEach(() => {
   holder.kill('SIGKILL');
@@ -53,6 +54,13 @@ describe('offline writers beside a process holding the file', () => {
     expect(docdb(['query', dir, 'SELECT COUNT(*) FROM orders']).code).toBe(0);
   });
 
+  it('a read sees every write the holder acknowledged, before any checkpoint holds them', () => {
+    const r = docdb(['query', dir, 'SELECT pnr FROM orders ORDER BY pnr', '--json']);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout).toContain('B2');
+    expect(r.stdout).toContain('C3');
+  });
+
   it('compact fails at once, pointing at POST /admin/compact/<collection>', () => {
     expectRefused(
       docdb(['compact', dir, 'orders']),
@@ -66,7 +74,7 @@ describe('offline writers beside a process holding the file', () => {
       'SELECT COUNT(*) FROM orders\nINSERT INTO orders VALUES {"pnr": "B2"}\n',
     );
     expect(r.code).toBe(1);
-    expect(r.stdout).toMatch(/COUNT\(\*\)\n-+\n1\n/);
+    expect(r.stdout).toMatch(/COUNT\(\*\)\n-+\n3\n/);
     expect(r.stderr).toContain('opened read-only; reads work, writes will be refused');
     expect(r.stderr).toContain('this session is read-only');
     expect(r.stderr).toContain(`process ${holder.pid}`);

@@ -5,8 +5,12 @@ import * as path from 'node:path';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
 
-/** Starts the holder and resolves once it has the writer lock; kill it with SIGKILL. */
-export async function holdFile(dir: string): Promise<ChildProcess> {
+/**
+ * Starts the holder and resolves once it has the writer lock and each of `inserts` (documents
+ * of `orders`, one write each) is acknowledged; kill it with SIGKILL. It writes nothing else,
+ * so what it acknowledged waits in the write-ahead log for a checkpoint.
+ */
+export async function holdFile(dir: string, inserts: unknown[] = []): Promise<ChildProcess> {
   const holder = spawn(
     process.execPath,
     [
@@ -14,7 +18,9 @@ export async function holdFile(dir: string): Promise<ChildProcess> {
       'tsx',
       '-e',
       `import('${path.join(ROOT, 'src/index.ts')}').then(async ({ open }) => {
-         await open(${JSON.stringify(dir)}); console.log('holding'); setInterval(() => {}, 1000);
+         const db = await open(${JSON.stringify(dir)});
+         for (const doc of ${JSON.stringify(inserts)}) await db.collection('orders').insert(doc);
+         console.log('holding'); setInterval(() => {}, 1000);
        });`,
     ],
     { cwd: ROOT, stdio: ['ignore', 'pipe', 'inherit'] },
