@@ -109,12 +109,13 @@ export class Durability {
   }
 
   /**
-   * Takes back a group whose commit failed after its frame was logged: a log read after a
-   * crash no longer gives its entries (durable before this returns), and the next group,
-   * which takes its seqs, is logged after it.
+   * Takes back a group whose commit failed after its frame was logged; resolves once a log
+   * read after a crash no longer gives its entries. The next group, which takes its seqs, is
+   * logged after it.
    */
-  retract(pending: Pending): void {
-    if (pending.durable.by === 'log') this.wal.retract(pending.durable.firstSeq);
+  retract(pending: Pending): Promise<void> | undefined {
+    if (pending.durable.by !== 'log') return undefined;
+    return this.wal.retract(pending.durable.firstSeq);
   }
 
   /**
@@ -173,12 +174,13 @@ export class Durability {
    * read every 32 groups or 256 KiB of log.
    */
   private checkpointDue(): 'background' | 'wait' | undefined {
-    if (this.checkpointQueued) return undefined;
     if (++this.groupsUnread >= 32 || this.wal.bytesSince - this.bytesAtRead >= 256 * 1024) {
       this.readWritten();
     }
     const written = (this.written - this.writtenAtCheckpoint) * this.pageSize;
+    // Waited for even when one is queued behind a slow one: the queued one frees the pages.
     if (written >= this.checkpointBytes) return 'wait';
+    if (this.checkpointQueued) return undefined;
     const background =
       written >= this.checkpointBytes / 2 || this.wal.bytesSince >= this.checkpointBytes;
     return background ? 'background' : undefined;

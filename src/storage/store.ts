@@ -183,6 +183,8 @@ export class Store implements StoreReader {
   private batchStart: BatchStart | undefined;
   /** The running batch's way to durable, begun just before its commit (durability.logAhead). */
   private pending: Pending | undefined;
+  /** When the running batch's commit failed after its frame was logged: its retraction. */
+  private retracting: Promise<void> | undefined;
   /** What the open applied again from the write-ahead log. */
   private recovered: Recovery = { replayed: 0, restored: false };
 
@@ -592,8 +594,8 @@ export class Store implements StoreReader {
       });
     } catch (error) {
       // The commit itself failed (disk full, I/O error): nothing of the batch is stored, and
-      // its frame, if logged, is taken back before anyone hears of the failure.
-      if (pending) this.durability?.retract(pending);
+      // its frame, if logged, is taken back before anyone hears of the failure (afterBatch).
+      if (pending) this.retracting = this.durability?.retract(pending);
       throw storageFailed(error, path.dirname(this.file));
     }
     this.pending = pending;
@@ -622,8 +624,10 @@ export class Store implements StoreReader {
   private afterBatch(txn: WriteTxn | undefined, error: unknown): Promise<void> | undefined {
     const start = this.batchStart;
     const pending = this.pending;
+    const retracting = this.retracting;
     this.batchStart = undefined;
     this.pending = undefined;
+    this.retracting = undefined;
     if (error !== undefined || !txn) {
       // Nothing of the batch was committed: forget what it staged (structures included)
       // and read the truth again.
@@ -631,7 +635,7 @@ export class Store implements StoreReader {
       this.scans.forget();
       if (txn) this.handles.discard(txn.state.handles);
       this.load();
-      return undefined;
+      return retracting;
     }
     const { state } = txn;
     this.catalog.commit(state);

@@ -139,12 +139,12 @@ describe('the write-ahead log', () => {
     await writeGroups(writer, [[1], [2, 3]]);
     // Flushed, then taken back: a read right after (a crash here) stops before it.
     await writer.append([entry(4), entry(5)], 4);
-    writer.retract(4);
+    await writer.retract(4);
     expect(readWal(dir, 0).entries.map((e) => e.seq)).toEqual([1, 2, 3]);
     // Not yet written when taken back (it waits behind a running flush): never written.
     const running = writer.append([entry(4, 30)], 4);
     const taken = writer.append([entry(5, 30)], 5);
-    writer.retract(5);
+    await writer.retract(5);
     await Promise.all([running, taken]);
     await writeGroups(writer, [[5, 6]], 40);
     await writer.close();
@@ -162,11 +162,27 @@ describe('the write-ahead log', () => {
     expect(readWal(dir, 4).entries.map((e) => e.seq)).toEqual([5, 6]);
   });
 
+  it('takes back a frame while it flushes: what is appended after goes after the retraction', async () => {
+    const writer = new WalWriter(dir);
+    writer.open();
+    await writeGroups(writer, [[1]]);
+    const two = writer.append([entry(2)], 2);
+    const retracted = writer.retract(2);
+    const again = writer.append([entry(2, 30), entry(3, 30)], 2);
+    await Promise.all([two, retracted, again]);
+    await writer.close();
+    expect(readWal(dir, 0).entries.map((e) => [e.seq, e.bytes.length])).toEqual([
+      [1, 20],
+      [2, 30],
+      [3, 30],
+    ]);
+  });
+
   it('takes back the first frame of a segment, the segment begun again in its place', async () => {
     const writer = new WalWriter(dir);
     writer.open();
     await writer.append([entry(1)], 1);
-    writer.retract(1);
+    await writer.retract(1);
     expect(readWal(dir, 0).entries).toEqual([]);
     await writeGroups(writer, [[1, 2]], 30);
     await writer.close();

@@ -195,8 +195,9 @@ export function removeWal(file: string): void {
   fsyncDirectory(path.dirname(dir));
 }
 
+/** A frame to write, or, without one, a segment to begin at `firstSeq` (a retraction). */
 interface Waiting {
-  frame: Buffer;
+  frame?: Buffer;
   firstSeq: number;
   resolve: () => void;
   reject: (error: unknown) => void;
@@ -218,8 +219,6 @@ export class WalWriter {
   /** Set once closed: every append fails. */
   private closed: DbError | undefined;
   private idle: Array<() => void> = [];
-  /** Set by a retraction: the next write begins a segment. */
-  private rollover = false;
   /** Bytes appended since the last checkpoint began (the checkpoint trigger reads it). */
   bytesSince = 0;
   /** Flushes so far: fewer than appends when appends share them. */
@@ -245,25 +244,24 @@ export class WalWriter {
 
   /**
    * Takes back the frame appended last, whose first seq is `firstSeq`: its commit failed, and
-   * the next commit will use its seqs again. A segment that begins at `firstSeq` is made
-   * durable now, before this returns (it supersedes whatever an earlier segment holds from that
-   * seq on: readWal), and the next append goes to it. The frame's own append resolves.
+   * the next commit will use its seqs again. A frame not yet written is dropped. A written one
+   * is superseded: after the frames before it, a segment that begins at `firstSeq` is made
+   * durable (a read takes it over whatever an earlier segment holds from that seq on:
+   * readWal), and the frames after it go there. Resolves once that is done; the frame's own
+   * append resolves.
    */
-  retract(firstSeq: number): void {
+  retract(firstSeq: number): Promise<void> {
     const last = this.waiting.at(-1);
-    if (last?.firstSeq === firstSeq) {
+    if (last?.frame && last.firstSeq === firstSeq) {
       this.waiting.pop();
       last.resolve();
+      return Promise.resolve();
     }
-    const fd = fs.openSync(path.join(this.dir, segmentName(firstSeq)), 'w');
-    try {
-      fs.writeSync(fd, segmentHeader());
-      fs.fdatasyncSync(fd);
-    } finally {
-      fs.closeSync(fd);
-    }
-    fsyncDirectory(this.dir);
-    this.rollover = true;
+    if (this.closed) return Promise.reject(this.closed);
+    return new Promise<void>((resolve, reject) => {
+      this.waiting.push({ firstSeq, resolve, reject });
+      if (!this.flushing) void this.flushLoop();
+    });
   }
 
   /** Resolves once every frame appended so far is flushed (or failed). */
@@ -309,10 +307,14 @@ export class WalWriter {
   private async flushLoop(): Promise<void> {
     this.flushing = true;
     while (this.waiting.length > 0) {
-      const group = this.waiting;
-      this.waiting = [];
+      // The frames up to the next retraction, or the retraction alone.
+      const first = this.waiting[0] as Waiting;
+      const end = first.frame ? this.waiting.findIndex((w) => !w.frame) : 1;
+      const group = end < 0 ? this.waiting : this.waiting.slice(0, end);
+      this.waiting = end < 0 ? [] : this.waiting.slice(end);
       try {
-        await this.writeAndFlush(group);
+        if (first.frame) await this.writeAndFlush(group);
+        else await this.beginSegment(first.firstSeq);
         for (const waiting of group) waiting.resolve();
       } catch (error) {
         const failed = flushFailed(this.dir, error);
@@ -329,13 +331,9 @@ export class WalWriter {
 
   private async writeAndFlush(group: Waiting[]): Promise<void> {
     const first = group[0] as Waiting;
-    const data = group.length === 1 ? first.frame : Buffer.concat(group.map((w) => w.frame));
-    if (
-      this.fd === undefined ||
-      this.rollover ||
-      this.segmentBytes + data.length > WAL_SEGMENT_BYTES
-    ) {
-      this.rollover = false;
+    const frames = group.map((w) => w.frame as Buffer);
+    const data = frames.length === 1 ? (frames[0] as Buffer) : Buffer.concat(frames);
+    if (this.fd === undefined || this.segmentBytes + data.length > WAL_SEGMENT_BYTES) {
       await this.beginSegment(first.firstSeq);
     }
     const fd = this.fd as number;

@@ -41,8 +41,9 @@ export interface BatchRunner<Txn> {
   runJob<T>(txn: Txn, job: (txn: Txn) => T): T;
   /**
    * Called once the batch committed (`error` undefined), or failed to. Returns a promise
-   * that settles once the commit is durable (after every batch before it), when it must
-   * wait for one.
+   * that settles once the commit is durable (after every batch before it), or, for a failed
+   * one, once what it left behind is undone (its logged frame taken back), when there is
+   * something to wait for. The batch's jobs settle only then.
    */
   afterBatch(txn: Txn | undefined, error: unknown): Promise<void> | undefined;
 }
