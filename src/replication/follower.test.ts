@@ -12,7 +12,7 @@
 
 import * as net from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
-import { type ChangeEntry, type Database, encodeEntry, open } from '../engine/index.js';
+import { type ChangeEntry, type Database, encodeStoredEntry, open } from '../engine/index.js';
 import { makeTempDir } from '../../test/support/temp-dir.js';
 import { SILENT_LOG, newCounters } from './log.js';
 import { Peer } from './peer.js';
@@ -146,7 +146,10 @@ describe('the follower', () => {
     const { peer, hello } = await leader.accept();
     expect(hello).toMatchObject({ seq: 0, runs: [], term: 1, node: 'f', silenceMs: 0 });
     await next(peer, 'ack');
-    await peer.send({ t: 'entries', entries: [encodeEntry(insert(1)), encodeEntry(insert(3))] });
+    await peer.send({
+      t: 'entries',
+      entries: [encodeStoredEntry(insert(1)), encodeStoredEntry(insert(3))],
+    });
     expect(await next(peer, 'resend')).toEqual({ t: 'resend', after: 1 });
     await until(() => db.nodeState().lastSeq === 1, 'seq 1 applied');
     expect(f.status().gaps).toBe(1);
@@ -156,13 +159,16 @@ describe('the follower', () => {
     // The leader sends again from 2, with 1 once more (a duplicate delivery).
     await peer.send({
       t: 'entries',
-      entries: [1, 2, 3].map((seq) => encodeEntry(insert(seq))),
+      entries: [1, 2, 3].map((seq) => encodeStoredEntry(insert(seq))),
     });
     await ackOf(peer, 3);
     expect(db.nodeState().lastSeq).toBe(3);
     expect(db.collection('c').count()).toBe(3);
-    await peer.send({ t: 'entries', entries: [encodeEntry(insert(3)), encodeEntry(insert(2))] });
-    await peer.send({ t: 'entries', entries: [encodeEntry(insert(4))] });
+    await peer.send({
+      t: 'entries',
+      entries: [encodeStoredEntry(insert(3)), encodeStoredEntry(insert(2))],
+    });
+    await peer.send({ t: 'entries', entries: [encodeStoredEntry(insert(4))] });
     await ackOf(peer, 4);
     expect(db.collection('c').count()).toBe(4);
     expect(f.status().gaps).toBe(1);
@@ -174,11 +180,11 @@ describe('the follower', () => {
     const { peer } = await leader.accept();
     await next(peer, 'ack');
     const group = [insert(1), insert(2)].map((e) => ({ ...e, endSeq: 2 }));
-    await peer.send({ t: 'entries', entries: [encodeEntry(group[0] as ChangeEntry)] });
+    await peer.send({ t: 'entries', entries: [encodeStoredEntry(group[0] as ChangeEntry)] });
     // Half a write is held back until its last entry arrives.
     await new Promise((resolve) => setTimeout(resolve, 100));
     expect(db.nodeState().lastSeq).toBe(0);
-    await peer.send({ t: 'entries', entries: [encodeEntry(group[1] as ChangeEntry)] });
+    await peer.send({ t: 'entries', entries: [encodeStoredEntry(group[1] as ChangeEntry)] });
     await ackOf(peer, 2);
   });
 
