@@ -7,7 +7,8 @@
  * are answered with acks that echo their stamp and carry the follower's silence; it is armed
  * only while the leader says it holds its lease; it answers probes with its hash-chain links,
  * draws a new term tag when told its own is taken, and tells the leader when it stops
- * watching on its way out.
+ * watching on its way out. A leader of another protocol version (2) is refused, or refuses
+ * it, with a reason naming both versions.
  */
 
 import * as net from 'node:net';
@@ -30,7 +31,11 @@ function insert(seq: number, term = 1): ChangeEntry {
 }
 
 /** A leader played by the test: accepts one follower and hands its peer over. */
-async function scriptedLeader(term: number, welcome: Partial<MessageOf<'welcome'>> = {}) {
+async function scriptedLeader(
+  term: number,
+  welcome: Partial<MessageOf<'welcome'>> = {},
+  protocol = PROTOCOL_VERSION,
+) {
   const server = net.createServer();
   const peers: Peer[] = [];
   const connected: Array<(peer: Peer) => void> = [];
@@ -65,7 +70,7 @@ async function scriptedLeader(term: number, welcome: Partial<MessageOf<'welcome'
       const hello = (await peer.receive(['hello'], 5000)) as MessageOf<'hello'>;
       await peer.send({
         t: 'challenge',
-        protocol: PROTOCOL_VERSION,
+        protocol,
         node: 'scripted',
         term,
         tag: 5,
@@ -186,6 +191,38 @@ describe('the follower', () => {
     expect(db.nodeState().lastSeq).toBe(0);
     await peer.send({ t: 'entries', entries: [encodeStoredEntry(group[1] as ChangeEntry)] });
     await ackOf(peer, 2);
+  });
+
+  it('speaks to a leader of its own protocol version only, naming both', async () => {
+    // A leader of version 2 refuses the hello itself, in docdb 2's words.
+    const server = net.createServer((socket) => {
+      const peer = new Peer(socket, 'follower');
+      (async () => {
+        const hello = (await peer.receive(['hello'], 5000)) as MessageOf<'hello'>;
+        await peer.finish({
+          t: 'refused',
+          code: 'ERR_REPLICATION_PROTOCOL',
+          reason: `this leader speaks replication protocol 2; the follower speaks ${hello.protocol}: run the same docdb version on both`,
+        });
+      })().catch(() => {});
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
+    cleanups.push(() => new Promise<void>((resolve) => server.close(() => resolve())));
+    const first = await follower((server.address() as net.AddressInfo).port);
+    await until(() => (first.f.status().lastError ?? '').includes('refused'), 'the refusal');
+    expect(first.f.status().lastError).toContain(
+      'refused this one: this leader speaks replication protocol 2; the follower speaks 3: run the same docdb version on both',
+    );
+    await first.f.stop();
+    // A listener that answers with a challenge of another version is not spoken to further.
+    const other = await scriptedLeader(1, {}, 2);
+    const second = await follower(other.port);
+    void other.accept().catch(() => {});
+    await until(() => (second.f.status().lastError ?? '').includes('protocol'), 'the refusal');
+    expect(second.f.status().lastError).toContain(
+      'speaks replication protocol 2; this node speaks 3: run the same docdb version on both',
+    );
+    expect(second.db.nodeState().lastSeq).toBe(0);
   });
 
   it('refuses a leader of an older term before taking anything, once it has proved itself to it', async () => {
