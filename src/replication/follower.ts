@@ -53,7 +53,10 @@ export type { FollowerView } from '../types/index.js';
 /** A snapshot load logs its progress every this many documents. */
 const SNAPSHOT_PROGRESS_DOCS = 100_000;
 
-/** Frames of entries a follower applies at once before it reads more (bounds memory). */
+/**
+ * Runs of entries a follower has queued or applying before it reads more (bounds memory); a
+ * run holds what arrived before its write ran, about one turn of the event loop.
+ */
 const APPLIES_IN_FLIGHT_MAX = 16;
 
 export class ReplicationFollower {

@@ -1,7 +1,7 @@
 /**
  * Proves a follower's apply of a leader's stored entries (replication protocol 3): a file
  * whose shared structures are the first of the leader's takes the rest and stores the
- * entries byte for byte as the leader does; a file with structures of its own reads them with
+ * entries byte for byte as the leader does (and reads them after a reopen); a file with structures of its own reads them with
  * the leader's and stores them in its own encoding, with the same documents and links; entries
  * that join a run before its write runs commit with it; and a bad entry fails the whole run,
  * structures taken for it included.
@@ -18,13 +18,17 @@ afterEach(async () => {
 });
 
 async function database(): Promise<Database> {
+  return (await databaseIn()).db;
+}
+
+async function databaseIn(): Promise<{ db: Database; dir: string }> {
   const { dir, cleanup } = makeTempDir('docdb-apply-');
   const db = await open(dir);
   cleanups.push(async () => {
     await db.close();
     cleanup();
   });
-  return db;
+  return { db, dir };
 }
 
 /** A leader with a few writes of two shapes, its entries as it stores them, its structures. */
@@ -56,6 +60,19 @@ describe("a follower's apply of stored entries", () => {
     expect(follower.sharedStructures()).toEqual(leader.sharedStructures());
     const stored = (db: Database) => [...db.storedChangesSince(0)].map((e) => Buffer.from(e.bytes));
     expect(stored(follower)).toEqual(stored(leader));
+    expect(rows(follower)).toEqual(rows(leader));
+    expect([...follower.changesSince(0)]).toEqual([...leader.changesSince(0)]);
+  });
+
+  it('reads what it stored byte for byte again after a reopen, and goes on taking entries', async () => {
+    const { leader, entries, structures } = await leaderLog();
+    const { db, dir } = await databaseIn();
+    await db.applyPeerChanges(() => entries.slice(0, 2), structures);
+    await db.close();
+    const follower = await open(dir);
+    cleanups.push(() => follower.close());
+    expect(follower.sharedStructures()).toEqual(leader.sharedStructures());
+    await follower.applyPeerChanges(() => entries.slice(2), structures);
     expect(rows(follower)).toEqual(rows(leader));
     expect([...follower.changesSince(0)]).toEqual([...leader.changesSince(0)]);
   });
