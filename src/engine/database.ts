@@ -14,8 +14,10 @@ import {
   collectionNotFound,
   type Document,
   type FileSnapshot,
+  type LeaderStructures,
   type LogPosition,
   normalizeCollectionName,
+  type PeerEntry,
   type Recovery,
   type SelectionCacheStats,
   type SnapshotLoad,
@@ -23,6 +25,7 @@ import {
   Store,
   type StoreOptions,
   type StoreStats,
+  type Structure,
   type TermRun,
   type VerifyProgress,
   type WriteCounts,
@@ -187,6 +190,20 @@ export class Database {
   }
 
   /**
+   * The change-log entries after `seq` that are still kept, as the bytes the log stores
+   * (what a leader sends its followers, issue 22), oldest first. Their documents need this
+   * file's `sharedStructures()` to be read.
+   */
+  storedChangesSince(seq: number): Iterable<{ seq: number; bytes: Uint8Array }> {
+    return this.store.storedChangesAfter(seq);
+  }
+
+  /** This file's shared document structures now, in id order; they only grow. */
+  sharedStructures(): readonly Structure[] {
+    return this.store.sharedStructures();
+  }
+
+  /**
    * The change-log entries after `seq`, then each new one as it commits, until `signal`
    * aborts: what a follower or a change feed reads. Rejects with ERR_CHANGES_TRIMMED when
    * those entries were trimmed (read `openFileSnapshot()` first, then follow its seq).
@@ -238,6 +255,16 @@ export class Database {
    */
   applyChanges(entries: readonly ChangeEntry[]): Promise<number> {
     return this.store.applyEntries(entries);
+  }
+
+  /**
+   * Applies a run of a leader's entries as its log stores them (`readPeerEntry`), their
+   * documents in `leader`'s shared structures, in one atomic write past the write gate, as
+   * `applyChanges`. `take` is called when the write runs and answers the run: entries that
+   * arrive until then join it (one commit). Resolves with the new last seq once durable.
+   */
+  applyPeerChanges(take: () => readonly PeerEntry[], leader: LeaderStructures): Promise<number> {
+    return this.store.applyPeerEntries(take, leader);
   }
 
   /**

@@ -21,9 +21,13 @@ export {
 } from './seed.js';
 export {
   type ChangeEntry,
-  decodeEntry,
-  encodeEntry,
+  encodeStoredEntry,
   type FileSnapshot,
+  LeaderStructures,
+  type PeerEntry,
+  readPeerEntry,
+  SHARED_STRUCTURES_MAX,
+  type Structure,
   type PageCheck,
   type StoreStats,
 } from '../storage/index.js';

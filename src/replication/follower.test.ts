@@ -7,12 +7,13 @@
  * are answered with acks that echo their stamp and carry the follower's silence; it is armed
  * only while the leader says it holds its lease; it answers probes with its hash-chain links,
  * draws a new term tag when told its own is taken, and tells the leader when it stops
- * watching on its way out.
+ * watching on its way out. A leader of another protocol version (2) is refused, or refuses
+ * it, with a reason naming both versions.
  */
 
 import * as net from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
-import { type ChangeEntry, type Database, encodeEntry, open } from '../engine/index.js';
+import { type ChangeEntry, type Database, encodeStoredEntry, open } from '../engine/index.js';
 import { makeTempDir } from '../../test/support/temp-dir.js';
 import { SILENT_LOG, newCounters } from './log.js';
 import { Peer } from './peer.js';
@@ -30,7 +31,11 @@ function insert(seq: number, term = 1): ChangeEntry {
 }
 
 /** A leader played by the test: accepts one follower and hands its peer over. */
-async function scriptedLeader(term: number, welcome: Partial<MessageOf<'welcome'>> = {}) {
+async function scriptedLeader(
+  term: number,
+  welcome: Partial<MessageOf<'welcome'>> = {},
+  protocol = PROTOCOL_VERSION,
+) {
   const server = net.createServer();
   const peers: Peer[] = [];
   const connected: Array<(peer: Peer) => void> = [];
@@ -65,7 +70,7 @@ async function scriptedLeader(term: number, welcome: Partial<MessageOf<'welcome'
       const hello = (await peer.receive(['hello'], 5000)) as MessageOf<'hello'>;
       await peer.send({
         t: 'challenge',
-        protocol: PROTOCOL_VERSION,
+        protocol,
         node: 'scripted',
         term,
         tag: 5,
@@ -146,7 +151,10 @@ describe('the follower', () => {
     const { peer, hello } = await leader.accept();
     expect(hello).toMatchObject({ seq: 0, runs: [], term: 1, node: 'f', silenceMs: 0 });
     await next(peer, 'ack');
-    await peer.send({ t: 'entries', entries: [encodeEntry(insert(1)), encodeEntry(insert(3))] });
+    await peer.send({
+      t: 'entries',
+      entries: [encodeStoredEntry(insert(1)), encodeStoredEntry(insert(3))],
+    });
     expect(await next(peer, 'resend')).toEqual({ t: 'resend', after: 1 });
     await until(() => db.nodeState().lastSeq === 1, 'seq 1 applied');
     expect(f.status().gaps).toBe(1);
@@ -156,13 +164,16 @@ describe('the follower', () => {
     // The leader sends again from 2, with 1 once more (a duplicate delivery).
     await peer.send({
       t: 'entries',
-      entries: [1, 2, 3].map((seq) => encodeEntry(insert(seq))),
+      entries: [1, 2, 3].map((seq) => encodeStoredEntry(insert(seq))),
     });
     await ackOf(peer, 3);
     expect(db.nodeState().lastSeq).toBe(3);
     expect(db.collection('c').count()).toBe(3);
-    await peer.send({ t: 'entries', entries: [encodeEntry(insert(3)), encodeEntry(insert(2))] });
-    await peer.send({ t: 'entries', entries: [encodeEntry(insert(4))] });
+    await peer.send({
+      t: 'entries',
+      entries: [encodeStoredEntry(insert(3)), encodeStoredEntry(insert(2))],
+    });
+    await peer.send({ t: 'entries', entries: [encodeStoredEntry(insert(4))] });
     await ackOf(peer, 4);
     expect(db.collection('c').count()).toBe(4);
     expect(f.status().gaps).toBe(1);
@@ -174,12 +185,44 @@ describe('the follower', () => {
     const { peer } = await leader.accept();
     await next(peer, 'ack');
     const group = [insert(1), insert(2)].map((e) => ({ ...e, endSeq: 2 }));
-    await peer.send({ t: 'entries', entries: [encodeEntry(group[0] as ChangeEntry)] });
+    await peer.send({ t: 'entries', entries: [encodeStoredEntry(group[0] as ChangeEntry)] });
     // Half a write is held back until its last entry arrives.
     await new Promise((resolve) => setTimeout(resolve, 100));
     expect(db.nodeState().lastSeq).toBe(0);
-    await peer.send({ t: 'entries', entries: [encodeEntry(group[1] as ChangeEntry)] });
+    await peer.send({ t: 'entries', entries: [encodeStoredEntry(group[1] as ChangeEntry)] });
     await ackOf(peer, 2);
+  });
+
+  it('speaks to a leader of its own protocol version only, naming both', async () => {
+    // A leader of version 2 refuses the hello itself, in docdb 2's words.
+    const server = net.createServer((socket) => {
+      const peer = new Peer(socket, 'follower');
+      (async () => {
+        const hello = (await peer.receive(['hello'], 5000)) as MessageOf<'hello'>;
+        await peer.finish({
+          t: 'refused',
+          code: 'ERR_REPLICATION_PROTOCOL',
+          reason: `this leader speaks replication protocol 2; the follower speaks ${hello.protocol}: run the same docdb version on both`,
+        });
+      })().catch(() => {});
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
+    cleanups.push(() => new Promise<void>((resolve) => server.close(() => resolve())));
+    const first = await follower((server.address() as net.AddressInfo).port);
+    await until(() => (first.f.status().lastError ?? '').includes('refused'), 'the refusal');
+    expect(first.f.status().lastError).toContain(
+      'refused this one: this leader speaks replication protocol 2; the follower speaks 3: run the same docdb version on both',
+    );
+    await first.f.stop();
+    // A listener that answers with a challenge of another version is not spoken to further.
+    const other = await scriptedLeader(1, {}, 2);
+    const second = await follower(other.port);
+    void other.accept().catch(() => {});
+    await until(() => (second.f.status().lastError ?? '').includes('protocol'), 'the refusal');
+    expect(second.f.status().lastError).toContain(
+      'speaks replication protocol 2; this node speaks 3: run the same docdb version on both',
+    );
+    expect(second.db.nodeState().lastSeq).toBe(0);
   });
 
   it('refuses a leader of an older term before taking anything, once it has proved itself to it', async () => {

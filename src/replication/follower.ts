@@ -4,14 +4,16 @@
  * and checks the shared secret, refuses a leader of an older term, answers the leader's
  * probes for its links (where their histories part), rolls back what the leader says it
  * never had, loads a snapshot when told, then applies pushed entries in seq order through
- * the write gate's replication bypass and acknowledges them, and answers every heartbeat
+ * the write gate's replication bypass and acknowledges them (the bytes of the leader's log,
+ * read with the shared structures it tells; entries that arrive while a run waits for its
+ * write join it), and answers every heartbeat
  * with an ack that echoes its stamp (the leader's lease, lease.ts). A seq that is not the
  * next one is a gap: counted, never applied, asked for again. Any failure ends the
  * connection; it reconnects with backoff and jitter.
  */
 
 import * as path from 'node:path';
-import { type ChangeEntry, type Database, decodeEntry } from '../engine/index.js';
+import { type Database, LeaderStructures, type PeerEntry, readPeerEntry } from '../engine/index.js';
 import { DbError } from '../errors/index.js';
 import type { Document, FollowerView } from '../types/index.js';
 import { checkProof, introduce, refusedBy } from './handshake.js';
@@ -51,7 +53,10 @@ export type { FollowerView } from '../types/index.js';
 /** A snapshot load logs its progress every this many documents. */
 const SNAPSHOT_PROGRESS_DOCS = 100_000;
 
-/** Frames of entries a follower applies at once before it reads more (bounds memory). */
+/**
+ * Runs of entries a follower has queued or applying before it reads more (bounds memory); a
+ * run holds what arrived before its write ran, about one turn of the event loop.
+ */
 const APPLIES_IN_FLIGHT_MAX = 16;
 
 export class ReplicationFollower {
@@ -75,7 +80,12 @@ export class ReplicationFollower {
   private expected = 1;
   /** The last gap asked for again, so one gap is asked once. */
   private askedAfter = -1;
-  private group: ChangeEntry[] = [];
+  /** The entries of a write of several received so far (its `endSeq` not yet reached). */
+  private group: PeerEntry[] = [];
+  /** The run of complete writes whose apply is queued and not yet running: new ones join it. */
+  private run: PeerEntry[] | undefined;
+  /** The leader's shared structures, as this session told them. */
+  private structures = new LeaderStructures();
   private applying: Promise<void> = Promise.resolve();
   private appliesInFlight = 0;
   /** Set when this node's data cannot continue from its log: the next hello asks for a snapshot. */
@@ -225,14 +235,21 @@ export class ReplicationFollower {
     this.view.appliedSeq = this.expected - 1;
     this.askedAfter = -1;
     this.group = [];
+    this.run = undefined;
+    this.structures = new LeaderStructures();
     await peer.send(this.ack(this.view.appliedSeq));
     while (peer.open && !this.stopped) {
-      const message = (await peer.receive(['entries', 'heartbeat'], LEADER_SILENCE_RECONNECT_MS)) as
-        | MessageOf<'entries'>
-        | MessageOf<'heartbeat'>;
+      const message = (await peer.receive(
+        ['entries', 'structures', 'heartbeat'],
+        LEADER_SILENCE_RECONNECT_MS,
+      )) as MessageOf<'entries'> | MessageOf<'structures'> | MessageOf<'heartbeat'>;
       this.touch();
       if (message.t === 'heartbeat') {
         this.answerHeartbeat(peer, message, this.view.appliedSeq);
+        continue;
+      }
+      if (message.t === 'structures') {
+        this.structures.take(message.from, message.structures);
         continue;
       }
       this.takeEntries(peer, message.entries);
@@ -394,20 +411,21 @@ export class ReplicationFollower {
 
   /** Takes one frame of entries: in order, each once, complete writes applied together. */
   private takeEntries(peer: Peer, frames: Uint8Array[]): void {
-    const ready: ChangeEntry[] = [];
+    const ready: PeerEntry[] = [];
     for (const bytes of frames) {
       this.options.counters.bytesReceived += bytes.length;
-      const entry = decodeEntry(bytes);
+      const received = readPeerEntry(bytes);
+      const { seq, endSeq } = received.entry;
       // Already received: a resend overlaps what came before. Applying it twice is refused by
       // the log, so it is dropped here.
-      if (entry.seq < this.expected) continue;
-      if (entry.seq > this.expected) {
+      if (seq < this.expected) continue;
+      if (seq > this.expected) {
         this.gap(peer);
         break;
       }
-      this.group.push(entry);
+      this.group.push(received);
       this.expected++;
-      if (entry.endSeq === undefined || entry.seq >= entry.endSeq) {
+      if (endSeq === undefined || seq >= endSeq) {
         ready.push(...this.group);
         this.group = [];
       }
@@ -429,19 +447,36 @@ export class ReplicationFollower {
     peer.send({ t: 'resend', after }).catch(() => {});
   }
 
-  private apply(peer: Peer, entries: ChangeEntry[]): void {
+  /**
+   * Applies complete writes in seq order. Those that arrive before the queued apply's write
+   * runs join its run: one commit and one durability wait for all (group apply), acknowledged
+   * together once durable.
+   */
+  private apply(peer: Peer, entries: PeerEntry[]): void {
+    if (this.run) {
+      this.run.push(...entries);
+      return;
+    }
     const { db, counters } = this.options;
-    const last = (entries.at(-1) as ChangeEntry).seq;
+    const run = entries;
+    this.run = run;
+    const take = () => {
+      if (this.run === run) this.run = undefined;
+      return run;
+    };
     this.appliesInFlight++;
-    const applied = db.applyChanges(entries).then(
+    const applied = db.applyPeerChanges(take, this.structures).then(
       () => {
         this.appliesInFlight--;
+        const last = (run.at(-1) as PeerEntry).entry.seq;
         this.view.appliedSeq = last;
-        counters.entriesApplied += entries.length;
+        counters.entriesApplied += run.length;
         peer.send(this.ack(last)).catch(() => {});
       },
       (error: unknown) => {
         this.appliesInFlight--;
+        take();
+        const last = (run.at(-1) as PeerEntry).entry.seq;
         // Data that no longer matches the leader's cannot continue from the log.
         if ((error as DbError).code === 'ERR_CHANGE_INVALID') this.needSnapshot = true;
         peer.close(

@@ -76,6 +76,14 @@ export async function introduce(
   const challenge = await peer.receive(['challenge', 'refused'], timeoutMs);
   if (challenge.t === 'refused') throw refusedBy(peer.address, challenge);
   if (challenge.t !== 'challenge') throw new Error('unreachable');
+  // A listener of another version refuses the hello itself; one that answered all the same
+  // is not spoken to further.
+  if (challenge.protocol !== PROTOCOL_VERSION) {
+    throw new DbError(
+      'ERR_REPLICATION_PROTOCOL',
+      `the node at ${peer.address} speaks replication protocol ${challenge.protocol}; this node speaks ${PROTOCOL_VERSION}: run the same docdb version on both`,
+    );
+  }
   await peer.send({
     t: 'auth',
     ...(secret !== undefined && {

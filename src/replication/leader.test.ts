@@ -1,7 +1,8 @@
 /**
  * The leader's handshake against hand-made followers on a real socket: the right proof is
  * welcomed; a proof replayed from an earlier session, a wrong one and a missing one are refused
- * with a reason; another protocol version (a version-1 hello too) is refused naming both;
+ * with a reason; another protocol version (a version-1 and a version-2 hello too) is refused
+ * naming both; it streams the bytes its log stores, after the shared structures they need;
  * garbage, an oversize frame and an HTTP request close the connection; and the leader keeps
  * serving followers after each. A newer term fences it only from a node that proved the
  * secret, and a promoted node's notice is answered and fences it with where the new leader
@@ -15,7 +16,7 @@ import * as fs from 'node:fs';
 import * as net from 'node:net';
 import * as path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { open } from '../engine/index.js';
+import { open, readPeerEntry } from '../engine/index.js';
 import { makeTempDir } from '../../test/support/temp-dir.js';
 import { encodeFrame } from './frames.js';
 import { newNonce, proofOf } from './handshake.js';
@@ -167,6 +168,45 @@ describe('the leader handshake', () => {
     const refusedOld = (await old.receive(['refused'], 5000)) as MessageOf<'refused'>;
     expect(refusedOld).toMatchObject({ code: 'ERR_REPLICATION_PROTOCOL' });
     expect(refusedOld.reason).toContain('the follower speaks 1');
+    // Version 2 had this version's hello, but sent entries in another form: refused too.
+    expect(PROTOCOL_VERSION).toBe(3);
+    const two = await connect(port);
+    await two.send(hello(newNonce(), 2));
+    const refusedTwo = (await two.receive(['refused'], 5000)) as MessageOf<'refused'>;
+    expect(refusedTwo).toMatchObject({ code: 'ERR_REPLICATION_PROTOCOL' });
+    expect(refusedTwo.reason).toBe(
+      'this leader speaks replication protocol 3; the follower speaks 2: run the same docdb version on both',
+    );
+  });
+
+  it('streams the bytes its log stores, after the shared structures their documents need', async () => {
+    const { port, db } = await leader();
+    await db.collection('c').insertMany([
+      { a: 1, b: 'x' },
+      { a: 2, b: 'y' },
+    ]);
+    const { peer, reply } = await session(port, right);
+    expect(reply).toMatchObject({ t: 'welcome', catchUp: 'log' });
+    // Heartbeats come between; everything else comes in this order.
+    const next = async <T extends Message['t']>(type: T): Promise<MessageOf<T>> => {
+      for (;;) {
+        const message = await peer.receive(undefined, 5000);
+        if (message.t === 'heartbeat') continue;
+        expect(message.t).toBe(type);
+        return message as MessageOf<T>;
+      }
+    };
+    const structures = await next('structures');
+    expect(structures).toEqual({ t: 'structures', from: 0, structures: [['a', 'b']] });
+    const first = await next('entries');
+    const stored = [...db.storedChangesSince(0)].map((e) => Buffer.from(e.bytes));
+    expect(first.entries.map((e) => Buffer.from(e))).toEqual(stored);
+    // A new shape: only the structure it adds goes before the entry that uses it.
+    await db.collection('c').insert({ c: true });
+    expect(await next('structures')).toEqual({ t: 'structures', from: 1, structures: [['c']] });
+    const second = await next('entries');
+    expect(second.entries).toHaveLength(1);
+    expect(readPeerEntry(second.entries[0] as Uint8Array).entry).toMatchObject({ seq: 2 });
   });
 
   it('is fenced by a newer term only from a node that proved the secret', async () => {

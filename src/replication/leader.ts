@@ -12,7 +12,7 @@
 
 import * as net from 'node:net';
 import * as tls from 'node:tls';
-import { type Database, encodeEntry } from '../engine/index.js';
+import type { Database, Structure } from '../engine/index.js';
 import { DbError } from '../errors/index.js';
 import type { FollowerLink } from '../types/index.js';
 import {
@@ -495,10 +495,14 @@ class LeaderSession {
     }
   }
 
-  /** Pushes entries after `after` as they commit, until the connection ends. */
+  /**
+   * Pushes entries after `after` as they commit, until the connection ends: the bytes the log
+   * stores, each frame after the shared structures its documents need (protocol 3).
+   */
   private async stream(after: number): Promise<void> {
     const { db, counters } = this.options;
     let next = after;
+    let told: readonly Structure[] = [];
     while (this.peer.open) {
       if (this.restartAfter !== undefined) {
         next = this.restartAfter;
@@ -513,14 +517,20 @@ class LeaderSession {
       }
       const batch: Uint8Array[] = [];
       let bytes = 0;
-      for (const entry of db.changesSince(next)) {
-        const encoded = encodeEntry(entry);
-        batch.push(encoded);
-        bytes += encoded.length;
+      for (const entry of db.storedChangesSince(next)) {
+        batch.push(entry.bytes);
+        bytes += entry.bytes.length;
         next = entry.seq;
         if (bytes >= REPLICATION_BATCH_BYTES) break;
       }
       if (batch.length > 0) {
+        // Read in the same turn as the entries: every structure they use is among these.
+        const structures = db.sharedStructures();
+        const from = structures === told ? structures.length : firstChange(told, structures);
+        if (from < structures.length) {
+          await this.peer.send({ t: 'structures', from, structures: structures.slice(from) });
+        }
+        told = structures;
         await this.peer.send({ t: 'entries', entries: batch });
         this.link.sentSeq = next;
         counters.entriesSent += batch.length;
@@ -577,4 +587,18 @@ class LeaderSession {
       this.beat();
     }
   }
+}
+
+/**
+ * The first id at which `now` differs from the structures a follower was told: they only
+ * grow, but a list read again after a failed commit is checked rather than trusted.
+ */
+function firstChange(told: readonly Structure[], now: readonly Structure[]): number {
+  const common = Math.min(told.length, now.length);
+  for (let id = 0; id < common; id++) {
+    const a = told[id] as Structure;
+    const b = now[id] as Structure;
+    if (a.length !== b.length || a.some((key, k) => key !== b[k])) return id;
+  }
+  return common;
 }

@@ -6,6 +6,7 @@
  */
 
 import { describe, expect, it } from 'vitest';
+import { SHARED_STRUCTURES_MAX } from '../engine/index.js';
 import { checkHello, type MessageOf, parseMessage } from './protocol.js';
 
 const nonce = new Uint8Array(32);
@@ -16,7 +17,7 @@ describe('parseMessage', () => {
     const messages = [
       {
         t: 'hello',
-        protocol: 2,
+        protocol: 3,
         node: 'n2',
         seq: 0,
         runs: [],
@@ -25,13 +26,14 @@ describe('parseMessage', () => {
         silenceMs: 0,
         nonce,
       },
-      { t: 'challenge', protocol: 2, node: 'n1', term: 1, tag: 4, nonce, secret: true },
+      { t: 'challenge', protocol: 3, node: 'n1', term: 1, tag: 4, nonce, secret: true },
       { t: 'auth' },
       { t: 'probe', seqs: [1, 5] },
       { t: 'chains', samples: [{ seq: 1, chain }, { seq: 5 }] },
       { t: 'noticed', term: 3, fenced: true },
       { t: 'welcome', node: 'n1', term: 1, lastSeq: 4, catchUp: 'log', tagTaken: true },
       { t: 'refused', code: 'ERR_REPLICATION_AUTH', reason: 'no' },
+      { t: 'structures', from: 0, structures: [['a', 'b'], []] },
       { t: 'entries', entries: [new Uint8Array(3)] },
       {
         t: 'snapshot',
@@ -57,7 +59,7 @@ describe('parseMessage', () => {
     const old = { t: 'hello', protocol: 1, node: 'n2', seq: 0, lastTerm: 0, term: 1, nonce };
     const hello = parseMessage(old) as MessageOf<'hello'>;
     expect(() => checkHello(hello)).toThrow(/hello has a missing or bad field runs/);
-    const current = { ...old, protocol: 2, runs: [], tag: 1, silenceMs: 0 };
+    const current = { ...old, protocol: 3, runs: [], tag: 1, silenceMs: 0 };
     expect(checkHello(parseMessage(current) as MessageOf<'hello'>)).toBe(current);
     expect(() => checkHello({ ...current, tag: 2 ** 24 } as MessageOf<'hello'>)).toThrow(
       /field tag/,
@@ -80,6 +82,16 @@ describe('parseMessage', () => {
       parseMessage({ t: 'welcome', node: 'n1', term: 1, lastSeq: 4, catchUp: 'all' }),
     ).toThrow(/field catchUp/);
     expect(() => parseMessage({ t: 'entries', entries: ['text'] })).toThrow(/field entries/);
+    expect(() => parseMessage({ t: 'structures', from: 0, structures: [[1]] })).toThrow(
+      /field structures/,
+    );
+    const many = Array.from({ length: SHARED_STRUCTURES_MAX + 1 }, () => ['a']);
+    expect(() => parseMessage({ t: 'structures', from: 0, structures: many })).toThrow(
+      /field structures/,
+    );
+    expect(() =>
+      parseMessage({ t: 'structures', from: SHARED_STRUCTURES_MAX + 1, structures: [] }),
+    ).toThrow(/field from/);
   });
 
   it('refuses what is not a message', () => {

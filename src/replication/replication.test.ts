@@ -136,6 +136,11 @@ describe('replication', () => {
     await caughtUp(leader, follower);
     expect(await everything(follower.db)).toEqual(await everything(leader.db));
     expect([...follower.db.changesSince(0)]).toEqual([...leader.db.changesSince(0)]);
+    // Protocol 3: the follower took the leader's structures and stored its entries as they
+    // came, byte for byte.
+    const stored = (db: Database) => [...db.storedChangesSince(0)].map((e) => Buffer.from(e.bytes));
+    expect(stored(follower.db)).toEqual(stored(leader.db));
+    expect(follower.db.sharedStructures()).toEqual(leader.db.sharedStructures());
     const plan = await follower.db.query('SELECT * FROM orders WHERE pnr = ?', ['A1']);
     expect(plan.plan).toBe('INDEX_SCAN(by_pnr)');
     expect(plan.documents).toEqual([{ _id: id, pnr: 'A1', n: 5 }]);

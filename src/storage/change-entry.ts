@@ -1,18 +1,15 @@
 /**
- * The change-log entry format, version 1: what one write did. It has two encodings, both
- * pure functions here:
+ * The change-log entry format, version 1: what one write did, as the `changes` tree stores
+ * it, and as replication ships it (the same bytes: nothing is decoded and encoded again on
+ * its way to a follower, issue 22). Pure functions here.
  *
- * - **Portable** (`encodeEntry` / `decodeEntry`): what leaves the file (replication, the change
- *   feed). Documents are plain values, written with msgpackr's record extension and every
- *   record structure defined inline (codec `encodePortable`): any MessagePack reader decodes
- *   it with no state of any file, and the documents of a bulk insert name their keys once.
- * - **Stored** (`encodeStoredEntry` / `decodeStoredEntry`): what the `changes` tree holds. The
- *   same map, except that each document is the very bytes its collection stores (the file's
- *   shared-structure records), so recording a write costs no second encoding of its
- *   documents. Only this file's document codec reads them, which is why nothing but the
- *   portable form ever leaves it; a follower stores what it applies in its own encoding.
+ * Each document of an entry is the very bytes its collection stores: MessagePack records
+ * whose structures are shared across the file (codec `DocumentCodec`), so recording a write
+ * costs no second encoding of its documents. Reading them needs that file's structures: a
+ * follower is told its leader's (replication protocol 3) and reads a leader's entries with
+ * them (`readPeerEntry`, then `decodeDocuments`).
  *
- * The map (both encodings):
+ * The map:
  *
  *   { v: 1, seq, term, atMs, op, collection, …op fields, endSeq?, chain? }
  *
@@ -22,7 +19,6 @@
  * - `endSeq`: on every entry of a write that made more than one (an UPDATE of several
  *   documents), the seq of that write's last entry: a follower applies `seq..endSeq` in one
  *   transaction, as atomically as the leader wrote them.
- * - `chain`: the entry's hash-chain link as hex, in the portable form only (below).
  * - The ops and their fields are `ChangeOp` (src/types/changes.ts). An op or version this
  *   build does not know is refused when read (ERR_CHANGE_INVALID), never skipped.
  *
@@ -32,15 +28,16 @@
  * **The hash chain.** A stored entry is the map's bytes behind a 17-byte prefix: the byte
  * 0xc1 (which MessagePack never uses, so no older entry starts with it) and the entry's
  * 16-byte link, the first half of SHA-256(link before it ‖ the map's bytes). The writer
- * computes it once; followers and the portable form carry it (`chain`, hex) verbatim, like
- * `seq` and `term`. Entries written before the chain have no prefix; the link after one is
- * computed from CHAIN_START, as at the log's beginning.
+ * computes it once; followers store it verbatim with the rest of the bytes, like `seq` and
+ * `term` (a `ChangeEntry` read from them carries it as hex, `chain`). Entries written before
+ * the chain have no prefix; the link after one is computed from CHAIN_START, as at the log's
+ * beginning.
  */
 
 import { createHash } from 'node:crypto';
 import { DbError } from '../errors/index.js';
 import type { ChangeEntry, ChangeOp, ChangeStamp } from '../types/index.js';
-import { decodeValue, encodePortable, encodeValue } from './codec/index.js';
+import { decodeValue, encodeValue } from './codec/index.js';
 import type { Document } from './document-check.js';
 
 /** The entry format this build writes. */
@@ -48,7 +45,7 @@ export const CHANGE_ENTRY_VERSION = 1;
 
 export type { ChangeEntry, ChangeOp, ChangeStamp };
 
-/** An op with its documents as `D`: plain values (portable) or stored bytes. */
+/** An op with its documents as `D`: plain values or stored bytes. */
 type WithDocuments<O, D> = O extends { op: 'insert'; documents: unknown }
   ? Omit<O, 'documents'> & { documents: Array<{ id: string; doc: D }> }
   : O extends { op: 'replace'; doc: unknown }
@@ -94,17 +91,6 @@ export function seqOfKey(key: Buffer): number {
   return key.readUIntBE(2, 6);
 }
 
-/** The portable bytes of an entry (format version 1). */
-export function encodeEntry(entry: ChangeEntry): Buffer {
-  return encodePortable({ v: CHANGE_ENTRY_VERSION, ...entry });
-}
-
-/** Reads portable bytes written by encodeEntry (any docdb's). */
-export function decodeEntry(bytes: Uint8Array): ChangeEntry {
-  const entry = versioned(bytes, false);
-  return checkEntry(entry);
-}
-
 /**
  * The map's bytes of an entry whose documents are already in their stored encoding: what the
  * chain hashes, and what storedEntryBytes puts behind the link.
@@ -148,22 +134,78 @@ export function chainFromText(text: unknown): Buffer | undefined {
   return typeof text === 'string' && CHAIN_HEX.test(text) ? Buffer.from(text, 'hex') : undefined;
 }
 
+/**
+ * The stored bytes of an entry whose documents are plain values, each encoded with
+ * `encodeDocument` (plain MessagePack by default: what a reader with no shared structures
+ * reads), behind its link when it carries one (`chain`, hex).
+ */
+export function encodeStoredEntry(
+  entry: ChangeEntry,
+  encodeDocument: (doc: Document) => Uint8Array = encodeValue,
+): Buffer {
+  const { chain, ...rest } = entry;
+  let stored: StoredChangeEntry;
+  if (rest.op === 'insert') {
+    const documents = rest.documents.map((d) => ({ id: d.id, doc: encodeDocument(d.doc) }));
+    stored = { ...rest, documents };
+  } else if (rest.op === 'replace') {
+    stored = { ...rest, doc: encodeDocument(rest.doc) };
+  } else {
+    stored = rest;
+  }
+  const link = chainFromText(chain);
+  if (chain !== undefined && link === undefined) {
+    throw invalidEntry(`has a chain link that is not 32 hex digits (${JSON.stringify(chain)})`);
+  }
+  return storedEntryBytes(encodeStoredBody(stored), link);
+}
+
 /** Reads a stored entry; `decodeDocument` reads the file's stored document bytes. */
 export function decodeStoredEntry(
   bytes: Uint8Array,
   decodeDocument: (bytes: Uint8Array) => Document,
 ): ChangeEntry {
   const { chain, body } = splitStored(bytes);
-  const read = checkEntry(versioned(body, true));
+  const read = checkEntry(versioned(body, false));
   const entry = chain === undefined ? read : { ...read, chain: chainText(chain) };
-  if (entry.op === 'replace') {
-    return { ...entry, doc: decodeDocument(entry.doc as unknown as Uint8Array) };
+  return decodeDocuments(entry as unknown as StoredChangeEntry, decodeDocument);
+}
+
+/**
+ * A stored entry that came from another node (a leader's, over replication): its bytes as
+ * they came, its map with the documents still in that node's encoding, and its link.
+ */
+export interface PeerEntry {
+  bytes: Uint8Array;
+  entry: StoredChangeEntry;
+  chain: Uint8Array | undefined;
+}
+
+/**
+ * Reads a stored entry from another node without decoding its documents (they need that
+ * node's shared structures: decodeDocuments). Anything that is not an entry, or not one of
+ * a version this build reads, is refused with ERR_CHANGE_INVALID.
+ */
+export function readPeerEntry(bytes: Uint8Array): PeerEntry {
+  const { chain, body } = splitStored(bytes);
+  const entry = checkEntry(versioned(body, true)) as unknown as StoredChangeEntry;
+  const documents: unknown =
+    entry.op === 'insert' ? entry.documents : entry.op === 'replace' ? [entry] : [];
+  const stored = (d: unknown) => (d as { doc?: unknown } | null)?.doc instanceof Uint8Array;
+  if (!Array.isArray(documents) || !documents.every(stored)) {
+    throw invalidEntry(`(seq ${entry.seq}) holds a document that is not stored bytes`);
   }
+  return { bytes, entry, chain };
+}
+
+/** The entry with its stored documents read by `decodeDocument`. */
+export function decodeDocuments(
+  entry: StoredChangeEntry & { chain?: string },
+  decodeDocument: (bytes: Uint8Array) => Document,
+): ChangeEntry {
+  if (entry.op === 'replace') return { ...entry, doc: decodeDocument(entry.doc) };
   if (entry.op !== 'insert') return entry;
-  const documents = entry.documents.map((d) => ({
-    id: d.id,
-    doc: decodeDocument(d.doc as unknown as Uint8Array),
-  }));
+  const documents = entry.documents.map((d) => ({ id: d.id, doc: decodeDocument(d.doc) }));
   return { ...entry, documents };
 }
 
@@ -187,22 +229,24 @@ function invalidEntry(why: string): DbError {
   return new DbError('ERR_CHANGE_INVALID', `a change-log entry ${why}`);
 }
 
-/** The entry's map without `v`, once its version is one this build reads. */
-function versioned(bytes: Uint8Array, stored: boolean): Record<string, unknown> {
+/**
+ * The entry's map without `v`, once its version is one this build reads. Bytes of this file
+ * that do not decode are damage (the codec's ERR_STORAGE_CORRUPT); a peer's are a bad entry.
+ */
+function versioned(bytes: Uint8Array, fromPeer: boolean): Record<string, unknown> {
   let raw: Record<string, unknown>;
   try {
     raw = decodeValue<Record<string, unknown>>(bytes);
   } catch (error) {
-    // Bytes from a peer that do not decode are a bad entry, not a damaged file.
-    if (stored) throw error;
+    if (!fromPeer) throw error;
     throw invalidEntry('is not MessagePack');
   }
   if (raw === null || typeof raw !== 'object') throw invalidEntry('is not a map');
   const { v, ...entry } = raw;
-  // Version 0 exists only stored, in files of format 3.
-  if (v === CHANGE_ENTRY_VERSION || (v === undefined && stored)) return entry;
+  // Version 0: entries of files of format 3, which a leader may still hold and send.
+  if (v === CHANGE_ENTRY_VERSION || v === undefined) return entry;
   throw invalidEntry(
-    `has format version ${v === undefined ? 0 : String(v)}; this docdb reads version ${CHANGE_ENTRY_VERSION}`,
+    `has format version ${String(v)}; this docdb reads versions 0 and ${CHANGE_ENTRY_VERSION}`,
   );
 }
 

@@ -273,7 +273,8 @@ export class ChangeLog {
         ...(endSeq !== undefined && { endSeq }),
       };
       const body = encodeStoredBody(entry);
-      this.put(txn, entry, body, nextChain(txn.lastChain, body));
+      const chain = nextChain(txn.lastChain, body);
+      this.put(txn, entry, storedEntryBytes(body, chain), chain);
     }
   }
 
@@ -281,7 +282,7 @@ export class ChangeLog {
    * Checks that a leader's entry can be applied next: it follows the last seq without a gap
    * and its term is not older than the last entry's.
    */
-  checkApplicable(txn: TxnState, entry: ChangeEntry): void {
+  checkApplicable(txn: TxnState, entry: { seq: number; term: number }): void {
     requireNoLoad(txn);
     if (entry.seq !== txn.lastSeq + 1) {
       throw new DbError(
@@ -308,7 +309,6 @@ export class ChangeLog {
    * stored encoding (the caller applied its change and has them).
    */
   writeApplied(txn: TxnState, entry: StoredChangeEntry, chain: string | undefined): void {
-    if (entry.term > txn.meta.term) this.catalog.saveMeta(txn, { ...txn.meta, term: entry.term });
     const link = chainFromText(chain);
     if (chain !== undefined && link === undefined) {
       throw new DbError(
@@ -317,7 +317,24 @@ export class ChangeLog {
         { seq: entry.seq },
       );
     }
-    this.put(txn, entry, encodeStoredBody(entry), link);
+    this.writeStored(txn, entry, storedEntryBytes(encodeStoredBody(entry), link), link);
+  }
+
+  /**
+   * Writes a leader's entry as the very bytes its log stores (`chain` is the link in them),
+   * when this file reads its documents as the leader does (the same shared structures).
+   */
+  writeStored(
+    txn: TxnState,
+    entry: { seq: number; term: number },
+    bytes: Uint8Array,
+    chain: Uint8Array | undefined,
+  ): void {
+    if (entry.term > txn.meta.term) this.catalog.saveMeta(txn, { ...txn.meta, term: entry.term });
+    const buffer = Buffer.isBuffer(bytes)
+      ? bytes
+      : Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+    this.put(txn, entry, buffer, chain);
   }
 
   /** Moves the node to a higher term (a promotion, or a leader's newer term). */
@@ -331,11 +348,10 @@ export class ChangeLog {
 
   private put(
     txn: TxnState,
-    entry: StoredChangeEntry,
-    body: Uint8Array,
+    entry: { seq: number; term: number },
+    bytes: Buffer,
     chain: Uint8Array | undefined,
   ): void {
-    const bytes = storedEntryBytes(body, chain);
     this.handles.changes.putSync(seqKey(entry.seq), bytes, { append: true });
     txn.logged.push(bytes);
     const runs = this.runsOf(txn.meta);
@@ -505,11 +521,24 @@ export class ChangeLog {
 
   /** Every retained entry with a seq greater than `afterSeq`, in order, up to the durable end. */
   *entriesAfter(afterSeq: number): Generator<ChangeEntry> {
-    const end = this.durableLastSeq === undefined ? undefined : seqKey(this.durableLastSeq + 1);
-    const range = { start: seqKey(afterSeq + 1), ...(end && { end }) };
-    for (const { value } of this.handles.changes.getRange(range)) {
+    for (const { value } of this.handles.changes.getRange(this.rangeAfter(afterSeq))) {
       yield decodeStoredEntry(value, this.decodeStored);
     }
+  }
+
+  /**
+   * Every retained entry with a seq greater than `afterSeq` as the bytes the log stores (its
+   * documents in this file's shared structures), in order, up to the durable end.
+   */
+  *storedAfter(afterSeq: number): Generator<{ seq: number; bytes: Uint8Array }> {
+    for (const { key, value } of this.handles.changes.getRange(this.rangeAfter(afterSeq))) {
+      yield { seq: seqOfKey(key), bytes: value };
+    }
+  }
+
+  private rangeAfter(afterSeq: number): { start: Buffer; end?: Buffer } {
+    const end = this.durableLastSeq === undefined ? undefined : seqKey(this.durableLastSeq + 1);
+    return { start: seqKey(afterSeq + 1), ...(end && { end }) };
   }
 
   /** Throws ERR_CHANGES_TRIMMED when entries after `afterSeq` are no longer all kept. */

@@ -18,11 +18,18 @@ export {
   type ChangeEntry,
   type ChangeOp,
   type ChangeStamp,
-  decodeEntry,
-  encodeEntry,
+  encodeStoredEntry,
+  type PeerEntry,
+  readPeerEntry,
 } from './change-entry.js';
+export { LeaderStructures } from './apply.js';
 export type { ChangeHold, LogPosition, TermRun } from './change-log.js';
-export { FieldSelection, KEY_VALUE_BYTES_MAX } from './codec/index.js';
+export {
+  FieldSelection,
+  KEY_VALUE_BYTES_MAX,
+  SHARED_STRUCTURES_MAX,
+  type Structure,
+} from './codec/index.js';
 export { checkDocument, type Document } from './document-check.js';
 export {
   type BulkResult,

@@ -17,7 +17,7 @@ import {
   CHECKPOINT_BYTES,
   CHECKPOINT_BYTES_MIN,
 } from '../util/index.js';
-import { applyChange } from './apply.js';
+import { adoptStructures, applyChange, applyPeerEntry, type LeaderStructures } from './apply.js';
 import {
   needsRecovery,
   prepareForWriting,
@@ -26,9 +26,14 @@ import {
 } from './checkpoint.js';
 import type { CollectionDef, IndexDef } from './catalog.js';
 import { Catalog } from './catalog-state.js';
-import { type ChangeEntry, decodeStoredEntry, type StoredChangeEntry } from './change-entry.js';
+import {
+  type ChangeEntry,
+  decodeStoredEntry,
+  type PeerEntry,
+  type StoredChangeEntry,
+} from './change-entry.js';
 import { type ChangeHold, ChangeLog, type LogPosition, type TermRun } from './change-log.js';
-import { DocumentCodec, type FieldSelection } from './codec/index.js';
+import { DocumentCodec, type FieldSelection, type Structure } from './codec/index.js';
 import type { StoreContext } from './context.js';
 import { asDamage, type DamageSite, guardItems, guardRead, guardScan } from './damage.js';
 import type { Document } from './document-check.js';
@@ -522,6 +527,21 @@ export class Store implements StoreReader {
     });
   }
 
+  /**
+   * Applies a run of a leader's stored entries (replication protocol 3) in one atomic write,
+   * as applyEntries. `take` is called once the write runs and answers the run, so entries
+   * received until then join it: one commit and one durability wait for all. Their documents
+   * are read with `leader`'s structures, and stored as they came when this file's structures
+   * are the leader's (apply.ts).
+   */
+  applyPeerEntries(take: () => readonly PeerEntry[], leader: LeaderStructures): Promise<number> {
+    return this.enqueue((txn) => {
+      const verbatim = adoptStructures(this.ctx, txn.state, leader);
+      for (const entry of take()) applyPeerEntry(this.ctx, txn.state, entry, leader, verbatim);
+      return txn.state.lastSeq;
+    });
+  }
+
   private applyEntry(state: TxnState, entry: ChangeEntry): void {
     this.log.checkApplicable(state, entry);
     const { chain, ...stored } = applyChange(this.ctx, state, entry) as StoredChangeEntry & {
@@ -701,6 +721,19 @@ export class Store implements StoreReader {
   /** Every retained change-log entry with a seq greater than `afterSeq`, in order. */
   changesAfter(afterSeq: number): Iterable<ChangeEntry> {
     return guardItems(this.site('the change log'), this.log.entriesAfter(afterSeq));
+  }
+
+  /**
+   * Every retained change-log entry after `afterSeq` as the bytes the log stores, in order,
+   * with this file's shared structures (`sharedStructures`) that their documents need.
+   */
+  storedChangesAfter(afterSeq: number): Iterable<{ seq: number; bytes: Uint8Array }> {
+    return guardItems(this.site('the change log'), this.log.storedAfter(afterSeq));
+  }
+
+  /** This file's shared document structures now, in id order (read-only). */
+  sharedStructures(): readonly Structure[] {
+    return this.docs.structures;
   }
 
   /**

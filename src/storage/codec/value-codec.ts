@@ -17,21 +17,10 @@ import { DbError } from '../../errors/index.js';
 import { type FieldSelection, PartialReader, type Structure } from './partial-decode.js';
 
 const plain = new Packr({ useRecords: false, mapsAsObjects: true, int64AsType: 'number' });
-const portable = new Packr({ useRecords: true, mapsAsObjects: true, int64AsType: 'number' });
 
 /** Encodes a JSON-like value as plain MessagePack. */
 export function encodeValue(value: unknown): Buffer {
   return plain.pack(value);
-}
-
-/**
- * Encodes many values of a few shapes compactly and self-contained: MessagePack with
- * msgpackr's record extension, each record structure defined inline in the message that
- * uses it. A change-log entry of a thousand documents is about half its plain size, and any
- * reader decodes it with decodeValue alone (no shared structures of any file).
- */
-export function encodePortable(value: unknown): Buffer {
-  return portable.pack(value);
 }
 
 /**
@@ -53,7 +42,7 @@ function decoding<T>(decode: () => T): T {
   }
 }
 
-/** Decodes bytes written by encodeValue or encodePortable. */
+/** Decodes bytes written by encodeValue. */
 export function decodeValue<T = unknown>(bytes: Uint8Array): T {
   return decoding(() => plain.unpack(bytes) as T);
 }
@@ -100,6 +89,11 @@ export class DocumentCodec {
         return true;
       },
     } as ConstructorParameters<typeof Packr>[0]);
+  }
+
+  /** The shared structures now, in id order (read-only: the codec's own list). */
+  get structures(): readonly Structure[] {
+    return this.list;
   }
 
   /** How many shared structures exist now (a mark to truncate back to). */
