@@ -66,8 +66,8 @@ export class Durability {
   private bytesAtRead = 0;
 
   /**
-   * `checkpointBytes`: the growth of the log, or of the data file (the pages the pinned
-   * checkpoint keeps from reuse make it grow between two), that begins a checkpoint.
+   * `checkpointBytes`: the growth of the log, or the pages LMDB's commits write (which the
+   * pinned checkpoint keeps from reuse), that begins a checkpoint (checkpointDue).
    */
   constructor(
     private readonly file: string,
@@ -130,7 +130,7 @@ export class Durability {
     if (appended) {
       own = healing ? Promise.all([appended, healing]) : appended;
       const due = this.checkpointDue();
-      // A group waits for the checkpoint only when the file grew by all of checkpointBytes,
+      // A group waits for the checkpoint only once commits wrote the whole of checkpointBytes,
       // so that a writer that waits for its acknowledgements cannot outrun the pages the
       // checkpoint lets LMDB reuse; otherwise it runs in the background.
       if (due === 'wait') own = Promise.all([own, this.checkpoint()]);
@@ -237,12 +237,14 @@ export class Durability {
   private async runCheckpoint(clean: boolean): Promise<CheckpointDone> {
     const { pin, ...record } = this.capture(clean);
     this.wal.bytesSince = 0;
+    this.bytesAtRead = 0;
     try {
       await fdatasync(this.fd);
       await writeCheckpointRecord(this.file, record);
     } catch (error) {
       pin.release();
       this.wal.bytesSince = this.checkpointBytes;
+      this.bytesAtRead = 0;
       throw error;
     }
     this.pinned?.release();
