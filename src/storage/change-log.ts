@@ -34,8 +34,12 @@ import type { Handles } from './handles.js';
 import { envStats, treeStats } from './lmdb-env.js';
 import type { TxnState } from './txn-state.js';
 
-/** The change log's size is checked every this many entries (or sixteenths of its bound). */
-const SIZE_CHECK_EVERY = 16;
+/**
+ * The change log's size (its tree's statistics, about 14 µs to read) is checked every this
+ * many entries, or sooner each sixteenth of its bound its entries' bytes add up to.
+ */
+const SIZE_CHECK_ENTRIES = 256;
+const SIZE_CHECK_PARTS = 16;
 
 /** Greater than every seq key: the start of a reverse read. */
 const PAST_LAST_KEY = Buffer.alloc(9, 0xff);
@@ -362,12 +366,12 @@ export class ChangeLog {
     txn.lastSeq = entry.seq;
     txn.lastTerm = entry.term;
     txn.lastChain = chain;
-    // Checked every few entries, or sooner when large ones come: the log overshoots its bound
-    // by at most a sixteenth of it and one entry.
+    // Checked every SIZE_CHECK_ENTRIES entries, or sooner when large ones come: the log
+    // overshoots its bound by at most a sixteenth of it and one entry.
     this.uncheckedBytes += bytes.length;
     if (
-      entry.seq % SIZE_CHECK_EVERY === 0 ||
-      this.uncheckedBytes * SIZE_CHECK_EVERY >= this.retainBytes
+      entry.seq % SIZE_CHECK_ENTRIES === 0 ||
+      this.uncheckedBytes * SIZE_CHECK_PARTS >= this.retainBytes
     ) {
       this.uncheckedBytes = 0;
       this.trimToSize(txn);
