@@ -7,6 +7,7 @@
  * ERR_CHANGE_INVALID, never skipped.
  */
 
+import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import {
   type ChangeEntry,
@@ -16,12 +17,21 @@ import {
   decodeStoredEntry,
   encodeStoredBody,
   encodeStoredEntry,
-  nextChain,
+  linkedEntryBytes,
+  linkOf,
   readPeerEntry,
   storedEntryBytes,
   storedEntryHead,
 } from './change-entry.js';
 import { DocumentCodec, decodeValue, encodeValue } from './codec/index.js';
+
+/** The link after `previous` as its definition reads: SHA-256 of it and the map, cut to 16. */
+function nextChain(previous: Uint8Array | undefined, body: Uint8Array): Buffer {
+  const sha = createHash('sha256');
+  sha.update(previous ?? CHAIN_START);
+  sha.update(body);
+  return sha.digest().subarray(0, 16);
+}
 
 const insert: Extract<ChangeEntry, { op: 'insert' }> = {
   op: 'insert',
@@ -93,6 +103,8 @@ describe('change-log entries', () => {
     expect(chain).toHaveLength(16);
     expect(chain).toEqual(nextChain(CHAIN_START, body));
     const bytes = storedEntryBytes(body, chain);
+    expect(linkedEntryBytes(undefined, body)).toEqual(bytes);
+    expect(linkOf(bytes)).toEqual(chain);
     expect(bytes[0]).toBe(0xc1);
     expect(storedEntryHead(bytes)).toEqual({ term: 2, chain });
     expect(storedEntryHead(body)).toEqual({ term: 2, chain: undefined });
@@ -103,6 +115,9 @@ describe('change-log entries', () => {
   });
 
   it('link every byte of the entry and the link before it', () => {
+    expect(linkedEntryBytes(Buffer.alloc(16, 7), Buffer.from('map'))).toEqual(
+      storedEntryBytes(Buffer.from('map'), nextChain(Buffer.alloc(16, 7), Buffer.from('map'))),
+    );
     const body = encodeStoredBody({ ...insert, documents: [] });
     const first = nextChain(undefined, body);
     const changed = Buffer.from(body);

@@ -34,7 +34,7 @@
  * beginning.
  */
 
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import { DbError } from '../errors/index.js';
 import type { ChangeEntry, ChangeOp, ChangeStamp } from '../types/index.js';
 import { decodeValue, encodeValue } from './codec/index.js';
@@ -99,12 +99,25 @@ export function encodeStoredBody(entry: StoredChangeEntry): Buffer {
   return encodeValue({ v: CHANGE_ENTRY_VERSION, ...entry });
 }
 
-/** The link after `previous` (CHAIN_START when undefined) for an entry whose map is `body`. */
-export function nextChain(previous: Uint8Array | undefined, body: Uint8Array): Buffer {
-  const hash = createHash('sha256');
-  hash.update(previous ?? CHAIN_START);
-  hash.update(body);
-  return hash.digest().subarray(0, CHAIN_BYTES);
+/**
+ * The stored bytes of an entry whose map is `body`, linked after `previous` (CHAIN_START when
+ * undefined): its link is the first CHAIN_BYTES of the SHA-256 of the previous link and the
+ * map, which the one buffer made here holds side by side before the link takes the previous
+ * one's place.
+ */
+export function linkedEntryBytes(previous: Uint8Array | undefined, body: Uint8Array): Buffer {
+  const bytes = Buffer.allocUnsafe(1 + CHAIN_BYTES + body.length);
+  bytes.set(previous ?? CHAIN_START, 1);
+  bytes.set(body, 1 + CHAIN_BYTES);
+  const link = hash('sha256', bytes.subarray(1), 'buffer');
+  bytes[0] = CHAINED;
+  bytes.set(link.subarray(0, CHAIN_BYTES), 1);
+  return bytes;
+}
+
+/** The link of stored bytes made by linkedEntryBytes. */
+export function linkOf(bytes: Buffer): Buffer {
+  return bytes.subarray(1, 1 + CHAIN_BYTES);
 }
 
 /** The stored bytes: the map behind its link, or the bare map for an entry without one. */

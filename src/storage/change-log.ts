@@ -21,7 +21,8 @@ import {
   chainText,
   decodeStoredEntry,
   encodeStoredBody,
-  nextChain,
+  linkedEntryBytes,
+  linkOf,
   type StoredChangeEntry,
   type StoredChangeOp,
   seqKey,
@@ -276,9 +277,8 @@ export class ChangeLog {
         atMs,
         ...(endSeq !== undefined && { endSeq }),
       };
-      const body = encodeStoredBody(entry);
-      const chain = nextChain(txn.lastChain, body);
-      this.put(txn, entry, storedEntryBytes(body, chain), chain);
+      const bytes = linkedEntryBytes(txn.lastChain, encodeStoredBody(entry));
+      this.put(txn, entry, bytes, linkOf(bytes));
     }
   }
 
