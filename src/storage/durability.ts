@@ -9,6 +9,7 @@
  */
 
 import * as fs from 'node:fs';
+import * as path from 'node:path';
 import type { Env, ReadSnapshot } from './lmdb-env.js';
 import { envStats, pinSnapshot } from './lmdb-env.js';
 import {
@@ -17,7 +18,7 @@ import {
   writeCheckpointRecord,
   writeCheckpointRecordSync,
 } from './checkpoint.js';
-import { WalWriter, walDirectory } from './wal.js';
+import { notDurable, WalWriter, walDirectory } from './wal.js';
 
 /** How a commit group is made durable. */
 export type Durable =
@@ -133,7 +134,8 @@ export class Durability {
       // A group waits for the checkpoint only once commits wrote the whole of checkpointBytes,
       // so that a writer that waits for its acknowledgements cannot outrun the pages the
       // checkpoint lets LMDB reuse; otherwise it runs in the background.
-      if (due === 'wait') own = Promise.all([own, this.checkpoint()]);
+      // Its frame makes it durable either way: a failed checkpoint only ends the wait.
+      if (due === 'wait') own = Promise.all([own, this.checkpoint().catch(() => {})]);
       else if (due === 'background') void this.checkpoint().catch(() => {});
     } else if (durable.by === 'checkpoint') {
       own = this.checkpoint();
@@ -245,7 +247,11 @@ export class Durability {
       pin.release();
       this.wal.bytesSince = this.checkpointBytes;
       this.bytesAtRead = 0;
-      throw error;
+      throw notDurable(
+        `the checkpoint of ${this.file} could not be made`,
+        path.dirname(this.file),
+        error,
+      );
     }
     this.pinned?.release();
     this.pinned = pin;

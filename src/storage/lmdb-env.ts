@@ -49,9 +49,9 @@ export function openEnv(file: string, readOnly: boolean, flushEachCommit = false
       maxDbs: SUB_DATABASES_MAX,
       overlappingSync: false,
       noSync: !readOnly && !flushEachCommit,
-      // Counts the pages commits write (envStats().pagesWritten), what checkpoints pace by:
-      // an lmdb-js option its type definitions leave out.
-      ...({ trackMetrics: !readOnly } as object),
+      // Counts the pages commits write (envStats().pagesWritten), what checkpoints pace by
+      // (none when LMDB flushes each commit): an lmdb-js option its type definitions leave out.
+      ...({ trackMetrics: !readOnly && !flushEachCommit } as object),
       readOnly,
       keyEncoding: 'binary',
       encoding: 'binary',

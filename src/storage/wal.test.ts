@@ -133,6 +133,20 @@ describe('the write-ahead log', () => {
     expect(readWal(dir, 2).entries.map((e) => e.seq)).toEqual([3]);
   });
 
+  it('writes the room of a frame before it returns, so a full disk throws before its group commits', async () => {
+    const writer = new WalWriter(dir);
+    writer.open();
+    await writeGroups(writer, [[1]]);
+    // The segment's descriptor closed under the writer: the zeros a large frame needs past
+    // the first MiB cannot be written, and append throws at once, queuing nothing.
+    fs.closeSync((writer as unknown as { fd: number }).fd);
+    expect(() => writer.append([Buffer.alloc(2 * 1024 * 1024, 1)], 2)).toThrow(/EBADF/);
+    (writer as unknown as { fd: number | undefined }).fd = undefined;
+    await writeGroups(writer, [[2]]);
+    await writer.close();
+    expect(readWal(dir, 0).entries.map((e) => e.seq)).toEqual([1, 2]);
+  });
+
   it('takes back a frame whose commit failed: a read no longer gives it, and its seqs are logged anew', async () => {
     const writer = new WalWriter(dir);
     writer.open();

@@ -204,16 +204,18 @@ interface Waiting {
 }
 
 /**
- * Appends frames and flushes them in groups, off the event loop (libuv's threads write and
+ * Appends frames and flushes them in groups, off the event loop (libuv's threads
  * `fdatasync`). Each append's promise resolves once its frame is on disk, in append order.
- * After a failed write or flush every pending and later append fails: the log's end on disk
- * is then unknown, and the store must be reopened.
+ * A failed write or flush fails the frames waiting on it and ends the segment (what it holds
+ * past its last whole frame is unknown); the next append begins a new one.
  */
 export class WalWriter {
   private fd: number | undefined;
   private segmentBytes = 0;
   /** How far the segment is written with zeros (or frames). */
   private zeroedBytes = 0;
+  /** Where the segment's frames will end once every waiting frame is written. */
+  private reservedBytes = 0;
   private waiting: Waiting[] = [];
   private flushing = false;
   /** Set once closed: every append fails. */
@@ -231,10 +233,15 @@ export class WalWriter {
     makeDirectoryDurably(this.dir);
   }
 
-  /** Appends one commit group's entries (`firstSeq`: the seq of its first); resolves once flushed. */
+  /**
+   * Appends one commit group's entries (`firstSeq`: the seq of its first); resolves once
+   * flushed. The frame's room in the segment is written with zeros now, so that a full disk
+   * throws here (the file system's own error), before its group commits, rather than later.
+   */
   append(entries: readonly Uint8Array[], firstSeq: number): Promise<void> {
     if (this.closed) return Promise.reject(this.closed);
     const frame = encodeFrame(entries, firstSeq);
+    this.reserve(frame.length);
     this.bytesSince += frame.length;
     return new Promise<void>((resolve, reject) => {
       this.waiting.push({ frame, firstSeq, resolve, reject });
@@ -337,15 +344,7 @@ export class WalWriter {
       await this.beginSegment(first.firstSeq);
     }
     const fd = this.fd as number;
-    // Zeros ahead first, a MiB at a time: most flushes then leave the file's size alone.
-    const end = this.segmentBytes + data.length;
-    if (end > this.zeroedBytes) {
-      const to = Math.max(end, this.zeroedBytes + WAL_EXTENT_BYTES);
-      for (let at = this.zeroedBytes; at < to; at += ZEROS.length) {
-        fs.writeSync(fd, ZEROS, 0, Math.min(ZEROS.length, to - at), at);
-      }
-      this.zeroedBytes = to;
-    }
+    this.zeroAhead(this.segmentBytes + data.length);
     // The write only copies into the page cache: done here, it saves a trip through libuv's
     // threads; the flush, which waits for the disk, runs there.
     for (let written = 0; written < data.length; ) {
@@ -358,8 +357,30 @@ export class WalWriter {
       );
     }
     this.segmentBytes += data.length;
+    this.reservedBytes = Math.max(this.reservedBytes, this.segmentBytes);
     await fdatasync(fd);
     this.flushes++;
+  }
+
+  /**
+   * Zeros ahead of the frames waiting for the current segment and one of `bytes` more (none
+   * when it begins a new segment, whose zeros come as it begins).
+   */
+  private reserve(bytes: number): void {
+    const end = this.reservedBytes + bytes;
+    if (this.fd === undefined || end > WAL_SEGMENT_BYTES) return;
+    this.zeroAhead(end);
+    this.reservedBytes = end;
+  }
+
+  /** Zeros written up to `end` at least, a MiB at a time: most flushes then leave the size alone. */
+  private zeroAhead(end: number): void {
+    if (end <= this.zeroedBytes) return;
+    const to = Math.max(end, this.zeroedBytes + WAL_EXTENT_BYTES);
+    for (let at = this.zeroedBytes; at < to; at += ZEROS.length) {
+      fs.writeSync(this.fd as number, ZEROS, 0, Math.min(ZEROS.length, to - at), at);
+    }
+    this.zeroedBytes = to;
   }
 
   /** Closes the current segment; the next append begins another. */
@@ -383,6 +404,7 @@ export class WalWriter {
     fs.writeSync(fd, segmentHeader());
     this.segmentBytes = HEADER_BYTES;
     this.zeroedBytes = HEADER_BYTES;
+    this.reservedBytes = HEADER_BYTES;
     await fdatasync(fd);
     fsyncDirectory(this.dir);
   }
@@ -395,11 +417,21 @@ function fdatasync(fd: number): Promise<void> {
 }
 
 function flushFailed(dir: string, error: unknown): DbError {
+  return notDurable(`the write-ahead log in ${dir} could not be written or flushed`, dir, error);
+}
+
+/**
+ * The error of writes that were committed but could not be made durable (`what` failed): not
+ * acknowledged, though a later checkpoint or the log may still hold them; ERR_STORAGE_FULL
+ * when the disk is full.
+ */
+export function notDurable(what: string, dir: string, error: unknown): DbError {
   const code = (error as NodeJS.ErrnoException).code;
   const full = code === 'ENOSPC' || code === 'EDQUOT';
+  const cause = error instanceof Error ? error.message : String(error);
   const failed = new DbError(
     full ? 'ERR_STORAGE_FULL' : 'ERR_STORAGE_FAILED',
-    `the write-ahead log in ${dir} could not be written or flushed (${error instanceof Error ? error.message : String(error)}); the writes waiting on it are not acknowledged, and the database takes no more until it is reopened`,
+    `${full ? `the disk holding ${dir} is full: ` : ''}${what} (${cause}); the writes waiting on it are not acknowledged (they may be there after a restart, or not)${full ? '; free space and write again (reads go on)' : ''}`,
     { dir },
   );
   failed.cause = error;
