@@ -111,8 +111,8 @@ export interface WalRead {
  * lost), and a gap in the seqs stops it. After the last segment, a torn frame stops it too.
  * What follows a stop was never acknowledged (an acknowledged group is flushed whole, after
  * every group before it is durable). A segment that begins at a seq an earlier one already
- * gave supersedes those entries from that seq on: it was begun to take back a frame whose
- * commit failed (WalWriter.retract).
+ * gave supersedes those entries from that seq on (WalWriter.erase: a frame whose commit
+ * failed, taken back after its segment had ended).
  */
 export function readWal(dir: string, afterSeq: number): WalRead {
   const read: WalRead = { entries: [], segments: 0 };
@@ -195,7 +195,7 @@ export function removeWal(file: string): void {
   fsyncDirectory(path.dirname(dir));
 }
 
-/** A frame to write, or, without one, a segment to begin at `firstSeq` (a retraction). */
+/** A frame to write, or, without one, the retraction of the frame of `firstSeq`. */
 interface Waiting {
   frame?: Buffer;
   firstSeq: number;
@@ -216,6 +216,8 @@ export class WalWriter {
   private zeroedBytes = 0;
   /** Where the segment's frames will end once every waiting frame is written. */
   private reservedBytes = 0;
+  /** The last frame written: its first seq and where it begins in the segment. */
+  private lastWritten: { firstSeq: number; at: number } | undefined;
   private waiting: Waiting[] = [];
   private flushing = false;
   /** Set once closed: every append fails. */
@@ -252,10 +254,9 @@ export class WalWriter {
   /**
    * Takes back the frame appended last, whose first seq is `firstSeq`: its commit failed, and
    * the next commit will use its seqs again. A frame not yet written is dropped. A written one
-   * is superseded: after the frames before it, a segment that begins at `firstSeq` is made
-   * durable (a read takes it over whatever an earlier segment holds from that seq on:
-   * readWal), and the frames after it go there. Resolves once that is done; the frame's own
-   * append resolves.
+   * is overwritten with zeros once the frames before it are flushed, and that is flushed too
+   * (it needs no new room on a full disk): a read ends there, and the next frame is written
+   * in its place. Resolves once that is done; the frame's own append resolves.
    */
   retract(firstSeq: number): Promise<void> {
     const last = this.waiting.at(-1);
@@ -269,6 +270,27 @@ export class WalWriter {
       this.waiting.push({ firstSeq, resolve, reject });
       if (!this.flushing) void this.flushLoop();
     });
+  }
+
+  /**
+   * Zeros over the last frame written, the one of `firstSeq`, flushed; the segment goes on
+   * from there. Should its segment have ended meanwhile (a failed flush), a segment begun at
+   * `firstSeq` supersedes it instead.
+   */
+  private async erase(firstSeq: number): Promise<void> {
+    const last = this.lastWritten;
+    if (this.fd === undefined || last?.firstSeq !== firstSeq) {
+      await this.beginSegment(firstSeq);
+      return;
+    }
+    const length = this.segmentBytes - last.at;
+    fs.writeSync(this.fd, ZEROS.subarray(0, Math.min(length, ZEROS.length)), 0, undefined, last.at);
+    for (let at = last.at + ZEROS.length; at < this.segmentBytes; at += ZEROS.length) {
+      fs.writeSync(this.fd, ZEROS, 0, Math.min(ZEROS.length, this.segmentBytes - at), at);
+    }
+    await fdatasync(this.fd);
+    this.segmentBytes = last.at;
+    this.lastWritten = undefined;
   }
 
   /** Resolves once every frame appended so far is flushed (or failed). */
@@ -321,7 +343,7 @@ export class WalWriter {
       this.waiting = end < 0 ? [] : this.waiting.slice(end);
       try {
         if (first.frame) await this.writeAndFlush(group);
-        else await this.beginSegment(first.firstSeq);
+        else await this.erase(first.firstSeq);
         for (const waiting of group) waiting.resolve();
       } catch (error) {
         const failed = flushFailed(this.dir, error);
@@ -356,6 +378,11 @@ export class WalWriter {
         this.segmentBytes + written,
       );
     }
+    const last = group.at(-1) as Waiting;
+    this.lastWritten = {
+      firstSeq: last.firstSeq,
+      at: this.segmentBytes + data.length - (last.frame as Buffer).length,
+    };
     this.segmentBytes += data.length;
     this.reservedBytes = Math.max(this.reservedBytes, this.segmentBytes);
     await fdatasync(fd);
@@ -387,6 +414,7 @@ export class WalWriter {
   private endSegment(): void {
     const fd = this.fd;
     this.fd = undefined;
+    this.lastWritten = undefined;
     if (fd === undefined) return;
     try {
       fs.closeSync(fd);
