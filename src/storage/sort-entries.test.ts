@@ -8,7 +8,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { compareBytes } from './codec/index.js';
-import { type IndexEntry, sortEntries } from './sort-entries.js';
+import { type IndexEntry, indexEntry, sortEntries } from './sort-entries.js';
 
 /** The order sortEntries must give: a stable sort on the key, then the id. */
 function reference(entries: IndexEntry[], idsAscending: boolean): IndexEntry[] {
@@ -33,7 +33,7 @@ describe('sortEntries', () => {
   it('orders entries made in id order as a stable sort on the key', () => {
     fc.assert(
       fc.property(fc.array(key, { maxLength: 300 }), (keys) => {
-        const entries = keys.map((k, i) => ({ key: k, id: idAt(i) }));
+        const entries = keys.map((k, i) => indexEntry(k, idAt(i)));
         expect(sortEntries(entries, true)).toEqual(reference(entries, true));
       }),
     );
@@ -42,7 +42,8 @@ describe('sortEntries', () => {
   it('orders entries in any id order by key, then id', () => {
     const id = fc.uint8Array({ minLength: 16, maxLength: 16 }).map((b) => Buffer.from(b));
     fc.assert(
-      fc.property(fc.array(fc.record({ key, id }), { maxLength: 300 }), (entries) => {
+      fc.property(fc.array(fc.tuple(key, id), { maxLength: 300 }), (pairs) => {
+        const entries = pairs.map(([k, i]) => indexEntry(k, i));
         expect(sortEntries(entries, false)).toEqual(reference(entries, false));
       }),
     );
@@ -50,10 +51,14 @@ describe('sortEntries', () => {
 
   it('orders large batches, whose sort numbers hold fewer key bytes', () => {
     for (const count of [8192, 8193, 70_000]) {
-      const entries = Array.from({ length: count }, (_, i) => ({
-        key: Buffer.from([5, (i * 7919) % 251, (i * 31) % 7, 0, 0, i % 3]),
-        id: idAt(i),
-      }));
+      // A high first byte fills the number's top bits; bytes 4 and 5 lie past the prefix
+      // bytes that fit beside 17 bits of positions.
+      const entries = Array.from({ length: count }, (_, i) =>
+        indexEntry(
+          Buffer.from([0xfe + (i % 2), (i * 7919) % 251, (i * 31) % 7, 0, i % 5, i % 3]),
+          idAt(i),
+        ),
+      );
       const sorted = sortEntries(entries, true);
       const expected = reference(entries, true);
       expect(sorted.every((entry, i) => entry === expected[i])).toBe(true);
@@ -62,7 +67,7 @@ describe('sortEntries', () => {
 
   it('returns an empty or single-entry list as it is', () => {
     expect(sortEntries([], true)).toEqual([]);
-    const one = [{ key: Buffer.from([1]), id: idAt(0) }];
+    const one = [indexEntry(Buffer.from([1]), idAt(0))];
     expect(sortEntries(one, false)).toEqual(one);
   });
 });
