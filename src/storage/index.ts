@@ -29,8 +29,10 @@ export {
   collectionNotFound,
   type InsertOptions,
   type PreparedDocument,
+  withIndexValues,
 } from './documents.js';
-export { NOTHING_STORED } from './indexes.js';
+export type { LiveIndex } from './index-keys.js';
+export { NOTHING_STORED, readyIndexes } from './indexes.js';
 export {
   idForUniqueKey,
   idsForKeys,
