@@ -15,13 +15,10 @@ import {
   type Document,
   type IndexDef,
   type IndexSpec,
-  type LiveIndex,
   type PreparedDocument,
   type RangeBounds,
-  readyIndexes,
   type Store,
   withId,
-  withIndexValues,
   type WriteTxn,
 } from '../storage/index.js';
 import {
@@ -66,14 +63,9 @@ function requireId(id: unknown): Buffer {
   return bytes;
 }
 
-/**
- * Checks and encodes a document and computes its values for `indexes` (the collection's
- * ready indexes now, if any), each while the document is still in the cache.
- */
-function prepare(store: Store, doc: unknown, indexes: LiveIndex[] | undefined): PreparedDocument {
+function prepare(store: Store, doc: unknown): PreparedDocument {
   const { body, id } = checkDocument(doc);
-  const prepared = store.prepareDocument(body, id);
-  return indexes ? withIndexValues(prepared, indexes) : prepared;
+  return store.prepareDocument(body, id);
 }
 
 function indexInfo(index: IndexDef): IndexInfo {
@@ -108,18 +100,6 @@ export class Collection {
     return def;
   }
 
-  /**
-   * The indexes whose values an insert computes as it prepares each document: the ready ones
-   * now. The write checks that they still are (an index may be created or marked stale in
-   * between) and otherwise computes the values itself.
-   */
-  private indexesToPrepare(skipIndexes: boolean): LiveIndex[] | undefined {
-    const def = this.def();
-    if (!def || skipIndexes) return undefined;
-    const indexes = readyIndexes(def);
-    return indexes.length > 0 ? indexes : undefined;
-  }
-
   /** True once the collection exists in the data file. */
   exists(): boolean {
     return this.def() !== undefined;
@@ -127,7 +107,7 @@ export class Collection {
 
   /** Inserts one document; resolves with its `_id` once the write is durable. */
   async insert(doc: unknown): Promise<string> {
-    const prepared = prepare(this.store, doc, this.indexesToPrepare(false));
+    const prepared = prepare(this.store, doc);
     const result = await this.store.write((txn) =>
       txn.insertDocuments(this.name, [prepared], { throwFirst: true }),
     );
@@ -148,10 +128,9 @@ export class Collection {
         `a bulk insert takes at most ${BULK_DOCUMENTS_MAX} documents; got ${docs.length}`,
       );
     }
-    const indexes = this.indexesToPrepare(options.skipIndexes === true);
     const prepared = docs.map((doc) => {
       try {
-        return prepare(this.store, doc, indexes);
+        return prepare(this.store, doc);
       } catch (error) {
         if (error instanceof DbError) return error;
         throw error;

@@ -201,49 +201,6 @@ describe('maintaining indexes', () => {
     expect(c.findBy('v', 1).documents.length).toBe(1);
     expect(c.findBy('v', '1').documents.length).toBe(0);
   });
-
-  // An insert computes its documents' index values as it prepares them, for the indexes
-  // ready then; these writes are queued behind an index change it did not see.
-  it('an insert prepared before an index was created maintains it all the same', async () => {
-    const c = db.collection('orders');
-    await c.createIndex({ paths: ['status'] });
-    const created = c.createIndex({ paths: ['pnr'], unique: true });
-    const inserted = c.insertMany([{ pnr: 'A1', status: 'open' }, { pnr: 'A2' }]);
-    const duplicate = c.insert({ pnr: 'A1', status: 'open' });
-    await created;
-    expect((await inserted).errors).toEqual([]);
-    expect(await code(duplicate)).toContain('ERR_UNIQUE_VIOLATION');
-    expect(c.findBy('pnr', 'A2').index).toBe('idx_orders_pnr');
-    expect(c.findBy('pnr', 'A2').documents.length).toBe(1);
-    expect(entries('orders', 'idx_orders_status')).toBe(2);
-    expect(entries('orders', 'idx_orders_pnr')).toBe(2);
-  });
-
-  it('an insert prepared before an index was dropped or made stale writes no entries to it', async () => {
-    const c = db.collection('orders');
-    await c.createIndex({ paths: ['status'], name: 'st' });
-    await c.createIndex({ paths: ['tags[*]'], name: 'tags' });
-    const stale = c.insertMany([{ status: 'x' }], { skipIndexes: true });
-    const dropped = c.dropIndex('tags');
-    const inserted = c.insertMany([{ status: 'open', tags: ['a', 'b'] }]);
-    await Promise.all([stale, dropped]);
-    expect((await inserted).errors).toEqual([]);
-    await c.rebuildIndexes();
-    expect(entries('orders', 'st')).toBe(2);
-    expect(c.findBy('status', 'open').documents.length).toBe(1);
-  });
-
-  it('indexes a document as it was when insertMany was called', async () => {
-    const c = db.collection('orders');
-    await c.createIndex({ paths: ['legs[*].from'] });
-    const doc = { legs: [{ from: 'CDG' }] };
-    const inserted = c.insertMany([doc]);
-    (doc.legs[0] as { from: string }).from = 'JFK';
-    await inserted;
-    const [stored] = c.findBy('legs[*].from', 'CDG').documents;
-    expect(stored?.legs).toEqual([{ from: 'CDG' }]);
-    expect(c.findBy('legs[*].from', 'JFK').documents).toEqual([]);
-  });
 });
 
 describe('stale indexes, rebuild and drop', () => {

@@ -17,6 +17,7 @@ import type { Document } from './document-check.js';
 import { type IndexValue, indexValues, type LiveIndex, sameValueKey } from './index-keys.js';
 import {
   type IndexEntry,
+  indexEntry,
   markStale,
   putEntries,
   readyIndexes,
@@ -34,39 +35,6 @@ export interface PreparedDocument {
   body: Document;
   encoded: Buffer;
   id: Buffer | undefined;
-  /** Its index values, when they were computed with it (see withIndexValues). */
-  values?: PreparedValues;
-}
-
-/** A document's values for each of `indexes`, in their order. */
-export interface PreparedValues {
-  indexes: LiveIndex[];
-  values: IndexValue[][];
-}
-
-/**
- * The document with its values for `indexes` (a collection's ready indexes, from
- * readyIndexes), computed outside the write, right after the document was checked and
- * encoded: the write then finds them made instead of walking the document a third time,
- * by then out of the cache (issue 22: that walk was a tenth of a bulk load's profile).
- * A write whose collection's ready indexes are no longer these computes its own.
- */
-export function withIndexValues(doc: PreparedDocument, indexes: LiveIndex[]): PreparedDocument {
-  const values: IndexValue[][] = new Array(indexes.length);
-  for (let i = 0; i < indexes.length; i++) {
-    values[i] = indexValues(indexes[i] as LiveIndex, doc.body);
-  }
-  return { body: doc.body, encoded: doc.encoded, id: doc.id, values: { indexes, values } };
-}
-
-/** The document's prepared values when they were made for exactly `indexes`. */
-function preparedValues(doc: PreparedDocument, indexes: LiveIndex[]): IndexValue[][] | undefined {
-  const prepared = doc.values;
-  if (!prepared || prepared.indexes.length !== indexes.length) return undefined;
-  for (let i = 0; i < indexes.length; i++) {
-    if (prepared.indexes[i] !== indexes[i]) return undefined;
-  }
-  return prepared.values;
 }
 
 /** Options of an insert. */
@@ -244,12 +212,11 @@ function checkIndexKeys(
   batchUnique: Set<string>[],
   entries: IndexEntry[][],
 ): void {
-  const prepared = preparedValues(doc, indexes);
   const found: IndexValue[][] = [];
   let claims: Array<[Set<string>, string]> | undefined;
   for (let i = 0; i < indexes.length; i++) {
     const index = indexes[i] as LiveIndex;
-    const values = prepared ? (prepared[i] as IndexValue[]) : indexValues(index, doc.body);
+    const values = indexValues(index, doc.body);
     if (index.def.unique) {
       for (const value of values) {
         if (value.hasNull) continue;
@@ -267,8 +234,7 @@ function checkIndexKeys(
   if (claims) for (const [seen, text] of claims) seen.add(text);
   for (let i = 0; i < found.length; i++) {
     const list = entries[i] as IndexEntry[];
-    for (const value of found[i] as IndexValue[])
-      list.push({ key: value.bytes, id, head: value.head });
+    for (const value of found[i] as IndexValue[]) list.push(indexEntry(value.bytes, id));
   }
 }
 

@@ -48,7 +48,7 @@ function toIndexValue(tuple: unknown[]): IndexValue | undefined {
   for (let i = 0; i < tuple.length; i++) {
     if (tuple[i] === null || tuple[i] === undefined) hasNull = true;
   }
-  return { bytes: key.bytes, truncated: key.truncated, head: key.head, tuple, hasNull };
+  return { bytes: key.bytes, truncated: key.truncated, tuple, hasNull };
 }
 
 /**

@@ -29,10 +29,8 @@ export {
   collectionNotFound,
   type InsertOptions,
   type PreparedDocument,
-  withIndexValues,
 } from './documents.js';
-export type { LiveIndex } from './index-keys.js';
-export { NOTHING_STORED, readyIndexes } from './indexes.js';
+export { NOTHING_STORED } from './indexes.js';
 export {
   idForUniqueKey,
   idsForKeys,

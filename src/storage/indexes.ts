@@ -20,10 +20,10 @@ import {
 } from './index-keys.js';
 import type { SubDb } from './lmdb-env.js';
 import { getBody, ID_MIN, tree } from './records.js';
-import { type IndexEntry, sortEntries } from './sort-entries.js';
+import { type IndexEntry, indexEntry, sortEntries } from './sort-entries.js';
 import type { TxnState } from './txn-state.js';
 
-export type { IndexEntry };
+export { type IndexEntry, indexEntry };
 
 /** What a write that stored nothing says about it (one sentence, said once). */
 export const NOTHING_STORED = 'nothing of this write was stored';
@@ -200,7 +200,7 @@ function buildIndex(ctx: StoreContext, txn: TxnState, def: CollectionDef, index:
         if (seen.has(text)) throw uniqueViolation(def, index, v.tuple);
         seen.add(text);
       }
-      entries.push({ key: v.bytes, id, head: v.head });
+      entries.push(indexEntry(v.bytes, id));
     }
   }
   // Documents come in id order, and so do the entries made from them.

@@ -7,12 +7,8 @@
 
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { compareBytes, headOf } from './codec/index.js';
-import { type IndexEntry, sortEntries } from './sort-entries.js';
-
-function indexEntry(key: Buffer, id: Buffer): IndexEntry {
-  return { key, id, head: headOf(key, key.length) };
-}
+import { compareBytes } from './codec/index.js';
+import { type IndexEntry, indexEntry, sortEntries } from './sort-entries.js';
 
 /** The order sortEntries must give: a stable sort on the key, then the id. */
 function reference(entries: IndexEntry[], idsAscending: boolean): IndexEntry[] {

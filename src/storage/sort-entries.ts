@@ -4,22 +4,35 @@
  * bytes goes to compareBytes, the order LMDB gives keys.
  */
 
-import { compareBytes, KEY_HEAD_BYTES } from './codec/index.js';
+import { compareBytes } from './codec/index.js';
 
 /**
- * One index entry: the encoded value (the key) and the document id (the data item), with
- * the key's `head` (its first bytes as a number, see EncodedKey), which the sort reads instead
- * of the key: read in the sort, far from where the key was made, the key bytes cost twice
- * the rest of the sort.
+ * One index entry: the encoded value (the key) and the document id (the data item), with the
+ * key's first PREFIX_BYTES bytes as a number (see sortEntries). Made by indexEntry.
  */
 export interface IndexEntry {
   key: Buffer;
   id: Buffer;
-  head: number;
+  prefix: number;
 }
 
-/** Bits of a double's mantissa: a sort number holds a key's head and a position. */
+/** Bits of a double's mantissa: a sort number holds a key prefix and a position in them. */
 const EXACT_BITS = 53;
+
+/** Key bytes an entry's `prefix` holds: 40 bits leave 13 for positions (8,192 entries). */
+const PREFIX_BYTES = 5;
+
+/**
+ * An entry for `key` and `id`. Its prefix is read here, while the key was just written and
+ * is in the cache: read in the sort, far from where it was made, it cost twice the sort.
+ */
+export function indexEntry(key: Buffer, id: Buffer): IndexEntry {
+  let prefix = 0;
+  for (let j = 0; j < PREFIX_BYTES; j++) {
+    prefix = prefix * 256 + (j < key.length ? (key[j] as number) : 0);
+  }
+  return { key, id, prefix };
+}
 
 function byKey(a: IndexEntry, b: IndexEntry): number {
   return compareBytes(a.key, b.key);
@@ -34,7 +47,7 @@ function byKeyThenId(a: IndexEntry, b: IndexEntry): number {
  * increasing id order), entries with equal keys keep their order.
  *
  * A comparator sort of a batch's entries took an eighth of a bulk load's profile (issue 22):
- * its calls dominate. Here each entry becomes one number, its key's first bytes (`head`) and
+ * its calls dominate. Here each entry becomes one number, its key's first bytes (`prefix`) and
  * then its position, and a typed array sorts those natively; only runs whose first bytes are equal go
  * to the comparator, and low-cardinality keys arrive in those runs already in order, which
  * the stable sort confirms in one pass. A prefix that is smaller means a key that is smaller
@@ -46,14 +59,14 @@ export function sortEntries(entries: IndexEntry[], idsAscending: boolean): Index
   if (count < 2) return entries;
   const positionBits = Math.max(1, Math.ceil(Math.log2(count)));
   const scale = 2 ** positionBits;
-  // Past 8,192 entries the positions need more bits than the head leaves: drop its last
-  // bytes (whole bytes, so that a head stays a prefix).
-  const dropBytes = Math.max(0, KEY_HEAD_BYTES - Math.floor((EXACT_BITS - positionBits) / 8));
+  // Past 8,192 entries the positions need more bits than the prefix leaves: drop its last
+  // bytes (whole bytes, so that a prefix stays a prefix).
+  const dropBytes = Math.max(0, PREFIX_BYTES - Math.floor((EXACT_BITS - positionBits) / 8));
   const divisor = 256 ** dropBytes;
   const order = new Float64Array(count);
   for (let i = 0; i < count; i++) {
-    const head = (entries[i] as IndexEntry).head;
-    order[i] = (dropBytes === 0 ? head : Math.floor(head / divisor)) * scale + i;
+    const prefix = (entries[i] as IndexEntry).prefix;
+    order[i] = (dropBytes === 0 ? prefix : Math.floor(prefix / divisor)) * scale + i;
   }
   order.sort();
   const sorted: IndexEntry[] = new Array(count);

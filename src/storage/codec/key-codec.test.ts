@@ -10,8 +10,6 @@ import { describe, expect, it, vi } from 'vitest';
 import { compareValues } from '../../util/value-order.js';
 import {
   encodeTuple,
-  headOf,
-  KEY_HEAD_BYTES,
   KEY_VALUE_BYTES_MAX,
   TAG_FALSE,
   TAG_NULL,
@@ -144,20 +142,6 @@ describe('byte order equals value order', () => {
       fc.property(nearTuplePairArb, ([a, b]) => {
         const byBytes = sign(Buffer.compare(bytesOf(a), bytesOf(b)));
         expect(byBytes).toBe(compareTuples(a, b));
-      }),
-      { numRuns: 3000 },
-    );
-  });
-
-  it("a key's head is its first bytes, and a smaller head means smaller bytes", () => {
-    fc.assert(
-      fc.property(nearTuplePairArb, ([a, b]) => {
-        const [ka, kb] = [encodeTuple(a), encodeTuple(b)];
-        if (!ka || !kb) throw new Error('a tuple of scalars encodes');
-        expect(ka.head).toBe(headOf(ka.bytes, ka.bytes.length));
-        const padded = (k: Buffer) => Buffer.concat([k, Buffer.alloc(KEY_HEAD_BYTES)]);
-        expect(ka.head).toBe(padded(ka.bytes).readUIntBE(0, KEY_HEAD_BYTES));
-        if (ka.head < kb.head) expect(Buffer.compare(ka.bytes, kb.bytes)).toBe(-1);
       }),
       { numRuns: 3000 },
     );
@@ -411,7 +395,7 @@ describe('byte layouts', () => {
   it('a tuple is its values’ encodings one after another', () => {
     expect(hex(['a', 1, null])).toBe('05610000' + '04bff0000000000000' + '01');
     expect(hex([true, false])).toBe('0302');
-    expect(encodeTuple([])).toEqual({ bytes: Buffer.alloc(0), truncated: false, head: 0 });
+    expect(encodeTuple([])).toEqual({ bytes: Buffer.alloc(0), truncated: false });
   });
 
   it('tagOf gives the first byte of every encoding of a type', () => {

@@ -22,19 +22,10 @@ export const TAG_STRING = 0x05;
  */
 export const KEY_VALUE_BYTES_MAX = 1024;
 
-/** Bytes of a key its `head` holds: 40 bits, which leave 13 of a double's 53 to a sort. */
-export const KEY_HEAD_BYTES = 5;
-
 /** An encoded tuple; `truncated` is true when it was cut to KEY_VALUE_BYTES_MAX. */
 export interface EncodedKey {
   bytes: Buffer;
   truncated: boolean;
-  /**
-   * The first KEY_HEAD_BYTES bytes as a big-endian number, zeros past the end: a smaller head
-   * means a smaller key, so a sort compares numbers first and bytes only on a tie
-   * (storage/sort-entries.ts). Read here, where the bytes are written.
-   */
-  head: number;
 }
 
 /** Keys up to this many bytes are copied out of the scratch buffer by a loop. */
@@ -126,15 +117,7 @@ export function encodeTuple(values: readonly unknown[]): EncodedKey | undefined 
   if (length <= SMALL_COPY_BYTES_MAX)
     for (let i = 0; i < length; i++) bytes[i] = scratch[i] as number;
   else scratch.copy(bytes, 0, 0, length);
-  return { bytes, truncated, head: headOf(scratch, length) };
-}
-
-/** The `head` of the key in `bytes[0, length)` (see EncodedKey). */
-export function headOf(bytes: Uint8Array, length: number): number {
-  let head = 0;
-  for (let i = 0; i < KEY_HEAD_BYTES; i++)
-    head = head * 256 + (i < length ? (bytes[i] as number) : 0);
-  return head;
+  return { bytes, truncated };
 }
 
 /** The first byte of every encoding of a value of this type (for range bounds). */
