@@ -17,6 +17,7 @@ import type { Document } from './document-check.js';
 import { type IndexValue, indexValues, type LiveIndex, sameValueKey } from './index-keys.js';
 import {
   type IndexEntry,
+  indexEntry,
   markStale,
   putEntries,
   readyIndexes,
@@ -233,7 +234,7 @@ function checkIndexKeys(
   if (claims) for (const [seen, text] of claims) seen.add(text);
   for (let i = 0; i < found.length; i++) {
     const list = entries[i] as IndexEntry[];
-    for (const value of found[i] as IndexValue[]) list.push({ key: value.bytes, id });
+    for (const value of found[i] as IndexValue[]) list.push(indexEntry(value.bytes, id));
   }
 }
 

@@ -8,7 +8,6 @@
 import { DbError } from '../errors/index.js';
 import { INDEXES_PER_COLLECTION_MAX } from '../util/index.js';
 import { type CheckedIndexSpec, type CollectionDef, findIndex, type IndexDef } from './catalog.js';
-import { compareBytes } from './codec/index.js';
 import type { StoreContext } from './context.js';
 import type { Document } from './document-check.js';
 import {
@@ -21,7 +20,10 @@ import {
 } from './index-keys.js';
 import type { SubDb } from './lmdb-env.js';
 import { getBody, ID_MIN, tree } from './records.js';
+import { type IndexEntry, indexEntry, sortEntries } from './sort-entries.js';
 import type { TxnState } from './txn-state.js';
+
+export { type IndexEntry, indexEntry };
 
 /** What a write that stored nothing says about it (one sentence, said once). */
 export const NOTHING_STORED = 'nothing of this write was stored';
@@ -44,12 +46,6 @@ function liveIndexes(def: CollectionDef): LiveIndex[] {
 /** The indexes a write maintains: the ready ones (stale ones wait for a rebuild). */
 export function readyIndexes(def: CollectionDef): LiveIndex[] {
   return liveIndexes(def).filter((i) => i.def.state === 'ready');
-}
-
-/** One index entry: the encoded value (the key) and the document id (the data item). */
-export interface IndexEntry {
-  key: Buffer;
-  id: Buffer;
 }
 
 /**
@@ -95,12 +91,10 @@ export function uniqueViolation(def: CollectionDef, index: LiveIndex, tuple: unk
 
 /**
  * Writes index entries sorted by key, then id: LMDB fills pages in order. When the entries
- * come in increasing id order (`idsAscending`), a stable sort on the key alone keeps it.
+ * come in increasing id order (`idsAscending`), their order among equal keys is kept.
  */
 export function putEntries(db: SubDb, entries: IndexEntry[], idsAscending: boolean): void {
-  if (idsAscending) entries.sort((a, b) => compareBytes(a.key, b.key));
-  else entries.sort((a, b) => compareBytes(a.key, b.key) || compareBytes(a.id, b.id));
-  for (const entry of entries) db.putSync(entry.key, entry.id);
+  for (const entry of sortEntries(entries, idsAscending)) db.putSync(entry.key, entry.id);
 }
 
 /**
@@ -206,7 +200,7 @@ function buildIndex(ctx: StoreContext, txn: TxnState, def: CollectionDef, index:
         if (seen.has(text)) throw uniqueViolation(def, index, v.tuple);
         seen.add(text);
       }
-      entries.push({ key: v.bytes, id });
+      entries.push(indexEntry(v.bytes, id));
     }
   }
   // Documents come in id order, and so do the entries made from them.
