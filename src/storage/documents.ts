@@ -214,9 +214,10 @@ function checkIndexKeys(
 ): void {
   const found: IndexValue[][] = [];
   let claims: Array<[Set<string>, string]> | undefined;
+  const body = indexes.length > 0 ? storedBody(ctx, doc) : doc.body;
   for (let i = 0; i < indexes.length; i++) {
     const index = indexes[i] as LiveIndex;
-    const values = indexValues(index, doc.body);
+    const values = indexValues(index, body);
     if (index.def.unique) {
       for (const value of values) {
         if (value.hasNull) continue;
@@ -287,6 +288,16 @@ function stored(
   return bytes === undefined ? undefined : { def, old: ctx.docs.decode<Document>(bytes) };
 }
 
+/**
+ * The document as its stored bytes hold it, what its index entries are made from: the
+ * caller's object was encoded when the write was asked for, and may have changed since (an
+ * insert not awaited, its object reused), which would give entries the stored document does
+ * not have.
+ */
+function storedBody(ctx: StoreContext, doc: PreparedDocument): Document {
+  return ctx.docs.decode<Document>(doc.encoded);
+}
+
 /** Replaces the document with `id`, keeping the id. Returns false when it does not exist. */
 export function replaceDocument(
   ctx: StoreContext,
@@ -297,7 +308,9 @@ export function replaceDocument(
 ): boolean {
   const found = stored(ctx, txn, collection, id);
   if (!found) return false;
-  replaceEntries(ctx, txn, found.def, id, found.old, doc.body);
+  if (readyIndexes(found.def).length > 0) {
+    replaceEntries(ctx, txn, found.def, id, found.old, storedBody(ctx, doc));
+  }
   tree(ctx, found.def.dbName, txn).putSync(id, doc.encoded);
   noteDocumentWrite(txn, found.def.dbName, id, doc.encoded);
   return true;
