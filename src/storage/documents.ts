@@ -11,7 +11,7 @@ import type { BulkResult } from '../types/index.js';
 export type { BulkResult };
 import { COLLECTIONS_MAX, formatId, newId } from '../util/index.js';
 import type { CollectionDef } from './catalog.js';
-import { compareBytes } from './codec/index.js';
+import { compareBytes, FieldSelection } from './codec/index.js';
 import type { StoreContext } from './context.js';
 import type { Document } from './document-check.js';
 import { type IndexValue, indexValues, type LiveIndex, sameValueKey } from './index-keys.js';
@@ -125,13 +125,14 @@ export function insertDocuments(
   const accepted: AcceptedDocument[] = [];
   const entries: IndexEntry[][] = indexes.map(() => []);
   const batchUnique = indexes.map(() => new Set<string>());
+  const selection = indexes.length > 0 ? indexSelection(indexes) : undefined;
   const storedLast = lastId(ctx, def, txn);
   const claims: IdClaims = { highest: storedLast, given: [], seen: undefined };
   docs.forEach((doc, position) => {
     try {
       if (doc instanceof DbError) throw doc;
       const id = claimId(ctx, txn, def, doc.id, claims);
-      checkIndexKeys(ctx, txn, def, indexes, doc, id, batchUnique, entries);
+      checkIndexKeys(ctx, txn, def, indexes, selection, doc, id, batchUnique, entries);
       const text = formatId(id);
       accepted.push({ id, text, doc });
       result.ids.push(text);
@@ -207,6 +208,7 @@ function checkIndexKeys(
   txn: TxnState,
   def: CollectionDef,
   indexes: LiveIndex[],
+  selection: FieldSelection | undefined,
   doc: PreparedDocument,
   id: Buffer,
   batchUnique: Set<string>[],
@@ -214,7 +216,7 @@ function checkIndexKeys(
 ): void {
   const found: IndexValue[][] = [];
   let claims: Array<[Set<string>, string]> | undefined;
-  const body = indexes.length > 0 ? storedBody(ctx, doc) : doc.body;
+  const body = selection ? storedIndexed(ctx, doc, selection) : doc.body;
   for (let i = 0; i < indexes.length; i++) {
     const index = indexes[i] as LiveIndex;
     const values = indexValues(index, body);
@@ -288,14 +290,32 @@ function stored(
   return bytes === undefined ? undefined : { def, old: ctx.docs.decode<Document>(bytes) };
 }
 
+/** The selection of each set of index paths seen, by the paths' texts. */
+const indexSelections = new Map<string, FieldSelection>();
+
+/** What a document's entries in `indexes` read: their paths, as one selection. */
+function indexSelection(indexes: readonly LiveIndex[]): FieldSelection {
+  const key = indexes.map((index) => index.def.paths.join('\u0000')).join('\u0001');
+  let selection = indexSelections.get(key);
+  if (!selection) {
+    selection = new FieldSelection(indexes.flatMap((index) => index.paths));
+    indexSelections.set(key, selection);
+  }
+  return selection;
+}
+
 /**
- * The document as its stored bytes hold it, what its index entries are made from: the
- * caller's object was encoded when the write was asked for, and may have changed since (an
- * insert not awaited, its object reused), which would give entries the stored document does
- * not have.
+ * The values at the indexed paths as the document's stored bytes hold them, what its index
+ * entries are made from: the caller's object was encoded when the write was asked for, and
+ * may have changed since (an insert not awaited, its object reused), which would give entries
+ * the stored document does not have. Only the indexed paths are decoded.
  */
-function storedBody(ctx: StoreContext, doc: PreparedDocument): Document {
-  return ctx.docs.decode<Document>(doc.encoded);
+function storedIndexed(
+  ctx: StoreContext,
+  doc: PreparedDocument,
+  selection: FieldSelection,
+): Document {
+  return ctx.docs.decodeSelected<Document>(doc.encoded, doc.encoded.length, selection);
 }
 
 /** Replaces the document with `id`, keeping the id. Returns false when it does not exist. */
@@ -308,8 +328,10 @@ export function replaceDocument(
 ): boolean {
   const found = stored(ctx, txn, collection, id);
   if (!found) return false;
-  if (readyIndexes(found.def).length > 0) {
-    replaceEntries(ctx, txn, found.def, id, found.old, storedBody(ctx, doc));
+  const ready = readyIndexes(found.def);
+  if (ready.length > 0) {
+    const next = storedIndexed(ctx, doc, indexSelection(ready));
+    replaceEntries(ctx, txn, found.def, id, found.old, next);
   }
   tree(ctx, found.def.dbName, txn).putSync(id, doc.encoded);
   noteDocumentWrite(txn, found.def.dbName, id, doc.encoded);
