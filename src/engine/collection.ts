@@ -9,6 +9,7 @@ import { DbError } from '../errors/index.js';
 import type { IndexInfo } from '../types/index.js';
 import {
   type BulkResult,
+  type CheckedDocument,
   type CollectionDef,
   checkDocument,
   checkIndexSpec,
@@ -63,9 +64,30 @@ function requireId(id: unknown): Buffer {
   return bytes;
 }
 
-function prepare(store: Store, doc: unknown): PreparedDocument {
-  const { body, id } = checkDocument(doc);
-  return store.prepareDocument(body, id);
+/**
+ * A checked document's stored form, made in the write job from the object as it is then: its
+ * bytes and its index entries come from the same state even when the caller changes its object
+ * after asking for the write (a write not awaited, its object reused). A document that cannot
+ * be stored comes back as its error.
+ */
+function prepareIn(txn: WriteTxn, doc: CheckedDocument | DbError): PreparedDocument | DbError {
+  if (doc instanceof DbError) return doc;
+  try {
+    return txn.prepareDocument(doc.body, doc.id);
+  } catch (error) {
+    if (error instanceof DbError) return error;
+    throw error;
+  }
+}
+
+/** Checks a document now (its shape and `_id`), or gives its error. */
+function checked(doc: unknown): CheckedDocument | DbError {
+  try {
+    return checkDocument(doc);
+  } catch (error) {
+    if (error instanceof DbError) return error;
+    throw error;
+  }
 }
 
 function indexInfo(index: IndexDef): IndexInfo {
@@ -107,9 +129,9 @@ export class Collection {
 
   /** Inserts one document; resolves with its `_id` once the write is durable. */
   async insert(doc: unknown): Promise<string> {
-    const prepared = prepare(this.store, doc);
+    const { body, id } = checkDocument(doc);
     const result = await this.store.write((txn) =>
-      txn.insertDocuments(this.name, [prepared], { throwFirst: true }),
+      txn.insertDocuments(this.name, [txn.prepareDocument(body, id)], { throwFirst: true }),
     );
     return result.ids[0] as string;
   }
@@ -128,15 +150,14 @@ export class Collection {
         `a bulk insert takes at most ${BULK_DOCUMENTS_MAX} documents; got ${docs.length}`,
       );
     }
-    const prepared = docs.map((doc) => {
-      try {
-        return prepare(this.store, doc);
-      } catch (error) {
-        if (error instanceof DbError) return error;
-        throw error;
-      }
-    });
-    return this.store.write((txn) => txn.insertDocuments(this.name, prepared, options));
+    const checkedDocs = docs.map(checked);
+    return this.store.write((txn) =>
+      txn.insertDocuments(
+        this.name,
+        checkedDocs.map((doc) => prepareIn(txn, doc)),
+        options,
+      ),
+    );
   }
 
   /** The document with this `_id`, or undefined. */
@@ -173,9 +194,10 @@ export class Collection {
         `the new document's _id ${formatId(given)} differs from ${formatId(bytes)}; _id cannot change`,
       );
     }
-    const prepared = this.store.prepareDocument(body, bytes);
     const replaced = await this.store.write(
-      (txn) => this.holds(txn, bytes, condition) && txn.replaceDocument(this.name, bytes, prepared),
+      (txn) =>
+        this.holds(txn, bytes, condition) &&
+        txn.replaceDocument(this.name, bytes, txn.prepareDocument(body, bytes)),
     );
     if (!replaced) {
       throw new DbError(

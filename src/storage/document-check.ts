@@ -112,7 +112,13 @@ function checkFields(object: Record<string, unknown>, depth: number): void {
  * Validates a document and splits off its `_id`. Returns the id bytes when the document
  * carries a valid UUID `_id`, undefined when it has none; anything else is an error.
  */
-export function checkDocument(doc: unknown): { body: Document; id: Buffer | undefined } {
+/** A document whose shape and `_id` were checked: its body (without `_id`) and its id. */
+export interface CheckedDocument {
+  body: Document;
+  id: Buffer | undefined;
+}
+
+export function checkDocument(doc: unknown): CheckedDocument {
   if (!isPlainObject(doc)) {
     const what = Array.isArray(doc)
       ? 'an array'

@@ -11,7 +11,7 @@ import type { BulkResult } from '../types/index.js';
 export type { BulkResult };
 import { COLLECTIONS_MAX, formatId, newId } from '../util/index.js';
 import type { CollectionDef } from './catalog.js';
-import { compareBytes, FieldSelection } from './codec/index.js';
+import { compareBytes } from './codec/index.js';
 import type { StoreContext } from './context.js';
 import type { Document } from './document-check.js';
 import { type IndexValue, indexValues, type LiveIndex, sameValueKey } from './index-keys.js';
@@ -31,6 +31,12 @@ import { noteDocumentWrite, type TxnState } from './txn-state.js';
 import { RollbackWith } from './write-queue.js';
 
 /** A document ready to store: validated body, its encoding, and the id it should keep. */
+/**
+ * A document's stored form and the body it was encoded from. Prepare it in the write job that
+ * stores it (`txn.prepareDocument`) when the caller's object may still change: the index
+ * entries are made from `body` when the job runs, the stored bytes were made when it was
+ * prepared.
+ */
 export interface PreparedDocument {
   body: Document;
   encoded: Buffer;
@@ -125,14 +131,13 @@ export function insertDocuments(
   const accepted: AcceptedDocument[] = [];
   const entries: IndexEntry[][] = indexes.map(() => []);
   const batchUnique = indexes.map(() => new Set<string>());
-  const selection = indexes.length > 0 ? indexSelection(indexes) : undefined;
   const storedLast = lastId(ctx, def, txn);
   const claims: IdClaims = { highest: storedLast, given: [], seen: undefined };
   docs.forEach((doc, position) => {
     try {
       if (doc instanceof DbError) throw doc;
       const id = claimId(ctx, txn, def, doc.id, claims);
-      checkIndexKeys(ctx, txn, def, indexes, selection, doc, id, batchUnique, entries);
+      checkIndexKeys(ctx, txn, def, indexes, doc, id, batchUnique, entries);
       const text = formatId(id);
       accepted.push({ id, text, doc });
       result.ids.push(text);
@@ -208,7 +213,6 @@ function checkIndexKeys(
   txn: TxnState,
   def: CollectionDef,
   indexes: LiveIndex[],
-  selection: FieldSelection | undefined,
   doc: PreparedDocument,
   id: Buffer,
   batchUnique: Set<string>[],
@@ -216,10 +220,9 @@ function checkIndexKeys(
 ): void {
   const found: IndexValue[][] = [];
   let claims: Array<[Set<string>, string]> | undefined;
-  const body = selection ? storedIndexed(ctx, doc, selection) : doc.body;
   for (let i = 0; i < indexes.length; i++) {
     const index = indexes[i] as LiveIndex;
-    const values = indexValues(index, body);
+    const values = indexValues(index, doc.body);
     if (index.def.unique) {
       for (const value of values) {
         if (value.hasNull) continue;
@@ -290,34 +293,6 @@ function stored(
   return bytes === undefined ? undefined : { def, old: ctx.docs.decode<Document>(bytes) };
 }
 
-/** The selection of each set of index paths seen, by the paths' texts. */
-const indexSelections = new Map<string, FieldSelection>();
-
-/** What a document's entries in `indexes` read: their paths, as one selection. */
-function indexSelection(indexes: readonly LiveIndex[]): FieldSelection {
-  const key = indexes.map((index) => index.def.paths.join('\u0000')).join('\u0001');
-  let selection = indexSelections.get(key);
-  if (!selection) {
-    selection = new FieldSelection(indexes.flatMap((index) => index.paths));
-    indexSelections.set(key, selection);
-  }
-  return selection;
-}
-
-/**
- * The values at the indexed paths as the document's stored bytes hold them, what its index
- * entries are made from: the caller's object was encoded when the write was asked for, and
- * may have changed since (an insert not awaited, its object reused), which would give entries
- * the stored document does not have. Only the indexed paths are decoded.
- */
-function storedIndexed(
-  ctx: StoreContext,
-  doc: PreparedDocument,
-  selection: FieldSelection,
-): Document {
-  return ctx.docs.decodeSelected<Document>(doc.encoded, doc.encoded.length, selection);
-}
-
 /** Replaces the document with `id`, keeping the id. Returns false when it does not exist. */
 export function replaceDocument(
   ctx: StoreContext,
@@ -328,11 +303,7 @@ export function replaceDocument(
 ): boolean {
   const found = stored(ctx, txn, collection, id);
   if (!found) return false;
-  const ready = readyIndexes(found.def);
-  if (ready.length > 0) {
-    const next = storedIndexed(ctx, doc, indexSelection(ready));
-    replaceEntries(ctx, txn, found.def, id, found.old, next);
-  }
+  replaceEntries(ctx, txn, found.def, id, found.old, doc.body);
   tree(ctx, found.def.dbName, txn).putSync(id, doc.encoded);
   noteDocumentWrite(txn, found.def.dbName, id, doc.encoded);
   return true;

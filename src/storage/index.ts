@@ -30,7 +30,7 @@ export {
   SHARED_STRUCTURES_MAX,
   type Structure,
 } from './codec/index.js';
-export { checkDocument, type Document } from './document-check.js';
+export { type CheckedDocument, checkDocument, type Document } from './document-check.js';
 export {
   type BulkResult,
   collectionNotFound,

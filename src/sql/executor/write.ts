@@ -14,7 +14,6 @@ import {
   collectionNotFound,
   normalizeCollectionName,
   NOTHING_STORED,
-  type PreparedDocument,
   type Store,
   type StoredDocument,
   type StoreReader,
@@ -65,10 +64,9 @@ export async function runInsert(
     if (Array.isArray(value)) docs.push(...value);
     else docs.push(value);
   }
-  const prepared: PreparedDocument[] = docs.map((doc, i) => {
+  const numbered = <T>(i: number, step: () => T): T => {
     try {
-      const { body, id } = checkDocument(doc);
-      return store.prepareDocument(body, id);
+      return step();
     } catch (error) {
       if (error instanceof DbError && docs.length > 1) {
         throw new DbError(
@@ -79,9 +77,15 @@ export async function runInsert(
       }
       throw error;
     }
-  });
+  };
+  const checked = docs.map((doc, i) => numbered(i, () => checkDocument(doc)));
+  // Encoded in the write, from the objects as they are then (see engine/collection.ts).
   const result: BulkResult = await store.write((txn) =>
-    txn.insertDocuments(collection, prepared, { atomic: true }),
+    txn.insertDocuments(
+      collection,
+      checked.map(({ body, id }, i) => numbered(i, () => txn.prepareDocument(body, id))),
+      { atomic: true },
+    ),
   );
   const failure = result.errors[0];
   if (failure) {
