@@ -4,8 +4,10 @@
  * `fdatasync`) or a checkpoint made the whole file durable (checkpoint.ts: for commits the
  * log's entries cannot redo, such as a new collection or index, a new term or a snapshot
  * load). Checkpoints also run once the log has grown by `checkpointBytes` since the last, so
- * that an open after a crash applies at most about that much again; they run off the event
- * loop while writes go on.
+ * that an open after a crash applies at most about that much again, or once LMDB's commits
+ * have written half of that in pages, which the pinned checkpoint keeps from reuse; they run
+ * off the event loop while writes go on. The log goes first: a group's frame is written and
+ * its flush begun before LMDB commits it (logAhead), and taken back if that commit fails.
  */
 
 import * as fs from 'node:fs';
