@@ -283,11 +283,7 @@ export class WalWriter {
       await this.beginSegment(firstSeq);
       return;
     }
-    const length = this.segmentBytes - last.at;
-    fs.writeSync(this.fd, ZEROS.subarray(0, Math.min(length, ZEROS.length)), 0, undefined, last.at);
-    for (let at = last.at + ZEROS.length; at < this.segmentBytes; at += ZEROS.length) {
-      fs.writeSync(this.fd, ZEROS, 0, Math.min(ZEROS.length, this.segmentBytes - at), at);
-    }
+    writeZeros(this.fd, last.at, this.segmentBytes);
     await fdatasync(this.fd);
     this.segmentBytes = last.at;
     this.lastWritten = undefined;
@@ -404,9 +400,7 @@ export class WalWriter {
   private zeroAhead(end: number): void {
     if (end <= this.zeroedBytes) return;
     const to = Math.max(end, this.zeroedBytes + WAL_EXTENT_BYTES);
-    for (let at = this.zeroedBytes; at < to; at += ZEROS.length) {
-      fs.writeSync(this.fd as number, ZEROS, 0, Math.min(ZEROS.length, to - at), at);
-    }
+    writeZeros(this.fd as number, this.zeroedBytes, to);
     this.zeroedBytes = to;
   }
 
@@ -435,6 +429,13 @@ export class WalWriter {
     this.reservedBytes = HEADER_BYTES;
     await fdatasync(fd);
     fsyncDirectory(this.dir);
+  }
+}
+
+/** Zeros over the bytes [from, to) of a file, a MiB at a time. */
+function writeZeros(fd: number, from: number, to: number): void {
+  for (let at = from; at < to; at += ZEROS.length) {
+    fs.writeSync(fd, ZEROS, 0, Math.min(ZEROS.length, to - at), at);
   }
 }
 
