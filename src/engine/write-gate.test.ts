@@ -71,7 +71,7 @@ async function expectAllRefused(error: object): Promise<void> {
   }
   expect(db.nodeState()).toEqual(before);
   expect([...db.collection('c').scan()]).toEqual([{ _id: id, k: 'a' }]);
-  expect(db.listCollections()).toEqual(['c']);
+  expect(db.collections()).toEqual(['c']);
   expect(
     db
       .collection('c')
