@@ -35,24 +35,18 @@ function bareEnv(): Record<string, string> {
   };
 }
 
-/** The sum of the sizes of the files under `dir` (not the blocks they take, which vary). */
-function bytesUnder(dir: string): { bytes: number; files: number } {
-  let bytes = 0;
-  let files = 0;
-  for (const entry of fs.readdirSync(dir, { recursive: true, withFileTypes: true })) {
-    if (!entry.isFile()) continue;
-    bytes += fs.statSync(path.join(entry.parentPath, entry.name)).size;
-    files++;
-  }
-  return { bytes, files };
-}
-
 /** The files under `dir`, relative to it, sorted. */
 function filesUnder(dir: string): string[] {
-  return (fs.readdirSync(dir, { recursive: true, withFileTypes: true }) as fs.Dirent[])
-    .filter((entry) => entry.isFile())
-    .map((entry) => path.relative(dir, path.join(entry.parentPath, entry.name)))
+  return (fs.readdirSync(dir, { recursive: true }) as string[])
+    .filter((file) => fs.statSync(path.join(dir, file)).isFile())
     .sort();
+}
+
+/** The sum of the sizes of the files under `dir` (not the blocks they take, which vary). */
+function bytesUnder(dir: string): { bytes: number; files: number } {
+  const files = filesUnder(dir);
+  const bytes = files.reduce((sum, file) => sum + fs.statSync(path.join(dir, file)).size, 0);
+  return { bytes, files: files.length };
 }
 
 const megabytes = (bytes: number) => `${(bytes / 1e6).toFixed(1)} MB`;
