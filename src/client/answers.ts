@@ -53,6 +53,12 @@ export interface CreatedIndex extends IndexInfo {
   collection: string;
 }
 
+/** `DELETE /indexes/{collection}/{name}`: the canonical collection and the index's own name. */
+export interface DroppedIndex {
+  collection: string;
+  dropped: string;
+}
+
 /** What `createIndex` sends: one path or several (a compound index). */
 export type IndexRequest = {
   collection: string;

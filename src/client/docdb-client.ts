@@ -26,6 +26,7 @@ import type {
   CreatedIndex,
   DeleteAnswer,
   DropAnswer,
+  DroppedIndex,
   FlushAnswer,
   IndexRequest,
   InsertAnswer,
@@ -333,6 +334,14 @@ export class DocdbClient {
   /** `POST /index`: creates and builds an index on an existing collection. */
   createIndex(request: IndexRequest): Promise<CreatedIndex> {
     return this.call({ method: 'POST', path: '/index', json: request });
+  }
+
+  /**
+   * `DELETE /indexes/{collection}/{name}`: drops the index (its name in any letter case), as
+   * SQL `DROP INDEX` does; 404 ERR_INDEX_NOT_FOUND or ERR_COLLECTION_NOT_FOUND throws.
+   */
+  dropIndex(collection: string, name: string): Promise<DroppedIndex> {
+    return this.call({ method: 'DELETE', path: `/indexes/${seg(collection)}/${seg(name)}` });
   }
 
   /** `POST /seed`: loads the demo orders (default 10,000; `seed` picks the PRNG seed). */

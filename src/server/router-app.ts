@@ -22,7 +22,7 @@ import { NO_BODY } from './json-body.js';
 import { confirmed, writeCondition } from './routes/documents.js';
 import { registerSharedAdminRoutes } from './routes/admin.js';
 import { registerRouterChangesRoutes } from './routes/changes.js';
-import { INDEX_BODY } from './routes/indexes.js';
+import { INDEX_BODY, INDEX_PARAMS } from './routes/indexes.js';
 import {
   QUERY_BODY_PROPERTIES,
   QUERY_STRING,
@@ -209,6 +209,12 @@ function registerInfo(app: FastifyInstance, current: () => Router, name: string)
       reply.status(201);
       return created;
     },
+  );
+  app.delete<{ Params: { collection: string; name: string } }>(
+    '/indexes/:collection/:name',
+    { schema: { params: INDEX_PARAMS } },
+    async (request) =>
+      current().documents.dropIndex(request.params.collection, request.params.name),
   );
 }
 

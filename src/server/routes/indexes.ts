@@ -1,4 +1,4 @@
-/** GET /indexes/{collection} and POST /index. */
+/** GET /indexes/{collection}, POST /index and DELETE /indexes/{collection}/{name}. */
 
 import type { FastifyInstance } from 'fastify';
 import type { RouteContext } from '../route-context.js';
@@ -60,4 +60,26 @@ export function registerIndexRoutes(app: FastifyInstance, { db }: RouteContext):
       return { collection: db.collection(collection).name, ...created };
     },
   );
+
+  app.delete<{ Params: { collection: string; name: string } }>(
+    '/indexes/:collection/:name',
+    {
+      schema: {
+        summary: 'Drop an index (as SQL DROP INDEX); its documents stay',
+        params: INDEX_PARAMS,
+      },
+    },
+    async (request) => {
+      const collection = db.requireCollection(request.params.collection);
+      const dropped = await collection.dropIndex(request.params.name);
+      return { collection: collection.name, dropped: dropped.name };
+    },
+  );
 }
+
+/** The path of DELETE /indexes/{collection}/{name}, as a node and a router take it. */
+export const INDEX_PARAMS = {
+  type: 'object',
+  required: ['collection', 'name'],
+  properties: { collection: { type: 'string' }, name: { type: 'string' } },
+} as const;
