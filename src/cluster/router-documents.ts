@@ -21,11 +21,11 @@ import type {
   ListOptions,
   ReplaceAnswer,
   ReplaceByKeyAnswer,
-  StoreStats,
   TaggedDocument,
   WriteCondition,
 } from '../client/index.js';
 import { DbError, isDbError } from '../errors/index.js';
+import type { RouterStats } from '../types/index.js';
 import { LIST_LIMIT_DEFAULT, parsePath } from '../util/index.js';
 import type { ClusterConfig, ClusterShard } from './config.js';
 import { shardFor } from './hash.js';
@@ -40,12 +40,6 @@ import {
   ownerOfDocument,
   withRouterIds,
 } from './write-plan.js';
-
-/** `GET /stats` through a router: documents per collection summed, and every shard's stats. */
-export interface RouterStats {
-  collections: Array<{ name: string; count: number }>;
-  shards: Array<{ name: string; stats: StoreStats }>;
-}
 
 export class RouterDocuments {
   constructor(

@@ -40,7 +40,7 @@ import { RouterAdmin } from './router-admin.js';
 import { RouterDocuments } from './router-documents.js';
 import { type RouterOptions, ShardSet } from './shard-set.js';
 
-export type { RouterStats } from './router-documents.js';
+export type { RouterStats } from '../types/index.js';
 export type { RouterOptions };
 import { deleteIds, isPlainObject, ownerOfDocument, withRouterIds } from './write-plan.js';
 
