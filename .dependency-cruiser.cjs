@@ -4,6 +4,10 @@
  * `npm run layers` fails on any violation or import cycle.
  */
 const layer = (name) => `^src/${name}/`;
+/** Node's own modules as dependency-cruiser names them (`fs`, `fs/promises`, …). */
+const nodeModules = `^(${require('node:module')
+  .builtinModules.map((name) => name.replace(/[/.]/g, '\\$&'))
+  .join('|')})(/|$)`;
 
 module.exports = {
   forbidden: [
@@ -142,10 +146,18 @@ module.exports = {
     {
       name: 'undici-only-in-client',
       comment:
-        'The typed HTTP client (ADR 0012); its transport is the one importer in src/client/.',
+        'The typed HTTP client (ADR 0012); its Node transport is the one importer in src/client/.',
       severity: 'error',
-      from: { pathNot: '^src/client/transport\\.ts$' },
+      from: { pathNot: '^src/client/undici-transport\\.ts$' },
       to: { path: 'node_modules/undici/' },
+    },
+    {
+      name: 'client-browser-entry-needs-no-node',
+      comment:
+        'docdb/client in a browser (ADR 0024): nothing src/client/browser.ts reaches imports a Node module or undici.',
+      severity: 'error',
+      from: { path: '^src/client/browser\\.ts$' },
+      to: { reachable: true, path: [nodeModules, 'node_modules/undici/'] },
     },
     {
       name: 'client-imports-only-types-errors-util',

@@ -189,12 +189,19 @@ describe('the client against a node', () => {
     expect(next.documents.map((d) => d.n)).toEqual([2, 3, 4]);
   });
 
-  it('creates and lists indexes, and drops a collection with X-Confirm', async () => {
+  it('creates, lists and drops indexes, and drops a collection with X-Confirm', async () => {
     await client.insert('indexed', { a: { b: 1 } });
     const created = await client.createIndex({ collection: 'indexed', path: 'a.b', name: 'ab' });
     expect(created).toMatchObject({ collection: 'indexed', name: 'ab', paths: ['a.b'] });
     expect((await client.indexes('indexed')).map((i) => i.name)).toEqual(['ab']);
     expect((await client.getByKey('indexed', 'a.b', 1)).plan).toMatch(/^INDEX_SCAN.*\(ab\b/);
+    await client.createIndex({ collection: 'indexed', path: 'c', name: 'by_c' });
+    expect(await client.dropIndex('Indexed', 'BY_C')).toEqual({
+      collection: 'indexed',
+      dropped: 'by_c',
+    });
+    const gone = await rejection(client.dropIndex('indexed', 'by_c'));
+    expect([gone.code, gone.status]).toEqual(['ERR_INDEX_NOT_FOUND', 404]);
     expect(await client.dropCollection('indexed')).toEqual({ dropped: 'indexed' });
     expect(await client.collections()).not.toContain('indexed');
   });

@@ -1,7 +1,9 @@
 /**
- * DocdbClient: one method per route of the node REST API (docs/rest.md), typed with the
- * shapes of src/types/. It builds paths and reads answers; the transport owns connections,
- * retries and errors. It never holds a whole query stream in memory.
+ * DocdbClientBase: one method per route of the node REST API (docs/rest.md), typed with the
+ * shapes of src/types/, over any transport. It builds paths and reads answers; the transport
+ * owns connections, retries and errors. It never holds a whole query stream in memory, and
+ * imports nothing that needs Node: `DocdbClient` puts it over undici in Node (node-client.ts)
+ * and over `fetch` in a browser (browser-client.ts; ADR 0024).
  */
 
 import { DbError, isDbError } from '../errors/index.js';
@@ -16,6 +18,7 @@ import type {
   DeleteAnswer,
   Document,
   DropAnswer,
+  DroppedIndex,
   FeedEntry,
   FlushAnswer,
   HealthBody,
@@ -42,7 +45,7 @@ import type {
 } from '../types/index.js';
 import { type ChangesOptions, followFeed } from './changes.js';
 import { ndjsonValues } from './ndjson.js';
-import { type Call, type ClientOptions, Transport } from './transport.js';
+import type { Call, Transport } from './transport.js';
 
 const NDJSON = 'application/x-ndjson';
 
@@ -55,14 +58,9 @@ function ifMatch(condition: WriteCondition): Pick<Call, 'headers'> {
 /** A path segment: any text, encoded (a collection name, a JSON path, a value, an `_id`). */
 const seg = (text: string): string => encodeURIComponent(text);
 
-/** A typed client of one docdb node (or a router, which serves the same API). */
-export class DocdbClient implements NodeApi {
-  private readonly transport: Transport;
-
-  /** `baseUrl` is the node's address, e.g. `http://127.0.0.1:5000`; see `ClientOptions`. */
-  constructor(baseUrl: string, options: ClientOptions = {}) {
-    this.transport = new Transport(baseUrl, options);
-  }
+/** The routes of a typed client of one docdb node (or a router, which serves the same API). */
+export class DocdbClientBase implements NodeApi {
+  constructor(protected readonly transport: Transport) {}
 
   /** The node's address as given, without a trailing slash. */
   get baseUrl(): string {
@@ -340,6 +338,14 @@ export class DocdbClient implements NodeApi {
     return this.call({ method: 'POST', path: '/index', json: request });
   }
 
+  /**
+   * `DELETE /indexes/{collection}/{name}`: drops the index (its name in any letter case), as
+   * SQL `DROP INDEX` does; 404 ERR_INDEX_NOT_FOUND or ERR_COLLECTION_NOT_FOUND throws.
+   */
+  dropIndex(collection: string, name: string): Promise<DroppedIndex> {
+    return this.call({ method: 'DELETE', path: `/indexes/${seg(collection)}/${seg(name)}` });
+  }
+
   /** `POST /seed`: loads the demo orders (default 10,000; `seed` picks the PRNG seed). */
   seed(orders?: number, seed?: number): Promise<SeedResult> {
     const json = {
@@ -364,38 +370,6 @@ export class DocdbClient implements NodeApi {
   /** `POST /admin/compact/{collection}`. */
   compact(collection: string): Promise<CompactResult> {
     return this.call({ method: 'POST', path: `/admin/compact/${seg(collection)}` });
-  }
-
-  /**
-   * `POST /admin/backup`: a hot backup of the node as one stream (its manifest line, then
-   * its files; docs/backup.md), read chunk by chunk; `seq` is the backup's last seq. `break`
-   * ends the request. Never retried.
-   */
-  async backup(
-    options: { withLog?: boolean; compact?: boolean } = {},
-  ): Promise<{ seq: number; bytes: number; chunks: AsyncIterable<Buffer> }> {
-    const query = new URLSearchParams();
-    if (options.withLog) query.set('withLog', 'true');
-    if (options.compact) query.set('compact', 'true');
-    const search = query.size > 0 ? `?${query}` : '';
-    const call: Call = { method: 'POST', path: `/admin/backup${search}`, accept: '*/*' };
-    const answer = await this.transport.open(call);
-    answer.settle();
-    const transport = this.transport;
-    async function* chunks(): AsyncGenerator<Buffer> {
-      try {
-        for await (const chunk of answer.body) yield chunk;
-      } catch (error) {
-        throw transport.failure(call, error);
-      } finally {
-        answer.body.destroy();
-      }
-    }
-    return {
-      seq: Number(answer.headers['x-docdb-backup-seq']),
-      bytes: Number(answer.headers['content-length']),
-      chunks: chunks(),
-    };
   }
 
   /** `POST /admin/rebuild-indexes/{collection}`: every index, marked ready. */
@@ -471,10 +445,6 @@ export class DocdbClient implements NodeApi {
   }
 }
 
-/** Connects a client to the node at `baseUrl`; the pool opens connections as requests need them. */
-export function connect(baseUrl: string, options?: ClientOptions): DocdbClient {
-  return new DocdbClient(baseUrl, options);
-}
 
 function queryBody(sql: string, params: readonly unknown[] | undefined, options: QueryOptions) {
   return {

@@ -13,6 +13,7 @@ import type {
   DeleteAnswer,
   Document,
   DropAnswer,
+  DroppedIndex,
   IndexInfo,
   IndexRequest,
   InsertAnswer,
@@ -326,6 +327,28 @@ export class RouterDocuments {
     await this.shards.ensureEverywhere(request.collection);
     const [first] = await this.shards.all((c) => c.createIndex(request));
     return first as CreatedIndex;
+  }
+
+  /**
+   * `DELETE /indexes/{c}/{name}`: on every shard that holds the collection. A shard that lacks
+   * the index is passed over, so a drop that failed half-way (a shard down) can simply be
+   * sent again; when no shard has it, the first shard's 404 is the answer.
+   */
+  async dropIndex(collection: string, name: string): Promise<DroppedIndex> {
+    requirePlacement(this.config, collection);
+    let missing: unknown;
+    const answers = await this.shards.partAnswers(async (c) => {
+      try {
+        return [await c.dropIndex(collection, name)];
+      } catch (error) {
+        if (!isDbError(error, 'ERR_INDEX_NOT_FOUND')) throw error;
+        missing ??= error;
+        return [];
+      }
+    });
+    const [first] = answers.flat();
+    if (first === undefined) throw missing;
+    return first;
   }
 
   /** `GET /stats`: counts summed per collection, and each shard's own stats. */

@@ -17,6 +17,7 @@ import type {
   DocdbClient,
   Document,
   DropAnswer,
+  DroppedIndex,
   FlushAnswer,
   HealthBody,
   IndexInfo,
@@ -224,6 +225,10 @@ export class Router implements NodeApi {
 
   createIndex(request: IndexRequest): Promise<CreatedIndex> {
     return this.documents.createIndex(request);
+  }
+
+  dropIndex(collection: string, name: string): Promise<DroppedIndex> {
+    return this.documents.dropIndex(collection, name);
   }
 
   flush(): Promise<FlushAnswer> {

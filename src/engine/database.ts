@@ -20,6 +20,7 @@ import type {
   CreatedIndex,
   DeleteAnswer,
   DropAnswer,
+  DroppedIndex,
   FlushAnswer,
   HealthBody,
   IndexInfo,
@@ -247,6 +248,12 @@ export class Database implements NodeApi {
     const handle = this.requireCollection(collection);
     const created = await handle.createIndex({ paths: paths ?? [path as string], name, unique });
     return { collection: handle.name, ...created };
+  }
+
+  /** Drops an index of an existing collection by name (any case); its documents stay. */
+  async dropIndex(collection: string, name: string): Promise<DroppedIndex> {
+    const handle = this.requireCollection(collection);
+    return { collection: handle.name, dropped: (await handle.dropIndex(name)).name };
   }
 
   /** Rebuilds every index of an existing collection and marks them ready. */

@@ -296,6 +296,7 @@ describe('GET /openapi.json', () => {
       '/collections/{name}/by/{field}/{value}': ['delete', 'get', 'put'],
       '/collections/{name}/{id}': ['delete', 'get', 'put'],
       '/indexes/{collection}': ['get'],
+      '/indexes/{collection}/{name}': ['delete'],
       '/index': ['post'],
       '/seed': ['post'],
       '/admin/flush': ['post'],

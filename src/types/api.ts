@@ -9,7 +9,13 @@ import type { BulkResult, Document, SeedResult } from './documents.js';
 import type { HealthBody } from './node.js';
 import type { QueryMeta, QueryResult, ShardQueryOptions } from './query.js';
 import type { ReplicationStatus } from './replication.js';
-import type { CheckpointResult, CompactResult, IndexInfo, StoreStats } from './stats.js';
+import type {
+  CheckpointResult,
+  CompactResult,
+  IndexInfo,
+  RouterStats,
+  StoreStats,
+} from './stats.js';
 
 /** An answer the embedded database may give at once; callers await it either way. */
 export type Answer<T> = T | Promise<T>;
@@ -73,6 +79,8 @@ export interface NodeApi {
   indexes(collection: string): Answer<IndexInfo[]>;
   /** `POST /index`: creates and builds an index on an existing collection. */
   createIndex(request: IndexRequest): Promise<CreatedIndex>;
+  /** `DELETE /indexes/{collection}/{name}`: drops the index (404 when there is none). */
+  dropIndex(collection: string, name: string): Promise<DroppedIndex>;
 
   /** `POST /admin/flush`. */
   flush(): Promise<FlushAnswer>;
@@ -90,12 +98,6 @@ export interface NodeApi {
 
 /** `GET /stats`: a node's, or a router's (which has `shards`). */
 export type NodeStats = StoreStats | RouterStats;
-
-/** `GET /stats` through a router: documents per collection summed, and every shard's stats. */
-export interface RouterStats {
-  collections: Array<{ name: string; count: number }>;
-  shards: Array<{ name: string; stats: StoreStats }>;
-}
 
 /** Options of `query` and `queryStream`. */
 export interface QueryOptions {
@@ -143,6 +145,12 @@ export interface DropAnswer {
 /** `POST /index`: the index, built before the answer. */
 export interface CreatedIndex extends IndexInfo {
   collection: string;
+}
+
+/** `DELETE /indexes/{collection}/{name}`: the canonical collection and the index's own name. */
+export interface DroppedIndex {
+  collection: string;
+  dropped: string;
 }
 
 /** What `createIndex` sends: one path or several (a compound index). */

@@ -1,4 +1,7 @@
-/** GET /indexes/{collection} and POST /index, over a node's database or a router alike. */
+/**
+ * GET /indexes/{collection}, POST /index and DELETE /indexes/{collection}/{name}, over a
+ * node's database or a router alike.
+ */
 
 import type { FastifyInstance } from 'fastify';
 import type { IndexRequest } from '../../types/index.js';
@@ -49,5 +52,20 @@ export function registerIndexRoutes(app: FastifyInstance, { api }: ApiContext): 
       reply.status(201);
       return created;
     },
+  );
+
+  app.delete<{ Params: { collection: string; name: string } }>(
+    '/indexes/:collection/:name',
+    {
+      schema: {
+        summary: 'Drop an index (as SQL DROP INDEX); its documents stay',
+        params: {
+          type: 'object',
+          required: ['collection', 'name'],
+          properties: { collection: { type: 'string' }, name: { type: 'string' } },
+        },
+      },
+    },
+    async (request) => api().dropIndex(request.params.collection, request.params.name),
   );
 }
