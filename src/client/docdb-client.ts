@@ -445,7 +445,6 @@ export class DocdbClientBase implements NodeApi {
   }
 }
 
-
 function queryBody(sql: string, params: readonly unknown[] | undefined, options: QueryOptions) {
   return {
     sql,
