@@ -105,12 +105,27 @@ export function describeSettings(
   return parts.join(' ');
 }
 
+/**
+ * The data directory is created when missing; a regular file in its place is a setting to
+ * correct, not an EEXIST from deep in the storage layer (issue 23, mend 11). A path ending in
+ * `.docdb` names the data file itself.
+ */
+function requireDataDirectory(dataDir: string): void {
+  const stat = fs.statSync(dataDir, { throwIfNoEntry: false });
+  if (stat === undefined || stat.isDirectory() || dataDir.endsWith('.docdb')) return;
+  throw new DbError(
+    'ERR_CONFIG_INVALID',
+    `data directory ${dataDir} is a file, not a directory; set ${whereToSet(SETTINGS.dataDir)} to a directory (it is created when missing)`,
+  );
+}
+
 /** Starts a node with resolved settings. Rejects with a DbError naming what is wrong. */
 export async function startNode(
   config: NodeConfig,
   options: StartOptions = {},
 ): Promise<RunningNode> {
   const https = tlsOptions(config);
+  requireDataDirectory(config.dataDir);
   const db = await open(config.dataDir, {
     changeLogRetainBytes: config.changeLogRetainMiB * 1024 * 1024,
     pageCheck: config.pageCheck,

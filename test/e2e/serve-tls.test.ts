@@ -130,7 +130,8 @@ async function expectTlsFailure(
     cwd: dir,
     env: cleanEnv(env),
   });
-  expect(exit.code, stderr).toBe(1);
+  // ERR_CONFIG_INVALID: a setting to correct, a usage error (exit 2).
+  expect(exit.code, stderr).toBe(2);
   for (const fragment of fragments) expect(stderr).toContain(fragment);
   expect(stderr).toContain('ERR_CONFIG_INVALID');
   expect(stderr + stdout).not.toContain(P12_PASSWORD);
