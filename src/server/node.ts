@@ -13,6 +13,7 @@ import { type Database, open } from '../engine/index.js';
 import { DbError } from '../errors/index.js';
 import { Replication, type ReplicationLog } from '../replication/index.js';
 import { buildApp, requestsInFlight } from './app.js';
+import { listenQuietly } from './listen.js';
 import { type LogArchive, startLogArchive } from './log-archive.js';
 import { removeStaleBackupCopies } from './routes/admin.js';
 import type { SettingKey } from './config.js';
@@ -179,7 +180,7 @@ export async function startNode(
       warn: (message) => app.log.warn(message),
       error: (message) => app.log.error(message),
     };
-    await app.listen({ port: config.port, host: bindAddress(config) });
+    await listenQuietly(app, { port: config.port, host: bindAddress(config) });
   } catch (error) {
     await db.close();
     throw listenError(error, config);
