@@ -19,7 +19,14 @@ import { removeStaleBackupCopies } from './routes/admin.js';
 import type { SettingKey } from './config.js';
 import type { NodeConfig, SettingSource } from './node-config.js';
 import { newNodeStatus, type NodeStatus } from './node-status.js';
-import { SETTING_NAMES, SETTINGS, settingSpec, whereToSet } from './settings.js';
+import {
+  flagName,
+  SETTING_NAMES,
+  SETTINGS,
+  type SettingSpec,
+  settingSpec,
+  whereToSet,
+} from './settings.js';
 
 /** A running node. */
 export interface RunningNode {
@@ -45,30 +52,42 @@ export interface StartOptions {
   handleSignals?: boolean;
 }
 
-function tlsOptions(config: NodeConfig): { https: Record<string, unknown> } | undefined {
-  if (!config.tls) return undefined;
-  const { certPath, certPassword } = config.tls;
-  let content: Buffer;
+/** A TLS file's bytes; a file that cannot be read names its setting. */
+function readTlsFile(file: string, spec: SettingSpec): Buffer {
   try {
-    content = fs.readFileSync(certPath);
+    return fs.readFileSync(file);
   } catch (error) {
     throw new DbError(
       'ERR_CONFIG_INVALID',
-      `security.tls.certPath: cannot read ${certPath} (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`,
+      `${spec.title} (${whereToSet(spec)}): cannot read ${file} (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`,
     );
   }
+}
+
+function tlsOptions(config: NodeConfig): { https: Record<string, unknown> } | undefined {
+  if (!config.tls) return undefined;
+  const { certPath, keyPath, certPassword } = config.tls;
+  const pkcs12 = /\.(pfx|p12)$/i.test(certPath);
+  if (pkcs12 && keyPath !== undefined) {
+    throw new DbError(
+      'ERR_CONFIG_INVALID',
+      `${SETTINGS.keyPath.title} (${whereToSet(SETTINGS.keyPath)}): ${certPath} is a PKCS#12 file, which holds its key; give a key file only with a PEM certificate`,
+    );
+  }
+  const content = readTlsFile(certPath, SETTINGS.certPath);
+  const key = keyPath === undefined ? content : readTlsFile(keyPath, SETTINGS.keyPath);
   const passphrase = certPassword === undefined ? {} : { passphrase: certPassword };
-  const https = /\.(pfx|p12)$/i.test(certPath)
+  const https = pkcs12
     ? { pfx: content, ...passphrase }
-    : // A PEM file holds the chain and the key: Node reads both from the same text.
-      { cert: content, key: content, ...passphrase };
+    : // A PEM file holds the chain and the key, unless the key has a file of its own.
+      { cert: content, key, ...passphrase };
   try {
     // Build the context now, so a bad file or password fails here with a clear message.
     createSecureContext(https);
   } catch (error) {
     throw new DbError(
       'ERR_CONFIG_INVALID',
-      `security.tls: cannot use ${certPath} (${(error as Error).message}); check certPath (a .pfx/.p12, or a PEM with the certificate chain and the private key) and certPassword`,
+      `security.tls: cannot use ${certPath}${keyPath === undefined ? '' : ` with the key ${keyPath}`} (${(error as Error).message}); check the certificate (${flagName(SETTINGS.certPath)}, certPath: a .pfx/.p12, or a PEM with the certificate chain and the private key), the key (${flagName(SETTINGS.keyPath)}, keyPath) and the password (${flagName(SETTINGS.certPassword)}, certPassword)`,
     );
   }
   return { https };
