@@ -98,8 +98,9 @@ export class ReplicationLeader {
     await new Promise<void>((resolve, reject) => {
       server.once('error', (error: NodeJS.ErrnoException) =>
         reject(
+          // The same code as an HTTP port in use (server/node.ts): a setting to change.
           new DbError(
-            'ERR_BAD_ARGUMENT',
+            'ERR_CONFIG_INVALID',
             error.code === 'EADDRINUSE'
               ? `replication port ${options.port} is already in use; pick another`
               : `cannot listen on replication port ${options.port} (${error.code ?? error.message})`,

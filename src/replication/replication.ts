@@ -656,8 +656,9 @@ function probePort(port: number, host: string): Promise<void> {
     const server = net.createServer();
     server.once('error', (error: NodeJS.ErrnoException) =>
       reject(
+        // The same code as any port in use (leader.ts, server/node.ts).
         new DbError(
-          'ERR_BAD_ARGUMENT',
+          'ERR_CONFIG_INVALID',
           error.code === 'EADDRINUSE'
             ? `port ${port} is already in use; promote with another port`
             : `cannot listen on port ${port} (${error.code ?? error.message})`,
