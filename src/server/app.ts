@@ -33,6 +33,7 @@ import { Metrics } from './metrics.js';
 import { bindStatus, type NodeStatus, newNodeStatus } from './node-status.js';
 import type { RouteContext } from './route-context.js';
 import { addRequestHooks } from './request-hooks.js';
+import { replicationPort } from './replication-port.js';
 import { requestIdGenerator } from './request-id.js';
 import { registerAdminRoutes } from './routes/admin.js';
 import { registerChangesRoutes } from './routes/changes.js';
@@ -204,7 +205,11 @@ export function buildApp(db: Database, options: AppOptions = {}): FastifyInstanc
   const app = baseApp(options);
   const status = bindStatus(options.status ?? newNodeStatus(options.nodeName ?? 'node-1'), db.gate);
   const replication =
-    options.replication ?? new Replication({ db, nodeName: options.nodeName ?? 'node-1' });
+    options.replication ??
+    new Replication({
+      port: replicationPort(db),
+      nodeName: options.nodeName ?? 'node-1',
+    });
   const metrics = new Metrics(
     () => db.writeCounts(),
     () => replication.status(),
