@@ -92,14 +92,18 @@ async function until<T>(
  * Waits for the follower to hold the leader's last seq, and to be done with a snapshot load
  * (its last step commits before it is durable and the follower says so).
  */
-function caughtUp(leader: TestNode, follower: TestNode): Promise<true> {
-  return until(
+async function caughtUp(leader: TestNode, follower: TestNode): Promise<true> {
+  await until(
     () =>
       (follower.db.nodeState().lastSeq === leader.db.nodeState().lastSeq &&
         follower.replication.status().leader?.state !== 'snapshot') ||
       undefined,
     `the follower to reach seq ${leader.db.nodeState().lastSeq}`,
   );
+  // The last seq counts a commit at once, but the log's readers see its entries only once it
+  // is durable (change-log.ts): wait for that too, or a read of the log may miss the last one.
+  await follower.db.flush();
+  return true;
 }
 
 async function everything(db: Database): Promise<unknown> {
