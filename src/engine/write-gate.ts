@@ -10,7 +10,7 @@
  */
 
 import { DbError } from '../errors/index.js';
-import type { StoreWriter, WriteTxn } from '../storage/index.js';
+import type { Store, StoreWriter, WriteTxn } from '../storage/index.js';
 import type { GateState, Role } from '../types/index.js';
 
 export type { GateState, Role };
@@ -118,7 +118,7 @@ export class WriteGate {
  */
 export class GatedWriter implements StoreWriter {
   constructor(
-    private readonly store: StoreWriter & { nodeState(): { lastSeq: number } },
+    private readonly store: Store,
     private readonly gate: WriteGate,
   ) {}
 
@@ -133,6 +133,8 @@ export class GatedWriter implements StoreWriter {
       changed = txn.logsChanges;
       return result;
     });
+    // The log's last seq once the commit resolved: this write's entries and any committed
+    // with or after them, which followers must hold before the write is acknowledged.
     if (barrier && changed) await barrier(this.store.nodeState().lastSeq);
     return value;
   }
