@@ -10,10 +10,18 @@ module.exports = {
     { name: 'no-cycles', severity: 'error', from: {}, to: { circular: true } },
     {
       name: 'errors-and-util-are-leaves',
-      comment: 'errors/ and util/ import nothing internal but each other (util may use errors).',
+      comment:
+        'errors/ and util/ import nothing internal but each other (util may use errors) and, for util, the plain shapes of types/.',
       severity: 'error',
       from: { path: '^src/(errors|util)/' },
-      to: { path: '^src/', pathNot: '^src/(errors|util)/' },
+      to: { path: '^src/', pathNot: '^src/(errors|util|types)/' },
+    },
+    {
+      name: 'errors-are-below-types',
+      comment: 'types/ imports the error codes, so errors/ may not import types/.',
+      severity: 'error',
+      from: { path: '^src/errors/' },
+      to: { path: '^src/types/' },
     },
     {
       name: 'types-are-the-bottom',

@@ -6,41 +6,40 @@
 
 import { DbError, isDbError } from '../errors/index.js';
 import type {
-  BulkResult,
-  ChangeHeartbeat,
-  CompactResult,
-  Document,
-  FeedEntry,
-  HealthBody,
-  IndexInfo,
-  QueryMeta,
-  ReplicationStatus,
-  ShardQueryOptions,
-  SeedResult,
-  StoreStats,
-} from '../types/index.js';
-import type {
   BulkOptions,
+  BulkResult,
   ByKeyAnswer,
+  ChangeHeartbeat,
   CheckpointAnswer,
+  CompactResult,
   CreatedIndex,
   DeleteAnswer,
+  Document,
   DropAnswer,
+  FeedEntry,
   FlushAnswer,
+  HealthBody,
+  IndexInfo,
   IndexRequest,
   InsertAnswer,
   KeyValue,
   ListAnswer,
   ListOptions,
+  NodeApi,
+  NodeStats,
   QueryAnswer,
+  QueryMeta,
+  QueryOptions,
   RebuildIndexAnswer,
   RebuildIndexesAnswer,
   ReplaceAnswer,
   ReplaceByKeyAnswer,
+  ReplicationStatus,
+  SeedResult,
   TaggedDocument,
   TransitionAnswer,
   WriteCondition,
-} from './answers.js';
+} from '../types/index.js';
 import { type ChangesOptions, followFeed } from './changes.js';
 import { ndjsonValues } from './ndjson.js';
 import { type Call, type ClientOptions, Transport } from './transport.js';
@@ -57,7 +56,7 @@ function ifMatch(condition: WriteCondition): Pick<Call, 'headers'> {
 const seg = (text: string): string => encodeURIComponent(text);
 
 /** A typed client of one docdb node (or a router, which serves the same API). */
-export class DocdbClient {
+export class DocdbClient implements NodeApi {
   private readonly transport: Transport;
 
   /** `baseUrl` is the node's address, e.g. `http://127.0.0.1:5000`; see `ClientOptions`. */
@@ -82,7 +81,7 @@ export class DocdbClient {
   }
 
   /** `GET /stats`: the file, its pages, collections with counts and indexes, the change log. */
-  stats(): Promise<StoreStats> {
+  stats(): Promise<NodeStats> {
     return this.call({ method: 'GET', path: '/stats' });
   }
 
@@ -237,14 +236,23 @@ export class DocdbClient {
     return this.call({ method: 'GET', path: byKey(collection, path, value) });
   }
 
-  /** `PUT …/by/{path}/{value}`: replaces the one match (404 none, 409 several); keeps its `_id`. */
+  /**
+   * `PUT …/by/{path}/{value}`: replaces the one match (404 none, 409 several); keeps its `_id`;
+   * with `ifMatch` only while the match's tag is that one (else 412 ERR_DOCUMENT_CHANGED).
+   */
   replaceByKey(
     collection: string,
     path: string,
     value: KeyValue,
     doc: Document,
+    condition: WriteCondition = {},
   ): Promise<ReplaceByKeyAnswer> {
-    return this.call({ method: 'PUT', path: byKey(collection, path, value), json: doc });
+    return this.call({
+      method: 'PUT',
+      path: byKey(collection, path, value),
+      json: doc,
+      ...ifMatch(condition),
+    });
   }
 
   /** `DELETE …/by/{path}/{value}`: deletes every match. */
@@ -269,7 +277,7 @@ export class DocdbClient {
 
   /**
    * `GET /collections/{name}/{_id}` with its `ETag`: the document and its tag, or undefined
-   * when no document has that `_id`.
+   * when no document has that `_id`. A router's copy of a replicated document has no tag.
    */
   async getTagged(collection: string, id: string): Promise<TaggedDocument | undefined> {
     try {
@@ -278,10 +286,7 @@ export class DocdbClient {
         path: byId(collection, id),
       });
       const tag = /"([^"]*)"/.exec(String(headers.etag ?? ''))?.[1];
-      if (tag === undefined) {
-        throw new DbError('ERR_CLIENT_PROTOCOL', `${byId(collection, id)} answered no ETag`);
-      }
-      return { doc: body, tag };
+      return tag === undefined ? { doc: body } : { doc: body, tag };
     } catch (error) {
       if (isDbError(error, 'ERR_DOCUMENT_NOT_FOUND')) return undefined;
       throw error;
@@ -469,12 +474,6 @@ export class DocdbClient {
 /** Connects a client to the node at `baseUrl`; the pool opens connections as requests need them. */
 export function connect(baseUrl: string, options?: ClientOptions): DocdbClient {
   return new DocdbClient(baseUrl, options);
-}
-
-/** Options of `query` and `queryStream`. */
-export interface QueryOptions {
-  /** A router's request to a shard (ADR 0014): a partial aggregate and/or sort keys. */
-  shard?: ShardQueryOptions;
 }
 
 function queryBody(sql: string, params: readonly unknown[] | undefined, options: QueryOptions) {

@@ -6,9 +6,8 @@
  * types/, errors/ and util/.
  */
 
-export type * from './answers.js';
 export type { ChangesOptions } from './changes.js';
-export { connect, DocdbClient, type QueryOptions } from './docdb-client.js';
+export { connect, DocdbClient } from './docdb-client.js';
 export { NDJSON_LINE_BYTES_MAX } from './ndjson.js';
 export {
   CLIENT_CONNECTIONS_DEFAULT,

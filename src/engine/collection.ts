@@ -6,7 +6,7 @@
  */
 
 import { DbError } from '../errors/index.js';
-import type { IndexInfo } from '../types/index.js';
+import type { IndexInfo, WriteCondition } from '../types/index.js';
 import {
   type BulkResult,
   type CheckedDocument,
@@ -42,11 +42,7 @@ export interface InsertManyOptions {
 
 export type { IndexInfo };
 
-/** Makes a replace or delete conditional on the version of the document a reader saw. */
-export interface WriteCondition {
-  /** The tag `getTagged` answered (over REST, the `ETag` of a GET). */
-  ifMatch?: string;
-}
+export type { WriteCondition };
 
 /** Options of createIndex: the paths, plus an optional name and the unique flag. */
 export interface CreateIndexOptions extends IndexSpec {}

@@ -5,8 +5,42 @@
  * port (replication/port.ts), which the node wires from `store` and `gate`, never through here.
  */
 
-import type { DbError } from '../errors/index.js';
-import type { CheckpointResult, VerifyReport } from '../types/index.js';
+import {
+  ambiguousMatch,
+  atomicBulkRefused,
+  DbError,
+  documentNotFound,
+  keyNotFound,
+} from '../errors/index.js';
+import type {
+  BulkOptions,
+  BulkResult,
+  ByKeyAnswer,
+  CheckpointAnswer,
+  CreatedIndex,
+  DeleteAnswer,
+  DropAnswer,
+  FlushAnswer,
+  HealthBody,
+  IndexInfo,
+  IndexRequest,
+  InsertAnswer,
+  KeyValue,
+  ListAnswer,
+  ListOptions,
+  NodeApi,
+  QueryOptions,
+  RebuildIndexAnswer,
+  RebuildIndexesAnswer,
+  ReplaceAnswer,
+  ReplaceByKeyAnswer,
+  SeedResult,
+  TaggedDocument,
+  VerifyReport,
+  WriteCondition,
+} from '../types/index.js';
+import { formatId, keyTextValues, parseId, seedOrders } from '../util/index.js';
+import { VERSION } from '../version.js';
 import {
   type ChangeEntry,
   type CompactResult,
@@ -30,19 +64,25 @@ import {
   type QueryMeta,
   type QueryResult,
   runQuery,
-  type ShardQueryOptions,
   StatementCache,
   streamQuery,
 } from './query.js';
 import { GatedWriter, WriteGate } from './write-gate.js';
 
 /** Options of open(). */
-export interface OpenOptions extends StoreOptions {}
+export interface OpenOptions extends StoreOptions {
+  /** The name `health()` reports: the node's name when it serves (default `node-1`). */
+  name?: string | undefined;
+}
 
-export class Database {
+/** The name a database reports when none was given: the spec's default node name. */
+export const DEFAULT_NODE_NAME = 'node-1';
+
+export class Database implements NodeApi {
   private readonly statements = new StatementCache();
   /** The node's role, read-only mode and commit barrier: every client write passes it. */
   readonly gate = new WriteGate();
+  private readonly openedAtMs = Date.now();
   /** Where every write this database offers goes: the store, through the gate. */
   private readonly writer: GatedWriter;
 
@@ -50,7 +90,11 @@ export class Database {
    * `store` is the node's storage, for the node's wiring alone (replication's port, the
    * change-log archive): its own writes pass no gate. Applications use the methods below.
    */
-  constructor(readonly store: Store) {
+  constructor(
+    readonly store: Store,
+    /** What `health()` reports as the node (the node's name when it serves). */
+    readonly name = DEFAULT_NODE_NAME,
+  ) {
     this.writer = new GatedWriter(store, this.gate);
   }
 
@@ -87,6 +131,143 @@ export class Database {
     return collectionNotFound(name, this.store.collectionNames());
   }
 
+  // ---- the REST surface (NodeApi, types/api.ts): what a node serves, by collection name ----
+
+  /** Liveness: this database's name, the version, its role and read-only mode, uptime. */
+  health(): HealthBody {
+    return {
+      status: 'ok',
+      node: this.name,
+      version: VERSION,
+      readOnly: this.gate.readOnly,
+      role: this.gate.role,
+      uptimeSeconds: Math.floor((Date.now() - this.openedAtMs) / 1000),
+    };
+  }
+
+  /** Stores one document in `collection` (created on first insert); answers its `_id`. */
+  async insert(collection: string, doc: unknown): Promise<InsertAnswer> {
+    return { id: await this.collection(collection).insert(doc) };
+  }
+
+  /**
+   * Stores many documents: per-item results. With `atomic`, all or none: any failure stores
+   * nothing and throws the first one's code, every failure in its details.
+   */
+  async bulk(collection: string, docs: unknown[], options: BulkOptions = {}): Promise<BulkResult> {
+    const result = await this.collection(collection).insertMany(docs, options);
+    if (options.atomic && result.errors.length > 0) {
+      throw atomicBulkRefused(result.errors, docs.length);
+    }
+    return result;
+  }
+
+  /** A page of an existing collection's documents in `_id` order. */
+  list(collection: string, options: ListOptions = {}): ListAnswer {
+    const documents = this.requireCollection(collection).list(options);
+    return { documents, count: documents.length };
+  }
+
+  /**
+   * The documents whose `field` equals `value` or the scalar its text spells (`30` finds 30
+   * and "30"), each once, in `_id` order, with the plan that found them.
+   */
+  getByKey(collection: string, field: string, value: KeyValue): ByKeyAnswer {
+    const found = this.requireCollection(collection).findAny(field, keyTextValues(String(value)));
+    return { ...found, count: found.documents.length };
+  }
+
+  /** Replaces the one document `getByKey` finds, keeping its `_id` (404 none, 409 several). */
+  async replaceByKey(
+    collection: string,
+    field: string,
+    value: KeyValue,
+    doc: unknown,
+    condition: WriteCondition = {},
+  ): Promise<ReplaceByKeyAnswer> {
+    const handle = this.requireCollection(collection);
+    const { documents } = handle.findAny(field, keyTextValues(String(value)));
+    if (documents.length === 0) throw keyNotFound(handle.name, field, value);
+    if (documents.length > 1) throw ambiguousMatch(handle.name, field, value, documents.length);
+    const id = String(documents[0]?._id);
+    await handle.replace(id, withoutId(doc, id), condition);
+    return { id, matched: 1 };
+  }
+
+  /** Deletes every document `getByKey` finds; answers how many. */
+  async deleteByKey(collection: string, field: string, value: KeyValue): Promise<DeleteAnswer> {
+    const handle = this.requireCollection(collection);
+    const { documents } = handle.findAny(field, keyTextValues(String(value)));
+    return { deleted: await handle.deleteMany(documents.map((d) => String(d._id))) };
+  }
+
+  /** The document with this `_id` and its tag, or undefined when none has it. */
+  getTagged(collection: string, id: string): Promise<TaggedDocument | undefined> {
+    return this.requireCollection(collection).getTagged(id);
+  }
+
+  /** Replaces the document with this `_id`; a body `_id` must be the same one. */
+  async replace(
+    collection: string,
+    id: string,
+    doc: unknown,
+    condition: WriteCondition = {},
+  ): Promise<ReplaceAnswer> {
+    await this.requireCollection(collection).replace(id, withoutId(doc, id), condition);
+    return { id: formatId(parseId(id) as Buffer) };
+  }
+
+  /** Deletes the document with this `_id`; ERR_DOCUMENT_NOT_FOUND when none has it. */
+  async delete(
+    collection: string,
+    id: string,
+    condition: WriteCondition = {},
+  ): Promise<DeleteAnswer> {
+    const handle = this.requireCollection(collection);
+    if (!(await handle.delete(id, condition))) throw documentNotFound(handle.name, id);
+    return { deleted: 1 };
+  }
+
+  /** Drops an existing collection with its indexes. */
+  async dropCollection(name: string): Promise<DropAnswer> {
+    const handle = this.requireCollection(name);
+    await handle.drop();
+    return { dropped: handle.name };
+  }
+
+  /** The indexes of an existing collection. */
+  indexes(collection: string): IndexInfo[] {
+    return this.requireCollection(collection).listIndexes();
+  }
+
+  /** Creates an index on an existing collection and builds it before answering. */
+  async createIndex(request: IndexRequest): Promise<CreatedIndex> {
+    const { collection, path, paths, name, unique } = request;
+    const handle = this.requireCollection(collection);
+    const created = await handle.createIndex({ paths: paths ?? [path as string], name, unique });
+    return { collection: handle.name, ...created };
+  }
+
+  /** Rebuilds every index of an existing collection and marks them ready. */
+  async rebuildIndexes(collection: string): Promise<RebuildIndexesAnswer> {
+    const handle = this.requireCollection(collection);
+    return { collection: handle.name, rebuilt: await handle.rebuildIndexes() };
+  }
+
+  /** Rebuilds one index by name and marks it ready. */
+  async rebuildIndex(collection: string, indexName: string): Promise<RebuildIndexAnswer> {
+    const handle = this.requireCollection(collection);
+    return { collection: handle.name, rebuilt: await handle.rebuildIndex(indexName) };
+  }
+
+  /** Loads the demo reservation orders (default 10,000; `seed` picks the PRNG seed). */
+  seed(orders?: number, seed?: number): Promise<SeedResult> {
+    return seedOrders(this, {
+      ...(orders !== undefined && { count: orders }),
+      ...(seed !== undefined && { seed }),
+    });
+  }
+
   /**
    * Runs one SQL statement; `?` placeholders take `params` in order, so applications never
    * build SQL from strings. Reads give `{ plan, count, executionMs, documents }`; writes add
@@ -96,9 +277,9 @@ export class Database {
   query(
     sql: string,
     params: readonly unknown[] = [],
-    options: ShardQueryOptions = {},
+    options: QueryOptions = {},
   ): Promise<QueryResult> {
-    return runQuery(this.store, this.writer, this.statements, sql, params, options);
+    return runQuery(this.store, this.writer, this.statements, sql, params, options.shard);
   }
 
   /**
@@ -109,9 +290,9 @@ export class Database {
   queryStream(
     sql: string,
     params: readonly unknown[] = [],
-    options: ShardQueryOptions = {},
+    options: QueryOptions = {},
   ): AsyncGenerator<QueryMeta | Document | KeyedRow, void, undefined> {
-    return streamQuery(this.store, this.writer, this.statements, sql, params, options);
+    return streamQuery(this.store, this.writer, this.statements, sql, params, options.shard);
   }
 
   /**
@@ -123,14 +304,9 @@ export class Database {
   }
 
   /** Canonical names of every collection, sorted. */
-  listCollections(): string[] {
+  collections(): string[] {
     this.store.refresh();
     return this.store.collectionNames();
-  }
-
-  /** Drops a collection; resolves false when it did not exist. */
-  dropCollection(name: string): Promise<boolean> {
-    return this.collection(name).drop();
   }
 
   /** File size, pages, collections with counts, and every index with its state. */
@@ -148,16 +324,16 @@ export class Database {
   }
 
   /** Resolves once every write issued so far is durable. */
-  flush(): Promise<{ lastSeq: number }> {
-    return this.store.flush();
+  async flush(): Promise<FlushAnswer> {
+    return { flushed: true, ...(await this.store.flush()) };
   }
 
   /**
    * Trims the change log to its retention bound, then makes the data file durable as a
    * checkpoint (the write-ahead log before it is let go).
    */
-  checkpoint(): Promise<CheckpointResult> {
-    return this.store.checkpoint();
+  async checkpoint(): Promise<CheckpointAnswer> {
+    return { checkpointed: true, ...(await this.store.checkpoint()) };
   }
 
   /**
@@ -251,5 +427,25 @@ export class Database {
 export async function open(target: string, options: OpenOptions = {}): Promise<Database> {
   if (options.readOnly !== true) await Store.create(target);
   else await Store.recoverForReading(target);
-  return new Database(Store.open(target, options));
+  return new Database(Store.open(target, options), options.name);
+}
+
+/**
+ * A replacement body keeps the stored `_id`: a body `_id` must match it (any case or the
+ * undashed form) and is dropped before the replace.
+ */
+function withoutId(body: unknown, id: string): unknown {
+  if (body === null || typeof body !== 'object' || Array.isArray(body) || !('_id' in body))
+    return body;
+  const { _id, ...rest } = body as Document;
+  const same =
+    typeof _id === 'string' &&
+    _id.replaceAll('-', '').toLowerCase() === id.replaceAll('-', '').toLowerCase();
+  if (!same) {
+    throw new DbError(
+      'ERR_DOCUMENT_ID_INVALID',
+      `the body's _id ${JSON.stringify(_id)} differs from ${id}; _id cannot change`,
+    );
+  }
+  return rest;
 }

@@ -11,14 +11,14 @@ export {
 export { Database, type OpenOptions, open } from './database.js';
 export type { FindOptions, FindResult } from './find.js';
 export type { KeyedRow, QueryMeta, QueryResult, ShardQueryOptions } from './query.js';
+export type { SeedResult } from '../types/index.js';
 export {
   SEED_COUNT_DEFAULT,
   SEED_COUNT_MAX,
   SEED_INDEXES,
   type SeedOptions,
-  type SeedResult,
   seedOrders,
-} from './seed.js';
+} from '../util/index.js';
 export type { ChangeEntry, FileSnapshot, PageCheck, StoreStats } from '../storage/index.js';
 export { type GateState, type Role, WriteGate } from './write-gate.js';
 export {

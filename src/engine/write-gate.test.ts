@@ -74,7 +74,7 @@ async function expectAllRefused(error: object): Promise<void> {
   }
   expect(db.nodeState()).toEqual(before);
   expect([...db.collection('c').scan()]).toEqual([{ _id: id, k: 'a' }]);
-  expect(db.listCollections()).toEqual(['c']);
+  expect(db.collections()).toEqual(['c']);
   expect(
     db
       .collection('c')
@@ -168,7 +168,10 @@ describe('the commit barrier', () => {
       seqs.push(seq);
       return new Promise<void>((resolve) => waiting.push(resolve));
     });
-    return { seqs, release: () => waiting.splice(0).forEach((resolve) => resolve()) };
+    const release = () => {
+      for (const resolve of waiting.splice(0)) resolve();
+    };
+    return { seqs, release };
   }
 
   it('holds a write that logged a change until it resolves, with the last seq', async () => {

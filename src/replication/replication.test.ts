@@ -108,7 +108,7 @@ async function caughtUp(leader: TestNode, follower: TestNode): Promise<true> {
 
 async function everything(db: Database): Promise<unknown> {
   const out: Record<string, unknown> = {};
-  for (const name of db.listCollections()) {
+  for (const name of db.collections()) {
     const all = await db.query(`SELECT * FROM ${name} ORDER BY _id`);
     out[name] = { documents: all.documents, indexes: db.collection(name).listIndexes() };
   }
@@ -237,7 +237,7 @@ describe('replication', () => {
       await until(() => careful.replication.status().leader?.lastError ?? undefined, 'an error'),
     ).toMatch(/did not prove it knows the replication secret/);
     for (const refused of [wrong, none, careful]) {
-      expect(refused.db.listCollections()).toEqual([]);
+      expect(refused.db.collections()).toEqual([]);
     }
     const right = await node('right', { secret: 'right' });
     await right.replication.startFollower({ host: '127.0.0.1', port });

@@ -113,13 +113,14 @@ export async function startNode(
 ): Promise<RunningNode> {
   const https = tlsOptions(config);
   const db = await open(config.dataDir, {
+    name: config.nodeName,
     changeLogRetainBytes: config.changeLogRetainMiB * 1024 * 1024,
     pageCheck: config.pageCheck,
     checkpointBytes: config.checkpointMiB * 1024 * 1024,
     ...(config.maxFileMiB === undefined ? {} : { maxFileBytes: config.maxFileMiB * 1024 * 1024 }),
   });
   removeStaleBackupCopies(db.file);
-  const status = newNodeStatus(config.nodeName);
+  const status = newNodeStatus();
   const log = options.log !== false;
   const url = `${https ? 'https' : 'http'}://${bindAddress(config)}:${config.port}`;
   // The app's logger exists only once the app does; replication logs through it from then on.
@@ -147,7 +148,6 @@ export async function startNode(
   let app: FastifyInstance;
   try {
     app = buildApp(db, {
-      nodeName: config.nodeName,
       timeouts: {
         idleSeconds: config.idleTimeoutSeconds,
         headerSeconds: config.headerTimeoutSeconds,

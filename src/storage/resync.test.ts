@@ -250,7 +250,7 @@ describe('a snapshot load', () => {
     expect(await loadFrom(source, target)).toEqual(expected);
     expect(target.nodeState()).toEqual(expected);
     expect(target.store.snapshotLoadPending()).toBeUndefined();
-    expect(target.listCollections()).toEqual(['empty', 'legacy', 'orders']);
+    expect(target.collections()).toEqual(['empty', 'legacy', 'orders']);
     expect(contents(target)).toEqual(contents(source));
     expect([...target.changesSince(0)]).toEqual([]);
     // The source's term history comes along: terms below the snapshot's seq are known.
@@ -338,7 +338,7 @@ describe('a snapshot load', () => {
     const old = { ...before, seqFloor: before.lastSeq };
     expect(target.store.snapshotLoadPending()).toEqual({ seq: snapshot.seq, term: 2 });
     expect(target.nodeState()).toEqual(old);
-    expect(target.listCollections()).toEqual([]);
+    expect(target.collections()).toEqual([]);
     expect([...target.changesSince(0)]).toEqual([]);
     await expect(target.collection('orders').insert({})).rejects.toMatchObject({
       code: 'ERR_NODE_READ_ONLY',
@@ -386,7 +386,7 @@ describe('a snapshot load', () => {
     await first.addCollection('a', []);
     await first.insert('a', [{ id: ID, doc: { n: 1 } }]);
     const second = await target.store.startSnapshotLoad({ seq: 5, term: 1 });
-    expect(target.listCollections()).toEqual([]);
+    expect(target.collections()).toEqual([]);
     await expect(first.insert('a', [{ id: ID, doc: { n: 1 } }])).rejects.toMatchObject({
       code: 'ERR_BAD_ARGUMENT',
     });
@@ -414,7 +414,7 @@ describe('a snapshot load', () => {
     await target.store.setTerm(4);
     const third = await target.store.startSnapshotLoad({ seq: 2, term: 2, lastTerm: 1 });
     expect(await third.finish()).toEqual({ term: 4, lastSeq: 2, seqFloor: 2, lastTerm: 1 });
-    expect(target.listCollections()).toEqual([]);
+    expect(target.collections()).toEqual([]);
     // Local writes continue the log after the snapshot's seq.
     await target.collection('c').insert({});
     expect([...target.changesSince(0)].map((e) => [e.seq, e.term])).toEqual([[3, 4]]);

@@ -5,6 +5,7 @@
  * without touching storage or the engine.
  */
 
+export type * from './api.js';
 export type * from './changes.js';
 export type * from './documents.js';
 export type * from './errors.js';

@@ -174,7 +174,7 @@ describe('a flipped byte in a document record', () => {
       const other = await db.query("SELECT pnr FROM orders WHERE pnr = 'P7'");
       expect(other.documents).toHaveLength(1);
 
-      const app = buildApp(db, { status: newNodeStatus('node-1'), logger: false });
+      const app = buildApp(db, { status: newNodeStatus(), logger: false });
       const answer = await app.inject({ method: 'GET', url: `/collections/orders/${id}` });
       expect(answer.statusCode).toBe(500);
       expect(answer.json()).toMatchObject({
