@@ -92,12 +92,12 @@ module.exports = {
       to: { path: '^src/(storage|engine|sql)/' },
     },
     {
-      name: 'replication-over-the-engine',
+      name: 'replication-through-its-port',
       comment:
-        'Replication ships and applies change-log entries through the engine (Database); it never touches storage, SQL or the server.',
+        'Replication reaches the node only through its port (replication/port.ts), which server/ and cli/ wire from the store and the write gate: it imports neither the engine nor storage, SQL or the server.',
       severity: 'error',
       from: { path: layer('replication') },
-      to: { path: '^src/(storage|sql|server|cli|cluster|client)/' },
+      to: { path: '^src/(engine|storage|sql|server|cli|cluster|client)/' },
     },
     {
       name: 'engine-and-storage-below-replication',

@@ -75,7 +75,8 @@ async function verifyCommand(
     }
     const report = await db.verify((done, total) => bar.update(done, total));
     bar.stop();
-    const comparison = peer && compareLogs(db, peer, { file, peer: options.peer as string });
+    const comparison =
+      peer && compareLogs(db.store, peer.store, { file, peer: options.peer as string });
     const ok = report.ok && logsAgree(comparison);
     if (options.json) printJson(comparison ? { ...report, ok, peer: comparison } : report);
     else {

@@ -1,8 +1,8 @@
 /**
- * The Database facade: what the CLI, the server, replication and embedding applications
- * call. It owns one Store, its write gate and the statement cache, and hands out collection
- * handles. Every write it offers passes the gate; replication's `applyChanges` and
- * `startSnapshotLoad` are the ways past it.
+ * The Database facade: what the CLI, the server and embedding applications call. It owns one
+ * Store, its write gate and the statement cache, and hands out collection handles. Every write
+ * it offers passes the gate (one GatedWriter); replication reaches the store through its own
+ * port (replication/port.ts), which the node wires from `store` and `gate`, never through here.
  */
 
 import {
@@ -44,24 +44,17 @@ import { formatId, keyTextValues, parseId, seedOrders } from '../util/index.js';
 import { VERSION } from '../version.js';
 import {
   type ChangeEntry,
-  type ChangeHold,
   type CompactResult,
   collectionNotFound,
   type Document,
   type FileSnapshot,
-  type LeaderStructures,
   type LogPosition,
   normalizeCollectionName,
-  type PeerEntry,
   type Recovery,
   type SelectionCacheStats,
-  type SnapshotLoad,
-  type SnapshotPosition,
   Store,
   type StoreOptions,
   type StoreStats,
-  type Structure,
-  type TermRun,
   type VerifyProgress,
   type WriteCounts,
 } from '../storage/index.js';
@@ -75,7 +68,7 @@ import {
   StatementCache,
   streamQuery,
 } from './query.js';
-import { WriteGate } from './write-gate.js';
+import { GatedWriter, WriteGate } from './write-gate.js';
 
 /** Options of open(). */
 export interface OpenOptions extends StoreOptions {
@@ -88,16 +81,22 @@ export const DEFAULT_NODE_NAME = 'node-1';
 
 export class Database implements NodeApi {
   private readonly statements = new StatementCache();
-  /** The node's role and read-only mode: every client write passes it. */
+  /** The node's role, read-only mode and commit barrier: every client write passes it. */
   readonly gate = new WriteGate();
   private readonly openedAtMs = Date.now();
+  /** Where every write this database offers goes: the store, through the gate. */
+  private readonly writer: GatedWriter;
 
+  /**
+   * `store` is the node's storage, for the node's wiring alone (replication's port, the
+   * change-log archive): its own writes pass no gate. Applications use the methods below.
+   */
   constructor(
-    private readonly store: Store,
+    readonly store: Store,
     /** What `health()` reports as the node (the node's name when it serves). */
     readonly name = DEFAULT_NODE_NAME,
   ) {
-    store.guardWrites(() => this.gate.check());
+    this.writer = new GatedWriter(store, this.gate);
   }
 
   /** The data file's path. */
@@ -119,7 +118,7 @@ export class Database implements NodeApi {
   collection(name: string): Collection {
     const canonical = normalizeCollectionName(name);
     this.store.refresh();
-    return new Collection(this.store, canonical, (n) => this.unknownCollection(n));
+    return new Collection(this.store, this.writer, canonical, (n) => this.unknownCollection(n));
   }
 
   /** The collection if it exists; otherwise ERR_COLLECTION_NOT_FOUND naming the known ones. */
@@ -287,7 +286,7 @@ export class Database implements NodeApi {
     params: readonly unknown[] = [],
     options: QueryOptions = {},
   ): Promise<QueryResult> {
-    return runQuery(this.store, this.statements, sql, params, options.shard);
+    return runQuery(this.store, this.writer, this.statements, sql, params, options.shard);
   }
 
   /**
@@ -300,7 +299,7 @@ export class Database implements NodeApi {
     params: readonly unknown[] = [],
     options: QueryOptions = {},
   ): AsyncGenerator<QueryMeta | Document | KeyedRow, void, undefined> {
-    return streamQuery(this.store, this.statements, sql, params, options.shard);
+    return streamQuery(this.store, this.writer, this.statements, sql, params, options.shard);
   }
 
   /**
@@ -364,7 +363,13 @@ export class Database implements NodeApi {
   compact(name: string): Promise<CompactResult> {
     const canonical = normalizeCollectionName(name);
     if (!this.store.getCollection(canonical)) return Promise.reject(this.unknownCollection(name));
-    return this.store.compact(canonical);
+    return this.compactThroughGate(canonical);
+  }
+
+  private async compactThroughGate(canonical: string): Promise<CompactResult> {
+    const before = this.store.pageUsage();
+    const trees = await this.writer.write((txn) => txn.compactCollection(canonical));
+    return this.store.compactResult(trees, before);
   }
 
   /** Change-log entries after `seq` that are still kept, oldest first. */
@@ -373,22 +378,8 @@ export class Database implements NodeApi {
   }
 
   /**
-   * The change-log entries after `seq` that are still kept, as the bytes the log stores
-   * (what a leader sends its followers, issue 22), oldest first. Their documents need this
-   * file's `sharedStructures()` to be read.
-   */
-  storedChangesSince(seq: number): Iterable<{ seq: number; bytes: Uint8Array }> {
-    return this.store.storedChangesAfter(seq);
-  }
-
-  /** This file's shared document structures now, in id order; they only grow. */
-  sharedStructures(): readonly Structure[] {
-    return this.store.sharedStructures();
-  }
-
-  /**
    * The change-log entries after `seq`, then each new one as it commits, until `signal`
-   * aborts: what a follower or a change feed reads. Rejects with ERR_CHANGES_TRIMMED when
+   * aborts: what a change feed reads. Rejects with ERR_CHANGES_TRIMMED when
    * those entries were trimmed (read `openFileSnapshot()` first, then follow its seq).
    */
   followChanges(seq: number, signal?: AbortSignal): AsyncGenerator<ChangeEntry> {
@@ -405,86 +396,10 @@ export class Database implements NodeApi {
     return openChangeFeed(this, options);
   }
 
-  /** Resolves with the last seq once a commit takes the log past `seq` (or `signal` aborts). */
-  whenCommittedAfter(seq: number, signal?: AbortSignal): Promise<number> {
-    return this.store.whenCommittedAfter(seq, signal);
-  }
-
-  /**
-   * Makes every client write that changed something wait, once committed, for `barrier`
-   * (with the log's last seq) before it resolves: replication's `syncFollowers`. Undefined
-   * removes it.
-   */
-  setCommitBarrier(barrier: ((seq: number) => Promise<void>) | undefined): void {
-    this.store.setCommitBarrier(barrier);
-  }
-
-  /** Keeps the change-log entries after `seq` from trims until released (a follower's place). */
-  holdChanges(seq: number): ChangeHold {
-    return this.store.holdChanges(seq);
-  }
-
   /** Every collection, index definition and document at one seq, from one pinned state. */
   openFileSnapshot(): FileSnapshot {
     this.store.refresh();
     return this.store.openFileSnapshot();
-  }
-
-  /**
-   * Applies a leader's change-log entries in one atomic write, past the write gate (a
-   * follower refuses client writes but takes its leader's): replication's apply, and nothing
-   * else. Each entry must follow the last seq without a gap and carry a term no older than
-   * the entry before it. Resolves with the new last seq once durable.
-   */
-  applyChanges(entries: readonly ChangeEntry[]): Promise<number> {
-    return this.store.applyEntries(entries);
-  }
-
-  /**
-   * Applies a run of a leader's entries as its log stores them (`readPeerEntry`), their
-   * documents in `leader`'s shared structures, in one atomic write past the write gate, as
-   * `applyChanges`. `take` is called when the write runs and answers the run: entries that
-   * arrive until then join it (one commit). Resolves with the new last seq once durable.
-   */
-  applyPeerChanges(take: () => readonly PeerEntry[], leader: LeaderStructures): Promise<number> {
-    return this.store.applyPeerEntries(take, leader);
-  }
-
-  /**
-   * Begins replacing this node's whole state with a leader's snapshot at `at.seq` (a
-   * follower's resync): one write drops every collection and the change log and marks the
-   * load, then `addCollection` and `insert` (batches of about 1,000 documents, one write
-   * each) fill it, and `finish` makes it the node's state: the change log empty with its floor
-   * at the snapshot's seq, so the entries after it apply next. Past the write gate, like
-   * `applyChanges`; the log takes no other entries until it finishes. Pass the snapshot's
-   * `lastTerm` (the term of its seq's entry) for `nodeState().lastTerm`; `term` stands in.
-   */
-  startSnapshotLoad(at: SnapshotPosition): Promise<SnapshotLoad> {
-    return this.store.startSnapshotLoad(at);
-  }
-
-  /**
-   * Set when a snapshot load began and never finished (a crash mid-load): the data is
-   * partial, and the node should load a snapshot again before it serves or applies anything.
-   */
-  snapshotLoadPending(): { seq: number; term: number } | undefined {
-    this.store.refresh();
-    return this.store.snapshotLoadPending();
-  }
-
-  /** Moves the node to a higher term, durably (a promotion); never lower. */
-  setTerm(term: number): Promise<number> {
-    return this.store.setTerm(term);
-  }
-
-  /** Persists this node's tag in the terms it makes when promoted (replication's terms). */
-  setTermTag(tag: number): Promise<void> {
-    return this.store.setTermTag(tag);
-  }
-
-  /** This node's term tag, once one was drawn. */
-  termTag(): number | undefined {
-    return this.store.termTag();
   }
 
   /**
@@ -494,29 +409,6 @@ export class Database implements NodeApi {
    */
   nodeState(): LogPosition {
     return this.store.nodeState();
-  }
-
-  /**
-   * The term of the change-log entry at `seq`, from the term history: known from the
-   * history's first run (normally seq 1) to the last seq, trimmed or not; 0 at seq 0;
-   * undefined elsewhere.
-   */
-  termAt(seq: number): number | undefined {
-    return this.store.termAt(seq);
-  }
-
-  /**
-   * The hash-chain link (hex) of the change-log entry at `seq` while the log retains it (at
-   * the floor, the floor's); undefined elsewhere and for entries written before the chain.
-   * Two nodes with the same link at a seq hold the same history up to it.
-   */
-  chainAt(seq: number): string | undefined {
-    return this.store.chainAt(seq);
-  }
-
-  /** The term history: one run per term the node's entries carry, oldest first. */
-  termRuns(): readonly TermRun[] {
-    return this.store.termRuns();
   }
 
   /** Documents written through this handle since it opened the file, by operation. */

@@ -19,18 +19,7 @@ export {
   type SeedOptions,
   seedOrders,
 } from '../util/index.js';
-export {
-  type ChangeEntry,
-  encodeStoredEntry,
-  type FileSnapshot,
-  LeaderStructures,
-  type PeerEntry,
-  readPeerEntry,
-  SHARED_STRUCTURES_MAX,
-  type Structure,
-  type PageCheck,
-  type StoreStats,
-} from '../storage/index.js';
+export type { ChangeEntry, FileSnapshot, PageCheck, StoreStats } from '../storage/index.js';
 export { type GateState, type Role, WriteGate } from './write-gate.js';
 export {
   BACKUP_FORMAT,

@@ -310,12 +310,12 @@ async function applyInBatches(
     // A batch ends only where a write ends, so each write applies in one transaction.
     const ends = entry.endSeq === undefined || entry.endSeq === entry.seq;
     if (batch.length >= REPLAY_BATCH_ENTRIES && ends) {
-      await db.applyChanges(batch);
+      await db.store.applyEntries(batch);
       done += batch.length;
       onProgress?.(done, total);
       batch = [];
     }
   }
-  if (batch.length > 0) await db.applyChanges(batch);
+  if (batch.length > 0) await db.store.applyEntries(batch);
   onProgress?.(total, total);
 }

@@ -32,6 +32,7 @@ import { Metrics } from './metrics.js';
 import { bindStatus, type NodeStatus, newNodeStatus } from './node-status.js';
 import type { ApiContext, RouteContext } from './route-context.js';
 import { addRequestHooks } from './request-hooks.js';
+import { replicationPort } from './replication-port.js';
 import { requestIdGenerator } from './request-id.js';
 import { registerBackupRoute } from './routes/admin.js';
 import { registerApiRoutes } from './routes/api.js';
@@ -223,7 +224,8 @@ export function apiApp(context: ApiContext, options: ApiAppOptions = {}): Fastif
 /** Builds a node's app over `db`; call `await app.ready()` (inject does it) or `listen`. */
 export function buildApp(db: Database, options: AppOptions = {}): FastifyInstance {
   const status = bindStatus(options.status ?? newNodeStatus(), db.gate);
-  const replication = options.replication ?? new Replication({ db, nodeName: db.name });
+  const replication =
+    options.replication ?? new Replication({ port: replicationPort(db), nodeName: db.name });
   const metrics = new Metrics(
     () => db.writeCounts(),
     () => replication.status(),

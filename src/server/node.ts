@@ -15,6 +15,7 @@ import { Replication, type ReplicationLog } from '../replication/index.js';
 import { buildApp, requestsInFlight } from './app.js';
 import { listenQuietly } from './listen.js';
 import { type LogArchive, startLogArchive } from './log-archive.js';
+import { replicationPort } from './replication-port.js';
 import { removeStaleBackupCopies } from './routes/admin.js';
 import type { SettingKey } from './config.js';
 import type { NodeConfig, SettingSource } from './node-config.js';
@@ -160,7 +161,7 @@ export async function startNode(
   // The app's logger exists only once the app does; replication logs through it from then on.
   let logTo: ReplicationLog | undefined;
   const replication = new Replication({
-    db,
+    port: replicationPort(db),
     nodeName: config.nodeName,
     httpPort: config.port,
     // Followers name this address in their 503s: on all interfaces, the machine's name says
@@ -208,7 +209,7 @@ export async function startNode(
   try {
     const archiveDir = config.backup?.logArchiveDir;
     if (archiveDir !== undefined) {
-      archive = startLogArchive(db, archiveDir, {
+      archive = startLogArchive(db.store, archiveDir, {
         warn: (message) => app.log.warn(message),
         error: (message) => app.log.error(message),
       });

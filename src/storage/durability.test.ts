@@ -323,7 +323,7 @@ describe('after a power cut', () => {
       const notes = db.collection('notes');
       await notes.insert({ round: 0, text: 'first' });
       const before = db.nodeState().lastSeq;
-      const waited = db.whenCommittedAfter(before);
+      const waited = db.store.whenCommittedAfter(before);
       let woke = false;
       void waited.then(() => {
         woke = true;

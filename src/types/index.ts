@@ -13,4 +13,5 @@ export type * from './node.js';
 export type * from './query.js';
 export type * from './stats.js';
 export type * from './replication.js';
+export type * from './snapshot.js';
 export type * from './verify.js';
