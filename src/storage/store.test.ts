@@ -323,7 +323,7 @@ describe('stats and compaction', () => {
         ],
       },
     ]);
-    expect(await db.flush()).toEqual({ lastSeq: 3 });
+    expect(await db.flush()).toEqual({ flushed: true, lastSeq: 3 });
     await db.close();
   });
 
