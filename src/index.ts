@@ -38,6 +38,7 @@ export type {
   HealthBody,
   IndexState,
   LogPosition,
+  NodeApi,
   Role,
   StoreStats,
   VerifyProblem,

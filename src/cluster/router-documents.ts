@@ -30,12 +30,13 @@ import type {
 import {
   ambiguousMatch,
   atomicBulkRefused,
+  collectionNotFound,
   DbError,
   documentNotFound,
   isDbError,
   keyNotFound,
 } from '../errors/index.js';
-import { LIST_LIMIT_DEFAULT, parsePath } from '../util/index.js';
+import { LIST_LIMIT_DEFAULT, normalizeCollectionName, parsePath } from '../util/index.js';
 import type { ClusterConfig, ClusterShard } from './config.js';
 import { shardFor } from './hash.js';
 import { requirePlacement, routedPlan, routeOf } from './route-plan.js';
@@ -324,7 +325,7 @@ export class RouterDocuments {
   /** `POST /index`: on every shard. */
   async createIndex(request: IndexRequest): Promise<CreatedIndex> {
     requirePlacement(this.config, request.collection);
-    await this.shards.ensureEverywhere(request.collection);
+    await this.existingEverywhere(request.collection);
     const [first] = await this.shards.all((c) => c.createIndex(request));
     return first as CreatedIndex;
   }
@@ -349,6 +350,18 @@ export class RouterDocuments {
     const [first] = answers.flat();
     if (first === undefined) throw missing;
     return first;
+  }
+
+  /**
+   * Makes sure a collection some shard holds is on every shard (an index is created on each);
+   * ERR_COLLECTION_NOT_FOUND, as a node words it, when no shard holds it.
+   */
+  async existingEverywhere(collection: string): Promise<void> {
+    const known = await this.collections();
+    if (!known.includes(normalizeCollectionName(collection))) {
+      throw collectionNotFound(collection, known);
+    }
+    await this.shards.ensureEverywhere(collection);
   }
 
   /** `GET /stats`: counts summed per collection, and each shard's own stats. */

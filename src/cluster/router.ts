@@ -41,11 +41,10 @@ import type {
 import { DbError, isDbError } from '../errors/index.js';
 import {
   type InsertStatement,
-  type JsonValue,
   printStatement,
   type Statement,
 } from '../sql/ast/index.js';
-import { parse } from '../sql/parser/index.js';
+import { checkParams, parse } from '../sql/parser/index.js';
 import { PathResolver } from '../sql/planner/index.js';
 import type { QueryMeta, QueryResult } from '../types/index.js';
 import { normalizeCollectionName, parsePath, seedOrders } from '../util/index.js';
@@ -277,7 +276,9 @@ export class Router implements NodeApi {
   ): Promise<QueryResult> {
     wholeOnly(options);
     const started = performance.now();
-    const { statement } = parse(sql);
+    const parsed = parse(sql);
+    checkParams(parsed, params);
+    const { statement } = parsed;
     const result =
       statement.kind === 'select'
         ? await this.runSelect(routeSelect(this.config, statement, sql, params))
@@ -298,7 +299,9 @@ export class Router implements NodeApi {
   ): AsyncGenerator<QueryMeta | Document, void, undefined> {
     wholeOnly(options);
     const started = performance.now();
-    const { statement } = parse(sql);
+    const parsed = parse(sql);
+    checkParams(parsed, params);
+    const { statement } = parsed;
     if (statement.kind !== 'select') {
       const { documents: _, ...meta } = await this.query(sql, params);
       yield meta;
@@ -409,7 +412,7 @@ export class Router implements NodeApi {
     if (statement.kind === 'createIndex' || statement.kind === 'dropIndex') {
       requirePlacement(this.config, statement.collection);
       if (statement.kind === 'createIndex')
-        await this.shards.ensureEverywhere(statement.collection);
+        await this.documents.existingEverywhere(statement.collection);
       const answers = await this.shards.partAnswers((c) => run(c));
       return writeResult(
         answers,
@@ -442,15 +445,18 @@ export class Router implements NodeApi {
       const value = d.kind === 'literal' ? d.value : params[d.index];
       return Array.isArray(value) ? value : [value];
     });
-    const insertOf = (values: unknown[]) =>
-      printStatement({
-        ...statement,
-        documents: values.map((v) => ({ kind: 'literal', value: v as JsonValue })),
-      });
+    // The documents travel as the statement's one parameter, so each shard checks them as a
+    // node checks its own (a document that is no object is refused by the shard, not by a
+    // re-parse of printed text).
+    const sql = printStatement({
+      ...statement,
+      documents: [{ kind: 'param', index: 0, at: { line: 1, column: 1 } }],
+    });
+    const insert = (client: DocdbClient, values: unknown[]) => client.query(sql, [values]);
     if (placement.strategy === 'replicated') {
       const { docs: withIds, ids } = withRouterIds(docs);
       const answers = await this.shards.everywhere(
-        (c) => c.query(insertOf(withIds)),
+        (c) => insert(c, withIds),
         (c) => deleteIds(c, statement.collection, ids),
       );
       const first = answers[0] as QueryAnswer;
@@ -466,7 +472,12 @@ export class Router implements NodeApi {
     const groups = [...byOwner.entries()];
     const settled = await Promise.allSettled(
       groups.map(([owner, indexes]) =>
-        this.shards.ask(owner, (c) => c.query(insertOf(indexes.map((k) => docs[k])))),
+        this.shards.ask(owner, (c) =>
+          insert(
+            c,
+            indexes.map((k) => docs[k]),
+          ),
+        ),
       ),
     );
     const failed = settled.find((o) => o.status === 'rejected');

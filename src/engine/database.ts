@@ -8,6 +8,7 @@
 import {
   ambiguousMatch,
   atomicBulkRefused,
+  collectionNotFound,
   DbError,
   documentNotFound,
   keyNotFound,
@@ -45,7 +46,6 @@ import { VERSION } from '../version.js';
 import {
   type ChangeEntry,
   type CompactResult,
-  collectionNotFound,
   type Document,
   type FileSnapshot,
   type LogPosition,

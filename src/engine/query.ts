@@ -4,8 +4,9 @@
  * INSERT) with empty `documents`. The unknown-collection error names the known collections.
  */
 
-import { DbError } from '../errors/index.js';
+import { collectionNotFound, DbError } from '../errors/index.js';
 import {
+  checkParams,
   type Parsed,
   parse,
   planSelect,
@@ -23,7 +24,6 @@ import {
   type WriteOutcome,
 } from '../sql/index.js';
 import {
-  collectionNotFound,
   type Document,
   normalizeCollectionName,
   type Store,
@@ -69,32 +69,6 @@ export class StatementCache {
     }
     this.entries.set(sql, parsed);
     return parsed;
-  }
-}
-
-function checkParams(parsed: Parsed, params: readonly unknown[]): void {
-  if (!Array.isArray(params)) {
-    throw new DbError('ERR_SQL_PARAM', 'parameters must be an array of values');
-  }
-  params.forEach((value, i) => {
-    const bad =
-      value === undefined ||
-      typeof value === 'function' ||
-      typeof value === 'symbol' ||
-      typeof value === 'bigint' ||
-      (typeof value === 'number' && !Number.isFinite(value));
-    if (bad) {
-      throw new DbError(
-        'ERR_SQL_PARAM',
-        `parameter ${i + 1} is ${String(value)}; parameters are JSON values (finite numbers, strings, booleans, null, arrays, objects)`,
-      );
-    }
-  });
-  if (params.length !== parsed.paramCount) {
-    throw new DbError(
-      'ERR_SQL_PARAM',
-      `the statement has ${parsed.paramCount} placeholder(s) but ${params.length} parameter(s) were given`,
-    );
   }
 }
 

@@ -47,3 +47,19 @@ export function ambiguousMatch(
     { matched },
   );
 }
+
+/**
+ * The unknown-collection error: names the collection, lists known names (first 20, then
+ * "+N more"), and suggests the lowercase name when only the letter case differs.
+ */
+export function collectionNotFound(name: string, known: string[]): DbError {
+  const shown = known.slice(0, 20).join(', ');
+  const more = known.length > 20 ? ` +${known.length - 20} more` : '';
+  const list = known.length === 0 ? 'there are no collections yet' : `known: ${shown}${more}`;
+  const folded = name.toLowerCase();
+  const hint = folded !== name && known.includes(folded) ? `; did you mean '${folded}'?` : '';
+  return new DbError('ERR_COLLECTION_NOT_FOUND', `unknown collection '${name}' (${list})${hint}`, {
+    collection: name,
+    known: known.slice(0, 20),
+  });
+}

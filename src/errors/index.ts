@@ -8,4 +8,10 @@ export {
   statusOf,
 } from './catalogue.js';
 export { DbError, type ErrorDetails, isDbError } from './db-error.js';
-export { ambiguousMatch, atomicBulkRefused, documentNotFound, keyNotFound } from './answers.js';
+export {
+  ambiguousMatch,
+  atomicBulkRefused,
+  collectionNotFound,
+  documentNotFound,
+  keyNotFound,
+} from './answers.js';

@@ -2,6 +2,6 @@
 
 export * from './ast/index.js';
 export * from './executor/index.js';
-export { type Parsed, parse, SQL_KEYWORDS } from './parser/index.js';
+export { checkParams, type Parsed, parse, SQL_KEYWORDS } from './parser/index.js';
 export * from './planner/index.js';
 export * from './semantics/index.js';

@@ -5,7 +5,7 @@
  * (write-txn.ts) records what the caller did, and a follower's apply writes the leader's.
  */
 
-import { DbError } from '../errors/index.js';
+import { collectionNotFound, DbError } from '../errors/index.js';
 import type { BulkResult } from '../types/index.js';
 
 export type { BulkResult };
@@ -58,22 +58,6 @@ export interface AcceptedDocument {
   id: Buffer;
   text: string;
   doc: PreparedDocument;
-}
-
-/**
- * The unknown-collection error: names the collection, lists known names (first 20, then
- * "+N more"), and suggests the lowercase name when only the letter case differs.
- */
-export function collectionNotFound(name: string, known: string[]): DbError {
-  const shown = known.slice(0, 20).join(', ');
-  const more = known.length > 20 ? ` +${known.length - 20} more` : '';
-  const list = known.length === 0 ? 'there are no collections yet' : `known: ${shown}${more}`;
-  const folded = name.toLowerCase();
-  const hint = folded !== name && known.includes(folded) ? `; did you mean '${folded}'?` : '';
-  return new DbError('ERR_COLLECTION_NOT_FOUND', `unknown collection '${name}' (${list})${hint}`, {
-    collection: name,
-    known: known.slice(0, 20),
-  });
 }
 
 /** The collection's record inside a write transaction, created on first use when `create`. */

@@ -26,12 +26,7 @@ export { LeaderStructures } from './apply.js';
 export type { ChangeHold, LogPosition, TermRun } from './change-log.js';
 export { FieldSelection, KEY_VALUE_BYTES_MAX, type Structure } from './codec/index.js';
 export { type CheckedDocument, checkDocument, type Document } from './document-check.js';
-export {
-  type BulkResult,
-  collectionNotFound,
-  type InsertOptions,
-  type PreparedDocument,
-} from './documents.js';
+export type { BulkResult, InsertOptions, PreparedDocument } from './documents.js';
 export { NOTHING_STORED } from './indexes.js';
 export {
   idForUniqueKey,

@@ -4,9 +4,9 @@
  * flows between operators.
  */
 
+import { collectionNotFound } from '../../errors/index.js';
 import {
   type CollectionDef,
-  collectionNotFound,
   type Document,
   findIndex,
   type IndexDef,

@@ -5,13 +5,12 @@
  * reads it), then writes; any failure rolls the whole statement back.
  */
 
-import { DbError } from '../../errors/index.js';
+import { collectionNotFound, DbError } from '../../errors/index.js';
 import {
   type BulkResult,
   type CollectionDef,
   checkDocument,
   checkIndexSpec,
-  collectionNotFound,
   normalizeCollectionName,
   NOTHING_STORED,
   type StoredDocument,

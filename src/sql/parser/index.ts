@@ -2,3 +2,4 @@
 
 export { SQL_KEYWORDS } from '../ast/index.js';
 export { type Parsed, parse } from './parser.js';
+export { checkParams } from './params.js';
