@@ -2,7 +2,7 @@
  * The router's REST document calls (DESIGN §7): inserts and bulk loads to the owners of their
  * shard keys, by-key and by-`_id` reads and writes on the shards that may hold the document,
  * replicated collections written everywhere under one `_id`, indexes on every shard, stats
- * summed and collections unioned. SQL goes through router.ts; the shards through shard-set.ts.
+ * counted (a replicated collection once) and collections unioned. SQL goes through router.ts; the shards through shard-set.ts.
  */
 
 import type {
@@ -26,6 +26,7 @@ import type {
 } from '../client/index.js';
 import { DbError, isDbError } from '../errors/index.js';
 import { LIST_LIMIT_DEFAULT, parsePath } from '../util/index.js';
+import { countCollections } from './collection-counts.js';
 import type { ClusterConfig, ClusterShard } from './config.js';
 import { shardFor } from './hash.js';
 import { requirePlacement, routedPlan, routeOf } from './route-plan.js';
@@ -40,7 +41,10 @@ import {
   withRouterIds,
 } from './write-plan.js';
 
-/** `GET /stats` through a router: documents per collection summed, and every shard's stats. */
+/**
+ * `GET /stats` through a router: documents per collection (collection-counts.ts: a
+ * replicated collection once), and every shard's stats.
+ */
 export interface RouterStats {
   collections: Array<{ name: string; count: number }>;
   shards: Array<{ name: string; stats: StoreStats }>;
@@ -338,17 +342,18 @@ export class RouterDocuments {
     return first as CreatedIndex;
   }
 
-  /** `GET /stats`: counts summed per collection, and each shard's own stats. */
+  /**
+   * `GET /stats`: documents per collection (a hash collection's summed over its shards, a
+   * replicated one's counted once), and each shard's own stats.
+   */
   async stats(): Promise<RouterStats> {
     const all = await this.shards.all((c) => c.stats());
-    const counts = new Map<string, number>();
-    for (const stats of all) {
-      for (const c of stats.collections) counts.set(c.name, (counts.get(c.name) ?? 0) + c.count);
-    }
+    const counts = countCollections(
+      this.config,
+      all.map((stats) => stats.collections),
+    );
     return {
-      collections: [...counts.entries()]
-        .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
-        .map(([name, count]) => ({ name, count })),
+      collections: counts.map(({ name, count }) => ({ name, count })),
       shards: all.map((stats, k) => ({
         name: (this.config.shards[k] as ClusterShard).name,
         stats,
