@@ -38,9 +38,11 @@ import {
 import { openRouterFeed, type RouterFeed, type RouterFeedOptions } from './router-changes.js';
 import { RouterAdmin } from './router-admin.js';
 import { RouterDocuments } from './router-documents.js';
+import { checkShards, type ShardsHealth } from './router-health.js';
 import { type RouterOptions, ShardSet } from './shard-set.js';
 
 export type { RouterStats } from './router-documents.js';
+export { ROUTER_HEALTH_TIMEOUT_MS, type ShardsHealth } from './router-health.js';
 export type { RouterOptions };
 import { deleteIds, isPlainObject, ownerOfDocument, withRouterIds } from './write-plan.js';
 
@@ -98,6 +100,11 @@ export class Router {
     this.shards = new ShardSet(config, options);
     this.documents = new RouterDocuments(config, this.shards);
     this.admin = new RouterAdmin(config, this.shards, this.documents);
+  }
+
+  /** The shards' part of `GET /health`: up, degraded or down, and read-only (router-health.ts). */
+  health(timeoutMs?: number): Promise<ShardsHealth> {
+    return checkShards(this.shards, timeoutMs);
   }
 
   /** `GET /changes` through the router: every shard's feed merged (router-changes.ts). */

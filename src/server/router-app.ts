@@ -183,15 +183,22 @@ function registerDocuments(app: FastifyInstance, current: () => Router): void {
 
 function registerInfo(app: FastifyInstance, current: () => Router, name: string): void {
   const startedAtMs = Date.now();
-  app.get('/health', async () => ({
-    status: 'ok',
-    node: name,
-    version: VERSION,
-    readOnly: false,
-    role: 'router',
-    shards: current().config.shards.length,
-    uptimeSeconds: Math.floor((Date.now() - startedAtMs) / 1000),
-  }));
+  // The node's body, with status and readOnly from the shards (always 200: the router runs).
+  app.get('/health', async () => {
+    const router = current();
+    const { status, readOnly, shardsDown, shardsReadOnly } = await router.health();
+    return {
+      status,
+      node: name,
+      version: VERSION,
+      readOnly,
+      role: 'router',
+      shards: router.config.shards.length,
+      uptimeSeconds: Math.floor((Date.now() - startedAtMs) / 1000),
+      shardsDown,
+      shardsReadOnly,
+    };
+  });
   app.get('/stats', async () => current().documents.stats());
   app.get('/collections', async () => current().documents.collections());
   app.get<{ Params: { collection: string } }>('/indexes/:collection', async (request) =>
