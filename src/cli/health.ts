@@ -1,7 +1,7 @@
 /**
  * `docdb health <cluster-config>`: asks every shard of a cluster.json for its health and its
- * document counts, and prints a table per shard and one of documents per collection (or JSON
- * with --json). Read-only. Exits 1 when any shard is down or unreachable, so scripts and
+ * document counts, and prints a table per shard and one of documents per collection, whose
+ * total counts a replicated collection once (or JSON with --json). Read-only. Exits 1 when any shard is down or unreachable, so scripts and
  * monitors can act on the exit code alone.
  */
 
@@ -33,16 +33,12 @@ function render(file: string, health: ClusterHealth): string {
     version: s.version ?? '-',
     role: s.role === null ? '-' : `${s.role}${s.readOnly ? ' (read-only)' : ''}`,
   }));
-  const names = [...new Set(health.shards.flatMap((s) => Object.keys(s.documents ?? {})))].sort();
-  const documents = names.map((name) => {
+  // A replicated collection's total is one copy's count, not the sum of the copies.
+  const documents = health.collections.map(({ name, count, complete }) => {
     const row: Record<string, unknown> = { collection: name };
-    let total = 0;
-    for (const s of health.shards) {
-      const n = s.documents?.[name];
-      row[s.shard] = s.documents === null ? '?' : (n ?? 0);
-      total += n ?? 0;
-    }
-    row.total = health.down > 0 ? `${total}+?` : total;
+    for (const s of health.shards)
+      row[s.shard] = s.documents === null ? '?' : (s.documents[name] ?? 0);
+    row.total = complete ? count : `${count}+?`;
     return row;
   });
   const lines = [

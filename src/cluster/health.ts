@@ -6,6 +6,7 @@
  */
 
 import { connect } from '../client/index.js';
+import { type CollectionCount, countCollections } from './collection-counts.js';
 import type { ClusterConfig, ClusterShard } from './config.js';
 
 /** How long `health` waits for each shard by default. */
@@ -31,6 +32,12 @@ export interface ShardHealth {
 /** The whole cluster's answer. */
 export interface ClusterHealth {
   shards: ShardHealth[];
+  /**
+   * Documents per collection over the shards that answered: a hash collection's summed, a
+   * replicated one's counted once (collection-counts.ts); `complete` is false while a shard
+   * that may hold some of them is down.
+   */
+  collections: CollectionCount[];
   up: number;
   down: number;
 }
@@ -87,5 +94,13 @@ export async function checkClusterHealth(
   const timeoutMs = options.timeoutMs ?? HEALTH_TIMEOUT_MS_DEFAULT;
   const shards = await Promise.all(config.shards.map((s) => checkShard(s, timeoutMs)));
   const up = shards.filter((s) => s.status === 'up').length;
-  return { shards, up, down: shards.length - up };
+  const collections = countCollections(
+    config,
+    shards.map((s) =>
+      s.documents === null
+        ? null
+        : Object.entries(s.documents).map(([name, count]) => ({ name, count })),
+    ),
+  );
+  return { shards, collections, up, down: shards.length - up };
 }

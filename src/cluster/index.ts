@@ -4,6 +4,7 @@
  * or the engine.
  */
 
+export * from './collection-counts.js';
 export * from './config.js';
 export * from './hash.js';
 export * from './health.js';

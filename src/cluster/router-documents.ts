@@ -2,7 +2,7 @@
  * The router's REST document calls (DESIGN §7): inserts and bulk loads to the owners of their
  * shard keys, by-key and by-`_id` reads and writes on the shards that may hold the document,
  * replicated collections written everywhere under one `_id`, indexes on every shard, stats
- * summed and collections unioned. SQL goes through router.ts; the shards through shard-set.ts.
+ * counted (a replicated collection once) and collections unioned. SQL goes through router.ts; the shards through shard-set.ts.
  */
 
 import type {
@@ -37,6 +37,7 @@ import {
   keyNotFound,
 } from '../errors/index.js';
 import { LIST_LIMIT_DEFAULT, normalizeCollectionName, parsePath } from '../util/index.js';
+import { countCollections } from './collection-counts.js';
 import type { ClusterConfig, ClusterShard } from './config.js';
 import { shardFor } from './hash.js';
 import { requirePlacement, routedPlan, routeOf } from './route-plan.js';
@@ -364,17 +365,18 @@ export class RouterDocuments {
     await this.shards.ensureEverywhere(collection);
   }
 
-  /** `GET /stats`: counts summed per collection, and each shard's own stats. */
+  /**
+   * `GET /stats`: documents per collection (collection-counts.ts: a hash collection's summed
+   * over its shards, a replicated one's counted once), and each shard's own stats.
+   */
   async stats(): Promise<RouterStats> {
     const all = await this.shards.all(async (c) => storeStats(await c.stats()));
-    const counts = new Map<string, number>();
-    for (const stats of all) {
-      for (const c of stats.collections) counts.set(c.name, (counts.get(c.name) ?? 0) + c.count);
-    }
+    const counts = countCollections(
+      this.config,
+      all.map((stats) => stats.collections),
+    );
     return {
-      collections: [...counts.entries()]
-        .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
-        .map(([name, count]) => ({ name, count })),
+      collections: counts.map(({ name, count }) => ({ name, count })),
       shards: all.map((stats, k) => ({
         name: (this.config.shards[k] as ClusterShard).name,
         stats,

@@ -458,7 +458,7 @@ describe('Router: writes, documents, indexes and stats', () => {
     });
   });
 
-  it('creates indexes on every shard, sums stats and unions collections', async () => {
+  it('creates indexes on every shard, counts stats (a replicated collection once) and unions collections', async () => {
     await router.createIndex({ collection: 'orders', path: 'n' });
     await router.query('CREATE INDEX by_code ON airports (code)');
     for (const shard of config.shards) {
@@ -471,6 +471,10 @@ describe('Router: writes, documents, indexes and stats', () => {
     const stats = await router.stats();
     const count = (await router.query('SELECT COUNT(*) AS n FROM orders')).documents[0]?.n;
     expect(stats.collections.find((c) => c.name === 'orders')?.count).toBe(count);
+    // A replicated collection's copies count once, as COUNT(*) through the router does.
+    const copies = (await router.query('SELECT COUNT(*) AS n FROM airports')).documents[0]?.n;
+    expect(copies).toBeGreaterThan(0);
+    expect(stats.collections.find((c) => c.name === 'airports')?.count).toBe(copies);
     expect(stats.shards.map((s) => s.name)).toEqual(['s1', 's2', 's3']);
     expect(await router.collections()).toEqual(['airports', 'direct', 'orders', 'sparse']);
   });

@@ -68,9 +68,11 @@ import {
 import { openRouterFeed, type RouterFeed, type RouterFeedOptions } from './router-changes.js';
 import { RouterAdmin } from './router-admin.js';
 import { RouterDocuments } from './router-documents.js';
+import { checkShards } from './router-health.js';
 import { type RouterOptions, ShardSet } from './shard-set.js';
 import { VERSION } from '../version.js';
 
+export { ROUTER_HEALTH_TIMEOUT_MS, type ShardsHealth } from './router-health.js';
 export type { RouterOptions };
 import { deleteIds, isPlainObject, ownerOfDocument, withRouterIds } from './write-plan.js';
 
@@ -146,16 +148,25 @@ export class Router implements NodeApi {
   /** What `health()` reports as the node. */
   readonly name: string;
 
-  /** `GET /health`: the router's own liveness, and how many shards its config lists. */
-  health(): HealthBody {
+  /**
+   * `GET /health`: the node's body, its status and readOnly from the shards
+   * (router-health.ts): ok, degraded or down, and read-only while a shard refuses writes.
+   */
+  async health(timeoutMs?: number): Promise<HealthBody> {
+    const { status, readOnly, shardsDown, shardsReadOnly } = await checkShards(
+      this.shards,
+      timeoutMs,
+    );
     return {
-      status: 'ok',
+      status,
       node: this.name,
       version: VERSION,
-      readOnly: false,
+      readOnly,
       role: 'router',
       shards: this.config.shards.length,
       uptimeSeconds: Math.floor((Date.now() - this.startedAtMs) / 1000),
+      shardsDown,
+      shardsReadOnly,
     };
   }
 

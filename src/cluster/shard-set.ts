@@ -59,20 +59,16 @@ export class ShardSet {
 
   /**
    * Runs `fn` against one shard. A shard that does not answer becomes ERR_SHARD_UNAVAILABLE
-   * naming it; a shard's own refusal (a SQL error, a 404) passes through as it is.
+   * naming it, and so does one that refuses the router's API key: the client's own key is
+   * not at fault, so a 401 would mislead it. A shard's refusal of the request (a SQL error,
+   * a 404, a 409) passes through as it is; a shard's own trouble (5xx: read-only, storage)
+   * keeps its status and code, its message and `shard` naming the shard.
    */
   async ask<T>(shard: ClusterShard, fn: (client: DocdbClient) => Promise<T>): Promise<T> {
     try {
       return await fn(this.clients.get(shard.name) as DocdbClient);
     } catch (error) {
-      if (isDbError(error) && SHARD_UNANSWERED_CODES.includes(error.code)) {
-        throw new DbError(
-          'ERR_SHARD_UNAVAILABLE',
-          `shard ${shard.name} (${shard.endpoint}) did not answer: ${error.message}`,
-          { shard: shard.name },
-        );
-      }
-      throw error;
+      throw shardError(shard, error);
     }
   }
 
@@ -198,4 +194,32 @@ export class ShardSet {
   async close(): Promise<void> {
     await Promise.all([...this.clients.values()].map((c) => c.close()));
   }
+}
+
+/** A shard's failure as the router's client meets it (see ShardSet.ask). */
+function shardError(shard: ClusterShard, error: unknown): unknown {
+  if (!isDbError(error)) return error;
+  if (SHARD_UNANSWERED_CODES.includes(error.code)) {
+    return new DbError(
+      'ERR_SHARD_UNAVAILABLE',
+      `shard ${shard.name} (${shard.endpoint}) did not answer: ${error.message}`,
+      { shard: shard.name },
+    );
+  }
+  if (error.code === 'ERR_UNAUTHORIZED') {
+    return new DbError(
+      'ERR_SHARD_UNAVAILABLE',
+      `shard ${shard.name} (${shard.endpoint}) refused the router's API key: set shards[].apiKey of ${shard.name} in cluster.json to the key that node runs with`,
+      { shard: shard.name },
+    );
+  }
+  // A refusal of the request (400, 404, 409…) is the cluster's answer, as a node would give
+  // it; a shard's own trouble (read-only, storage, a bug) says which shard has it.
+  if (error.status < 500 || error.details?.shard !== undefined) return error;
+  return new DbError(
+    error.code,
+    `shard ${shard.name} (${shard.endpoint}): ${error.message}`,
+    { ...error.details, shard: shard.name },
+    error.status,
+  );
 }

@@ -140,7 +140,8 @@ export class Database implements NodeApi {
       status: 'ok',
       node: this.name,
       version: VERSION,
-      readOnly: this.gate.readOnly,
+      // What a client meets: a follower refuses writes as a read-only leader does.
+      readOnly: !this.gate.writable,
       role: this.gate.role,
       uptimeSeconds: Math.floor((Date.now() - this.openedAtMs) / 1000),
     };

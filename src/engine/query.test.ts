@@ -2,7 +2,8 @@
  * Proves the query entry points of the embedded API: `db.query` result shapes for reads and
  * writes, `?` parameters and their errors, the SQL length limit, and `db.queryStream`: meta
  * first with the final count, documents one at a time from one snapshot (writes landing
- * meanwhile do not change what the stream returns), ORDER BY/LIMIT/OFFSET, early stop.
+ * meanwhile do not change what the stream returns), ORDER BY/LIMIT/OFFSET, early stop, and
+ * the warning for a double-quoted path (a field name, not a string) that no document has.
  */
 
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -151,5 +152,34 @@ describe('statement and plan cache', () => {
     await db.query(sql);
     await db.dropCollection('t');
     await expect(db.query(sql)).rejects.toMatchObject({ code: 'ERR_COLLECTION_NOT_FOUND' });
+  });
+});
+
+describe('warnings', () => {
+  const warning = (field: string) =>
+    `"${field}" is in double quotes, which name a field, and no document in t has a field ${field}; for the string, write '${field}' in single quotes`;
+
+  it('warns when a double-quoted path names no field of any document, on reads and writes', async () => {
+    const read = await db.query(`SELECT * FROM t WHERE even = "true"`);
+    expect(read).toMatchObject({ count: 0, warnings: [warning('true')] });
+    const write = await db.query(`UPDATE t SET seen = 1 WHERE i = "seven"`);
+    expect(write).toMatchObject({ affected: 0, warnings: [warning('seven')] });
+    const deleted = await db.query(`DELETE FROM t WHERE "nothing" = 1`);
+    expect(deleted.warnings).toEqual([warning('nothing')]);
+    const stream = db.queryStream(`SELECT * FROM t WHERE i = "seven"`);
+    expect((await stream.next()).value).toMatchObject({ count: 0, warnings: [warning('seven')] });
+    await stream.return(undefined);
+  });
+
+  it('says nothing when the quoted field exists, is a SET target, or the path is unquoted', async () => {
+    for (const sql of [
+      `SELECT * FROM t WHERE "i" = 3`,
+      `SELECT "even" FROM t LIMIT 1`,
+      `UPDATE t SET "fresh" = 1 WHERE i = 3`,
+      `SELECT * FROM t WHERE nowhere = 3`,
+      `SELECT * FROM t WHERE "_id" = 'x'`,
+    ]) {
+      expect((await db.query(sql)).warnings, sql).toBeUndefined();
+    }
   });
 });

@@ -10,6 +10,7 @@ import {
   type Parsed,
   parse,
   planSelect,
+  quotedFieldWarnings,
   runCreateIndex,
   runDelete,
   runDropIndex,
@@ -154,19 +155,29 @@ export async function runQuery(
       plan: result.plan,
       count: documents.length,
       executionMs,
+      ...warningsOf(store, parsed),
       documents,
       ...(result.sortKeys && { sortKeys: result.sortKeys as unknown[][] }),
     };
   }
+  // Looked up before the write, in the documents the write's WHERE was matched against.
+  const warned = warningsOf(store, parsed);
   const outcome = await runWrite(store, writer, statement, params);
   return {
     plan: outcome.plan,
     count: outcome.affected,
     executionMs: performance.now() - started,
+    ...warned,
     affected: outcome.affected,
     documents: [],
     ...(outcome.ids && { ids: outcome.ids }),
   };
+}
+
+/** `{ warnings }` when a double-quoted path names no field of any document, else nothing. */
+function warningsOf(store: Store, parsed: Parsed): { warnings?: string[] } {
+  const warnings = quotedFieldWarnings(store, parsed.statement, parsed.quotedPaths);
+  return warnings.length > 0 ? { warnings } : {};
 }
 
 /**
@@ -199,7 +210,12 @@ export async function* streamQuery(
     const streamed = streamSelect(store, plan, params, snapshot, {
       sortKeys: options.sortKeys === true,
     });
-    yield { plan: streamed.plan, count: streamed.count, executionMs: performance.now() - started };
+    yield {
+      plan: streamed.plan,
+      count: streamed.count,
+      executionMs: performance.now() - started,
+      ...warningsOf(store, parsed),
+    };
     const keys = streamed.sortKeys;
     let k = 0;
     for (const document of streamed.documents) {

@@ -117,7 +117,8 @@ export const ERROR_CATALOGUE = {
   },
   ERR_SHARD_UNAVAILABLE: {
     status: 503,
-    meaning: 'A shard the router needs did not answer; the router never answers a partial result.',
+    meaning:
+      "A shard the router needs did not answer or refused the router's API key; the router never answers a partial result.",
   },
   ERR_INTERNAL: {
     status: 500,

@@ -86,6 +86,8 @@ export interface ReplicationStorage {
 export interface ReplicationGate {
   readonly role: Role;
   readonly readOnly: boolean;
+  /** True when the node takes client writes: neither read-only nor a follower. */
+  readonly writable: boolean;
   /** The leader writes should go to (a follower's), when known. */
   readonly leader: string | undefined;
   setRole(role: Role, leader?: string): void;

@@ -173,9 +173,14 @@ export class Replication {
     });
   }
 
-  /** read-only → read-write: recovers or aborts a handover. */
+  /** read-only → read-write: recovers or aborts a handover. A follower takes no writes. */
   readWrite(): Promise<ReplicationStatus> {
     return this.serial(async () => {
+      if (this.gate.role === 'follower') {
+        throw stateError(
+          'this node is a follower: it takes writes only once it leads; promote it (POST /replication/promote) or send writes to its leader',
+        );
+      }
       if (this.fenced) {
         throw stateError(
           `this node saw ${describeTerm(this.fenced.term)} (from ${this.fenced.by}), newer than its own: another node leads; let it follow that leader (POST /replication/start-follower), or restart it as a follower`,
@@ -187,11 +192,35 @@ export class Replication {
     });
   }
 
-  /** follower → leader: takes over in a new term and listens on `port`. */
-  promote(request: { port: number }): Promise<ReplicationStatus> {
-    return this.serial(() =>
-      this.promoteNow(request.port, 'promoted by request', this.watchSilenceMs()),
-    );
+  /**
+   * follower → leader: takes over in a new term and listens on `port`. The role is checked
+   * before the port, so a node that cannot be promoted hears why (409) rather than that a
+   * port is missing.
+   */
+  promote(request: { port?: number | undefined }): Promise<ReplicationStatus> {
+    return this.serial(() => {
+      this.checkPromotable();
+      if (request.port === undefined) {
+        throw new DbError(
+          'ERR_BAD_ARGUMENT',
+          "body: missing field 'port': the replication port this node listens on once it leads",
+        );
+      }
+      return this.promoteNow(request.port, 'promoted by request', this.watchSilenceMs());
+    });
+  }
+
+  /** Throws ERR_REPLICATION_STATE unless this node follows a leader. */
+  private checkPromotable(): ReplicationFollower {
+    const follower = this.follower;
+    if (this.gate.role !== 'follower' || !follower) {
+      throw stateError(
+        this.gate.role === 'leader'
+          ? 'this node already leads'
+          : 'only a follower is promoted; a single node starts leading with POST /replication/start-leader',
+      );
+    }
+    return follower;
   }
 
   /** The silence of the running watch in ms; 0 when none runs. */
@@ -208,14 +237,7 @@ export class Replication {
     why: string,
     watchedMs: number,
   ): Promise<ReplicationStatus> {
-    const follower = this.follower;
-    if (this.gate.role !== 'follower' || !follower) {
-      throw stateError(
-        this.gate.role === 'leader'
-          ? 'this node already leads'
-          : 'only a follower is promoted; a single node starts leading with POST /replication/start-leader',
-      );
-    }
+    const follower = this.checkPromotable();
     if (this.storage.snapshotLoadPending()) {
       throw stateError(
         "this node's data is incomplete (a snapshot load from its leader was cut short); let it finish catching up before promoting it",
@@ -255,17 +277,22 @@ export class Replication {
     return this.status();
   }
 
-  /** follower → watching: promotes itself once the leader is silent `silenceSeconds`. */
+  /**
+   * follower → watching: promotes itself once the leader is silent `silenceSeconds`, then
+   * leads on `newLeaderPort` (default: its leader's replication port, as
+   * `--auto-failover-new-port` defaults).
+   */
   enableAutoFailover(request: {
     silenceSeconds: number;
-    newLeaderPort: number;
+    newLeaderPort?: number | undefined;
   }): Promise<ReplicationStatus> {
     return this.serial(async () => {
-      if (this.gate.role !== 'follower') {
+      if (this.gate.role !== 'follower' || !this.follower) {
         throw stateError('auto-failover watches a leader: only a follower enables it');
       }
-      this.checkPort(request.newLeaderPort);
-      this.startWatch(request.silenceSeconds, request.newLeaderPort);
+      const newLeaderPort = request.newLeaderPort ?? this.follower.target().port;
+      this.checkPort(newLeaderPort);
+      this.startWatch(request.silenceSeconds, newLeaderPort);
       this.follower?.silenceChanged();
       return this.status();
     });
@@ -326,7 +353,7 @@ export class Replication {
     if (autoFailover) {
       await this.enableAutoFailover({
         silenceSeconds: autoFailover.silenceSeconds,
-        newLeaderPort: autoFailover.newLeaderPort ?? leaderPort,
+        newLeaderPort: autoFailover.newLeaderPort,
       });
     }
   }
@@ -356,7 +383,8 @@ export class Replication {
     const leader = this.follower?.status() ?? null;
     return {
       role: this.gate.role,
-      readOnly: this.gate.readOnly,
+      // What a client meets: a follower refuses writes as a read-only leader does.
+      readOnly: !this.gate.writable,
       term,
       lastSeq,
       seqFloor,

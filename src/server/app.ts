@@ -38,6 +38,7 @@ import { registerBackupRoute } from './routes/admin.js';
 import { registerApiRoutes } from './routes/api.js';
 import { registerChangesRoutes } from './routes/changes.js';
 import { registerReplicationRoutes } from './routes/replication.js';
+import { refuseUnknownParameters } from './routes/query-string.js';
 
 /** Options of buildApp; the node's name is its database's (`open(…, { name })`). */
 export interface AppOptions extends ApiAppOptions {
@@ -128,7 +129,15 @@ export function baseApp(options: BaseAppOptions = {}): FastifyInstance {
     routerOptions: { maxParamLength: PATH_PARAM_CHARS_MAX },
     // Bodies are validated as sent: no unknown fields dropped, no types coerced (a string is
     // not an array). Query strings are declared as strings and parsed by the routes.
-    ajv: { customOptions: { removeAdditional: false, coerceTypes: false, useDefaults: false } },
+    // `verbose` keeps each failed schema on its error, so a 400 can say what it wants.
+    ajv: {
+      customOptions: {
+        removeAdditional: false,
+        coerceTypes: false,
+        useDefaults: false,
+        verbose: true,
+      },
+    },
     // Errors Fastify raises before routing (a malformed URL) get docdb's body and request id.
     frameworkErrors: (error, request, reply) => {
       const body = { error: `bad request: ${error.message}`, code: 'ERR_BAD_REQUEST' };
@@ -149,6 +158,7 @@ export function baseApp(options: BaseAppOptions = {}): FastifyInstance {
   // Bodies are JSON only: anything else is a 415, never a string handed to the engine.
   app.removeContentTypeParser('text/plain');
   addJsonBodyParser(app);
+  refuseUnknownParameters(app);
   closeIdleSockets(app.server);
   return app;
 }

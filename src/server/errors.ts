@@ -9,13 +9,20 @@
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { DbError, type ErrorCode, isDbError, publicMessageOf } from '../errors/index.js';
 import type { ErrorBody } from '../types/index.js';
+import { declaredParameters } from './routes/query-string.js';
 
 export type { ErrorBody };
 
-function fromFastify(error: FastifyError): DbError | undefined {
+function fromFastify(error: FastifyError, request: FastifyRequest): DbError | undefined {
   switch (error.code) {
-    case 'FST_ERR_CTP_BODY_TOO_LARGE':
-      return new DbError('ERR_BODY_TOO_LARGE', 'the request body is larger than the limit');
+    case 'FST_ERR_CTP_BODY_TOO_LARGE': {
+      const limit = request.routeOptions.bodyLimit;
+      return new DbError(
+        'ERR_BODY_TOO_LARGE',
+        `the request body is larger than the limit of ${limit} bytes (${bytesText(limit)}); send less, or split a bulk insert into several`,
+        { bodyBytesMax: limit },
+      );
+    }
     case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
       return new DbError(
         'ERR_UNSUPPORTED_MEDIA_TYPE',
@@ -24,7 +31,7 @@ function fromFastify(error: FastifyError): DbError | undefined {
     case 'FST_ERR_CTP_EMPTY_JSON_BODY':
       return new DbError('ERR_BAD_REQUEST', 'the request body is empty; send a JSON value');
     case 'FST_ERR_VALIDATION':
-      return new DbError('ERR_BAD_REQUEST', validationMessage(error));
+      return new DbError('ERR_BAD_REQUEST', validationMessage(error, request));
     default:
       break;
   }
@@ -37,7 +44,7 @@ function fromFastify(error: FastifyError): DbError | undefined {
   return undefined;
 }
 
-function validationMessage(error: FastifyError): string {
+function validationMessage(error: FastifyError, request: FastifyRequest): string {
   const first = error.validation?.[0];
   if (!first) return error.message;
   const where = error.validationContext ?? 'request';
@@ -48,10 +55,42 @@ function validationMessage(error: FastifyError): string {
   if (first.keyword === 'required') {
     return `${where}: missing field '${inside}${params.missingProperty}'`;
   }
+  if (first.keyword === 'additionalProperties' && where === 'querystring') {
+    const takes = declaredParameters(request.routeOptions.schema);
+    const route = `${request.method} ${request.routeOptions.url}`;
+    return `querystring: unknown parameter '${params.additionalProperty}'; ${route} takes ${takes.length === 0 ? 'none' : takes.join(', ')}`;
+  }
   if (first.keyword === 'additionalProperties') {
     return `${where}: unknown field '${inside}${params.additionalProperty}'`;
   }
+  // A schema's description words what it wants, instead of the validator's pattern or enum.
+  // (Ajv's `verbose` puts `parentSchema` and `data` on the error; Fastify's type omits them.)
+  const { parentSchema, data } = first as {
+    parentSchema?: { description?: string };
+    data?: unknown;
+  };
+  if (parentSchema?.description !== undefined) {
+    return `${where} field '${field}' must be ${parentSchema.description}; got ${shownValue(data)}`;
+  }
   return `${where}${field ? ` field '${field}'` : ''} ${first.message ?? 'is invalid'}`;
+}
+
+/** A rejected value as the 400 shows it: JSON, cut at 40 characters. */
+function shownValue(value: unknown): string {
+  const text = JSON.stringify(value) ?? String(value);
+  return text.length > 40 ? `${text.slice(0, 40)}…` : text;
+}
+
+/** A byte count in the largest whole unit: `32 MiB`, `1 KiB`, `100 bytes`. */
+function bytesText(bytes: number): string {
+  for (const [unit, size] of [
+    ['GiB', 2 ** 30],
+    ['MiB', 2 ** 20],
+    ['KiB', 2 ** 10],
+  ] as const) {
+    if (bytes >= size && bytes % size === 0) return `${bytes / size} ${unit}`;
+  }
+  return `${bytes} bytes`;
 }
 
 /** The body for a code whose own message stays in the log: the fixed message and the request id. */
@@ -95,7 +134,7 @@ export interface ErrorMapping {
 /** The Fastify error handler. */
 export function errorHandler(mapping: ErrorMapping = {}) {
   return (error: FastifyError, request: FastifyRequest, reply: FastifyReply) => {
-    const known = isDbError(error) ? error : fromFastify(error);
+    const known = isDbError(error) ? error : fromFastify(error, request);
     if (!known) {
       request.log.error({ err: error }, 'unhandled error');
       return reply.status(500).send(withheld(request, 'ERR_INTERNAL'));

@@ -16,7 +16,9 @@ export function newNodeStatus(): NodeStatus {
 
 /**
  * Makes `status` a view of `gate`: what the status held when bound goes to the gate, and from
- * then on its role, readOnly and leader read and write the gate's.
+ * then on its role, readOnly and leader read and write the gate's. `readOnly` reads whether
+ * the node refuses client writes, a follower's refusal included (what `/health` shows a
+ * client), and writing it enters or leaves read-only mode (a handover).
  */
 export function bindStatus(status: NodeStatus, gate: WriteGate): NodeStatus {
   const { role, readOnly, leader } = status;
@@ -31,7 +33,7 @@ export function bindStatus(status: NodeStatus, gate: WriteGate): NodeStatus {
       configurable: true,
     },
     readOnly: {
-      get: () => gate.readOnly,
+      get: () => !gate.writable,
       set: (value: boolean) => gate.setReadOnly(value),
       enumerable: true,
       configurable: true,

@@ -1,8 +1,9 @@
 /**
  * Proves how the REST API treats what a request carries, through `app.inject()` on a real
  * database: 415 for bodies that are not JSON, 400 for bad, truncated or empty JSON and for
- * schema violations naming the field, the body limit (`bodyBytesMax` and the default
- * BODY_BYTES_MAX) at the limit and one byte past it, and path segments: their length and
+ * schema violations naming the field (a query parameter's in words, never a pattern), query
+ * parameters an endpoint does not take refused everywhere, the body limit (`bodyBytesMax` and
+ * the default BODY_BYTES_MAX) at the limit and one byte past it, the 413 saying the limit, and path segments: their length and
  * broken percent-encodings. Known bugs are kept as `it.fails` with the bug named.
  */
 
@@ -96,6 +97,45 @@ describe('request bodies', () => {
       expect(answer.body.error).toContain(field);
     }
   });
+
+  it('says what a query parameter wants, never the pattern that checks it', async () => {
+    const app = await start();
+    const limit = await app.request({ url: '/collections/c?limit=abc' });
+    expect(limit.status).toBe(400);
+    expect(limit.body.error).toBe(
+      `querystring field 'limit' must be a non-negative integer such as 100; got "abc"`,
+    );
+    const atomic = await app.request({
+      method: 'POST',
+      url: '/collections/c/bulk?atomic=yes',
+      json: [],
+    });
+    expect(atomic.body.error).toBe(`querystring field 'atomic' must be true or false; got "yes"`);
+  });
+
+  it('refuses a query parameter the endpoint does not take, on every endpoint, naming the ones it takes', async () => {
+    const app = await start();
+    await app.request({ method: 'POST', url: '/collections/c', json: { a: 1 } });
+    const cases: Array<[string, string, unknown, string]> = [
+      ['GET', '/collections/c?limt=5', undefined, 'GET /collections/:name takes limit, after'],
+      ['POST', '/collections/c/bulk?atomc=true', [{ a: 2 }], 'takes atomic, skipIndexes'],
+      ['GET', '/collections?x=1', undefined, 'GET /collections takes none'],
+      ['GET', '/changes?limit=3', undefined, 'GET /changes takes since, collection'],
+      ['GET', '/health?probe=1', undefined, 'GET /health takes none'],
+      ['POST', '/query?streem=true', { sql: 'SELECT * FROM c' }, 'POST /query takes stream'],
+      ['GET', '/collections/c/by/a/1?all=true', undefined, 'takes none'],
+    ];
+    for (const [method, url, json, takes] of cases) {
+      const answer = await app.request({ method: method as 'GET', url, json });
+      expect(answer.status, url).toBe(400);
+      expect(answer.body.code, url).toBe('ERR_BAD_REQUEST');
+      const name = (url.split('?')[1] as string).split('=')[0];
+      expect(answer.body.error, url).toContain(`unknown parameter '${name}'`);
+      expect(answer.body.error, url).toContain(takes);
+    }
+    // Nothing of the refused bulk was stored.
+    expect(app.db.collection('c').count()).toBe(1);
+  });
 });
 
 describe('unknown body fields', () => {
@@ -142,8 +182,10 @@ describe('body size limit', () => {
     const past = await app.request({ method: 'POST', url: '/collections/c', raw: bodyOf(1025) });
     expect(past.status).toBe(413);
     expect(past.body).toEqual({
-      error: 'the request body is larger than the limit',
+      error:
+        'the request body is larger than the limit of 1024 bytes (1 KiB); send less, or split a bulk insert into several',
       code: 'ERR_BODY_TOO_LARGE',
+      bodyBytesMax: 1024,
     });
     expect(app.db.collection('c').count()).toBe(1);
   });
@@ -176,6 +218,7 @@ describe('body size limit', () => {
     const past = await app.request({ method: 'POST', url: '/collections/c', raw: `${at} ` });
     expect(past.status).toBe(413);
     expect(past.body.code).toBe('ERR_BODY_TOO_LARGE');
+    expect(past.body.error).toContain(`the limit of ${BODY_BYTES_MAX} bytes (32 MiB)`);
     expect(app.db.collection('c').count()).toBe(1);
   });
 });

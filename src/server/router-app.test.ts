@@ -3,8 +3,9 @@
  * bodies and X-DOCDB-* headers (JSON and NDJSON queries, inserts with Location, by-key and
  * by-_id, bulk, indexes, stats, collections, health), the router's errors as documented codes
  * (400 for an unknown collection naming `docdb cluster add-collection`, 400 for a missing
- * shard key, 503 naming a shard that is down), the API key, and the node's 404 for an
- * unknown path.
+ * shard key, 503 naming a shard that is down, refuses the router's key or refuses writes),
+ * /health's status and readOnly from the shards (ok, degraded, down), the API key, and the
+ * node's 404 for an unknown path.
  */
 
 import type { FastifyInstance } from 'fastify';
@@ -231,6 +232,112 @@ describe('the router app', () => {
     } finally {
       await down.close();
     }
+  });
+});
+
+describe("the router app's health and the shards' own failures", () => {
+  let shards: Node[];
+  let keyed: Node;
+  let goneUrl: string;
+  const apps: FastifyInstance[] = [];
+
+  beforeAll(async () => {
+    shards = await Promise.all(['h1', 'h2'].map(startNode));
+    const harness = await startHarness({ nodeName: 'keyed', apiKey: 'right' });
+    keyed = { harness, url: await harness.app.listen({ port: 0, host: '127.0.0.1' }) };
+    const gone = await startNode('gone');
+    goneUrl = gone.url;
+    await gone.harness.close();
+  });
+
+  afterAll(async () => {
+    for (const app of apps) await app.close();
+    for (const node of [...shards, keyed]) await node.harness.close();
+  });
+
+  function routerOver(extra: ClusterConfig['shards'], only = false): FastifyInstance {
+    const own = shards.map((s, i) => ({ name: `h${i + 1}`, endpoint: s.url }));
+    const app = buildRouterApp(
+      new Router(
+        {
+          version: 1,
+          router: { port: 6000 },
+          shards: only ? extra : [...own, ...extra],
+          collections: { airports: { strategy: 'replicated' } },
+        },
+        { timeoutMs: 2000 },
+      ),
+    );
+    apps.push(app);
+    return app;
+  }
+
+  const health = async (app: FastifyInstance) => {
+    const answer = await app.inject({ method: 'GET', url: '/health' });
+    expect(answer.statusCode).toBe(200);
+    return answer.json();
+  };
+
+  it('says ok while every shard answers, degraded naming one that does not, down when none does', async () => {
+    expect(await health(routerOver([]))).toMatchObject({
+      status: 'ok',
+      readOnly: false,
+      role: 'router',
+      shards: 2,
+      shardsDown: [],
+      shardsReadOnly: [],
+    });
+    const degraded = await health(routerOver([{ name: 'gone', endpoint: goneUrl }]));
+    expect(degraded).toMatchObject({ status: 'degraded', readOnly: false, shards: 3 });
+    expect(degraded.shardsDown).toEqual([
+      { shard: 'gone', error: expect.stringContaining('gone') },
+    ]);
+    const down = await health(routerOver([{ name: 'gone', endpoint: goneUrl }], true));
+    expect(down).toMatchObject({ status: 'down', shards: 1 });
+  });
+
+  it('shows readOnly while a shard refuses writes, and a write it refuses names it', async () => {
+    const app = routerOver([]);
+    const follower = (shards[1] as Node).harness.status;
+    follower.readOnly = true;
+    try {
+      expect(await health(app)).toMatchObject({
+        status: 'ok',
+        readOnly: true,
+        shardsReadOnly: ['h2'],
+      });
+      const refused = await app.inject({
+        method: 'POST',
+        url: '/collections/airports',
+        payload: { code: 'AMS' },
+      });
+      expect(refused.statusCode).toBe(503);
+      expect(refused.json()).toMatchObject({ code: 'ERR_NODE_READ_ONLY', shard: 'h2' });
+      expect(refused.json().error).toMatch(
+        /^shard h2 \(http:\/\/127\.0\.0\.1:\d+\): this node is read-only/,
+      );
+    } finally {
+      follower.readOnly = false;
+    }
+    expect((await health(app)).readOnly).toBe(false);
+  });
+
+  it("answers 503 naming a shard that refuses the router's API key, never the shard's 401", async () => {
+    const app = routerOver([{ name: 'keyed', endpoint: keyed.url, apiKey: 'wrong' }]);
+    const answer = await app.inject({
+      method: 'POST',
+      url: '/query',
+      payload: { sql: 'INSERT INTO airports VALUES {"code": "BER"}' },
+    });
+    expect(answer.statusCode).toBe(503);
+    expect(answer.json()).toMatchObject({ code: 'ERR_SHARD_UNAVAILABLE', shard: 'keyed' });
+    expect(answer.json().error).toContain('shard keyed (');
+    expect(answer.json().error).toContain("refused the router's API key");
+    const status = await health(app);
+    expect(status).toMatchObject({ status: 'degraded' });
+    expect(status.shardsDown).toEqual([
+      { shard: 'keyed', error: expect.stringContaining("refused the router's API key") },
+    ]);
   });
 });
 

@@ -13,7 +13,11 @@ export interface GateState {
 
 /** `GET /health`. */
 export interface HealthBody {
-  status: 'ok';
+  /**
+   * A node: `ok`. A router: `ok` when every shard answers, `degraded` when some do not,
+   * `down` when none does.
+   */
+  status: 'ok' | 'degraded' | 'down';
   node: string;
   version: string;
   readOnly: boolean;
@@ -22,4 +26,8 @@ export interface HealthBody {
   uptimeSeconds: number;
   /** A router only: how many shards its cluster.json lists now. */
   shards?: number;
+  /** A router only: the shards that did not answer, each with why. */
+  shardsDown?: Array<{ shard: string; error: string }>;
+  /** A router only: the shards that refuse writes (then `readOnly` is true). */
+  shardsReadOnly?: string[];
 }

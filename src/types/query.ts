@@ -13,6 +13,11 @@ export interface QueryMeta {
   affected?: number;
   /** Ids an INSERT stored. */
   ids?: string[];
+  /**
+   * Present only when something in the statement is likely not what was meant, though it
+   * ran: a double-quoted path (a field name, not a string) that no document has.
+   */
+  warnings?: string[];
 }
 
 /** The result of one statement: reads carry documents, writes an empty list. */

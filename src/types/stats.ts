@@ -27,7 +27,10 @@ export interface StoreStats {
   term: number;
 }
 
-/** `GET /stats` through a router: documents per collection summed, and every shard's stats. */
+/**
+ * `GET /stats` through a router: documents per collection (a hash collection's summed, a
+ * replicated one's counted once), and every shard's stats.
+ */
 export interface RouterStats {
   collections: Array<{ name: string; count: number }>;
   shards: Array<{ name: string; stats: StoreStats }>;

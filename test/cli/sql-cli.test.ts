@@ -117,7 +117,9 @@ describe('query', () => {
   it('fails with a message on stderr for a bad statement (exit 1) or unknown collection (exit 3)', () => {
     const bad = docdb(['query', dir, 'SELECT * FORM orders']);
     expect(bad.code).toBe(1);
-    expect(bad.stderr).toContain("expected FROM after the select list, found 'FORM' at 1:10");
+    expect(bad.stderr).toContain(
+      "expected FROM after the select list, found 'FORM' (did you mean FROM?) at 1:10",
+    );
     const unknown = docdb(['query', dir, 'SELECT * FROM ordres']);
     expect(unknown.code).toBe(3);
     expect(unknown.stderr).toContain("unknown collection 'ordres'");
@@ -187,7 +189,7 @@ describe('repl', () => {
       'SELEC 1\nINSERT INTO t VALUES {"a": 1}\nSELECT COUNT(*) FROM t\n',
     );
     expect(r.code).toBe(1);
-    expect(r.stderr).toContain("found 'SELEC' at 1:1");
+    expect(r.stderr).toContain("found 'SELEC' (did you mean SELECT?) at 1:1");
     expect(r.stdout).toMatch(/COUNT\(\*\)\n-+\n1\n/);
   });
 

@@ -1,6 +1,7 @@
 /**
  * `docdb health <cluster.json>` against real nodes: a table of every shard (status, time,
- * node, version, role) and one of documents per collection; --json for scripts; exit 0 when
+ * node, version, role) and one of documents per collection, whose total counts a replicated
+ * collection once; --json for scripts; exit 0 when
  * every shard is up and 1 when one is down, unreachable, silent past --timeout-ms, or refuses
  * the API key, each named with its reason. It only reads.
  */
@@ -36,7 +37,11 @@ const temp = makeTempDir('docdb-health-');
 let ports: { a: number; b: number; down: number; silent: number };
 let silent: net.Server;
 
-function clusterFile(name: string, shards: Array<[string, number, string?]>): string {
+function clusterFile(
+  name: string,
+  shards: Array<[string, number, string?]>,
+  collections: Record<string, unknown> = { orders: { strategy: 'hash', path: 'pnr' } },
+): string {
   const file = path.join(temp.dir, name);
   const config = {
     version: 1,
@@ -46,7 +51,7 @@ function clusterFile(name: string, shards: Array<[string, number, string?]>): st
       endpoint: `http://127.0.0.1:${port}`,
       ...(apiKey && { apiKey }),
     })),
-    collections: { orders: { strategy: 'hash', path: 'pnr' } },
+    collections,
   };
   fs.writeFileSync(file, JSON.stringify(config));
   return file;
@@ -125,6 +130,35 @@ describe('docdb health', () => {
       (await docdb(['health', file, '--json', '--timeout-ms', '500'])).stdout,
     );
     expect(json).toMatchObject({ up: 1, down: 3 });
+  });
+
+  it('counts a replicated collection once in the total, as COUNT(*) through a router does', async () => {
+    const airports = [{ code: 'AMS' }, { code: 'BER' }];
+    const a = await request(`http://127.0.0.1:${ports.a}/collections/airports/bulk`, {
+      body: airports,
+    });
+    const b = await request(`http://127.0.0.1:${ports.b}/collections/airports/bulk`, {
+      body: airports,
+      headers: { authorization: 'Bearer key-b' },
+    });
+    expect([a.status, b.status]).toEqual([200, 200]);
+    const file = clusterFile(
+      'replicated.json',
+      [
+        ['s1', ports.a],
+        ['s2', ports.b, 'key-b'],
+      ],
+      { orders: { strategy: 'hash', path: 'pnr' }, airports: { strategy: 'replicated' } },
+    );
+    const result = await docdb(['health', file]);
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stdout).toMatch(/airports\s+2\s+2\s+2\n/);
+    expect(result.stdout).toMatch(/orders\s+40\s+0\s+40/);
+    const json = JSON.parse((await docdb(['health', file, '--json'])).stdout);
+    expect(json.collections).toEqual([
+      { name: 'airports', count: 2, complete: true },
+      { name: 'orders', count: 40, complete: true },
+    ]);
   });
 
   it('refuses a bad config file or timeout with a clear error', async () => {

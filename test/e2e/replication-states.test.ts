@@ -194,6 +194,14 @@ describe('single node → leader and → follower, each way the spec offers', ()
         /already leads/,
       ],
       [pairs.flags.leader, '/replication/promote', { port: await freePort() }, /already leads/],
+      // The role is checked before the body: a leader hears 409, not that a port is missing.
+      [pairs.flags.leader, '/replication/promote', {}, /already leads/],
+      [
+        pairs.flags.follower,
+        '/replication/read-write',
+        {},
+        /follower: it takes writes only once it leads/,
+      ],
       [
         pairs.flags.leader,
         '/replication/start-follower',
@@ -242,7 +250,11 @@ describe('single node → leader and → follower, each way the spec offers', ()
         { silenceSeconds: 0, newLeaderPort: port },
         /'silenceSeconds'/,
       ],
-      ['/replication/auto-failover/enable', { silenceSeconds: 1 }, /missing field 'newLeaderPort'/],
+      [
+        '/replication/auto-failover/enable',
+        { silenceSeconds: 1, newLeaderPort: 0 },
+        /'newLeaderPort'/,
+      ],
     ];
     for (const [route, body, field] of bad) {
       const answer = expectStatus<{ code: string; error: string }>(

@@ -116,6 +116,35 @@ function describe(proc: ServeProcess): string {
   return `--- stdout ---\n${proc.stdout().slice(-4000)}\n--- stderr ---\n${proc.stderr().slice(-4000)}`;
 }
 
+/**
+ * Spawns `bin/docdb router -c <config> --port <free port>` in `cwd` and waits (bounded) for
+ * its start line; the caller kills `child`. `output()` is what it wrote so far.
+ */
+export async function startRouter(
+  config: string,
+  cwd: string,
+): Promise<{ child: ChildProcess; url: string; output(): string }> {
+  const port = await freePort();
+  let out = '';
+  const child = spawn(BIN, ['router', '-c', config, '--port', String(port)], {
+    cwd,
+    env: cleanEnv(),
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  child.stdout?.setEncoding('utf8').on('data', (chunk: string) => {
+    out += chunk;
+  });
+  child.stderr?.setEncoding('utf8').on('data', (chunk: string) => {
+    out += chunk;
+  });
+  await waitFor(
+    () => (out.includes('docdb router listening on') ? true : undefined),
+    START_TIMEOUT_MS,
+    () => `the router did not start:\n${out}`,
+  );
+  return { child, url: `http://127.0.0.1:${port}`, output: () => out };
+}
+
 /** Kills (SIGKILL) every process still running and waits for each; for afterEach. */
 export async function stopAll(): Promise<void> {
   const procs = [...running];

@@ -8,7 +8,7 @@
  * over both shards with its scan hint, and a single shard).
  */
 
-import { type ChildProcess, spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { Browser, Page } from 'playwright-core';
@@ -22,15 +22,7 @@ import {
   Nodes,
   status,
 } from '../e2e/replication-support.js';
-import {
-  BIN,
-  cleanEnv,
-  freePort,
-  request,
-  START_TIMEOUT_MS,
-  stopAll,
-  waitFor,
-} from '../e2e/support.js';
+import { freePort, request, startRouter, stopAll, waitFor } from '../e2e/support.js';
 import { makeTempDir } from '../support/temp-dir.js';
 import { errorText, launch, openPage, screenshots } from './support.js';
 
@@ -122,25 +114,9 @@ describe('the Cluster screen', () => {
         collections: { orders: { strategy: 'hash', path: 'pnr' } },
       }),
     );
-    const port = await freePort();
-    let out = '';
-    router = spawn(BIN, ['router', '-c', file, '--port', String(port)], {
-      cwd: temp.dir,
-      env: cleanEnv(),
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    router.stdout?.setEncoding('utf8').on('data', (chunk: string) => {
-      out += chunk;
-    });
-    router.stderr?.setEncoding('utf8').on('data', (chunk: string) => {
-      out += chunk;
-    });
-    await waitFor(
-      () => (out.includes('docdb router listening on') ? true : undefined),
-      START_TIMEOUT_MS,
-      () => `the router did not start:\n${out}`,
-    );
-    const url = `http://127.0.0.1:${port}`;
+    const started = await startRouter(file, temp.dir);
+    router = started.child;
+    const url = started.url;
     for (let i = 0; i < 20; i++) {
       const answer = await request(`${url}/collections/orders`, { body: { pnr: `C${i}` } });
       expect(answer.status, answer.text).toBe(201);

@@ -49,6 +49,21 @@ function expectMetaHeaders(answer: Json, meta: { plan: string; count: number }):
   expect(String(answer.headers['x-docdb-executionms'])).toMatch(/^\d+\.\d{3}$/);
 }
 
+describe('warnings', () => {
+  it('answer a double-quoted value that names no field with warnings, in JSON and on the NDJSON meta line', async () => {
+    const sql = 'SELECT * FROM people WHERE city = "London"';
+    const answer = await query(sql);
+    expect(answer.status).toBe(200);
+    expect(answer.body).toMatchObject({ count: 0, documents: [] });
+    expect(answer.body.warnings).toEqual([
+      `"London" is in double quotes, which name a field, and no document in people has a field London; for the string, write 'London' in single quotes`,
+    ]);
+    const streamed = await query(sql, { url: '/query?stream=true' });
+    const meta = JSON.parse(streamed.text.split('\n')[0]);
+    expect(meta.warnings).toEqual(answer.body.warnings);
+  });
+});
+
 describe('reads', () => {
   it('answer { plan, count, executionMs, documents } and the three X-DOCDB-* headers', async () => {
     const answer = await query('SELECT * FROM people WHERE age > 40 ORDER BY age');

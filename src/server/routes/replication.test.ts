@@ -1,8 +1,9 @@
 /**
  * The replication endpoints on one node (app.inject): status of a single node, the
  * transitions a single node can make (start leading, read-only and back), the 409s of
- * transitions that do not fit its role (forgetting a follower it holds no lease from too),
- * and the 400s of bad bodies naming the field. Replication between nodes is proved in
+ * transitions that do not fit its role (forgetting a follower it holds no lease from too,
+ * read-write on a follower, promote on a leader with or without a port), a follower shown
+ * read-only, the auto-failover port's default, and the 400s of bad bodies naming the field. Replication between nodes is proved in
  * src/replication and test/e2e.
  */
 
@@ -132,13 +133,16 @@ describe('/replication', () => {
       ['/replication/start-leader', { port: 5500, sharedSecret: '' }, /sharedSecret/],
       ['/replication/start-follower', { port: 5500 }, /host/],
       ['/replication/start-follower', { host: 'http://x/', port: 5500 }, /host/],
-      ['/replication/promote', {}, /port/],
       [
         '/replication/auto-failover/enable',
         { silenceSeconds: 0, newLeaderPort: 5 },
         /silenceSeconds/,
       ],
-      ['/replication/auto-failover/enable', { silenceSeconds: 5 }, /newLeaderPort/],
+      [
+        '/replication/auto-failover/enable',
+        { silenceSeconds: 5, newLeaderPort: 0 },
+        /newLeaderPort/,
+      ],
       ['/replication/forget-follower', {}, /name/],
       ['/replication/forget-follower', { name: '' }, /name/],
     ];
@@ -146,6 +150,55 @@ describe('/replication', () => {
       const answer = await request({ method: 'POST', url, json });
       expect(answer.status, `${url} ${JSON.stringify(json)}`).toBe(400);
       expect(answer.body.error).toMatch(field);
+    }
+  });
+
+  it('shows a follower read-only, refuses read-write on it, and defaults the new leader port', async () => {
+    const { request } = await harness();
+    // Nothing listens there: the follower keeps trying, which is all this test needs.
+    const leaderPort = await freePort();
+    const followed = await request({
+      method: 'POST',
+      url: '/replication/start-follower',
+      json: { host: '127.0.0.1', port: leaderPort },
+    });
+    expect(followed.body).toMatchObject({ role: 'follower', readOnly: true });
+    expect((await request({ url: '/health' })).body).toMatchObject({
+      role: 'follower',
+      readOnly: true,
+    });
+    const readWrite = await request({ method: 'POST', url: '/replication/read-write' });
+    expect(readWrite.status).toBe(409);
+    expect(readWrite.body).toMatchObject({ code: 'ERR_REPLICATION_STATE' });
+    expect(readWrite.body.error).toContain('POST /replication/promote');
+    expect((await request({ url: '/replication/status' })).body.readOnly).toBe(true);
+    const promote = await request({ method: 'POST', url: '/replication/promote', json: {} });
+    expect(promote.status).toBe(400);
+    expect(promote.body.error).toContain("missing field 'port'");
+    const watch = await request({
+      method: 'POST',
+      url: '/replication/auto-failover/enable',
+      json: { silenceSeconds: 30 },
+    });
+    expect(watch.status).toBe(200);
+    expect(watch.body.autoFailover).toMatchObject({
+      enabled: true,
+      silenceSeconds: 30,
+      newLeaderPort: leaderPort,
+    });
+  });
+
+  it('answers 409 to promote on a leader whether or not the body names a port', async () => {
+    const { request } = await harness();
+    await request({
+      method: 'POST',
+      url: '/replication/start-leader',
+      json: { port: await freePort() },
+    });
+    for (const call of [{ json: {} }, {}]) {
+      const answer = await request({ method: 'POST', url: '/replication/promote', ...call });
+      expect(answer.status).toBe(409);
+      expect(answer.body.error).toBe('this node already leads');
     }
   });
 

@@ -5,7 +5,7 @@
  */
 
 import type { FastifyInstance } from 'fastify';
-import { NO_BODY } from '../json-body.js';
+import { NO_BODY, OPTIONAL_BODY } from '../json-body.js';
 import type { RouteContext } from '../route-context.js';
 import { AUTO_FAILOVER_SECONDS_MAX, PORT_MAX, PORT_MIN } from '../settings.js';
 
@@ -71,28 +71,31 @@ export function registerReplicationRoutes(
     async () => replication.readWrite(),
   );
 
-  app.post<{ Body: { port: number } }>(
+  // `port` is required of a follower, and checked after the role (a leader hears 409).
+  app.post<{ Body: { port?: number } }>(
     '/replication/promote',
     {
+      ...OPTIONAL_BODY,
       schema: {
         summary: 'A follower takes over as leader in a new term, listening on port',
-        body: body({ port }, ['port']),
+        body: body({ port }, []),
       },
     },
     async (request) => replication.promote(request.body),
   );
 
-  app.post<{ Body: { silenceSeconds: number; newLeaderPort: number } }>(
+  app.post<{ Body: { silenceSeconds: number; newLeaderPort?: number } }>(
     '/replication/auto-failover/enable',
     {
       schema: {
-        summary: 'Promote this follower when the leader is silent silenceSeconds',
+        summary:
+          "Promote this follower when the leader is silent silenceSeconds, to lead on newLeaderPort (default: the leader's port)",
         body: body(
           {
             silenceSeconds: { type: 'integer', minimum: 1, maximum: AUTO_FAILOVER_SECONDS_MAX },
             newLeaderPort: port,
           },
-          ['silenceSeconds', 'newLeaderPort'],
+          ['silenceSeconds'],
         ),
       },
     },

@@ -17,7 +17,7 @@ import {
   type StoreReader,
   type StoreWriter,
 } from '../../storage/index.js';
-import { parsePath } from '../../util/index.js';
+import { type PathSegment, parsePath } from '../../util/index.js';
 import type {
   CreateIndexStatement,
   DeleteStatement,
@@ -119,7 +119,12 @@ function matchingIds(
   return { plan: bound.plan, rows };
 }
 
-/** Sets `value` at `path` inside `doc`, creating objects along the way. */
+/**
+ * Sets `value` at `path` inside `doc`, creating the objects of missing fields along the way.
+ * A step that holds a value other than an object (null included: it is a value, not a
+ * missing field, as MongoDB's `$set` treats it) is an error, and so is a position past the
+ * end of an array (docs/sql.md).
+ */
 function assign(doc: Record<string, unknown>, ref: PathRef, value: unknown): void {
   const path = parsePath(ref.text);
   const first = path.segments[0];
@@ -132,21 +137,23 @@ function assign(doc: Record<string, unknown>, ref: PathRef, value: unknown): voi
     const next = path.segments[i + 1];
     if (segment.kind === 'field') {
       if (current === null || typeof current !== 'object' || Array.isArray(current)) {
-        throw cannotSet(ref, i);
+        throw cannotSet(ref, path.segments, i, current);
       }
       const target = current as Record<string, unknown>;
       if (last) target[segment.name] = value;
       else {
-        if (target[segment.name] === undefined || target[segment.name] === null) {
+        if (target[segment.name] === undefined) {
           target[segment.name] = next?.kind === 'index' ? [] : {};
         }
         current = target[segment.name];
       }
     } else if (segment.kind === 'index') {
-      if (!Array.isArray(current) || segment.index > current.length) throw cannotSet(ref, i);
+      if (!Array.isArray(current) || segment.index > current.length) {
+        throw cannotSet(ref, path.segments, i, current);
+      }
       if (last) current[segment.index] = value;
       else {
-        if (current[segment.index] === undefined || current[segment.index] === null) {
+        if (current[segment.index] === undefined) {
           current[segment.index] = next?.kind === 'index' ? [] : {};
         }
         current = current[segment.index];
@@ -155,12 +162,47 @@ function assign(doc: Record<string, unknown>, ref: PathRef, value: unknown): voi
   });
 }
 
-function cannotSet(ref: PathRef, step: number): DbError {
-  return new DbError(
-    'ERR_SQL_INVALID',
-    `cannot SET ${ref.text}: step ${step + 1} of the path does not lead into an object or an array with that position`,
-    { line: ref.at.line, column: ref.at.column },
-  );
+/** What a SET step found, in words: `null`, `a number`, `an array of 2 elements`. */
+function described(value: unknown): string {
+  if (value === null) return 'null';
+  if (Array.isArray(value)) {
+    return `an array of ${value.length} element${value.length === 1 ? '' : 's'}`;
+  }
+  return typeof value === 'object' ? 'an object' : `a ${typeof value}`;
+}
+
+/** The text of the first `count` segments of a path: `a.b[2]`. */
+function prefixText(segments: readonly PathSegment[], count: number): string {
+  return segments
+    .slice(0, count)
+    .map((s, k) =>
+      s.kind === 'field'
+        ? `${k === 0 ? '' : '.'}${s.name}`
+        : s.kind === 'index'
+          ? `[${s.index}]`
+          : '[*]',
+    )
+    .join('');
+}
+
+/** Step `step` of a SET path cannot go into `found`: names the step, what it holds and the way out. */
+function cannotSet(
+  ref: PathRef,
+  segments: readonly PathSegment[],
+  step: number,
+  found: unknown,
+): DbError {
+  const segment = segments[step] as PathSegment;
+  const holder = prefixText(segments, step);
+  const [wanted, empty] = segment.kind === 'index' ? ['an array', '[]'] : ['an object', '{}'];
+  const why =
+    segment.kind === 'index' && Array.isArray(found)
+      ? `${holder} has ${found.length} element${found.length === 1 ? '' : 's'}, and a position may be at most ${found.length} (the next one)`
+      : `${holder} holds ${described(found)}, not ${wanted}; SET ${holder} = ${empty} first to make it one`;
+  return new DbError('ERR_SQL_INVALID', `cannot SET ${ref.text}: ${why}`, {
+    line: ref.at.line,
+    column: ref.at.column,
+  });
 }
 
 /** UPDATE … SET path = value [, …] [WHERE …]: every matching document, atomically. */

@@ -30,6 +30,7 @@ import {
   SQL_KEYWORDS,
 } from '../ast/index.js';
 import { syntaxError, type Token, tokenize } from '../lexer/index.js';
+import { keywordAsNameHint, nearestKeyword } from './keyword-hint.js';
 
 const KEYWORDS = new Set(SQL_KEYWORDS);
 
@@ -46,6 +47,8 @@ class Parser {
   private index = 0;
   private params = 0;
   private depth = 0;
+  /** Paths written in double quotes that a statement reads (see Parsed.quotedPaths). */
+  readonly quoted: PathRef[] = [];
 
   constructor(private readonly tokens: Token[]) {}
 
@@ -95,7 +98,38 @@ class Parser {
     // where a collection name may.
     const deferred = token.error ?? this.peek().error;
     if (deferred) throw deferred;
-    throw syntaxError(`${message}, found ${describe(token)}`, token.at);
+    throw syntaxError(
+      `${message}, found ${describe(token)}${this.hintFor(token, message)}`,
+      token.at,
+    );
+  }
+
+  /**
+   * What a syntax error adds about the word it found: a keyword where a name belongs goes in
+   * double quotes; a word a typo or two from a keyword is asked about that keyword.
+   */
+  private hintFor(token: Token, message: string): string {
+    if (token.kind !== 'ident' || token.quoted) return '';
+    if (this.isReserved(token)) {
+      return this.usedAsName(token, message) ? `: ${keywordAsNameHint(token.text)}` : '';
+    }
+    const keyword = nearestKeyword(token.text, message);
+    return keyword === undefined ? '' : ` (did you mean ${keyword}?)`;
+  }
+
+  /**
+   * True when a keyword found where a name belongs was meant as one: always after FROM, JOIN
+   * and the like (`FROM order`); as a field, when what follows it is what follows a name (an
+   * operator, a comma, FROM, AS, the end), so `SELECT FROM c` is not told to quote FROM.
+   */
+  private usedAsName(token: Token, message: string): boolean {
+    if (/expected a collection name/.test(message)) return true;
+    if (!/expected (a field path|a name|a value)/.test(message)) return false;
+    const next = this.tokens[this.tokens.indexOf(token) + 1];
+    if (next === undefined || next.kind === 'eof' || next.kind === 'op') return true;
+    if (next.kind === 'punct') return next.text === ',' || next.text === ')';
+    const word = next.kind === 'ident' && !next.quoted ? next.text.toUpperCase() : '';
+    return word === 'FROM' || word === 'AS';
   }
 
   // ---- statements ----------------------------------------------------------------------
@@ -235,6 +269,8 @@ class Parser {
     const assignments: UpdateStatement['assignments'] = [];
     do {
       const path = this.path('in SET');
+      // A SET target names the field it makes: not one to look for in the documents.
+      if (this.quoted.at(-1) === path) this.quoted.pop();
       const eq = this.peek();
       if (eq.kind !== 'op' || eq.text !== '=') this.fail(`expected = after ${path.text} in SET`);
       this.index++;
@@ -435,7 +471,9 @@ class Parser {
     } catch (error) {
       throw syntaxError((error as DbError).message, token.at);
     }
-    return { kind: 'path', text: token.text, at: token.at };
+    const ref: PathRef = { kind: 'path', text: token.text, at: token.at };
+    if (token.quoted) this.quoted.push(ref);
+    return ref;
   }
 
   /**
@@ -472,6 +510,12 @@ class Parser {
 export interface Parsed {
   statement: Statement;
   paramCount: number;
+  /**
+   * The paths the statement reads that were written in double quotes (`"status"`), in text
+   * order. Double quotes make a field name, not a string, so `WHERE status = "pending"`
+   * compares two fields; the engine warns when such a field is in no document.
+   */
+  quotedPaths: PathRef[];
 }
 
 /** Parses one SQL statement (an optional trailing `;` is allowed). */
@@ -481,5 +525,5 @@ export function parse(sql: string): Parsed {
   }
   const parser = new Parser(tokenize(sql));
   const statement = parser.statement();
-  return { statement, paramCount: parser.paramCount };
+  return { statement, paramCount: parser.paramCount, quotedPaths: parser.quoted };
 }

@@ -79,17 +79,25 @@ INSERT INTO c20 VALUES {"x":1}
 SELECT * FROM orders
 -- error: ERR_COLLECTION_NOT_FOUND unknown collection 'orders' (known: alpha, beta, c01, c02, c03, c04, c05, c06, c07, c08, c09, c10, c11, c12, c13, c14, c15, c16, c17, c18 +2 more)
 
--- case: not a statement
+-- case: not a statement: a word a typo from a keyword suggests it
 SELEC * FROM alpha
--- error: ERR_SQL_SYNTAX expected a statement (SELECT, INSERT, UPDATE, DELETE, CREATE INDEX or DROP INDEX), found 'SELEC' at 1:1
+-- error: ERR_SQL_SYNTAX expected a statement (SELECT, INSERT, UPDATE, DELETE, CREATE INDEX or DROP INDEX), found 'SELEC' (did you mean SELECT?) at 1:1
 
 -- case: an empty statement
 ;
 -- error: ERR_SQL_SYNTAX expected a statement (SELECT, INSERT, UPDATE, DELETE, CREATE INDEX or DROP INDEX), found ';' at 1:1
 
--- case: a misspelt keyword, with its line and column
+-- case: a misspelt keyword, with its line and column, and the keyword it is nearest
 SELECT * FORM alpha
--- error: ERR_SQL_SYNTAX expected FROM after the select list, found 'FORM' at 1:10
+-- error: ERR_SQL_SYNTAX expected FROM after the select list, found 'FORM' (did you mean FROM?) at 1:10
+
+-- case: a misspelt keyword after a complete statement suggests the keyword too
+SELECT * FROM alpha WHERE a = 1 ORDR BY a
+-- error: ERR_SQL_SYNTAX expected the end of the statement, found 'ORDR' (did you mean ORDER?) at 1:33
+
+-- case: a word far from every keyword gets no suggestion
+SELECT * FROM alpha WHERE a = 1 banana
+-- error: ERR_SQL_SYNTAX expected the end of the statement, found 'banana' at 1:33
 
 -- case: the position of an error on the third line
 SELECT a
@@ -158,9 +166,17 @@ SELECT * FROM alpha WHERE a = 1.
 SELECT * FROM
 -- error: ERR_SQL_SYNTAX expected a collection name after FROM, found end of input at 1:14
 
--- case: a keyword is not a collection name
+-- case: a keyword is not a collection name, and the error says how to use it as one
 SELECT * FROM where
--- error: ERR_SQL_SYNTAX expected a collection name after FROM, found 'where' at 1:15
+-- error: ERR_SQL_SYNTAX expected a collection name after FROM, found 'where': 'where' is a keyword; write "where" in double quotes to use it as a name at 1:15
+
+-- case: FROM order names the quotes too
+SELECT * FROM order
+-- error: ERR_SQL_SYNTAX expected a collection name after FROM, found 'order': 'order' is a keyword; write "order" in double quotes to use it as a name at 1:15
+
+-- case: a keyword compared as a field is told to go in quotes
+SELECT * FROM alpha WHERE order = 1
+-- error: ERR_SQL_SYNTAX expected a value at the start of a condition, found 'order': 'order' is a keyword; write "order" in double quotes to use it as a name at 1:27
 
 -- case: a path is not a collection name
 SELECT * FROM alpha[0]

@@ -106,7 +106,7 @@ SELECT "from" FROM kw WHERE "order".by = 'y'
 
 -- case: an unquoted keyword is not a field name
 SELECT select FROM kw
--- error: ERR_SQL_SYNTAX expected a field path in the select list, found 'select' at 1:8
+-- error: ERR_SQL_SYNTAX expected a field path in the select list, found 'select': 'select' is a keyword; write "select" in double quotes to use it as a name at 1:8
 
 -- case: an existing but empty collection gives no rows (not an error)
 SELECT * FROM emptied

@@ -68,11 +68,15 @@ SELECT tags FROM accounts WHERE name = 'c'
 
 -- case: SET of a position beyond the end is an error
 UPDATE accounts SET tags[5] = 'w' WHERE name = 'c'
--- error: ERR_SQL_INVALID cannot SET tags[5]: step 2 of the path does not lead into an object or an array with that position
+-- error: ERR_SQL_INVALID cannot SET tags[5]: tags has 2 elements, and a position may be at most 2 (the next one)
 
 -- case: SET through a scalar is an error
 UPDATE accounts SET balance.cents = 5
--- error: ERR_SQL_INVALID cannot SET balance.cents: step 2 of the path does not lead into an object or an array with that position
+-- error: ERR_SQL_INVALID cannot SET balance.cents: balance holds a number, not an object; SET balance = {} first to make it one
+
+-- case: SET through null is an error too: null is a value, not a missing field (docs/sql.md)
+UPDATE accounts SET tier.level = 1 WHERE name = 'a'
+-- error: ERR_SQL_INVALID cannot SET tier.level: tier holds null, not an object; SET tier = {} first to make it one
 
 -- case: a failed UPDATE changes nothing, not even rows before the failing one
 SELECT balance FROM accounts
