@@ -484,8 +484,8 @@ async function withPair(body: (names: { indexed: string; plain: string }) => Pro
   try {
     await body(names);
   } finally {
-    await db.dropCollection(names.indexed);
-    await db.dropCollection(names.plain);
+    await db.collection(names.indexed).drop();
+    await db.collection(names.plain).drop();
   }
 }
 
