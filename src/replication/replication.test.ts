@@ -84,17 +84,33 @@ async function until<T>(
 }
 
 /**
- * Waits for the follower to hold the leader's last seq, and to be done with a snapshot load
- * (its last step commits before it is durable and the follower says so).
+ * Waits for the follower to have applied the leader's last seq durably, as it tells its
+ * leader. Its `nodeState().lastSeq` moves at the commit, before the entry is durable, and its
+ * change log is read only up to the durable end: a check in between (wider on a loaded
+ * machine) would find the last entry missing from its log. A snapshot load's last step
+ * commits before it is durable too, and the follower says so.
  */
 function caughtUp(leader: TestNode, follower: TestNode): Promise<true> {
-  return until(
-    () =>
-      (follower.db.nodeState().lastSeq === leader.db.nodeState().lastSeq &&
-        follower.replication.status().leader?.state !== 'snapshot') ||
-      undefined,
-    `the follower to reach seq ${leader.db.nodeState().lastSeq}`,
-  );
+  return until(() => {
+    const lastSeq = leader.db.nodeState().lastSeq;
+    const view = follower.replication.status().leader;
+    return (
+      (follower.db.nodeState().lastSeq === lastSeq &&
+        view?.appliedSeq === lastSeq &&
+        view.state !== 'snapshot') ||
+      undefined
+    );
+  }, `the follower to apply seq ${leader.db.nodeState().lastSeq}`);
+}
+
+/**
+ * Waits for a leader's lease to hold. A follower is armed by the heartbeat that says the
+ * leader recorded it, but the lease is valid only once the leader took the ack answering that
+ * heartbeat: a write in between is refused (ERR_REPLICATION_NO_LEASE), and a loaded machine
+ * widens that window.
+ */
+function leaseHeld(leader: TestNode): Promise<true> {
+  return until(() => leader.replication.status().lease?.valid, 'the leader to hold its lease');
 }
 
 async function everything(db: Database): Promise<unknown> {
@@ -359,6 +375,7 @@ describe('replication', () => {
     const newPort = await freePort();
     await follower.replication.enableAutoFailover({ silenceSeconds: 1, newLeaderPort: newPort });
     await until(() => follower.replication.status().autoFailover.armed, 'the watch to arm');
+    await leaseHeld(leader);
     expect(leader.replication.status().lease).toMatchObject({
       required: true,
       valid: true,
@@ -471,6 +488,7 @@ describe('replication', () => {
     // Once it reaches the leader and the leader holds its lease, it is armed.
     link.set('up');
     await until(() => follower.replication.status().autoFailover.armed, 'the watch to arm');
+    await leaseHeld(leader);
     await leader.db.collection('a').insert({ n: 1 });
   });
 
