@@ -19,6 +19,7 @@ export interface VitestReport {
       ancestorTitles: string[];
       title: string;
       status: string;
+      duration?: number | null;
       failureMessages?: string[];
     }>;
   }>;
@@ -28,15 +29,22 @@ export interface VitestSummary {
   passed: number;
   /** Failed tests, plus one for each file that failed without running a test. */
   failed: number;
-  /** One line per failure: `file > describe > test: first line of the message`. */
+  /** One line per failure: `file > describe > test (its seconds): first line of the message`. */
   failures: string[];
 }
 
 /** A failure message's first line, bounded, so one failure stays one line of the log. */
 const MESSAGE_CHARS_MAX = 200;
 
+/**
+ * What vitest's JSON report keeps of a test that ran out of time: the placeholder of the error
+ * that carries the stack, not "Test timed out in … ms".
+ */
+const TIMEOUT_PLACEHOLDER = 'Error: STACK_TRACE_ERROR';
+
 function firstLine(message: string | undefined): string {
   const line = (message ?? '').trim().split('\n')[0] ?? '';
+  if (line === TIMEOUT_PLACEHOLDER) return `${line} (no message kept: most likely its time limit)`;
   return line.length > MESSAGE_CHARS_MAX ? `${line.slice(0, MESSAGE_CHARS_MAX)}…` : line;
 }
 
@@ -54,7 +62,8 @@ export function summarizeVitestReport(report: VitestReport, root: string): Vites
     for (const test of file.assertionResults) {
       if (test.status !== 'failed') continue;
       const title = [name, ...test.ancestorTitles, test.title].join(' > ');
-      failures.push(`${title}: ${firstLine(test.failureMessages?.[0])}`);
+      const seconds = ` (${((test.duration ?? 0) / 1000).toFixed(1)} s)`;
+      failures.push(`${title}${seconds}: ${firstLine(test.failureMessages?.[0])}`);
     }
   }
   return {

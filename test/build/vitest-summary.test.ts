@@ -1,8 +1,9 @@
 /**
  * Proves the summary `.ci/run` prints of vitest's JSON report (scripts/vitest-summary.ts): every
- * failed test is named as file > describe > test with its message's first line, a file that
- * failed without running a test is named and counted once, and the command prints those lines
- * before the counts (a report that cannot be read is one failure, named).
+ * failed test is named as file > describe > test with its seconds and its message's first line
+ * (a timeout's placeholder said as such), a file that failed without running a test is named
+ * and counted once, and the command prints those lines before the counts (a report that cannot
+ * be read is one failure, named).
  */
 
 import { execFileSync } from 'node:child_process';
@@ -16,7 +17,7 @@ const ROOT = path.resolve(import.meta.dirname, '../..');
 
 const REPORT: VitestReport = {
   numPassedTests: 3,
-  numFailedTests: 2,
+  numFailedTests: 3,
   testResults: [
     {
       name: path.join(ROOT, 'src/replication/replication.test.ts'),
@@ -27,6 +28,7 @@ const REPORT: VitestReport = {
           ancestorTitles: ['replication'],
           title: 'replicates every write path',
           status: 'failed',
+          duration: 1234.5,
           failureMessages: ['Error: timed out waiting for the follower\n    at until (x.ts:1:1)'],
         },
       ],
@@ -40,7 +42,15 @@ const REPORT: VitestReport = {
           ancestorTitles: ['serve', 'flags'],
           title: 'refuses a bad port',
           status: 'failed',
+          duration: 20,
           failureMessages: [`AssertionError: ${'x'.repeat(300)}`],
+        },
+        {
+          ancestorTitles: ['serve'],
+          title: 'waits too long',
+          status: 'failed',
+          duration: 30_012,
+          failureMessages: ['Error: STACK_TRACE_ERROR\n    at task (chunk.js:1:1)'],
         },
         { ancestorTitles: ['serve'], title: 'skipped one', status: 'skipped' },
       ],
@@ -62,10 +72,11 @@ const REPORT: VitestReport = {
 describe('the summary of a vitest report', () => {
   it('names every failed test as file > describe > test, and a file that ran none', () => {
     const summary = summarizeVitestReport(REPORT, ROOT);
-    expect(summary).toMatchObject({ passed: 3, failed: 3 });
+    expect(summary).toMatchObject({ passed: 3, failed: 4 });
     expect(summary.failures).toEqual([
-      'src/replication/replication.test.ts > replication > replicates every write path: Error: timed out waiting for the follower',
-      `test/e2e/serve.test.ts > serve > flags > refuses a bad port: AssertionError: ${'x'.repeat(184)}…`,
+      'src/replication/replication.test.ts > replication > replicates every write path (1.2 s): Error: timed out waiting for the follower',
+      `test/e2e/serve.test.ts > serve > flags > refuses a bad port (0.0 s): AssertionError: ${'x'.repeat(184)}…`,
+      'test/e2e/serve.test.ts > serve > waits too long (30.0 s): Error: STACK_TRACE_ERROR (no message kept: most likely its time limit)',
       'test/ui/screens.test.ts: Error: Cannot find module playwright-core',
     ]);
   });
@@ -100,14 +111,14 @@ describe('the summary of a vitest report', () => {
       const file = path.join(dir, 'vitest.json');
       fs.writeFileSync(file, JSON.stringify(REPORT));
       const lines = run(file);
-      expect(lines).toHaveLength(4);
+      expect(lines).toHaveLength(5);
       expect(lines[0]).toBe(
-        'FAILED src/replication/replication.test.ts > replication > replicates every write path: Error: timed out waiting for the follower',
+        'FAILED src/replication/replication.test.ts > replication > replicates every write path (1.2 s): Error: timed out waiting for the follower',
       );
-      expect(lines[2]).toBe(
+      expect(lines[3]).toBe(
         'FAILED test/ui/screens.test.ts: Error: Cannot find module playwright-core',
       );
-      expect(lines[3]).toBe('3 3');
+      expect(lines[4]).toBe('3 4');
     });
 
     it('counts a report that cannot be read as one failure, and names it', () => {
