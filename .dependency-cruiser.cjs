@@ -4,16 +4,28 @@
  * `npm run layers` fails on any violation or import cycle.
  */
 const layer = (name) => `^src/${name}/`;
+/** Node's own modules as dependency-cruiser names them (`fs`, `fs/promises`, …). */
+const nodeModules = `^(${require('node:module')
+  .builtinModules.map((name) => name.replace(/[/.]/g, '\\$&'))
+  .join('|')})(/|$)`;
 
 module.exports = {
   forbidden: [
     { name: 'no-cycles', severity: 'error', from: {}, to: { circular: true } },
     {
       name: 'errors-and-util-are-leaves',
-      comment: 'errors/ and util/ import nothing internal but each other (util may use errors).',
+      comment:
+        'errors/ and util/ import nothing internal but each other (util may use errors) and, for util, the plain shapes of types/.',
       severity: 'error',
       from: { path: '^src/(errors|util)/' },
-      to: { path: '^src/', pathNot: '^src/(errors|util)/' },
+      to: { path: '^src/', pathNot: '^src/(errors|util|types)/' },
+    },
+    {
+      name: 'errors-are-below-types',
+      comment: 'types/ imports the error codes, so errors/ may not import types/.',
+      severity: 'error',
+      from: { path: '^src/errors/' },
+      to: { path: '^src/types/' },
     },
     {
       name: 'types-are-the-bottom',
@@ -80,12 +92,12 @@ module.exports = {
       to: { path: '^src/(storage|engine|sql)/' },
     },
     {
-      name: 'replication-over-the-engine',
+      name: 'replication-through-its-port',
       comment:
-        'Replication ships and applies change-log entries through the engine (Database); it never touches storage, SQL or the server.',
+        'Replication reaches the node only through its port (replication/port.ts), which server/ and cli/ wire from the store and the write gate: it imports neither the engine nor storage, SQL or the server.',
       severity: 'error',
       from: { path: layer('replication') },
-      to: { path: '^src/(storage|sql|server|cli|cluster|client)/' },
+      to: { path: '^src/(engine|storage|sql|server|cli|cluster|client)/' },
     },
     {
       name: 'engine-and-storage-below-replication',
@@ -134,10 +146,18 @@ module.exports = {
     {
       name: 'undici-only-in-client',
       comment:
-        'The typed HTTP client (ADR 0012); its transport is the one importer in src/client/.',
+        'The typed HTTP client (ADR 0012); its Node transport is the one importer in src/client/.',
       severity: 'error',
-      from: { pathNot: '^src/client/transport\\.ts$' },
+      from: { pathNot: '^src/client/undici-transport\\.ts$' },
       to: { path: 'node_modules/undici/' },
+    },
+    {
+      name: 'client-browser-entry-needs-no-node',
+      comment:
+        'docdb/client in a browser (ADR 0024): nothing src/client/browser.ts reaches imports a Node module or undici.',
+      severity: 'error',
+      from: { path: '^src/client/browser\\.ts$' },
+      to: { reachable: true, path: [nodeModules, 'node_modules/undici/'] },
     },
     {
       name: 'client-imports-only-types-errors-util',

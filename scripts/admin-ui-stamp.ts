@@ -1,8 +1,9 @@
 /**
  * The fingerprint of the admin UI's sources, for `npm run build` to skip the Next build when
  * nothing it reads has changed since the last one: every file of admin-ui/ but its build
- * output and dependencies, NEXT_PUBLIC_DOCDB_URL (baked into the bundle), and the installed
- * Next version. Reads files; writes nothing.
+ * output and dependencies, what it bundles from outside (docdb/client's browser build),
+ * NEXT_PUBLIC_DOCDB_URL (baked into the bundle), and the installed Next version. Reads
+ * files; writes nothing.
  */
 
 import { createHash } from 'node:crypto';
@@ -23,14 +24,30 @@ function files(dir: string, under = ''): string[] {
   return found.sort();
 }
 
-/** A hex digest of the sources under `dir`, the public URL and `nextVersion`. */
-export function adminUiStamp(dir: string, publicUrl: string, nextVersion: string): string {
+/**
+ * A hex digest of the sources under `dir`, of each file or folder of `bundled` (paths
+ * relative to `dir`, e.g. `../dist/client`; a missing one counts as missing), the public URL
+ * and `nextVersion`.
+ */
+export function adminUiStamp(
+  dir: string,
+  publicUrl: string,
+  nextVersion: string,
+  bundled: readonly string[] = [],
+): string {
   const hash = createHash('sha256');
   hash.update(`NEXT_PUBLIC_DOCDB_URL=${publicUrl}\0next=${nextVersion}\0`);
-  for (const file of files(dir)) {
-    hash.update(`${file}\0`);
-    hash.update(fs.readFileSync(path.join(dir, file)));
+  const add = (name: string, file: string) => {
+    hash.update(`${name}\0`);
+    hash.update(fs.readFileSync(file));
     hash.update('\0');
+  };
+  for (const file of files(dir)) add(file, path.join(dir, file));
+  for (const outside of bundled) {
+    const at = path.join(dir, outside);
+    if (!fs.existsSync(at)) hash.update(`${outside}\0missing\0`);
+    else if (fs.statSync(at).isFile()) add(outside, at);
+    else for (const file of files(at)) add(path.posix.join(outside, file), path.join(at, file));
   }
   return hash.digest('hex');
 }

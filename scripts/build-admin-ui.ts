@@ -2,7 +2,8 @@
  * `npm run build`'s second step: builds admin-ui/ with `next build` into admin-ui/out (the
  * static files the node serves at /ui/), unless admin-ui/.build-stamp shows that the same
  * sources were built already, so `npm test`'s pretest build stays quick. A failed build
- * leaves no stamp, so the next run builds again.
+ * leaves no stamp, so the next run builds again. It bundles docdb/client from dist/, which
+ * the first step built.
  */
 
 import { spawnSync } from 'node:child_process';
@@ -15,7 +16,9 @@ const dir = path.resolve(import.meta.dirname, '../admin-ui');
 const stampFile = path.join(dir, '.build-stamp');
 const require = createRequire(path.join(dir, 'package.json'));
 const nextVersion = (require('next/package.json') as { version: string }).version;
-const stamp = adminUiStamp(dir, process.env.NEXT_PUBLIC_DOCDB_URL ?? '', nextVersion);
+/** What the UI bundles from the checkout: docdb/client's browser build and what it imports. */
+const BUNDLED = ['../dist/client', '../dist/errors', '../dist/types', '../dist/util/limits.js'];
+const stamp = adminUiStamp(dir, process.env.NEXT_PUBLIC_DOCDB_URL ?? '', nextVersion, BUNDLED);
 
 const built =
   fs.existsSync(path.join(dir, 'out/index.html')) &&

@@ -1,9 +1,9 @@
 /**
  * `npm run build:binary`: one executable file for this machine's platform, a Node single
  * executable application (node's own binary with docdb injected). What it carries is one
- * asset, the payload: package.json, dist/, the production dependencies from node_modules (the
+ * asset, the payload: package.json, dist/, the packages docdb's own dependencies need (the
  * native addons of lmdb and msgpackr-extract among them) and the admin UI's static files when
- * built. scripts/sea/bootstrap.cjs, the binary's main script, checks the payload's SHA-256 and
+ * built; nothing of the UI's build toolchain (issue 23: at most 130 MB, 60 MB unpacked). scripts/sea/bootstrap.cjs, the binary's main script, checks the payload's SHA-256 and
  * unpacks it on first run (native addons load only from files). Options: `--out <file>`
  * (default `build/docdb-<platform>-<arch>`). A release for another platform is built on that
  * platform (docs/install.md).
@@ -20,9 +20,12 @@ const ROOT = path.resolve(import.meta.dirname, '..');
 const MAGIC = 'DOCDBPK1';
 /** The fuse Node's single executable support looks for (fixed by Node). */
 const SEA_FUSE = 'NODE_SEA_FUSE_fce680ab2cc467b6e072b8b5df1996b2';
-/** Files no running docdb reads: types, source maps, docs, native sources. */
+/**
+ * Files no running docdb reads: TypeScript sources and types (Node 20 runs none from
+ * node_modules), source maps, docs, native sources, CI settings and other dot-files.
+ */
 const SKIPPED =
-  /\.(d\.[cm]?ts|map|md|markdown|c|cc|cpp|h|hpp|gyp|gypi)$|(^|\/)(test|tests|docs?|example|examples)\//i;
+  /\.([cm]?ts|map|md|markdown|c|cc|cpp|h|hpp|gyp|gypi|ya?ml)$|(^|\/)(test|tests|docs?|example|examples)\/|(^|\/)\./i;
 
 function option(name: string, fallback: string): string {
   const at = process.argv.indexOf(name);
@@ -53,17 +56,78 @@ function filesUnder(dir: string, skip = SKIPPED): string[] {
   return out;
 }
 
-/** The package folders `npm ls` names as production dependencies, all levels deep. */
+/**
+ * The package folders docdb's own `dependencies` resolve to, all levels deep, found the way
+ * Node finds them: each package's `dependencies`, `optionalDependencies` and installed
+ * `peerDependencies`, looked up in the `node_modules` folders from the package up to ROOT.
+ * Not `npm ls --omit=dev`: that counts the dependencies of admin-ui (a workspace) too, which
+ * are the UI's build toolchain (Next.js, its compiler, React: most of the 331 MB the binary
+ * unpacked before issue 23), while the UI runs as the static files in admin-ui/out.
+ */
 function productionPackages(): string[] {
-  const ls = spawnSync('npm', ['ls', '--omit=dev', '--all', '--parseable'], {
-    cwd: ROOT,
-    encoding: 'utf8',
-  });
-  if (ls.status !== 0 && !ls.stdout) throw new Error(`npm ls failed: ${ls.stderr}`);
-  return ls.stdout
-    .split('\n')
-    .map((line) => line.trim())
-    .filter((line) => line && path.resolve(line) !== ROOT);
+  const found = new Set<string>();
+  const visit = (name: string, from: string, required: boolean): void => {
+    const at = resolvePackage(name, from);
+    if (at === undefined) {
+      if (!required) return;
+      const by = path.relative(ROOT, from) || 'docdb';
+      throw new Error(`${name}, a dependency of ${by}, is not installed: run npm ci`);
+    }
+    if (found.has(at)) return;
+    found.add(at);
+    const manifest = JSON.parse(fs.readFileSync(path.join(at, 'package.json'), 'utf8'));
+    for (const dependency of Object.keys(manifest.dependencies ?? {})) {
+      visit(dependency, at, true);
+    }
+    for (const field of ['optionalDependencies', 'peerDependencies']) {
+      for (const dependency of Object.keys(manifest[field] ?? {})) {
+        visit(dependency, at, false);
+      }
+    }
+  };
+  const manifest = JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8'));
+  for (const dependency of Object.keys(manifest.dependencies ?? {})) {
+    visit(dependency, ROOT, true);
+  }
+  return [...found].sort();
+}
+
+/**
+ * The folder of package `name` as Node would find it from `from`: `node_modules/<name>` in
+ * `from` and each folder above it, up to ROOT. Paths are not resolved through symbolic links,
+ * so a worktree whose node_modules links to another checkout still packs `node_modules/…`.
+ */
+function resolvePackage(name: string, from: string): string | undefined {
+  for (let dir = from; ; dir = path.dirname(dir)) {
+    if (path.basename(dir) !== 'node_modules') {
+      const candidate = path.join(dir, 'node_modules', name);
+      if (fs.existsSync(path.join(candidate, 'package.json'))) return candidate;
+    }
+    if (dir === ROOT || path.dirname(dir) === dir) return undefined;
+  }
+}
+
+/** This machine's C library on Linux, as native addon file names tag it. */
+function libc(): 'glibc' | 'musl' | undefined {
+  if (process.platform !== 'linux') return undefined;
+  const report = process.report.getReport() as { header?: { glibcVersionRuntime?: string } };
+  return report.header?.glibcVersionRuntime ? 'glibc' : 'musl';
+}
+
+/**
+ * Whether a prebuilt native addon could load in the binary, read from the tags of its file
+ * name as node-gyp-build names them (`node.abi115.glibc.node`, `node.napi.musl.node`): the
+ * binary is this very `node`, so an addon built for another ABI, C library or runtime never
+ * loads, and lmdb's package for one platform carries four (about 4 MB each). A name without tags is kept.
+ */
+function addonLoads(file: string, cLibrary: 'glibc' | 'musl' | undefined): boolean {
+  const tags = path.basename(file).split('.').slice(0, -1);
+  if (tags.includes('electron') || tags.includes('node-webkit')) return false;
+  const abi = tags.find((tag) => /^abi\d+$/.test(tag));
+  if (abi !== undefined && abi !== `abi${process.versions.modules}` && !tags.includes('napi')) {
+    return false;
+  }
+  return !tags.some((tag) => (tag === 'glibc' || tag === 'musl') && tag !== cLibrary);
 }
 
 function payloadFiles(): Array<{ path: string; bytes: Buffer; mode: number }> {
@@ -85,14 +149,23 @@ function payloadFiles(): Array<{ path: string; bytes: Buffer; mode: number }> {
       mode: 0o644,
     },
   ];
+  const cLibrary = libc();
   const sources = [
     ...filesUnder(path.join(ROOT, 'dist')),
-    ...productionPackages().flatMap((dir) => filesUnder(dir)),
+    ...productionPackages()
+      .flatMap((dir) => filesUnder(dir))
+      .filter((file) => !file.endsWith('.node') || addonLoads(file, cLibrary)),
   ];
   const ui = path.join(ROOT, 'admin-ui', 'out');
   if (fs.existsSync(ui)) sources.push(...filesUnder(ui, /\.map$/));
   else step('admin-ui/out is not built: the binary carries no admin UI');
   for (const relative of sources) {
+    // The bootstrap writes each file at its path under the unpacked folder: none may leave it.
+    if (relative.startsWith('../') || path.isAbsolute(relative)) {
+      throw new Error(
+        `${relative} lies outside ${ROOT}: the payload holds the checkout's files only`,
+      );
+    }
     const full = path.join(ROOT, relative);
     files.push({
       path: relative,

@@ -10,7 +10,7 @@ import Link from 'next/link';
 import { useEffect, useRef, useState } from 'react';
 import { ErrorBox, formatBytes, formatDuration } from '@/components/bits';
 import { useSession } from '@/components/session';
-import { api } from '@/lib/api';
+import { client, nodeStats, stats as readStats } from '@/lib/api';
 import { type Rates, ratesBetween, readTotals, type Totals } from '@/lib/metrics';
 import { useLoad } from '@/lib/use-load';
 
@@ -20,8 +20,9 @@ const SAMPLES_MAX = 60;
 
 export default function OverviewPage() {
   const { health, isRouter } = useSession();
-  const live = useLoad(() => api.health());
-  const stats = useLoad(() => api.stats());
+  const live = useLoad(() => client().health());
+  const stats = useLoad(() => readStats());
+  const node = nodeStats(stats.data);
   const h = live.data ?? health;
   return (
     <>
@@ -36,14 +37,12 @@ export default function OverviewPage() {
           <Card label="Shards" value={String(h.shards ?? '–')} />
         ) : (
           <>
-            <Card label="File size" value={formatBytes(stats.data?.fileSizeBytes)} />
+            <Card label="File size" value={formatBytes(node?.fileSizeBytes)} />
             <Card
               label="Pages used / total"
-              value={
-                stats.data?.pages ? `${stats.data.pages.used} / ${stats.data.pages.total}` : '–'
-              }
+              value={node ? `${node.pages.used} / ${node.pages.total}` : '–'}
             />
-            <Card label="Last seq" value={String(stats.data?.changeLog?.lastSeq ?? '–')} />
+            <Card label="Last seq" value={String(node?.changeLog.lastSeq ?? '–')} />
           </>
         )}
       </div>
@@ -64,7 +63,7 @@ export default function OverviewPage() {
                 <Link href={`/documents/?c=${encodeURIComponent(c.name)}`}>{c.name}</Link>
               </td>
               <td>{c.count.toLocaleString()}</td>
-              <td>{c.indexes?.length ?? '–'}</td>
+              <td>{'indexes' in c ? c.indexes.length : '–'}</td>
             </tr>
           ))}
         </tbody>
@@ -97,7 +96,7 @@ function LiveChart() {
     let stopped = false;
     const read = async () => {
       try {
-        const totals = readTotals(await api.metrics(), Date.now());
+        const totals = readTotals(await client().metrics(), Date.now());
         if (stopped) return;
         if (last.current) {
           const next = ratesBetween(last.current, totals);

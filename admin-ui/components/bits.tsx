@@ -3,7 +3,7 @@
 'use client';
 
 import { useEffect } from 'react';
-import { api } from '@/lib/api';
+import { client } from '@/lib/api';
 import { useLoad } from '@/lib/use-load';
 
 export function ErrorBox({ error }: { error: Error | string | null | undefined }) {
@@ -25,7 +25,7 @@ export function CollectionPicker({
   onChange: (name: string) => void;
   refreshKey?: number;
 }) {
-  const names = useLoad(() => api.collections(), refreshKey);
+  const names = useLoad(() => client().collections(), refreshKey);
   const first = names.data?.[0];
   useEffect(() => {
     if (!value && first) onChange(first);

@@ -18,7 +18,8 @@ import {
 } from 'ag-grid-community';
 import { AgGridReact } from 'ag-grid-react';
 import { useMemo } from 'react';
-import type { Doc } from '@/lib/api';
+import type { Document as Doc } from 'docdb/client';
+import { idOf } from '@/lib/api';
 import { cellText, showValue, valueAt } from '@/lib/paths';
 
 ModuleRegistry.registerModules([AllCommunityModule]);
@@ -126,7 +127,7 @@ export function cursorDatasource(
         for (;;) {
           const { documents } = await list(blockSize, after);
           const full = documents.length === blockSize;
-          if (full) cursors.set(at + blockSize, documents.at(-1)?._id);
+          if (full) cursors.set(at + blockSize, idOf(documents.at(-1)));
           if (at >= params.startRow || !full) {
             const rows = at === params.startRow ? documents : [];
             params.successCallback(rows, full ? -1 : at + documents.length);

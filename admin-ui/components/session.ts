@@ -3,10 +3,10 @@
 'use client';
 
 import { createContext, useContext } from 'react';
-import type { Health } from '@/lib/api';
+import type { HealthBody } from 'docdb/client';
 
 export interface Session {
-  health: Health;
+  health: HealthBody;
   /** Served by `docdb router`: the Cluster screen shows, node-only screens hide. */
   isRouter: boolean;
 }

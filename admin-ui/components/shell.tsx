@@ -9,7 +9,8 @@
 import Link from 'next/link';
 import { usePathname } from 'next/navigation';
 import { type FormEvent, type ReactNode, useCallback, useEffect, useState } from 'react';
-import { ApiError, api, BASE_URL, type Health, storedKey, storeKey } from '@/lib/api';
+import { type HealthBody as Health, isDbError } from 'docdb/client';
+import { BASE_URL, client, nodeUrl, storedKey, storeKey, unanswered } from '@/lib/api';
 import { SessionContext } from './session';
 
 type Gate =
@@ -21,22 +22,30 @@ type Gate =
 async function check(key: string): Promise<Gate> {
   let health: Health;
   try {
-    health = await api.health(key);
+    health = await client(key).health();
   } catch (error) {
-    return { kind: 'down', message: (error as Error).message };
+    return { kind: 'down', message: downMessage(error) };
   }
   try {
-    await api.stats(key);
+    await client(key).stats();
     return { kind: 'in', health };
   } catch (error) {
-    if (error instanceof ApiError && error.status === 401) {
+    if (isDbError(error, 'ERR_UNAUTHORIZED')) {
       // No key yet is not a mistake: ask for one without an error.
       return { kind: 'key', message: key ? error.message : null, health };
     }
     // A router whose shard is down answers /stats 503, yet the key worked.
-    if (error instanceof ApiError && error.status !== 0) return { kind: 'in', health };
-    return { kind: 'down', message: (error as Error).message };
+    if (isDbError(error) && !unanswered(error)) return { kind: 'in', health };
+    return { kind: 'down', message: downMessage(error) };
   }
+}
+
+/** What the down screen says: the node did not answer, and the client's words for why. */
+function downMessage(error: unknown): string {
+  const why = (error as Error).message;
+  return unanswered(error)
+    ? `the node at ${nodeUrl()} did not answer: is it running? (${why})`
+    : why;
 }
 
 const SCREENS: Array<{ href: string; label: string; when?: 'node' | 'router' }> = [

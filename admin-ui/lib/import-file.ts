@@ -5,15 +5,21 @@
  * large file is never held whole); a JSON array is parsed whole (`parseImport`).
  */
 
+/**
+ * A JSON object read from the file: docdb/client's `Document`, spelled out here because the
+ * root's tests import this module without the UI's path to the client.
+ */
+type Document = Record<string, unknown>;
+
 export interface ParsedImport {
-  docs: unknown[];
+  docs: Document[];
   /** The file's line of each document (1-based), to name lines in the node's errors. */
   lines: number[];
   errors: Array<{ line: number; error: string }>;
   format: 'json' | 'ndjson';
 }
 
-export function isObject(value: unknown): boolean {
+export function isObject(value: unknown): value is Document {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
@@ -88,7 +94,7 @@ export async function* ndjsonLines(file: Blob): AsyncGenerator<{ line: number; t
 }
 
 /** One NDJSON line as a document, or why it is not one. */
-export function documentOf(text: string): { doc: unknown } | { error: string } {
+export function documentOf(text: string): { doc: Document } | { error: string } {
   try {
     const doc = JSON.parse(text) as unknown;
     return isObject(doc) ? { doc } : { error: 'a document is a JSON object ({ … })' };

@@ -1,10 +1,11 @@
 #!/usr/bin/env node
 /**
  * The `docdb` executable: one subcommand per file, wired here. Errors become a message on
- * stderr and exit code 1; usage errors exit 2.
+ * stderr and the exit code of their class (output.ts); usage errors exit 2.
  */
 
 import { Command, CommanderError } from 'commander';
+import { DbError, isDbError } from '../errors/index.js';
 import { VERSION } from '../version.js';
 import { registerBackup } from './backup.js';
 import { registerCluster } from './cluster.js';
@@ -67,8 +68,34 @@ function helpTargetChecked(program: Command, argv: string[]): string[] {
   return known ? argv : [name];
 }
 
+/**
+ * A node's 401 tells an HTTP client which header to send; a user of a command that reaches a
+ * node by URL sets the key with that command's `--api-key` or DOCDB_API_KEY instead, so the
+ * error names those (issue 23, mend 13). Other errors pass through as they are.
+ */
+function inCommandLineTerms(error: unknown, command: Command | undefined): unknown {
+  const takesKey = command?.options.some((option) => option.long === '--api-key') === true;
+  if (!isDbError(error, 'ERR_UNAUTHORIZED') || !takesKey) return error;
+  const given =
+    command?.opts().apiKey !== undefined
+      ? 'the key given with --api-key'
+      : process.env.DOCDB_API_KEY !== undefined
+        ? 'the key in DOCDB_API_KEY'
+        : undefined;
+  const message =
+    given === undefined
+      ? 'the node needs an API key: pass --api-key <key> or set DOCDB_API_KEY'
+      : `the node refused ${given} (${error.message}): give the key the node was started with`;
+  return new DbError('ERR_UNAUTHORIZED', message, error.details, error.status);
+}
+
 export async function main(argv: string[]): Promise<void> {
   const program = buildProgram();
+  // The command whose action ran, so an error can be told in that command's terms.
+  let ran: Command | undefined;
+  program.hook('preAction', (_program, actionCommand) => {
+    ran = actionCommand;
+  });
   try {
     await program.parseAsync(helpTargetChecked(program, argv), { from: 'user' });
   } catch (error) {
@@ -77,7 +104,7 @@ export async function main(argv: string[]): Promise<void> {
       process.exitCode = error.exitCode === 0 ? 0 : EXIT_USAGE;
       return;
     }
-    reportError(error);
+    reportError(inCommandLineTerms(error, ran));
   }
 }
 

@@ -98,9 +98,7 @@ function runCommand(db: Database, line: string, json: boolean): boolean {
       else printStats(db.stats());
       return true;
     case 'collections': {
-      const rows = db
-        .listCollections()
-        .map((name) => ({ name, count: db.collection(name).count() }));
+      const rows = db.collections().map((name) => ({ name, count: db.collection(name).count() }));
       if (json) printJson(rows);
       else
         process.stdout.write(

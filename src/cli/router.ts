@@ -9,7 +9,7 @@
 import { type Command, InvalidArgumentError } from 'commander';
 import { ReloadingRouter, readClusterConfig } from '../cluster/index.js';
 import { DbError } from '../errors/index.js';
-import { buildRouterApp } from '../server/index.js';
+import { buildRouterApp, listenQuietly } from '../server/index.js';
 
 function port(raw: string): number {
   const value = Number(raw);
@@ -52,7 +52,7 @@ export async function startRouter(
   const wanted = flags.port ?? config.router.port;
   let url: string;
   try {
-    url = await app.listen({ port: wanted, host });
+    url = await listenQuietly(app, { port: wanted, host });
   } catch (error) {
     await app.close();
     if ((error as NodeJS.ErrnoException).code === 'EADDRINUSE') {

@@ -42,6 +42,20 @@ export function serveOptions(): Option[] {
     .map((spec) => new Option(spec.flag as string, optionHelp(spec)));
 }
 
+/**
+ * `serve` takes no arguments. A user who writes `docdb serve ./data` meant the data
+ * directory, so the usage error says to write `--data-dir ./data` (issue 23, mend 11).
+ */
+function strayArguments(command: Command): void {
+  const [first, ...rest] = command.args;
+  if (first === undefined) return;
+  const extra = rest.length === 0 ? '' : ` (and ${rest.length} more)`;
+  command.error(
+    `error: serve takes no arguments, but got '${first}'${extra}; to serve that data directory, write --data-dir ${first}`,
+    { code: 'commander.excessArguments', exitCode: 2 },
+  );
+}
+
 export function registerServe(program: Command): void {
   const command = program
     .command('serve')
@@ -54,7 +68,10 @@ export function registerServe(program: Command): void {
       '\nPrecedence: a flag overrides the config file; a DOCDB_* variable applies only to a ' +
         'setting\nthat neither set; then the defaults. SIGINT/SIGTERM stop the node gracefully.',
     )
-    .action(async (options: ServeOptions) => {
+    // Commander's "too many arguments" would not say where a path belongs: see strayArguments.
+    .allowExcessArguments(true)
+    .action(async (options: ServeOptions, self: Command) => {
+      strayArguments(self);
       const { config: configPath, ...flags } = options;
       const { config, sources } = resolveConfig({ configPath, flags, env: process.env });
       await startNode(config, { sources });

@@ -420,12 +420,7 @@ export function registerTransfer(program: Command): void {
     .argument('<collection>', 'the collection to load into (created if missing)')
     .argument('<file>', 'an NDJSON file or a JSON array file (- reads stdin)')
     .option('--atomic', 'all or nothing: store nothing unless every record goes in')
-    .option(
-      '--batch-size <n>',
-      `documents per bulk insert (default ${IMPORT_BATCH_DEFAULT})`,
-      batchArgument,
-      IMPORT_BATCH_DEFAULT,
-    )
+    .option('--batch-size <n>', 'documents per bulk insert', batchArgument, IMPORT_BATCH_DEFAULT)
     .option('--api-key <key>', 'the API key of a node given by URL (default: DOCDB_API_KEY)')
     .option('--json', 'print the result as JSON (failed records with their lines)')
     .action(

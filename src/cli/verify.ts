@@ -11,7 +11,7 @@ import { type Database, open } from '../engine/index.js';
 import { isDbError } from '../errors/index.js';
 import { compareLogs } from '../replication/index.js';
 import type { LogComparison, VerifyReport } from '../types/index.js';
-import { bold, EXIT_FAILURE, printJson } from './output.js';
+import { bold, EXIT_FAILURE, exitCodeOf, printJson } from './output.js';
 import { progressBar } from './progress.js';
 
 function printReport(report: VerifyReport): void {
@@ -51,7 +51,8 @@ async function openForVerify(
   } catch (error) {
     if (!json || !isDbError(error)) throw error;
     printJson({ file, ok: false, error: { code: error.code, message: error.message } });
-    process.exitCode = EXIT_FAILURE;
+    // The exit code the same error has without --json (a truncated file: storage).
+    process.exitCode = exitCodeOf(error.code);
     return undefined;
   }
 }
@@ -74,7 +75,8 @@ async function verifyCommand(
     }
     const report = await db.verify((done, total) => bar.update(done, total));
     bar.stop();
-    const comparison = peer && compareLogs(db, peer, { file, peer: options.peer as string });
+    const comparison =
+      peer && compareLogs(db.store, peer.store, { file, peer: options.peer as string });
     const ok = report.ok && logsAgree(comparison);
     if (options.json) printJson(comparison ? { ...report, ok, peer: comparison } : report);
     else {

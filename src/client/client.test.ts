@@ -13,7 +13,7 @@ import * as fs from 'node:fs';
 import * as net from 'node:net';
 import * as path from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { type Harness, startHarness } from '../../test/support/app-harness.js';
+import { type Harness, type HarnessOptions, startHarness } from '../../test/support/app-harness.js';
 import { selfSignedCert } from '../../test/support/tls-cert.js';
 import { makeTempDir } from '../../test/support/temp-dir.js';
 import type { AppOptions } from '../server/index.js';
@@ -27,7 +27,7 @@ interface Node {
   url: string;
 }
 
-async function startNode(options: AppOptions = {}): Promise<Node> {
+async function startNode(options: HarnessOptions = {}): Promise<Node> {
   const harness = await startHarness(options);
   const address = await harness.app.listen({ port: 0, host: '127.0.0.1' });
   return { harness, url: address };
@@ -120,7 +120,7 @@ describe('the client against a node', () => {
     await client.insert('info', { a: 1 });
     const stats = await client.stats();
     expect(stats.collections.find((c) => c.name === 'info')?.count).toBe(1);
-    expect(typeof stats.pageSizeBytes).toBe('number');
+    expect('pageSizeBytes' in stats && typeof stats.pageSizeBytes).toBe('number');
     expect(await client.collections()).toContain('info');
     expect(await client.metrics()).toContain('docdb_http_requests_total');
     expect((await client.openApi()).openapi).toMatch(/^3\./);
@@ -189,12 +189,19 @@ describe('the client against a node', () => {
     expect(next.documents.map((d) => d.n)).toEqual([2, 3, 4]);
   });
 
-  it('creates and lists indexes, and drops a collection with X-Confirm', async () => {
+  it('creates, lists and drops indexes, and drops a collection with X-Confirm', async () => {
     await client.insert('indexed', { a: { b: 1 } });
     const created = await client.createIndex({ collection: 'indexed', path: 'a.b', name: 'ab' });
     expect(created).toMatchObject({ collection: 'indexed', name: 'ab', paths: ['a.b'] });
     expect((await client.indexes('indexed')).map((i) => i.name)).toEqual(['ab']);
     expect((await client.getByKey('indexed', 'a.b', 1)).plan).toMatch(/^INDEX_SCAN.*\(ab\b/);
+    await client.createIndex({ collection: 'indexed', path: 'c', name: 'by_c' });
+    expect(await client.dropIndex('Indexed', 'BY_C')).toEqual({
+      collection: 'indexed',
+      dropped: 'by_c',
+    });
+    const gone = await rejection(client.dropIndex('indexed', 'by_c'));
+    expect([gone.code, gone.status]).toEqual(['ERR_INDEX_NOT_FOUND', 404]);
     expect(await client.dropCollection('indexed')).toEqual({ dropped: 'indexed' });
     expect(await client.collections()).not.toContain('indexed');
   });

@@ -1,49 +1,51 @@
 /**
- * DocdbClient: one method per route of the node REST API (docs/rest.md), typed with the
- * shapes of src/types/. It builds paths and reads answers; the transport owns connections,
- * retries and errors. It never holds a whole query stream in memory.
+ * DocdbClientBase: one method per route of the node REST API (docs/rest.md), typed with the
+ * shapes of src/types/, over any transport. It builds paths and reads answers; the transport
+ * owns connections, retries and errors. It never holds a whole query stream in memory, and
+ * imports nothing that needs Node: `DocdbClient` puts it over undici in Node (node-client.ts)
+ * and over `fetch` in a browser (browser-client.ts; ADR 0024).
  */
 
 import { DbError, isDbError } from '../errors/index.js';
 import type {
-  BulkResult,
-  ChangeHeartbeat,
-  CompactResult,
-  Document,
-  FeedEntry,
-  HealthBody,
-  IndexInfo,
-  QueryMeta,
-  ReplicationStatus,
-  ShardQueryOptions,
-  SeedResult,
-  StoreStats,
-} from '../types/index.js';
-import type {
   BulkOptions,
+  BulkResult,
   ByKeyAnswer,
+  ChangeHeartbeat,
   CheckpointAnswer,
+  CompactResult,
   CreatedIndex,
   DeleteAnswer,
+  Document,
   DropAnswer,
+  DroppedIndex,
+  FeedEntry,
   FlushAnswer,
+  HealthBody,
+  IndexInfo,
   IndexRequest,
   InsertAnswer,
   KeyValue,
   ListAnswer,
   ListOptions,
+  NodeApi,
+  NodeStats,
   QueryAnswer,
+  QueryMeta,
+  QueryOptions,
   RebuildIndexAnswer,
   RebuildIndexesAnswer,
   ReplaceAnswer,
   ReplaceByKeyAnswer,
+  ReplicationStatus,
+  SeedResult,
   TaggedDocument,
   TransitionAnswer,
   WriteCondition,
-} from './answers.js';
+} from '../types/index.js';
 import { type ChangesOptions, followFeed } from './changes.js';
 import { ndjsonValues } from './ndjson.js';
-import { type Call, type ClientOptions, Transport } from './transport.js';
+import type { Call, Transport } from './transport.js';
 
 const NDJSON = 'application/x-ndjson';
 
@@ -56,14 +58,9 @@ function ifMatch(condition: WriteCondition): Pick<Call, 'headers'> {
 /** A path segment: any text, encoded (a collection name, a JSON path, a value, an `_id`). */
 const seg = (text: string): string => encodeURIComponent(text);
 
-/** A typed client of one docdb node (or a router, which serves the same API). */
-export class DocdbClient {
-  private readonly transport: Transport;
-
-  /** `baseUrl` is the node's address, e.g. `http://127.0.0.1:5000`; see `ClientOptions`. */
-  constructor(baseUrl: string, options: ClientOptions = {}) {
-    this.transport = new Transport(baseUrl, options);
-  }
+/** The routes of a typed client of one docdb node (or a router, which serves the same API). */
+export class DocdbClientBase implements NodeApi {
+  constructor(protected readonly transport: Transport) {}
 
   /** The node's address as given, without a trailing slash. */
   get baseUrl(): string {
@@ -82,7 +79,7 @@ export class DocdbClient {
   }
 
   /** `GET /stats`: the file, its pages, collections with counts and indexes, the change log. */
-  stats(): Promise<StoreStats> {
+  stats(): Promise<NodeStats> {
     return this.call({ method: 'GET', path: '/stats' });
   }
 
@@ -237,14 +234,23 @@ export class DocdbClient {
     return this.call({ method: 'GET', path: byKey(collection, path, value) });
   }
 
-  /** `PUT …/by/{path}/{value}`: replaces the one match (404 none, 409 several); keeps its `_id`. */
+  /**
+   * `PUT …/by/{path}/{value}`: replaces the one match (404 none, 409 several); keeps its `_id`;
+   * with `ifMatch` only while the match's tag is that one (else 412 ERR_DOCUMENT_CHANGED).
+   */
   replaceByKey(
     collection: string,
     path: string,
     value: KeyValue,
     doc: Document,
+    condition: WriteCondition = {},
   ): Promise<ReplaceByKeyAnswer> {
-    return this.call({ method: 'PUT', path: byKey(collection, path, value), json: doc });
+    return this.call({
+      method: 'PUT',
+      path: byKey(collection, path, value),
+      json: doc,
+      ...ifMatch(condition),
+    });
   }
 
   /** `DELETE …/by/{path}/{value}`: deletes every match. */
@@ -269,7 +275,7 @@ export class DocdbClient {
 
   /**
    * `GET /collections/{name}/{_id}` with its `ETag`: the document and its tag, or undefined
-   * when no document has that `_id`.
+   * when no document has that `_id`. A router's copy of a replicated document has no tag.
    */
   async getTagged(collection: string, id: string): Promise<TaggedDocument | undefined> {
     try {
@@ -278,10 +284,7 @@ export class DocdbClient {
         path: byId(collection, id),
       });
       const tag = /"([^"]*)"/.exec(String(headers.etag ?? ''))?.[1];
-      if (tag === undefined) {
-        throw new DbError('ERR_CLIENT_PROTOCOL', `${byId(collection, id)} answered no ETag`);
-      }
-      return { doc: body, tag };
+      return tag === undefined ? { doc: body } : { doc: body, tag };
     } catch (error) {
       if (isDbError(error, 'ERR_DOCUMENT_NOT_FOUND')) return undefined;
       throw error;
@@ -335,6 +338,14 @@ export class DocdbClient {
     return this.call({ method: 'POST', path: '/index', json: request });
   }
 
+  /**
+   * `DELETE /indexes/{collection}/{name}`: drops the index (its name in any letter case), as
+   * SQL `DROP INDEX` does; 404 ERR_INDEX_NOT_FOUND or ERR_COLLECTION_NOT_FOUND throws.
+   */
+  dropIndex(collection: string, name: string): Promise<DroppedIndex> {
+    return this.call({ method: 'DELETE', path: `/indexes/${seg(collection)}/${seg(name)}` });
+  }
+
   /** `POST /seed`: loads the demo orders (default 10,000; `seed` picks the PRNG seed). */
   seed(orders?: number, seed?: number): Promise<SeedResult> {
     const json = {
@@ -359,38 +370,6 @@ export class DocdbClient {
   /** `POST /admin/compact/{collection}`. */
   compact(collection: string): Promise<CompactResult> {
     return this.call({ method: 'POST', path: `/admin/compact/${seg(collection)}` });
-  }
-
-  /**
-   * `POST /admin/backup`: a hot backup of the node as one stream (its manifest line, then
-   * its files; docs/backup.md), read chunk by chunk; `seq` is the backup's last seq. `break`
-   * ends the request. Never retried.
-   */
-  async backup(
-    options: { withLog?: boolean; compact?: boolean } = {},
-  ): Promise<{ seq: number; bytes: number; chunks: AsyncIterable<Buffer> }> {
-    const query = new URLSearchParams();
-    if (options.withLog) query.set('withLog', 'true');
-    if (options.compact) query.set('compact', 'true');
-    const search = query.size > 0 ? `?${query}` : '';
-    const call: Call = { method: 'POST', path: `/admin/backup${search}`, accept: '*/*' };
-    const answer = await this.transport.open(call);
-    answer.settle();
-    const transport = this.transport;
-    async function* chunks(): AsyncGenerator<Buffer> {
-      try {
-        for await (const chunk of answer.body) yield chunk;
-      } catch (error) {
-        throw transport.failure(call, error);
-      } finally {
-        answer.body.destroy();
-      }
-    }
-    return {
-      seq: Number(answer.headers['x-docdb-backup-seq']),
-      bytes: Number(answer.headers['content-length']),
-      chunks: chunks(),
-    };
   }
 
   /** `POST /admin/rebuild-indexes/{collection}`: every index, marked ready. */
@@ -464,17 +443,6 @@ export class DocdbClient {
   close(): Promise<void> {
     return this.transport.close();
   }
-}
-
-/** Connects a client to the node at `baseUrl`; the pool opens connections as requests need them. */
-export function connect(baseUrl: string, options?: ClientOptions): DocdbClient {
-  return new DocdbClient(baseUrl, options);
-}
-
-/** Options of `query` and `queryStream`. */
-export interface QueryOptions {
-  /** A router's request to a shard (ADR 0014): a partial aggregate and/or sort keys. */
-  shard?: ShardQueryOptions;
 }
 
 function queryBody(sql: string, params: readonly unknown[] | undefined, options: QueryOptions) {

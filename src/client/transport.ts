@@ -1,10 +1,11 @@
 /**
- * The client's one connection to a node: a pooled keep-alive undici `Pool`, the API key,
- * TLS, the timeout and the retries of idempotent requests, and the mapping of every failure
- * to a `DbError`. The only importer of undici (ADR 0012); it knows HTTP, not the routes.
+ * What the client's connection to a node does wherever it runs: the options and their
+ * defaults, the API key, the timeout's wording, the retries of idempotent requests, and the
+ * mapping of every failure to a `DbError`. How bytes travel is a subclass's: undici's pool in
+ * Node (undici-transport.ts), `fetch` in a browser (fetch-transport.ts; ADR 0024). It imports
+ * nothing that needs Node, and knows HTTP, not the routes.
  */
 
-import { type Dispatcher, errors as undiciErrors, Pool } from 'undici';
 import { DbError, type ErrorCode, isDbError } from '../errors/index.js';
 import type { ErrorBody } from '../types/index.js';
 
@@ -37,7 +38,7 @@ export interface ClientOptions {
   timeoutMs?: number;
   /** Tries again after a lost connection, for GET only (default 2). */
   retries?: number;
-  /** Pool size: connections kept open to the node (default 8). */
+  /** Pool size: connections kept open to the node (default 8; a browser keeps its own). */
   connections?: number;
 }
 
@@ -56,28 +57,25 @@ export interface Call {
 export interface OpenAnswer {
   status: number;
   headers: Record<string, string | string[] | undefined>;
-  body: AsyncIterable<Buffer> & { destroy(error?: Error): void; text(): Promise<string> };
+  body: AsyncIterable<Uint8Array> & { destroy(error?: Error): void; text(): Promise<string> };
   /** Ends the answer's deadline: a stream is then bounded by its idle time only. */
   settle(): void;
 }
 
-/** Undici's codes of a request that ran out of time. */
-const TIMEOUT_CODES = new Set([
-  'UND_ERR_CONNECT_TIMEOUT',
-  'UND_ERR_HEADERS_TIMEOUT',
-  'UND_ERR_BODY_TIMEOUT',
-]);
-
-/** The transport of one client: one pool to one node. */
-export class Transport {
+/**
+ * The transport of one client to one node. A subclass sends the bytes (`open`) and closes its
+ * connections; this class reads the options, words the errors and retries.
+ */
+export abstract class Transport {
   readonly baseUrl: string;
-  private readonly pool: Pool;
-  private readonly prefix: string;
-  private readonly timeoutMs: number;
+  /** The base URL's path, put before every call's path (a node behind a proxy's prefix). */
+  protected readonly prefix: string;
+  protected readonly origin: string;
+  protected readonly timeoutMs: number;
   private readonly retries: number;
   private readonly apiKey: string | undefined;
 
-  constructor(baseUrl: string, options: ClientOptions = {}) {
+  constructor(baseUrl: string, options: ClientOptions) {
     let url: URL;
     try {
       url = new URL(baseUrl);
@@ -88,22 +86,11 @@ export class Transport {
       throw new DbError('ERR_BAD_ARGUMENT', `a node's URL is http: or https:, not '${baseUrl}'`);
     }
     this.baseUrl = baseUrl.replace(/\/+$/, '');
+    this.origin = url.origin;
     this.prefix = url.pathname.replace(/\/+$/, '');
     this.timeoutMs = positive('timeoutMs', options.timeoutMs, CLIENT_TIMEOUT_MS_DEFAULT);
     this.retries = atLeastZero('retries', options.retries, CLIENT_RETRIES_DEFAULT);
     this.apiKey = options.apiKey;
-    this.pool = new Pool(url.origin, {
-      connections: positive('connections', options.connections, CLIENT_CONNECTIONS_DEFAULT),
-      headersTimeout: this.timeoutMs,
-      bodyTimeout: this.timeoutMs,
-      connect: {
-        timeout: this.timeoutMs,
-        ...(options.tls?.ca !== undefined && { ca: options.tls.ca }),
-        ...(options.tls?.rejectUnauthorized !== undefined && {
-          rejectUnauthorized: options.tls.rejectUnauthorized,
-        }),
-      },
-    });
   }
 
   /** Sends `call` and answers its JSON body; a non-2xx answer throws its DbError. */
@@ -117,7 +104,6 @@ export class Transport {
     return this.withRetries(call, async () => {
       const answer = await this.open(call);
       try {
-        // undici's own reader: far less per answer than an async iterator over the chunks.
         return { body: await answer.body.text(), headers: answer.headers };
       } catch (error) {
         throw this.failure(call, error);
@@ -129,63 +115,20 @@ export class Transport {
 
   /**
    * Sends `call` and answers once the headers are in, the body unread (for streams). Its
-   * deadline covers connect and headers; `settle()` ends it, after which the body is
-   * bounded by `timeoutMs` of silence between chunks. Not retried: the caller reads the
-   * body, so a failure after the headers cannot be replayed here.
+   * deadline covers connect and headers; `settle()` ends it. Not retried: the caller reads
+   * the body, so a failure after the headers cannot be replayed here. A non-2xx answer
+   * throws its DbError (`errorOf`).
    */
-  async open(call: Call): Promise<OpenAnswer> {
-    const url = this.urlOf(call);
-    const deadline = new AbortController();
-    // One timer for the whole call: before the headers it aborts the request; after them it
-    // cuts the body off, which `failure` words as the timeout.
-    let body: Dispatcher.ResponseData['body'] | undefined;
-    const timer = setTimeout(() => {
-      deadline.abort();
-      body?.destroy(this.timeout(call));
-    }, this.timeoutMs);
-    const settle = () => clearTimeout(timer);
-    let answer: Dispatcher.ResponseData;
-    try {
-      answer = await this.pool.request({
-        method: call.method,
-        path: this.prefix + call.path,
-        headers: this.headersOf(call),
-        ...(call.json !== undefined && { body: JSON.stringify(call.json) }),
-        signal: deadline.signal,
-      });
-    } catch (error) {
-      settle();
-      throw deadline.signal.aborted ? this.timeout(call) : this.failure(call, error);
-    }
-    if (answer.statusCode >= 300) {
-      try {
-        const text = await answer.body.text();
-        throw errorOf(answer.statusCode, text, answer.headers, url);
-      } catch (error) {
-        throw deadline.signal.aborted ? this.timeout(call) : this.failure(call, error);
-      } finally {
-        settle();
-      }
-    }
-    body = answer.body;
-    return {
-      status: answer.statusCode,
-      headers: answer.headers as OpenAnswer['headers'],
-      body: answer.body,
-      settle,
-    };
-  }
+  abstract open(call: Call): Promise<OpenAnswer>;
 
-  /** Closes the pool: waits for requests in flight, then ends its connections. */
-  async close(): Promise<void> {
-    await this.pool.close();
-  }
+  /** Closes the connections: waits for requests in flight, then ends them. */
+  abstract close(): Promise<void>;
 
   urlOf(call: Call): string {
     return `${this.baseUrl}${call.path}`;
   }
 
-  private headersOf(call: Call): Record<string, string> {
+  protected headersOf(call: Call): Record<string, string> {
     const headers: Record<string, string> = { accept: call.accept ?? 'application/json' };
     if (call.json !== undefined) headers['content-type'] = 'application/json';
     if (this.apiKey !== undefined) headers.authorization = `Bearer ${this.apiKey}`;
@@ -209,7 +152,7 @@ export class Transport {
     }
   }
 
-  private timeout(call: Call): DbError {
+  protected timeout(call: Call): DbError {
     const write = call.method === 'GET' ? '' : ', and the write may have been stored';
     return new DbError(
       'ERR_CLIENT_TIMEOUT',
@@ -220,28 +163,28 @@ export class Transport {
   /** Words a thrown error as a DbError: a DbError stays, a timeout or lost connection maps. */
   failure(call: Call, error: unknown): DbError {
     if (error instanceof DbError) return error;
-    const url = this.urlOf(call);
     const code = (error as { code?: string }).code ?? '';
     if (TIMEOUT_CODES.has(code) || (error as Error).name === 'AbortError') {
       return this.timeout(call);
     }
-    if (
-      error instanceof undiciErrors.ClientDestroyedError ||
-      error instanceof undiciErrors.ClientClosedError
-    ) {
-      return new DbError('ERR_CLIENT_UNREACHABLE', `${url}: this client is closed; connect again`);
-    }
     const cause = (error as Error).message || code || String(error);
     return new DbError(
       'ERR_CLIENT_UNREACHABLE',
-      `${url}: cannot reach the node, or lost the connection before the whole answer (${code && !cause.includes(code) ? `${code}: ` : ''}${cause}); check that it runs and the URL`,
+      `${this.urlOf(call)}: cannot reach the node, or lost the connection before the whole answer (${code && !cause.includes(code) ? `${code}: ` : ''}${cause}); check that it runs and the URL`,
       { cause: code || cause },
     );
   }
 }
 
+/** Undici's codes of a request that ran out of time. */
+const TIMEOUT_CODES = new Set([
+  'UND_ERR_CONNECT_TIMEOUT',
+  'UND_ERR_HEADERS_TIMEOUT',
+  'UND_ERR_BODY_TIMEOUT',
+]);
+
 /** The DbError of a non-2xx answer: the body's code and message, the status received. */
-function errorOf(
+export function errorOf(
   status: number,
   text: string,
   headers: Record<string, unknown>,
@@ -285,7 +228,7 @@ function pause(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms));
 }
 
-function positive(name: string, value: number | undefined, fallback: number): number {
+export function positive(name: string, value: number | undefined, fallback: number): number {
   if (value === undefined) return fallback;
   if (!Number.isInteger(value) || value <= 0) {
     throw new DbError('ERR_BAD_ARGUMENT', `client option ${name} must be a positive integer`);

@@ -259,7 +259,7 @@ function sameDocument(a: Document | undefined, b: Document): boolean {
 
 /**
  * Copies `docs` to `target` keeping `_id`, reads each copy back and compares it, then (when
- * `deleteFromSource`) deletes it from `source`. Answers how many were already there.
+ * `deleteFromSource`) deletes it from `source`. Answers the `_id`s that were already there.
  */
 async function moveBatch(
   source: DocdbClient,
@@ -267,7 +267,7 @@ async function moveBatch(
   collection: string,
   docs: Document[],
   deleteFrom: { journal: RebalanceJournal | undefined; from: string; to: string } | undefined,
-): Promise<number> {
+): Promise<string[]> {
   const batch =
     deleteFrom?.journal?.startBatch(
       collection,
@@ -276,7 +276,7 @@ async function moveBatch(
       docs.map((d) => d._id as string),
     ) ?? 0;
   const result = await target.bulk(collection, docs);
-  let resumed = 0;
+  const existing: string[] = [];
   for (const failure of result.errors) {
     const doc = docs[failure.index] as Document;
     if (failure.code !== 'ERR_DOCUMENT_ID_EXISTS') {
@@ -285,7 +285,8 @@ async function moveBatch(
         `cannot copy ${collection} ${String(doc._id)} to its new shard: ${failure.error}; nothing of it was deleted`,
       );
     }
-    // Copied by an earlier run that was stopped before the delete. The old shard still
+    // Copied by an earlier run that was stopped before the delete (a replicated document: or
+    // by an earlier pass of this one, which copyReplicated tells apart). The old shard still
     // holds the document and takes its writes until the switch, so its version is the
     // current one: a copy that differs is older and is brought up to date.
     const there = await target.get(collection, doc._id as string);
@@ -293,7 +294,7 @@ async function moveBatch(
       const { _id: _, ...body } = doc;
       await target.replace(collection, doc._id as string, body);
     }
-    resumed++;
+    existing.push(doc._id as string);
   }
   for (const doc of docs) {
     const copy = await target.get(collection, doc._id as string);
@@ -309,7 +310,7 @@ async function moveBatch(
     for (const doc of docs) await deleteAfterCatchUp(source, target, collection, doc, journaled);
     deleteFrom.journal?.finishBatch(batch);
   }
-  return resumed;
+  return existing;
 }
 
 /** Times a document changed on its source while it moved is copied again before the delete. */
@@ -391,6 +392,10 @@ export async function executeRebalance(
     let moved = 0;
     let resumed = 0;
     let passes = 0;
+    // The replicated documents this run copied, by collection and target: a later pass copies
+    // only what came since, so its copies are not found "already there" and counted as left
+    // by an earlier run (issue 23, mend 3).
+    const copied = new Map<string, Set<string>>();
     while (current.total > 0 && passes < REBALANCE_PASSES_MAX) {
       passes++;
       let done = 0;
@@ -404,7 +409,7 @@ export async function executeRebalance(
         if (placement.strategy === 'hash') {
           await moveHash(from, to, shards, name, placement.path, step, journal);
         } else {
-          await copyReplicated(from, to, shards, name, step);
+          await copyReplicated(from, to, shards, name, step, copied);
         }
       }
       current = await plan(from, to, shards);
@@ -488,18 +493,24 @@ async function moveHash(
         });
         // A node creates indexes on existing collections only: after the first batch.
         await copyIndexes(source, target, collection);
-        await step(docs.length, again);
+        await step(docs.length, again.length);
       }
     }
   }
 }
 
+/**
+ * Copies a replicated collection whole to each new shard. A document `copied` says this run
+ * copied there in an earlier pass is brought up to date but counted neither as moved nor as
+ * found from an earlier run; adds what it copies to `copied`.
+ */
 async function copyReplicated(
   from: ClusterConfig,
   to: ClusterConfig,
   shards: Shards,
   collection: string,
   step: (n: number, again: number) => Promise<void>,
+  copied: Map<string, Set<string>>,
 ): Promise<void> {
   const oldNames = new Set(from.shards.map((s) => s.name));
   const sourceShard = from.shards.find((s) => to.shards.some((t) => t.name === s.name));
@@ -508,10 +519,18 @@ async function copyReplicated(
   for (const t of to.shards) {
     if (oldNames.has(t.name)) continue;
     const target = shards.clients.get(t.name) as DocdbClient;
+    const key = `${collection}\u0000${t.name}`;
+    const done = copied.get(key) ?? new Set<string>();
+    copied.set(key, done);
     for await (const page of documentsOf(source, collection)) {
-      const again = await moveBatch(source, target, collection, page, undefined);
+      // The whole page again, so a change made on the source since an earlier pass is carried;
+      // only what this run had not copied counts.
+      const fresh = page.filter((doc) => !done.has(doc._id as string));
+      const existing = await moveBatch(source, target, collection, page, undefined);
+      const earlier = existing.filter((id) => !done.has(id)).length;
+      for (const doc of page) done.add(doc._id as string);
       await copyIndexes(source, target, collection);
-      await step(page.length, again);
+      await step(fresh.length, earlier);
     }
   }
 }

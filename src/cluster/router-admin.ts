@@ -1,9 +1,7 @@
 /**
- * The router's admin calls and POST /seed (DESIGN §7: a client cannot tell a router from a
- * node). Flush, checkpoint, compaction and index rebuilds run on every shard, and each answer
- * keeps the node's shape with the figures summed, plus `shards`: every shard's own answer by
- * name. Seed makes the node's sample orders and routes them as a bulk load does, then creates
- * the sample indexes on every shard; `orders` must be declared in cluster.json.
+ * The router's admin calls (DESIGN §7: a client cannot tell a router from a node). Flush,
+ * checkpoint, compaction and index rebuilds run on every shard, and each answer keeps the
+ * node's shape with the figures summed, plus `shards`: every shard's own answer by name.
  */
 
 import type {
@@ -13,30 +11,18 @@ import type {
   FlushAnswer,
   RebuildIndexAnswer,
   RebuildIndexesAnswer,
-  SeedResult,
 } from '../client/index.js';
-import {
-  checkSeedCount,
-  SEED_COUNT_DEFAULT,
-  SEED_INDEXES,
-  sampleOrderBatches,
-} from '../util/index.js';
 import type { ClusterConfig } from './config.js';
 import { requirePlacement } from './route-plan.js';
-import type { RouterDocuments } from './router-documents.js';
 import type { ShardSet } from './shard-set.js';
 
 /** A node's answer, with every shard's own answer beside it. */
 export type PerShard<T> = T & { shards: ({ name: string } & T)[] };
 
-/** The collection POST /seed fills. */
-const SEED_COLLECTION = 'orders';
-
 export class RouterAdmin {
   constructor(
     private readonly config: ClusterConfig,
     private readonly shards: ShardSet,
-    private readonly documents: RouterDocuments,
   ) {}
 
   /** Every shard's answer to `fn`, named. */
@@ -94,42 +80,6 @@ export class RouterAdmin {
     requirePlacement(this.config, collection);
     const shards = await this.named((c) => c.rebuildIndex(collection, name));
     return { collection, rebuilt: (shards[0] as RebuildIndexAnswer).rebuilt, shards };
-  }
-
-  /**
-   * `POST /seed`: the node's sample orders, routed by their placement in batches as a bulk
-   * load is, then the sample indexes created on every shard (those missing). The orders
-   * already stored across the shards vary the seed, as on a node.
-   */
-  async seed(count = SEED_COUNT_DEFAULT, seed = 1): Promise<SeedResult> {
-    checkSeedCount(count);
-    requirePlacement(this.config, SEED_COLLECTION);
-    const stats = await this.documents.stats();
-    const existing = stats.collections.find((c) => c.name === SEED_COLLECTION)?.count ?? 0;
-    let inserted = 0;
-    let skipped = 0;
-    for (const batch of sampleOrderBatches(count, seed, existing)) {
-      const result = await this.documents.bulk(SEED_COLLECTION, batch);
-      inserted += result.ids.length;
-      skipped += result.errors.length;
-    }
-    const have = new Set(
-      count > 0 || existing > 0
-        ? (await this.documents.indexes(SEED_COLLECTION)).map((i) => i.name.toLowerCase())
-        : [],
-    );
-    const created: string[] = [];
-    for (const spec of SEED_INDEXES) {
-      if (have.has(spec.name.toLowerCase())) continue;
-      await this.documents.createIndex({
-        collection: SEED_COLLECTION,
-        paths: [...spec.paths],
-        name: spec.name,
-        unique: 'unique' in spec,
-      });
-      created.push(spec.name);
-    }
-    return { collection: SEED_COLLECTION, inserted, skipped, indexes: created };
   }
 }
 

@@ -13,6 +13,7 @@ import type {
   DeleteAnswer,
   Document,
   DropAnswer,
+  DroppedIndex,
   IndexInfo,
   IndexRequest,
   InsertAnswer,
@@ -20,11 +21,20 @@ import type {
   ListOptions,
   ReplaceAnswer,
   ReplaceByKeyAnswer,
+  NodeStats,
+  RouterStats,
   StoreStats,
   TaggedDocument,
   WriteCondition,
 } from '../client/index.js';
-import { DbError, isDbError } from '../errors/index.js';
+import {
+  ambiguousMatch,
+  atomicBulkRefused,
+  DbError,
+  documentNotFound,
+  isDbError,
+  keyNotFound,
+} from '../errors/index.js';
 import { LIST_LIMIT_DEFAULT, parsePath } from '../util/index.js';
 import type { ClusterConfig, ClusterShard } from './config.js';
 import { shardFor } from './hash.js';
@@ -39,12 +49,6 @@ import {
   ownerOfDocument,
   withRouterIds,
 } from './write-plan.js';
-
-/** `GET /stats` through a router: documents per collection summed, and every shard's stats. */
-export interface RouterStats {
-  collections: Array<{ name: string; count: number }>;
-  shards: Array<{ name: string; stats: StoreStats }>;
-}
 
 export class RouterDocuments {
   constructor(
@@ -103,10 +107,7 @@ export class RouterDocuments {
         errors.push({ index, error: error.message, code: error.code });
       }
     });
-    if (options.atomic && errors.length > 0) {
-      const first = errors[0] as BulkResult['errors'][number];
-      throw new DbError(first.code as DbError['code'], first.error, { ids: [], errors });
-    }
+    if (options.atomic && errors.length > 0) throw atomicBulkRefused(errors, docs.length);
     const groups = [...byOwner.entries()];
     const settled = await Promise.allSettled(
       groups.map(([owner, indexes]) =>
@@ -207,9 +208,11 @@ export class RouterDocuments {
     field: string,
     text: string,
     doc: unknown,
+    condition: WriteCondition = {},
   ): Promise<ReplaceByKeyAnswer> {
     const placement = requirePlacement(this.config, collection);
     if (placement.strategy === 'replicated') {
+      unconditional(collection, condition);
       const [first] = await this.shards.all((c) =>
         c.replaceByKey(collection, field, text, doc as Document),
       );
@@ -218,22 +221,13 @@ export class RouterDocuments {
     const targets = this.keyTargets(collection, field, text);
     const found = await this.shards.parts((c) => c.getByKey(collection, field, text), targets);
     const matched = found.reduce((n, f) => n + f.answer.count, 0);
-    if (matched === 0) {
-      throw new DbError(
-        'ERR_DOCUMENT_NOT_FOUND',
-        `no document in ${collection} has ${field} = ${text}`,
-      );
-    }
-    if (matched > 1) {
-      throw new DbError(
-        'ERR_AMBIGUOUS_MATCH',
-        `${matched} documents in ${collection} have ${field} = ${text}; replace one by its _id instead`,
-        { matched },
-      );
-    }
+    if (matched === 0) throw keyNotFound(collection, field, text);
+    if (matched > 1) throw ambiguousMatch(collection, field, text, matched);
     const owner = (found.find((f) => f.answer.count === 1) as { shard: ClusterShard }).shard;
     if (isPlainObject(doc)) keepsOwner(this.config, placement, doc, owner);
-    return this.shards.ask(owner, (c) => c.replaceByKey(collection, field, text, doc as Document));
+    return this.shards.ask(owner, (c) =>
+      c.replaceByKey(collection, field, text, doc as Document, condition),
+    );
   }
 
   /** `DELETE …/by/{field}/{value}`: every match on the shards that may hold one. */
@@ -257,8 +251,7 @@ export class RouterDocuments {
   ): Promise<{ shard: ClusterShard; found: TaggedDocument }> {
     const found = await this.shards.parts((c) => c.getTagged(collection, id));
     const hit = found.find((f) => f.answer !== undefined);
-    if (!hit)
-      throw new DbError('ERR_DOCUMENT_NOT_FOUND', `no document with _id ${id} in ${collection}`);
+    if (!hit) throw documentNotFound(collection, id);
     return { shard: hit.shard, found: hit.answer as TaggedDocument };
   }
 
@@ -267,15 +260,14 @@ export class RouterDocuments {
    * collection's document comes with the tag of the shard holding it; a replicated one's has
    * none, as each shard's copy has its own.
    */
-  async get(collection: string, id: string): Promise<{ doc: Document; tag?: string }> {
+  async getTagged(collection: string, id: string): Promise<TaggedDocument | undefined> {
     const placement = requirePlacement(this.config, collection);
     if (placement.strategy === 'replicated') {
-      const { answer } = await this.shards.askAny(this.config.shards, (c) =>
-        c.require(collection, id),
-      );
-      return { doc: answer };
+      const { answer } = await this.shards.askAny(this.config.shards, (c) => c.get(collection, id));
+      return answer === undefined ? undefined : { doc: answer };
     }
-    return (await this.holderOf(collection, id)).found;
+    const found = await this.shards.parts((c) => c.getTagged(collection, id));
+    return found.find((f) => f.answer !== undefined)?.answer;
   }
 
   /** `PUT /collections/{c}/{_id}`: on the shard that holds it; the shard key may not move it. */
@@ -309,8 +301,7 @@ export class RouterDocuments {
       return doc === undefined ? 0 : (await c.delete(collection, id, condition)).deleted;
     });
     const deleted = answers.reduce((n, d) => n + d, 0);
-    if (deleted === 0)
-      throw new DbError('ERR_DOCUMENT_NOT_FOUND', `no document with _id ${id} in ${collection}`);
+    if (deleted === 0) throw documentNotFound(collection, id);
     return { deleted: Math.min(deleted, 1) };
   }
 
@@ -338,9 +329,31 @@ export class RouterDocuments {
     return first as CreatedIndex;
   }
 
+  /**
+   * `DELETE /indexes/{c}/{name}`: on every shard that holds the collection. A shard that lacks
+   * the index is passed over, so a drop that failed half-way (a shard down) can simply be
+   * sent again; when no shard has it, the first shard's 404 is the answer.
+   */
+  async dropIndex(collection: string, name: string): Promise<DroppedIndex> {
+    requirePlacement(this.config, collection);
+    let missing: unknown;
+    const answers = await this.shards.partAnswers(async (c) => {
+      try {
+        return [await c.dropIndex(collection, name)];
+      } catch (error) {
+        if (!isDbError(error, 'ERR_INDEX_NOT_FOUND')) throw error;
+        missing ??= error;
+        return [];
+      }
+    });
+    const [first] = answers.flat();
+    if (first === undefined) throw missing;
+    return first;
+  }
+
   /** `GET /stats`: counts summed per collection, and each shard's own stats. */
   async stats(): Promise<RouterStats> {
-    const all = await this.shards.all((c) => c.stats());
+    const all = await this.shards.all(async (c) => storeStats(await c.stats()));
     const counts = new Map<string, number>();
     for (const stats of all) {
       for (const c of stats.collections) counts.set(c.name, (counts.get(c.name) ?? 0) + c.count);
@@ -361,6 +374,17 @@ export class RouterDocuments {
     const all = await this.shards.all((c) => c.collections());
     return [...new Set(all.flat())].sort();
   }
+}
+
+/** A shard's stats: a node's, never a router's (a router is no shard). */
+function storeStats(stats: NodeStats): StoreStats {
+  if ('shards' in stats) {
+    throw new DbError(
+      'ERR_CLUSTER_CONFIG_INVALID',
+      'a shard answered GET /stats as a router does; a shard must be a node, not a router',
+    );
+  }
+  return stats;
 }
 
 /** A replicated collection's copies each have their own tag: no one tag can guard them all. */

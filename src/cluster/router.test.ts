@@ -281,9 +281,7 @@ describe('Router: a shard that is down', () => {
       const airports = await router.query('SELECT * FROM airports');
       expect(airports.count).toBe(AIRPORTS.length);
       // A replicated write that a shard cannot take is undone where it landed.
-      const write = await router.documents
-        .insert('airports', { code: 'ZRH' })
-        .catch((e: unknown) => e);
+      const write = await router.insert('airports', { code: 'ZRH' }).catch((e: unknown) => e);
       expect(isDbError(write, 'ERR_SHARD_UNAVAILABLE')).toBe(true);
       expect((await connect(up.url).getByKey('airports', 'code', 'ZRH')).count).toBe(0);
     } finally {
@@ -319,8 +317,8 @@ describe('Router: writes, documents, indexes and stats', () => {
   });
 
   it('stores each document on the owner of its shard key, REST and SQL alike', async () => {
-    const { id } = await router.documents.insert('orders', { pnr: 'A1', n: 1 });
-    const bulk = await router.documents.bulk('orders', [
+    const { id } = await router.insert('orders', { pnr: 'A1', n: 1 });
+    const bulk = await router.bulk('orders', [
       { pnr: 'A2' },
       { n: 9 },
       { pnr: 'A3' },
@@ -342,40 +340,38 @@ describe('Router: writes, documents, indexes and stats', () => {
         expect(found.count, `${pnr} on ${shard.name}`).toBe(shard.name === owner ? 1 : 0);
       }
     }
-    expect((await router.documents.get('orders', id)).doc.pnr).toBe('A1');
-    await expect(router.documents.insert('orders', { n: 1 })).rejects.toMatchObject({
+    expect((await router.getTagged('orders', id))?.doc.pnr).toBe('A1');
+    await expect(router.insert('orders', { n: 1 })).rejects.toMatchObject({
       code: 'ERR_SHARD_KEY_MISSING',
       status: 400,
     });
-    await expect(router.documents.insert('orders', { pnr: [1] })).rejects.toMatchObject({
+    await expect(router.insert('orders', { pnr: [1] })).rejects.toMatchObject({
       code: 'ERR_SHARD_KEY_MISSING',
     });
   });
 
   it('finds, replaces and deletes by key and by _id across shards', async () => {
-    const byKey = await router.documents.getByKey('orders', 'pnr', 'A2');
+    const byKey = await router.getByKey('orders', 'pnr', 'A2');
     expect(byKey.count).toBe(1);
     expect(byKey.plan).toMatch(/^SINGLE_SHARD\(s\d\): /);
-    const scattered = await router.documents.getByKey('orders', 'n', '1');
+    const scattered = await router.getByKey('orders', 'n', '1');
     expect(scattered.plan).toMatch(/^SCATTER\(3\): /);
     expect(scattered.count).toBe(1);
-    await router.documents.replaceByKey('orders', 'pnr', 'A2', { pnr: 'A2', v: 2 });
-    expect((await router.documents.getByKey('orders', 'pnr', 'A2')).documents[0]?.v).toBe(2);
+    await router.replaceByKey('orders', 'pnr', 'A2', { pnr: 'A2', v: 2 });
+    expect((await router.getByKey('orders', 'pnr', 'A2')).documents[0]?.v).toBe(2);
     const id = String(byKey.documents[0]?._id);
-    await router.documents.replace('orders', id, { pnr: 'A2', v: 3 });
-    expect((await router.documents.get('orders', id)).doc.v).toBe(3);
+    await router.replace('orders', id, { pnr: 'A2', v: 3 });
+    expect((await router.getTagged('orders', id))?.doc.v).toBe(3);
     const moving = Array.from({ length: 40 }, (_, i) => `M${i}`).find(
       (k) => shardFor(k, config.shards).name !== shardFor('A2', config.shards).name,
     );
-    await expect(router.documents.replace('orders', id, { pnr: moving })).rejects.toMatchObject({
+    await expect(router.replace('orders', id, { pnr: moving })).rejects.toMatchObject({
       code: 'ERR_SHARD_KEY_MISSING',
     });
-    expect(await router.documents.delete('orders', id)).toEqual({ deleted: 1 });
-    await expect(router.documents.get('orders', id)).rejects.toMatchObject({
-      code: 'ERR_DOCUMENT_NOT_FOUND',
-    });
-    expect(await router.documents.deleteByKey('orders', 'pnr', 'A3')).toEqual({ deleted: 1 });
-    const page = await router.documents.list('orders', { limit: 3 });
+    expect(await router.delete('orders', id)).toEqual({ deleted: 1 });
+    expect(await router.getTagged('orders', id)).toBeUndefined();
+    expect(await router.deleteByKey('orders', 'pnr', 'A3')).toEqual({ deleted: 1 });
+    const page = await router.list('orders', { limit: 3 });
     expect(page.count).toBe(3);
     const ids = page.documents.map((d) => String(d._id));
     expect(ids).toEqual([...ids].sort());
@@ -398,7 +394,7 @@ describe('Router: writes, documents, indexes and stats', () => {
   });
 
   it('writes a replicated collection to every shard under one _id', async () => {
-    const { id } = await router.documents.insert('airports', { code: 'AMS' });
+    const { id } = await router.insert('airports', { code: 'AMS' });
     const sql = await router.query('INSERT INTO airports VALUES {"code": "BER"}');
     const berId = sql.ids?.[0] as string;
     for (const shard of config.shards) {
@@ -415,8 +411,8 @@ describe('Router: writes, documents, indexes and stats', () => {
   });
 
   it('leaves a replicated document alone when a write reusing its _id is refused', async () => {
-    const { id } = await router.documents.insert('airports', { code: 'CDG' });
-    const again = await router.documents
+    const { id } = await router.insert('airports', { code: 'CDG' });
+    const again = await router
       .insert('airports', { _id: id, code: 'XXX' })
       .catch((e: unknown) => e);
     expect(isDbError(again)).toBe(true);
@@ -428,7 +424,7 @@ describe('Router: writes, documents, indexes and stats', () => {
 
   it('creates a collection on every shard at its first write, so scatters see empty parts', async () => {
     router.config.collections.sparse = { strategy: 'hash', path: 'k' };
-    const { id } = await router.documents.insert('sparse', { k: 'only', v: 1 });
+    const { id } = await router.insert('sparse', { k: 'only', v: 1 });
     for (const shard of config.shards) {
       expect(await direct(shard.name).collections()).toContain('sparse');
     }
@@ -439,8 +435,8 @@ describe('Router: writes, documents, indexes and stats', () => {
       [{ n: 1, a: 1 }],
     );
     expect((await router.query("SELECT * FROM sparse WHERE k = 'nothing'")).count).toBe(0);
-    expect((await router.documents.getByKey('sparse', 'v', '1')).count).toBe(1);
-    expect((await router.documents.get('sparse', id)).doc.v).toBe(1);
+    expect((await router.getByKey('sparse', 'v', '1')).count).toBe(1);
+    expect((await router.getTagged('sparse', id))?.doc.v).toBe(1);
   });
 
   it('reads a hash collection some shards never received as empty parts there', async () => {
@@ -453,7 +449,7 @@ describe('Router: writes, documents, indexes and stats', () => {
     let rows = 0;
     for await (const _ of router.queryStream('SELECT * FROM direct ORDER BY k')) rows++;
     expect(rows).toBe(2);
-    expect((await router.documents.list('direct')).count).toBe(1);
+    expect((await router.list('direct')).count).toBe(1);
     expect((await router.query('SELECT COUNT(*) AS n FROM direct')).documents).toEqual([{ n: 1 }]);
     await expect(
       router.query('SELECT * FROM airports JOIN nowhere ON airports.code = nowhere.c'),
@@ -463,7 +459,7 @@ describe('Router: writes, documents, indexes and stats', () => {
   });
 
   it('creates indexes on every shard, sums stats and unions collections', async () => {
-    await router.documents.createIndex({ collection: 'orders', path: 'n' });
+    await router.createIndex({ collection: 'orders', path: 'n' });
     await router.query('CREATE INDEX by_code ON airports (code)');
     for (const shard of config.shards) {
       const names = (await direct(shard.name).indexes('orders')).map((i) => i.name);
@@ -472,15 +468,10 @@ describe('Router: writes, documents, indexes and stats', () => {
         'by_code',
       );
     }
-    const stats = await router.documents.stats();
+    const stats = await router.stats();
     const count = (await router.query('SELECT COUNT(*) AS n FROM orders')).documents[0]?.n;
     expect(stats.collections.find((c) => c.name === 'orders')?.count).toBe(count);
     expect(stats.shards.map((s) => s.name)).toEqual(['s1', 's2', 's3']);
-    expect(await router.documents.collections()).toEqual([
-      'airports',
-      'direct',
-      'orders',
-      'sparse',
-    ]);
+    expect(await router.collections()).toEqual(['airports', 'direct', 'orders', 'sparse']);
   });
 });

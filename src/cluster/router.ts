@@ -6,7 +6,38 @@
  * router-documents.ts (`router.documents`).
  */
 
-import type { DocdbClient, Document, QueryAnswer } from '../client/index.js';
+import type {
+  BulkOptions,
+  BulkResult,
+  ByKeyAnswer,
+  CheckpointAnswer,
+  CompactResult,
+  CreatedIndex,
+  DeleteAnswer,
+  DocdbClient,
+  Document,
+  DropAnswer,
+  DroppedIndex,
+  FlushAnswer,
+  HealthBody,
+  IndexInfo,
+  IndexRequest,
+  InsertAnswer,
+  KeyValue,
+  ListAnswer,
+  ListOptions,
+  NodeApi,
+  QueryAnswer,
+  QueryOptions,
+  RebuildIndexAnswer,
+  RebuildIndexesAnswer,
+  ReplaceAnswer,
+  ReplaceByKeyAnswer,
+  RouterStats,
+  SeedResult,
+  TaggedDocument,
+  WriteCondition,
+} from '../client/index.js';
 import { DbError, isDbError } from '../errors/index.js';
 import {
   type InsertStatement,
@@ -17,7 +48,7 @@ import {
 import { parse } from '../sql/parser/index.js';
 import { PathResolver } from '../sql/planner/index.js';
 import type { QueryMeta, QueryResult } from '../types/index.js';
-import { normalizeCollectionName, parsePath } from '../util/index.js';
+import { normalizeCollectionName, parsePath, seedOrders } from '../util/index.js';
 import type { ClusterConfig, ClusterShard, CollectionPlacement } from './config.js';
 import {
   concatStreams,
@@ -39,8 +70,8 @@ import { openRouterFeed, type RouterFeed, type RouterFeedOptions } from './route
 import { RouterAdmin } from './router-admin.js';
 import { RouterDocuments } from './router-documents.js';
 import { type RouterOptions, ShardSet } from './shard-set.js';
+import { VERSION } from '../version.js';
 
-export type { RouterStats } from './router-documents.js';
 export type { RouterOptions };
 import { deleteIds, isPlainObject, ownerOfDocument, withRouterIds } from './write-plan.js';
 
@@ -83,21 +114,154 @@ function checkAssignments(statement: Statement, keyPath: string): void {
   }
 }
 
-/** A stateless router over one cluster config: its SQL here, its REST calls in `documents`. */
-export class Router {
+/** A router answers whole results: the parts it asks of shards (`shard`) are no query of its own. */
+function wholeOnly(options: QueryOptions): void {
+  if (options.shard === undefined) return;
+  throw new DbError(
+    'ERR_BAD_REQUEST',
+    "body field 'shard' is what a router asks of a shard; a router answers whole results only",
+  );
+}
+
+/**
+ * A stateless router over one cluster config, answering the node's REST surface (NodeApi):
+ * its SQL here, the document, index and stats calls in router-documents.ts, the admin calls
+ * in router-admin.ts.
+ */
+export class Router implements NodeApi {
   readonly shards: ShardSet;
-  /** The REST document, index and stats calls (router-documents.ts). */
-  readonly documents: RouterDocuments;
-  /** Admin calls and POST /seed on every shard (router-admin.ts). */
-  readonly admin: RouterAdmin;
+  private readonly documents: RouterDocuments;
+  private readonly admin: RouterAdmin;
+  private readonly startedAtMs = Date.now();
 
   constructor(
     readonly config: ClusterConfig,
-    options: RouterOptions = {},
+    options: RouterOptions & { name?: string } = {},
   ) {
     this.shards = new ShardSet(config, options);
     this.documents = new RouterDocuments(config, this.shards);
-    this.admin = new RouterAdmin(config, this.shards, this.documents);
+    this.admin = new RouterAdmin(config, this.shards);
+    this.name = options.name ?? 'router';
+  }
+
+  /** What `health()` reports as the node. */
+  readonly name: string;
+
+  /** `GET /health`: the router's own liveness, and how many shards its config lists. */
+  health(): HealthBody {
+    return {
+      status: 'ok',
+      node: this.name,
+      version: VERSION,
+      readOnly: false,
+      role: 'router',
+      shards: this.config.shards.length,
+      uptimeSeconds: Math.floor((Date.now() - this.startedAtMs) / 1000),
+    };
+  }
+
+  stats(): Promise<RouterStats> {
+    return this.documents.stats();
+  }
+
+  collections(): Promise<string[]> {
+    return this.documents.collections();
+  }
+
+  insert(collection: string, doc: unknown): Promise<InsertAnswer> {
+    return this.documents.insert(collection, doc);
+  }
+
+  bulk(collection: string, docs: unknown[], options?: BulkOptions): Promise<BulkResult> {
+    return this.documents.bulk(collection, docs, options);
+  }
+
+  list(collection: string, options?: ListOptions): Promise<ListAnswer> {
+    return this.documents.list(collection, options);
+  }
+
+  getByKey(collection: string, field: string, value: KeyValue): Promise<ByKeyAnswer> {
+    return this.documents.getByKey(collection, field, String(value));
+  }
+
+  replaceByKey(
+    collection: string,
+    field: string,
+    value: KeyValue,
+    doc: unknown,
+    condition?: WriteCondition,
+  ): Promise<ReplaceByKeyAnswer> {
+    return this.documents.replaceByKey(collection, field, String(value), doc, condition);
+  }
+
+  deleteByKey(collection: string, field: string, value: KeyValue): Promise<DeleteAnswer> {
+    return this.documents.deleteByKey(collection, field, String(value));
+  }
+
+  getTagged(collection: string, id: string): Promise<TaggedDocument | undefined> {
+    return this.documents.getTagged(collection, id);
+  }
+
+  replace(
+    collection: string,
+    id: string,
+    doc: unknown,
+    condition?: WriteCondition,
+  ): Promise<ReplaceAnswer> {
+    return this.documents.replace(collection, id, doc, condition);
+  }
+
+  delete(collection: string, id: string, condition?: WriteCondition): Promise<DeleteAnswer> {
+    return this.documents.delete(collection, id, condition);
+  }
+
+  dropCollection(name: string): Promise<DropAnswer> {
+    return this.documents.dropCollection(name);
+  }
+
+  indexes(collection: string): Promise<IndexInfo[]> {
+    return this.documents.indexes(collection);
+  }
+
+  createIndex(request: IndexRequest): Promise<CreatedIndex> {
+    return this.documents.createIndex(request);
+  }
+
+  dropIndex(collection: string, name: string): Promise<DroppedIndex> {
+    return this.documents.dropIndex(collection, name);
+  }
+
+  flush(): Promise<FlushAnswer> {
+    return this.admin.flush();
+  }
+
+  checkpoint(): Promise<CheckpointAnswer> {
+    return this.admin.checkpoint();
+  }
+
+  compact(collection: string): Promise<CompactResult> {
+    return this.admin.compact(collection);
+  }
+
+  rebuildIndexes(collection: string): Promise<RebuildIndexesAnswer> {
+    return this.admin.rebuildIndexes(collection);
+  }
+
+  rebuildIndex(collection: string, indexName: string): Promise<RebuildIndexAnswer> {
+    return this.admin.rebuildIndex(collection, indexName);
+  }
+
+  /**
+   * `POST /seed`: the node's sample orders, routed by their placement in batches as a bulk
+   * load is, then the sample indexes created on every shard (those missing); `orders` must
+   * be declared in cluster.json.
+   */
+  async seed(orders?: number, seed?: number): Promise<SeedResult> {
+    requirePlacement(this.config, 'orders');
+    return seedOrders(this, {
+      ...(orders !== undefined && { count: orders }),
+      ...(seed !== undefined && { seed }),
+    });
   }
 
   /** `GET /changes` through the router: every shard's feed merged (router-changes.ts). */
@@ -106,7 +270,12 @@ export class Router {
   }
 
   /** `POST /query` through the router: one statement, answered as one node would. */
-  async query(sql: string, params: readonly unknown[] = []): Promise<QueryResult> {
+  async query(
+    sql: string,
+    params: readonly unknown[] = [],
+    options: QueryOptions = {},
+  ): Promise<QueryResult> {
+    wholeOnly(options);
     const started = performance.now();
     const { statement } = parse(sql);
     const result =
@@ -125,7 +294,9 @@ export class Router {
   async *queryStream(
     sql: string,
     params: readonly unknown[] = [],
+    options: QueryOptions = {},
   ): AsyncGenerator<QueryMeta | Document, void, undefined> {
+    wholeOnly(options);
     const started = performance.now();
     const { statement } = parse(sql);
     if (statement.kind !== 'select') {

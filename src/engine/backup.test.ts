@@ -174,7 +174,7 @@ describe('restore', () => {
     expect(error.message).toContain('--force');
     await restoreBackup(backup, target, { force: true });
     const db = await openDb(target);
-    expect(db.listCollections()).toEqual(['c']);
+    expect(db.collections()).toEqual(['c']);
   });
 
   it('refuses to restore over a data file a process holds open', async () => {

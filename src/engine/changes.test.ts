@@ -3,8 +3,12 @@
  * retained log then live commits, the collection filter compares canonical names and moves
  * the resume position past what it skips, a multi-entry write arrives whole with its endSeq,
  * bad options and a trimmed `since` throw at once, and aborting ends a waiting iteration.
+ * It also runs docs/changes.md's loop (save `feed.position` after each entry) and resumes
+ * from the saved seq with no entry twice, and checks that the entries the docs show have
+ * the shape of real ones (`id` beside `doc`, no `_id` inside it).
  */
 
+import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { databasePerTest } from '../../test/support/database.js';
 import { makeTempDir } from '../../test/support/temp-dir.js';
@@ -101,6 +105,45 @@ describe('db.changes', () => {
     const feed = db().changes();
     feed[Symbol.asyncIterator]();
     expect(() => feed[Symbol.asyncIterator]()).toThrow(/iterated once/);
+  });
+});
+
+describe('docs/changes.md', () => {
+  it('resumes from the position its loop saves with no entry twice and none missed', async () => {
+    for (let n = 1; n <= 5; n++) await db().collection('a').insert({ n });
+    // The docs' loop: handle an entry, then save feed.position; a crash after entry 3.
+    let saved = 0;
+    const handled: number[] = [];
+    const first = db().changes({ since: saved });
+    for await (const entry of first) {
+      handled.push(entry.seq);
+      saved = first.position;
+      if (entry.seq === 3) break;
+    }
+    expect(saved).toBe(3);
+    const stop = new AbortController();
+    const again = db().changes({ since: saved, signal: stop.signal });
+    const it = again[Symbol.asyncIterator]();
+    handled.push(...(await take(it, 2)).map((entry) => entry.seq));
+    stop.abort();
+    expect(handled).toEqual([1, 2, 3, 4, 5]);
+  });
+
+  it('shows entries of the shape real ones have: id beside doc, no _id inside it', async () => {
+    const text = readFileSync(new URL('../../docs/changes.md', import.meta.url), 'utf8');
+    const shown = text
+      .split('\n')
+      .filter((line) => line.startsWith('{"op":'))
+      .map((line) => JSON.parse(line) as Record<string, unknown>);
+    expect(shown.map((entry) => entry.op)).toEqual(['insert', 'replace']);
+    const id = await db().collection('orders').insert({ pnr: 'TQHS6Y' });
+    await db().collection('orders').replace(id, { pnr: 'TQHS6Y', paid: true });
+    const real = await take(db().changes({ since: 0 })[Symbol.asyncIterator](), 2);
+    const shape = (entry: unknown): unknown =>
+      JSON.parse(JSON.stringify(entry), (_key, value) =>
+        value === null || typeof value === 'object' ? value : typeof value,
+      );
+    expect(shown.map(shape)).toEqual(real.map(shape));
   });
 });
 

@@ -23,14 +23,18 @@ export interface ChangesOptions {
 
 /**
  * An open change feed: iterate it once. `position` is where a consumer resumes (`since`):
- * every entry up to it was handed out, or skipped by the collection filter.
+ * every entry up to it was handed out, or skipped by the collection filter. Inside the loop
+ * body it is the seq of the entry being handled: save it after handling that entry.
  */
 export interface ChangeFeed extends AsyncIterable<ChangeEntry> {
   /** The seq the feed started after. */
   readonly since: number;
   /** The canonical collection name it is filtered on, if any. */
   readonly collection: string | undefined;
-  /** The resume point: every entry up to this seq was handed out or filtered out. */
+  /**
+   * The resume point: every entry up to this seq was handed out or filtered out; in the loop
+   * body, the seq of the entry in hand (or of a multi-entry write's part in hand).
+   */
   readonly position: number;
 }
 
@@ -88,9 +92,11 @@ export function openChangeFeed(log: ChangeLogSource, options: ChangesOptions = {
         position = entry.seq;
         continue;
       }
-      yield entry;
-      // Past the yield: the consumer asked for the next entry, so it has this one.
+      // Before the yield, so the loop body that handles this entry reads its seq as the
+      // position and saves it once handled; set after, a resume from that save delivered the
+      // handled entry again (issue 23, mend 1).
       position = entry.seq;
+      yield entry;
     }
   }
   return {

@@ -96,9 +96,9 @@ describe('insert and get', () => {
   });
 
   it('creates the collection on first insert, and folds names to lowercase', async () => {
-    expect(db.listCollections()).toEqual([]);
+    expect(db.collections()).toEqual([]);
     const id = await db.collection('Bookings.EU-west_1').insert({ a: 1 });
-    expect(db.listCollections()).toEqual(['bookings.eu-west_1']);
+    expect(db.collections()).toEqual(['bookings.eu-west_1']);
     expect(await db.collection('BOOKINGS.eu-WEST_1').get(id)).toEqual({ _id: id, a: 1 });
   });
 });
@@ -123,7 +123,7 @@ describe('bad documents and names', () => {
       const error = await rejection(db.collection('c').insert(doc));
       expect(error.code).toBe('ERR_DOCUMENT_INVALID');
       expect(error.message).toContain(fragment);
-      expect(db.listCollections()).toEqual([]);
+      expect(db.collections()).toEqual([]);
     });
   }
 
@@ -332,13 +332,16 @@ describe('bulk insert', () => {
 });
 
 describe('drop', () => {
-  it('drops a collection with its indexes; a second drop reports false', async () => {
+  it('drops a collection with its indexes; a second drop finds none', async () => {
     const c = db.collection('Gone');
     await c.insert({ a: 1 });
     await c.createIndex({ paths: ['a'] });
-    expect(await db.dropCollection('GONE')).toBe(true);
-    expect(db.listCollections()).toEqual([]);
-    expect(await db.dropCollection('gone')).toBe(false);
+    expect(await db.dropCollection('GONE')).toEqual({ dropped: 'gone' });
+    expect(db.collections()).toEqual([]);
+    await expect(db.dropCollection('gone')).rejects.toMatchObject({
+      code: 'ERR_COLLECTION_NOT_FOUND',
+    });
+    expect(await c.drop()).toBe(false);
     const id = await c.insert({ a: 2 });
     expect(c.listIndexes()).toEqual([]);
     expect(c.list()).toEqual([{ _id: id, a: 2 }]);

@@ -6,7 +6,7 @@
  */
 
 import { DbError } from '../errors/index.js';
-import type { IndexInfo } from '../types/index.js';
+import type { IndexInfo, WriteCondition } from '../types/index.js';
 import {
   type BulkResult,
   type CheckedDocument,
@@ -19,6 +19,7 @@ import {
   type PreparedDocument,
   type RangeBounds,
   type Store,
+  type StoreWriter,
   withId,
   type WriteTxn,
 } from '../storage/index.js';
@@ -41,11 +42,7 @@ export interface InsertManyOptions {
 
 export type { IndexInfo };
 
-/** Makes a replace or delete conditional on the version of the document a reader saw. */
-export interface WriteCondition {
-  /** The tag `getTagged` answered (over REST, the `ETag` of a GET). */
-  ifMatch?: string;
-}
+export type { WriteCondition };
 
 /** Options of createIndex: the paths, plus an optional name and the unique flag. */
 export interface CreateIndexOptions extends IndexSpec {}
@@ -106,6 +103,8 @@ export class Collection {
 
   constructor(
     private readonly store: Store,
+    /** Where its writes go: through the database's write gate. */
+    private readonly writer: StoreWriter,
     name: string,
     private readonly notFound: (name: string) => DbError,
   ) {
@@ -130,7 +129,7 @@ export class Collection {
   /** Inserts one document; resolves with its `_id` once the write is durable. */
   async insert(doc: unknown): Promise<string> {
     const { body, id } = checkDocument(doc);
-    const result = await this.store.write((txn) =>
+    const result = await this.writer.write((txn) =>
       txn.insertDocuments(this.name, [txn.prepareDocument(body, id)], { throwFirst: true }),
     );
     return result.ids[0] as string;
@@ -151,7 +150,7 @@ export class Collection {
       );
     }
     const checkedDocs = docs.map(checked);
-    return this.store.write((txn) =>
+    return this.writer.write((txn) =>
       txn.insertDocuments(
         this.name,
         checkedDocs.map((doc) => prepareIn(txn, doc)),
@@ -194,7 +193,7 @@ export class Collection {
         `the new document's _id ${formatId(given)} differs from ${formatId(bytes)}; _id cannot change`,
       );
     }
-    const replaced = await this.store.write(
+    const replaced = await this.writer.write(
       (txn) =>
         this.holds(txn, bytes, condition) &&
         txn.replaceDocument(this.name, bytes, txn.prepareDocument(body, bytes)),
@@ -213,7 +212,7 @@ export class Collection {
    */
   async delete(id: string, condition: WriteCondition = {}): Promise<boolean> {
     const bytes = requireId(id);
-    return this.store.write(
+    return this.writer.write(
       (txn) => this.holds(txn, bytes, condition) && txn.deleteDocument(this.name, bytes),
     );
   }
@@ -244,7 +243,7 @@ export class Collection {
    */
   async deleteMany(ids: string[]): Promise<number> {
     const keys = ids.map(requireId);
-    return this.store.write(
+    return this.writer.write(
       (txn) => keys.filter((key) => txn.deleteDocument(this.name, key)).length,
     );
   }
@@ -319,13 +318,13 @@ export class Collection {
   /** Creates an index and builds it from existing documents; resolves once durable. */
   async createIndex(options: CreateIndexOptions): Promise<IndexInfo> {
     const spec = checkIndexSpec(this.name, options);
-    return indexInfo(await this.store.write((txn) => txn.createIndex(this.name, spec)));
+    return indexInfo(await this.writer.write((txn) => txn.createIndex(this.name, spec)));
   }
 
   /** Drops an index by name (case-insensitive). */
   async dropIndex(name: string): Promise<IndexInfo> {
     this.requireDef();
-    return indexInfo(await this.store.write((txn) => txn.dropIndex(this.name, name)));
+    return indexInfo(await this.writer.write((txn) => txn.dropIndex(this.name, name)));
   }
 
   /** The collection's indexes. */
@@ -336,19 +335,19 @@ export class Collection {
   /** Rebuilds every index from the documents and marks them ready. */
   async rebuildIndexes(): Promise<IndexInfo[]> {
     this.requireDef();
-    return (await this.store.write((txn) => txn.rebuildIndexes(this.name))).map(indexInfo);
+    return (await this.writer.write((txn) => txn.rebuildIndexes(this.name))).map(indexInfo);
   }
 
   /** Rebuilds one index by name. */
   async rebuildIndex(name: string): Promise<IndexInfo> {
     this.requireDef();
-    const [index] = await this.store.write((txn) => txn.rebuildIndexes(this.name, [name]));
+    const [index] = await this.writer.write((txn) => txn.rebuildIndexes(this.name, [name]));
     return indexInfo(index as IndexDef);
   }
 
   /** Drops the collection with its indexes; resolves false when it did not exist. */
   async drop(): Promise<boolean> {
-    return this.store.write((txn) => txn.dropCollection(this.name));
+    return this.writer.write((txn) => txn.dropCollection(this.name));
   }
 }
 

@@ -1,32 +1,60 @@
 /**
- * The Database facade: what the CLI, the server, replication and embedding applications
- * call. It owns one Store, its write gate and the statement cache, and hands out collection
- * handles. Every write it offers passes the gate; replication's `applyChanges` and
- * `startSnapshotLoad` are the ways past it.
+ * The Database facade: what the CLI, the server and embedding applications call. It owns one
+ * Store, its write gate and the statement cache, and hands out collection handles. Every write
+ * it offers passes the gate (one GatedWriter); replication reaches the store through its own
+ * port (replication/port.ts), which the node wires from `store` and `gate`, never through here.
  */
 
-import type { DbError } from '../errors/index.js';
-import type { CheckpointResult, VerifyReport } from '../types/index.js';
+import {
+  ambiguousMatch,
+  atomicBulkRefused,
+  DbError,
+  documentNotFound,
+  keyNotFound,
+} from '../errors/index.js';
+import type {
+  BulkOptions,
+  BulkResult,
+  ByKeyAnswer,
+  CheckpointAnswer,
+  CreatedIndex,
+  DeleteAnswer,
+  DropAnswer,
+  DroppedIndex,
+  FlushAnswer,
+  HealthBody,
+  IndexInfo,
+  IndexRequest,
+  InsertAnswer,
+  KeyValue,
+  ListAnswer,
+  ListOptions,
+  NodeApi,
+  QueryOptions,
+  RebuildIndexAnswer,
+  RebuildIndexesAnswer,
+  ReplaceAnswer,
+  ReplaceByKeyAnswer,
+  SeedResult,
+  TaggedDocument,
+  VerifyReport,
+  WriteCondition,
+} from '../types/index.js';
+import { formatId, keyTextValues, parseId, seedOrders } from '../util/index.js';
+import { VERSION } from '../version.js';
 import {
   type ChangeEntry,
-  type ChangeHold,
   type CompactResult,
   collectionNotFound,
   type Document,
   type FileSnapshot,
-  type LeaderStructures,
   type LogPosition,
   normalizeCollectionName,
-  type PeerEntry,
   type Recovery,
   type SelectionCacheStats,
-  type SnapshotLoad,
-  type SnapshotPosition,
   Store,
   type StoreOptions,
   type StoreStats,
-  type Structure,
-  type TermRun,
   type VerifyProgress,
   type WriteCounts,
 } from '../storage/index.js';
@@ -37,22 +65,38 @@ import {
   type QueryMeta,
   type QueryResult,
   runQuery,
-  type ShardQueryOptions,
   StatementCache,
   streamQuery,
 } from './query.js';
-import { WriteGate } from './write-gate.js';
+import { GatedWriter, WriteGate } from './write-gate.js';
 
 /** Options of open(). */
-export interface OpenOptions extends StoreOptions {}
+export interface OpenOptions extends StoreOptions {
+  /** The name `health()` reports: the node's name when it serves (default `node-1`). */
+  name?: string | undefined;
+}
 
-export class Database {
+/** The name a database reports when none was given: the spec's default node name. */
+export const DEFAULT_NODE_NAME = 'node-1';
+
+export class Database implements NodeApi {
   private readonly statements = new StatementCache();
-  /** The node's role and read-only mode: every client write passes it. */
+  /** The node's role, read-only mode and commit barrier: every client write passes it. */
   readonly gate = new WriteGate();
+  private readonly openedAtMs = Date.now();
+  /** Where every write this database offers goes: the store, through the gate. */
+  private readonly writer: GatedWriter;
 
-  constructor(private readonly store: Store) {
-    store.guardWrites(() => this.gate.check());
+  /**
+   * `store` is the node's storage, for the node's wiring alone (replication's port, the
+   * change-log archive): its own writes pass no gate. Applications use the methods below.
+   */
+  constructor(
+    readonly store: Store,
+    /** What `health()` reports as the node (the node's name when it serves). */
+    readonly name = DEFAULT_NODE_NAME,
+  ) {
+    this.writer = new GatedWriter(store, this.gate);
   }
 
   /** The data file's path. */
@@ -74,7 +118,7 @@ export class Database {
   collection(name: string): Collection {
     const canonical = normalizeCollectionName(name);
     this.store.refresh();
-    return new Collection(this.store, canonical, (n) => this.unknownCollection(n));
+    return new Collection(this.store, this.writer, canonical, (n) => this.unknownCollection(n));
   }
 
   /** The collection if it exists; otherwise ERR_COLLECTION_NOT_FOUND naming the known ones. */
@@ -88,6 +132,149 @@ export class Database {
     return collectionNotFound(name, this.store.collectionNames());
   }
 
+  // ---- the REST surface (NodeApi, types/api.ts): what a node serves, by collection name ----
+
+  /** Liveness: this database's name, the version, its role and read-only mode, uptime. */
+  health(): HealthBody {
+    return {
+      status: 'ok',
+      node: this.name,
+      version: VERSION,
+      readOnly: this.gate.readOnly,
+      role: this.gate.role,
+      uptimeSeconds: Math.floor((Date.now() - this.openedAtMs) / 1000),
+    };
+  }
+
+  /** Stores one document in `collection` (created on first insert); answers its `_id`. */
+  async insert(collection: string, doc: unknown): Promise<InsertAnswer> {
+    return { id: await this.collection(collection).insert(doc) };
+  }
+
+  /**
+   * Stores many documents: per-item results. With `atomic`, all or none: any failure stores
+   * nothing and throws the first one's code, every failure in its details.
+   */
+  async bulk(collection: string, docs: unknown[], options: BulkOptions = {}): Promise<BulkResult> {
+    const result = await this.collection(collection).insertMany(docs, options);
+    if (options.atomic && result.errors.length > 0) {
+      throw atomicBulkRefused(result.errors, docs.length);
+    }
+    return result;
+  }
+
+  /** A page of an existing collection's documents in `_id` order. */
+  list(collection: string, options: ListOptions = {}): ListAnswer {
+    const documents = this.requireCollection(collection).list(options);
+    return { documents, count: documents.length };
+  }
+
+  /**
+   * The documents whose `field` equals `value` or the scalar its text spells (`30` finds 30
+   * and "30"), each once, in `_id` order, with the plan that found them.
+   */
+  getByKey(collection: string, field: string, value: KeyValue): ByKeyAnswer {
+    const found = this.requireCollection(collection).findAny(field, keyTextValues(String(value)));
+    return { ...found, count: found.documents.length };
+  }
+
+  /** Replaces the one document `getByKey` finds, keeping its `_id` (404 none, 409 several). */
+  async replaceByKey(
+    collection: string,
+    field: string,
+    value: KeyValue,
+    doc: unknown,
+    condition: WriteCondition = {},
+  ): Promise<ReplaceByKeyAnswer> {
+    const handle = this.requireCollection(collection);
+    const { documents } = handle.findAny(field, keyTextValues(String(value)));
+    if (documents.length === 0) throw keyNotFound(handle.name, field, value);
+    if (documents.length > 1) throw ambiguousMatch(handle.name, field, value, documents.length);
+    const id = String(documents[0]?._id);
+    await handle.replace(id, withoutId(doc, id), condition);
+    return { id, matched: 1 };
+  }
+
+  /** Deletes every document `getByKey` finds; answers how many. */
+  async deleteByKey(collection: string, field: string, value: KeyValue): Promise<DeleteAnswer> {
+    const handle = this.requireCollection(collection);
+    const { documents } = handle.findAny(field, keyTextValues(String(value)));
+    return { deleted: await handle.deleteMany(documents.map((d) => String(d._id))) };
+  }
+
+  /** The document with this `_id` and its tag, or undefined when none has it. */
+  getTagged(collection: string, id: string): Promise<TaggedDocument | undefined> {
+    return this.requireCollection(collection).getTagged(id);
+  }
+
+  /** Replaces the document with this `_id`; a body `_id` must be the same one. */
+  async replace(
+    collection: string,
+    id: string,
+    doc: unknown,
+    condition: WriteCondition = {},
+  ): Promise<ReplaceAnswer> {
+    await this.requireCollection(collection).replace(id, withoutId(doc, id), condition);
+    return { id: formatId(parseId(id) as Buffer) };
+  }
+
+  /** Deletes the document with this `_id`; ERR_DOCUMENT_NOT_FOUND when none has it. */
+  async delete(
+    collection: string,
+    id: string,
+    condition: WriteCondition = {},
+  ): Promise<DeleteAnswer> {
+    const handle = this.requireCollection(collection);
+    if (!(await handle.delete(id, condition))) throw documentNotFound(handle.name, id);
+    return { deleted: 1 };
+  }
+
+  /** Drops an existing collection with its indexes. */
+  async dropCollection(name: string): Promise<DropAnswer> {
+    const handle = this.requireCollection(name);
+    await handle.drop();
+    return { dropped: handle.name };
+  }
+
+  /** The indexes of an existing collection. */
+  indexes(collection: string): IndexInfo[] {
+    return this.requireCollection(collection).listIndexes();
+  }
+
+  /** Creates an index on an existing collection and builds it before answering. */
+  async createIndex(request: IndexRequest): Promise<CreatedIndex> {
+    const { collection, path, paths, name, unique } = request;
+    const handle = this.requireCollection(collection);
+    const created = await handle.createIndex({ paths: paths ?? [path as string], name, unique });
+    return { collection: handle.name, ...created };
+  }
+
+  /** Drops an index of an existing collection by name (any case); its documents stay. */
+  async dropIndex(collection: string, name: string): Promise<DroppedIndex> {
+    const handle = this.requireCollection(collection);
+    return { collection: handle.name, dropped: (await handle.dropIndex(name)).name };
+  }
+
+  /** Rebuilds every index of an existing collection and marks them ready. */
+  async rebuildIndexes(collection: string): Promise<RebuildIndexesAnswer> {
+    const handle = this.requireCollection(collection);
+    return { collection: handle.name, rebuilt: await handle.rebuildIndexes() };
+  }
+
+  /** Rebuilds one index by name and marks it ready. */
+  async rebuildIndex(collection: string, indexName: string): Promise<RebuildIndexAnswer> {
+    const handle = this.requireCollection(collection);
+    return { collection: handle.name, rebuilt: await handle.rebuildIndex(indexName) };
+  }
+
+  /** Loads the demo reservation orders (default 10,000; `seed` picks the PRNG seed). */
+  seed(orders?: number, seed?: number): Promise<SeedResult> {
+    return seedOrders(this, {
+      ...(orders !== undefined && { count: orders }),
+      ...(seed !== undefined && { seed }),
+    });
+  }
+
   /**
    * Runs one SQL statement; `?` placeholders take `params` in order, so applications never
    * build SQL from strings. Reads give `{ plan, count, executionMs, documents }`; writes add
@@ -97,9 +284,9 @@ export class Database {
   query(
     sql: string,
     params: readonly unknown[] = [],
-    options: ShardQueryOptions = {},
+    options: QueryOptions = {},
   ): Promise<QueryResult> {
-    return runQuery(this.store, this.statements, sql, params, options);
+    return runQuery(this.store, this.writer, this.statements, sql, params, options.shard);
   }
 
   /**
@@ -110,9 +297,9 @@ export class Database {
   queryStream(
     sql: string,
     params: readonly unknown[] = [],
-    options: ShardQueryOptions = {},
+    options: QueryOptions = {},
   ): AsyncGenerator<QueryMeta | Document | KeyedRow, void, undefined> {
-    return streamQuery(this.store, this.statements, sql, params, options);
+    return streamQuery(this.store, this.writer, this.statements, sql, params, options.shard);
   }
 
   /**
@@ -124,14 +311,9 @@ export class Database {
   }
 
   /** Canonical names of every collection, sorted. */
-  listCollections(): string[] {
+  collections(): string[] {
     this.store.refresh();
     return this.store.collectionNames();
-  }
-
-  /** Drops a collection; resolves false when it did not exist. */
-  dropCollection(name: string): Promise<boolean> {
-    return this.collection(name).drop();
   }
 
   /** File size, pages, collections with counts, and every index with its state. */
@@ -149,16 +331,16 @@ export class Database {
   }
 
   /** Resolves once every write issued so far is durable. */
-  flush(): Promise<{ lastSeq: number }> {
-    return this.store.flush();
+  async flush(): Promise<FlushAnswer> {
+    return { flushed: true, ...(await this.store.flush()) };
   }
 
   /**
    * Trims the change log to its retention bound, then makes the data file durable as a
    * checkpoint (the write-ahead log before it is let go).
    */
-  checkpoint(): Promise<CheckpointResult> {
-    return this.store.checkpoint();
+  async checkpoint(): Promise<CheckpointAnswer> {
+    return { checkpointed: true, ...(await this.store.checkpoint()) };
   }
 
   /**
@@ -181,7 +363,13 @@ export class Database {
   compact(name: string): Promise<CompactResult> {
     const canonical = normalizeCollectionName(name);
     if (!this.store.getCollection(canonical)) return Promise.reject(this.unknownCollection(name));
-    return this.store.compact(canonical);
+    return this.compactThroughGate(canonical);
+  }
+
+  private async compactThroughGate(canonical: string): Promise<CompactResult> {
+    const before = this.store.pageUsage();
+    const trees = await this.writer.write((txn) => txn.compactCollection(canonical));
+    return this.store.compactResult(trees, before);
   }
 
   /** Change-log entries after `seq` that are still kept, oldest first. */
@@ -190,22 +378,8 @@ export class Database {
   }
 
   /**
-   * The change-log entries after `seq` that are still kept, as the bytes the log stores
-   * (what a leader sends its followers, issue 22), oldest first. Their documents need this
-   * file's `sharedStructures()` to be read.
-   */
-  storedChangesSince(seq: number): Iterable<{ seq: number; bytes: Uint8Array }> {
-    return this.store.storedChangesAfter(seq);
-  }
-
-  /** This file's shared document structures now, in id order; they only grow. */
-  sharedStructures(): readonly Structure[] {
-    return this.store.sharedStructures();
-  }
-
-  /**
    * The change-log entries after `seq`, then each new one as it commits, until `signal`
-   * aborts: what a follower or a change feed reads. Rejects with ERR_CHANGES_TRIMMED when
+   * aborts: what a change feed reads. Rejects with ERR_CHANGES_TRIMMED when
    * those entries were trimmed (read `openFileSnapshot()` first, then follow its seq).
    */
   followChanges(seq: number, signal?: AbortSignal): AsyncGenerator<ChangeEntry> {
@@ -222,86 +396,10 @@ export class Database {
     return openChangeFeed(this, options);
   }
 
-  /** Resolves with the last seq once a commit takes the log past `seq` (or `signal` aborts). */
-  whenCommittedAfter(seq: number, signal?: AbortSignal): Promise<number> {
-    return this.store.whenCommittedAfter(seq, signal);
-  }
-
-  /**
-   * Makes every client write that changed something wait, once committed, for `barrier`
-   * (with the log's last seq) before it resolves: replication's `syncFollowers`. Undefined
-   * removes it.
-   */
-  setCommitBarrier(barrier: ((seq: number) => Promise<void>) | undefined): void {
-    this.store.setCommitBarrier(barrier);
-  }
-
-  /** Keeps the change-log entries after `seq` from trims until released (a follower's place). */
-  holdChanges(seq: number): ChangeHold {
-    return this.store.holdChanges(seq);
-  }
-
   /** Every collection, index definition and document at one seq, from one pinned state. */
   openFileSnapshot(): FileSnapshot {
     this.store.refresh();
     return this.store.openFileSnapshot();
-  }
-
-  /**
-   * Applies a leader's change-log entries in one atomic write, past the write gate (a
-   * follower refuses client writes but takes its leader's): replication's apply, and nothing
-   * else. Each entry must follow the last seq without a gap and carry a term no older than
-   * the entry before it. Resolves with the new last seq once durable.
-   */
-  applyChanges(entries: readonly ChangeEntry[]): Promise<number> {
-    return this.store.applyEntries(entries);
-  }
-
-  /**
-   * Applies a run of a leader's entries as its log stores them (`readPeerEntry`), their
-   * documents in `leader`'s shared structures, in one atomic write past the write gate, as
-   * `applyChanges`. `take` is called when the write runs and answers the run: entries that
-   * arrive until then join it (one commit). Resolves with the new last seq once durable.
-   */
-  applyPeerChanges(take: () => readonly PeerEntry[], leader: LeaderStructures): Promise<number> {
-    return this.store.applyPeerEntries(take, leader);
-  }
-
-  /**
-   * Begins replacing this node's whole state with a leader's snapshot at `at.seq` (a
-   * follower's resync): one write drops every collection and the change log and marks the
-   * load, then `addCollection` and `insert` (batches of about 1,000 documents, one write
-   * each) fill it, and `finish` makes it the node's state: the change log empty with its floor
-   * at the snapshot's seq, so the entries after it apply next. Past the write gate, like
-   * `applyChanges`; the log takes no other entries until it finishes. Pass the snapshot's
-   * `lastTerm` (the term of its seq's entry) for `nodeState().lastTerm`; `term` stands in.
-   */
-  startSnapshotLoad(at: SnapshotPosition): Promise<SnapshotLoad> {
-    return this.store.startSnapshotLoad(at);
-  }
-
-  /**
-   * Set when a snapshot load began and never finished (a crash mid-load): the data is
-   * partial, and the node should load a snapshot again before it serves or applies anything.
-   */
-  snapshotLoadPending(): { seq: number; term: number } | undefined {
-    this.store.refresh();
-    return this.store.snapshotLoadPending();
-  }
-
-  /** Moves the node to a higher term, durably (a promotion); never lower. */
-  setTerm(term: number): Promise<number> {
-    return this.store.setTerm(term);
-  }
-
-  /** Persists this node's tag in the terms it makes when promoted (replication's terms). */
-  setTermTag(tag: number): Promise<void> {
-    return this.store.setTermTag(tag);
-  }
-
-  /** This node's term tag, once one was drawn. */
-  termTag(): number | undefined {
-    return this.store.termTag();
   }
 
   /**
@@ -311,29 +409,6 @@ export class Database {
    */
   nodeState(): LogPosition {
     return this.store.nodeState();
-  }
-
-  /**
-   * The term of the change-log entry at `seq`, from the term history: known from the
-   * history's first run (normally seq 1) to the last seq, trimmed or not; 0 at seq 0;
-   * undefined elsewhere.
-   */
-  termAt(seq: number): number | undefined {
-    return this.store.termAt(seq);
-  }
-
-  /**
-   * The hash-chain link (hex) of the change-log entry at `seq` while the log retains it (at
-   * the floor, the floor's); undefined elsewhere and for entries written before the chain.
-   * Two nodes with the same link at a seq hold the same history up to it.
-   */
-  chainAt(seq: number): string | undefined {
-    return this.store.chainAt(seq);
-  }
-
-  /** The term history: one run per term the node's entries carry, oldest first. */
-  termRuns(): readonly TermRun[] {
-    return this.store.termRuns();
   }
 
   /** Documents written through this handle since it opened the file, by operation. */
@@ -359,5 +434,25 @@ export class Database {
 export async function open(target: string, options: OpenOptions = {}): Promise<Database> {
   if (options.readOnly !== true) await Store.create(target);
   else await Store.recoverForReading(target);
-  return new Database(Store.open(target, options));
+  return new Database(Store.open(target, options), options.name);
+}
+
+/**
+ * A replacement body keeps the stored `_id`: a body `_id` must match it (any case or the
+ * undashed form) and is dropped before the replace.
+ */
+function withoutId(body: unknown, id: string): unknown {
+  if (body === null || typeof body !== 'object' || Array.isArray(body) || !('_id' in body))
+    return body;
+  const { _id, ...rest } = body as Document;
+  const same =
+    typeof _id === 'string' &&
+    _id.replaceAll('-', '').toLowerCase() === id.replaceAll('-', '').toLowerCase();
+  if (!same) {
+    throw new DbError(
+      'ERR_DOCUMENT_ID_INVALID',
+      `the body's _id ${JSON.stringify(_id)} differs from ${id}; _id cannot change`,
+    );
+  }
+  return rest;
 }

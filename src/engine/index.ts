@@ -11,26 +11,15 @@ export {
 export { Database, type OpenOptions, open } from './database.js';
 export type { FindOptions, FindResult } from './find.js';
 export type { KeyedRow, QueryMeta, QueryResult, ShardQueryOptions } from './query.js';
+export type { SeedResult } from '../types/index.js';
 export {
   SEED_COUNT_DEFAULT,
   SEED_COUNT_MAX,
   SEED_INDEXES,
   type SeedOptions,
-  type SeedResult,
   seedOrders,
-} from './seed.js';
-export {
-  type ChangeEntry,
-  encodeStoredEntry,
-  type FileSnapshot,
-  LeaderStructures,
-  type PeerEntry,
-  readPeerEntry,
-  SHARED_STRUCTURES_MAX,
-  type Structure,
-  type PageCheck,
-  type StoreStats,
-} from '../storage/index.js';
+} from '../util/index.js';
+export type { ChangeEntry, FileSnapshot, PageCheck, StoreStats } from '../storage/index.js';
 export { type GateState, type Role, WriteGate } from './write-gate.js';
 export {
   BACKUP_FORMAT,

@@ -27,6 +27,7 @@ import {
   type Document,
   normalizeCollectionName,
   type Store,
+  type StoreWriter,
 } from '../storage/index.js';
 import type { KeyedRow, QueryMeta, QueryResult, ShardQueryOptions } from '../types/index.js';
 import { SQL_CHARS_MAX, STATEMENT_CACHE_ENTRIES } from '../util/index.js';
@@ -137,26 +138,28 @@ function views(store: Store, statement: SelectStatement) {
 
 async function runWrite(
   store: Store,
+  writer: StoreWriter,
   statement: Exclude<Statement, SelectStatement>,
   params: readonly unknown[],
 ): Promise<WriteOutcome> {
   switch (statement.kind) {
     case 'insert':
-      return runInsert(store, statement, params);
+      return runInsert(writer, statement, params);
     case 'update':
-      return runUpdate(store, statement, params);
+      return runUpdate(store, writer, statement, params);
     case 'delete':
-      return runDelete(store, statement, params);
+      return runDelete(store, writer, statement, params);
     case 'createIndex':
-      return runCreateIndex(store, statement);
+      return runCreateIndex(store, writer, statement);
     case 'dropIndex':
-      return runDropIndex(store, statement);
+      return runDropIndex(store, writer, statement);
   }
 }
 
-/** Runs one statement against the store. */
+/** Runs one statement against the store; a write goes through `writer` (the write gate). */
 export async function runQuery(
   store: Store,
+  writer: StoreWriter,
   cache: StatementCache,
   sql: string,
   params: readonly unknown[] = [],
@@ -181,7 +184,7 @@ export async function runQuery(
       ...(result.sortKeys && { sortKeys: result.sortKeys as unknown[][] }),
     };
   }
-  const outcome = await runWrite(store, statement, params);
+  const outcome = await runWrite(store, writer, statement, params);
   return {
     plan: outcome.plan,
     count: outcome.affected,
@@ -199,6 +202,7 @@ export async function runQuery(
  */
 export async function* streamQuery(
   store: Store,
+  writer: StoreWriter,
   cache: StatementCache,
   sql: string,
   params: readonly unknown[] = [],
@@ -211,7 +215,7 @@ export async function* streamQuery(
   const { statement } = parsed;
   checkShardOptions(statement, options);
   if (statement.kind !== 'select') {
-    const { documents: _, ...meta } = await runQuery(store, cache, sql, params);
+    const { documents: _, ...meta } = await runQuery(store, writer, cache, sql, params);
     yield meta;
     return;
   }

@@ -124,6 +124,7 @@ async function restoreFrom(
   options: RestoreOptions,
 ): Promise<RestoreResult> {
   const manifest = await verifyBackup(dir);
+  for (const logDir of options.logDirs ?? []) requireSegments(logDir);
   const logDirs = [path.join(dir, BACKUP_LOG_DIR), ...(options.logDirs ?? [])];
   // The replay is planned first (every entry read, none kept), so a log that cannot reach the
   // point is refused before the data dir is touched.
@@ -164,6 +165,29 @@ async function restoreFrom(
 export interface ReplayPlan {
   lastSeq: number;
   stoppedBefore?: { seq: number; endSeq: number };
+}
+
+/**
+ * A log directory the caller named must hold segments: a typo in its path would otherwise
+ * replay nothing and restore to the backup's seq without a word (issue 23, mend 2). The
+ * backup's own `log/` may be absent: a backup without --with-log has none.
+ */
+function requireSegments(dir: string): void {
+  const stat = fs.statSync(dir, { throwIfNoEntry: false });
+  const problem =
+    stat === undefined
+      ? 'does not exist'
+      : !stat.isDirectory()
+        ? 'is not a directory'
+        : listSegments(dir).length === 0
+          ? 'holds no change-log segments (changes-<seq>.ndjson)'
+          : undefined;
+  if (problem === undefined) return;
+  throw new DbError(
+    'ERR_BAD_ARGUMENT',
+    `log directory ${dir} ${problem}; give a node's backup.logArchiveDir or another backup's log/ directory`,
+    { dir },
+  );
 }
 
 /** The segments of every directory, in the order of their first seq (their names carry it). */
@@ -286,12 +310,12 @@ async function applyInBatches(
     // A batch ends only where a write ends, so each write applies in one transaction.
     const ends = entry.endSeq === undefined || entry.endSeq === entry.seq;
     if (batch.length >= REPLAY_BATCH_ENTRIES && ends) {
-      await db.applyChanges(batch);
+      await db.store.applyEntries(batch);
       done += batch.length;
       onProgress?.(done, total);
       batch = [];
     }
   }
-  if (batch.length > 0) await db.applyChanges(batch);
+  if (batch.length > 0) await db.store.applyEntries(batch);
   onProgress?.(total, total);
 }

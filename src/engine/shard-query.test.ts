@@ -40,7 +40,7 @@ describe('sort keys for a router', () => {
     const db = await database();
     await db.collection('c').insertMany(docs(0, 30));
     const sql = 'SELECT i FROM c WHERE i < ? ORDER BY n DESC LIMIT 10';
-    const result = await db.query(sql, [25], { sortKeys: true });
+    const result = await db.query(sql, [25], { shard: { sortKeys: true } });
     expect(result.documents).toHaveLength(10);
     const keys = result.sortKeys as unknown[][];
     expect(keys).toHaveLength(10);
@@ -52,7 +52,7 @@ describe('sort keys for a router', () => {
     }
     const streamed: KeyedRow[] = [];
     let meta: QueryMeta | undefined;
-    for await (const value of db.queryStream(sql, [25], { sortKeys: true })) {
+    for await (const value of db.queryStream(sql, [25], { shard: { sortKeys: true } })) {
       if (!meta) meta = value as QueryMeta;
       else streamed.push(value as KeyedRow);
     }
@@ -64,12 +64,14 @@ describe('sort keys for a router', () => {
     // and a router may merge several such rows.
     await db.collection('c').createIndex({ paths: ['i'], unique: true, name: 'by_i' });
     const point = await db.query('SELECT i FROM c WHERE i = ? ORDER BY n', [4], {
-      sortKeys: true,
+      shard: { sortKeys: true },
     });
     expect(point.plan).toBe('INDEX_SCAN(by_i)');
     expect(point.sortKeys).toEqual([[(4 * 13) % 29, point.documents[0]?._id]]);
     // Without ORDER BY there is nothing to merge by: no keys.
-    expect((await db.query('SELECT i FROM c', [], { sortKeys: true })).sortKeys).toBeUndefined();
+    expect(
+      (await db.query('SELECT i FROM c', [], { shard: { sortKeys: true } })).sortKeys,
+    ).toBeUndefined();
   });
 });
 
@@ -85,7 +87,9 @@ describe('partial aggregates for a router', () => {
     await parts[1]?.collection('c').insertMany(docs(40, 90));
     await parts[2]?.collection('c').insert({ i: -1, status: 'only-here', n: 3 });
     const expected = (await whole.query(sql, [3])).documents;
-    const results = await Promise.all(parts.map((p) => p.query(sql, [3], { phase: 'partial' })));
+    const results = await Promise.all(
+      parts.map((p) => p.query(sql, [3], { shard: { phase: 'partial' } })),
+    );
     // The router's merge: states per group key, merged, then finished.
     const fns = ['COUNT*', 'COUNT', 'SUM', 'AVG', 'MIN', 'MAX'].map((f) =>
       aggregateOf(f.replace('*', '') as never, f.endsWith('*')),
@@ -125,7 +129,7 @@ describe('partial aggregates for a router', () => {
     const db = await database();
     await db.collection('c2').insert({ i: 1, n: 2 });
     const result = await db.query('SELECT COUNT(*), AVG(n) FROM c2 WHERE i > 5', [], {
-      phase: 'partial',
+      shard: { phase: 'partial' },
     });
     expect(result.documents).toEqual([{ group: [], states: [0, { sum: 0, count: 0 }] }]);
   });
@@ -136,7 +140,7 @@ describe('partial aggregates for a router', () => {
     for (const clause of ['ORDER BY status', 'LIMIT 1', 'OFFSET 1']) {
       await expect(
         db.query(`SELECT status, COUNT(*) FROM c GROUP BY status ${clause}`, [], {
-          phase: 'partial',
+          shard: { phase: 'partial' },
         }),
       ).rejects.toMatchObject({
         code: 'ERR_SQL_INVALID',
@@ -144,14 +148,18 @@ describe('partial aggregates for a router', () => {
       });
     }
     await expect(
-      db.query('SELECT DISTINCT status, COUNT(*) FROM c GROUP BY status', [], { phase: 'partial' }),
+      db.query('SELECT DISTINCT status, COUNT(*) FROM c GROUP BY status', [], {
+        shard: { phase: 'partial' },
+      }),
     ).rejects.toMatchObject({ message: expect.stringContaining('DISTINCT belong to the router') });
-    await expect(db.query('SELECT i FROM c', [], { phase: 'partial' })).rejects.toMatchObject({
+    await expect(
+      db.query('SELECT i FROM c', [], { shard: { phase: 'partial' } }),
+    ).rejects.toMatchObject({
       code: 'ERR_SQL_INVALID',
       message: expect.stringContaining('needs aggregates or GROUP BY'),
     });
     await expect(
-      db.query('DELETE FROM c WHERE i = 1', [], { sortKeys: true }),
+      db.query('DELETE FROM c WHERE i = 1', [], { shard: { sortKeys: true } }),
     ).rejects.toMatchObject({ code: 'ERR_BAD_ARGUMENT' });
     // The same text still runs whole: the partial plan is cached apart.
     expect((await db.query('SELECT status, COUNT(*) FROM c GROUP BY status')).count).toBe(4);

@@ -4,10 +4,13 @@
  * sample-data loader and compaction the CLI runs, the rebuilds of the admin API — with
  * ERR_NODE_READ_ONLY naming why and the leader, store nothing, keep every read, flush and
  * checkpoint; a write queued before the switch is refused when it runs; replication's apply
- * is the one way past.
+ * (on the store, not through the engine) is the one way past. And the commit barrier the gate
+ * holds (replication's syncFollowers): a write that logged a change resolves only once the
+ * barrier set when it was queued resolves, with the log's last seq; one that logged nothing
+ * never waits; a barrier that rejects fails the committed write.
  */
 
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { makeTempDir } from '../../test/support/temp-dir.js';
 import { type Database, open, seedOrders } from './index.js';
 
@@ -71,7 +74,7 @@ async function expectAllRefused(error: object): Promise<void> {
   }
   expect(db.nodeState()).toEqual(before);
   expect([...db.collection('c').scan()]).toEqual([{ _id: id, k: 'a' }]);
-  expect(db.listCollections()).toEqual(['c']);
+  expect(db.collections()).toEqual(['c']);
   expect(
     db
       .collection('c')
@@ -134,5 +137,89 @@ describe('the write gate', () => {
   it('refuses a bad role or flag with ERR_BAD_ARGUMENT', () => {
     expect(() => db.gate.setRole('primary' as never)).toThrow(/leader, follower or none/);
     expect(() => db.gate.setReadOnly('yes' as never)).toThrow(/true or false/);
+  });
+});
+
+describe("replication's way past the gate", () => {
+  it("applies a leader's entries on a follower that refuses client writes", async () => {
+    const other = makeTempDir();
+    const follower = await open(other.dir);
+    try {
+      follower.gate.setRole('follower', '10.0.0.1:5500');
+      await expect(follower.collection('c').insert({ k: 'b' })).rejects.toMatchObject({
+        code: 'ERR_NODE_READ_ONLY',
+      });
+      await follower.store.applyEntries([...db.changesSince(0)]);
+      expect(follower.nodeState().lastSeq).toBe(db.nodeState().lastSeq);
+      expect(await follower.collection('c').get(id)).toEqual({ _id: id, k: 'a' });
+    } finally {
+      await follower.close();
+      other.cleanup();
+    }
+  });
+});
+
+describe('the commit barrier', () => {
+  /** A barrier that records each seq it is given and resolves only when `release` is called. */
+  function heldBarrier() {
+    const seqs: number[] = [];
+    const waiting: Array<() => void> = [];
+    db.gate.setCommitBarrier((seq) => {
+      seqs.push(seq);
+      return new Promise<void>((resolve) => waiting.push(resolve));
+    });
+    const release = () => {
+      for (const resolve of waiting.splice(0)) resolve();
+    };
+    return { seqs, release };
+  }
+
+  it('holds a write that logged a change until it resolves, with the last seq', async () => {
+    const barrier = heldBarrier();
+    let acknowledged = false;
+    const write = db
+      .collection('c')
+      .insert({ k: 'b' })
+      .then(() => {
+        acknowledged = true;
+      });
+    await vi.waitFor(() => expect(barrier.seqs).toHaveLength(1));
+    // Committed (readers see it) but not acknowledged while the followers lack it.
+    expect(db.collection('c').count()).toBe(2);
+    expect(barrier.seqs).toEqual([db.nodeState().lastSeq]);
+    expect(acknowledged).toBe(false);
+    barrier.release();
+    await write;
+    expect(acknowledged).toBe(true);
+  });
+
+  it('holds SQL writes alike', async () => {
+    const barrier = heldBarrier();
+    const write = db.query("UPDATE c SET k = 'z'");
+    await vi.waitFor(() => expect(barrier.seqs).toHaveLength(1));
+    barrier.release();
+    await expect(write).resolves.toMatchObject({ affected: 1 });
+  });
+
+  it('never holds a write that logged nothing', async () => {
+    await db.collection('c').delete(id);
+    const barrier = heldBarrier();
+    await expect(db.collection('c').delete(id)).resolves.toBe(false);
+    await expect(db.compact('c')).resolves.toMatchObject({ collection: 'c' });
+    expect(barrier.seqs).toEqual([]);
+  });
+
+  it('fails a committed write whose barrier rejects', async () => {
+    db.gate.setCommitBarrier(() => Promise.reject(new Error('followers did not answer')));
+    await expect(db.collection('c').insert({ k: 'b' })).rejects.toThrow(/did not answer/);
+    expect(db.collection('c').count()).toBe(2);
+  });
+
+  it('waits for the barrier set when the write was queued, not one set later', async () => {
+    const queued = db.collection('c').insert({ k: 'b' });
+    heldBarrier();
+    await expect(queued).resolves.toEqual(expect.any(String));
+    db.gate.setCommitBarrier(undefined);
+    await expect(db.collection('c').insert({ k: 'c' })).resolves.toEqual(expect.any(String));
   });
 });

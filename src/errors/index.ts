@@ -8,3 +8,4 @@ export {
   statusOf,
 } from './catalogue.js';
 export { DbError, type ErrorDetails, isDbError } from './db-error.js';
+export { ambiguousMatch, atomicBulkRefused, documentNotFound, keyNotFound } from './answers.js';

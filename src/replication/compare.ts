@@ -3,19 +3,22 @@
  * a rejoining follower goes through (fork.ts), with both sides read locally. It reads only.
  */
 
-import type { Database } from '../engine/index.js';
 import type { LogComparison } from '../types/index.js';
 import { ForkSearch, type LocalHistory } from './fork.js';
+import type { ReplicationStorage } from './port.js';
 
-function historyOf(db: Database): LocalHistory {
+/** What a comparison reads of a node's log. */
+export type LogHistorySource = Pick<ReplicationStorage, 'nodeState' | 'termRuns' | 'chainAt'>;
+
+function historyOf(db: LogHistorySource): LocalHistory {
   const { lastSeq, seqFloor } = db.nodeState();
   return { lastSeq, seqFloor, runs: db.termRuns(), chainAt: (seq) => db.chainAt(seq) };
 }
 
 /** Compares the logs of `here` (file `file`) and `there` (file `peer`). */
 export function compareLogs(
-  here: Database,
-  there: Database,
+  here: LogHistorySource,
+  there: LogHistorySource,
   names: { file: string; peer: string },
 ): LogComparison {
   const mine = historyOf(here);

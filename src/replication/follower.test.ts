@@ -13,7 +13,8 @@
 
 import * as net from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
-import { type ChangeEntry, type Database, encodeStoredEntry, open } from '../engine/index.js';
+import { type ChangeEntry, type Database, open } from '../engine/index.js';
+import { encodeStoredEntry } from '../storage/index.js';
 import { makeTempDir } from '../../test/support/temp-dir.js';
 import { SILENT_LOG, newCounters } from './log.js';
 import { Peer } from './peer.js';
@@ -101,7 +102,7 @@ async function follower(port: number, db?: Database, silence = { ms: 0 }) {
   const database = db ?? (await open(dir));
   const counters = newCounters();
   const f = new ReplicationFollower({
-    db: database,
+    storage: database.store,
     nodeName: 'f',
     host: '127.0.0.1',
     port,
@@ -229,7 +230,7 @@ describe('the follower', () => {
     const leader = await scriptedLeader(1);
     const { dir, cleanup } = makeTempDir('docdb-follower-');
     const db = await open(dir);
-    await db.setTerm(3);
+    await db.store.setTerm(3);
     cleanups.push(cleanup);
     const { f } = await follower(leader.port, db);
     // The stale leader gets the hello and the proof (so it can turn read-only), then the
@@ -307,19 +308,19 @@ describe('the follower', () => {
     cleanups.push(cleanup);
     const db = await open(dir);
     for (let i = 0; i < 3; i++) await db.collection('c').insert({ i });
-    await db.setTermTag(5);
+    await db.store.setTermTag(5);
     const { f } = await follower(leader.port, db);
     const { peer, hello, chains } = await leader.accept([0, 2, 3, 9]);
     expect(hello).toMatchObject({ seq: 3, tag: 5, runs: [{ term: 1, from: 1 }] });
-    expect(hello.lastChain).toBe(db.chainAt(3));
+    expect(hello.lastChain).toBe(db.store.chainAt(3));
     expect(chains?.samples).toEqual([
       { seq: 0 },
-      { seq: 2, chain: db.chainAt(2) },
-      { seq: 3, chain: db.chainAt(3) },
+      { seq: 2, chain: db.store.chainAt(2) },
+      { seq: 3, chain: db.store.chainAt(3) },
       { seq: 9 },
     ]);
     await next(peer, 'ack');
-    await until(() => db.termTag() !== 5, 'a new tag');
+    await until(() => db.store.termTag() !== 5, 'a new tag');
     expect(f.status().connected).toBe(true);
   });
 

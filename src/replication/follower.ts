@@ -13,12 +13,12 @@
  */
 
 import * as path from 'node:path';
-import { type Database, LeaderStructures, type PeerEntry, readPeerEntry } from '../engine/index.js';
 import { DbError } from '../errors/index.js';
 import type { Document, FollowerView } from '../types/index.js';
 import { checkProof, introduce, refusedBy } from './handshake.js';
 import type { ReplicationCounters, ReplicationLog } from './log.js';
 import { connectPeer, type Peer } from './peer.js';
+import type { LeaderStructures, PeerEntry, ReplicationStorage } from './port.js';
 import type { MessageOf } from './protocol.js';
 import { writeRollbackFile } from './rollback.js';
 import { describeTerm, drawTag } from './terms.js';
@@ -32,7 +32,7 @@ import {
 } from './timing.js';
 
 export interface FollowerOptions {
-  db: Database;
+  storage: ReplicationStorage;
   nodeName: string;
   host: string;
   port: number;
@@ -85,13 +85,14 @@ export class ReplicationFollower {
   /** The run of complete writes whose apply is queued and not yet running: new ones join it. */
   private run: PeerEntry[] | undefined;
   /** The leader's shared structures, as this session told them. */
-  private structures = new LeaderStructures();
+  private structures: LeaderStructures;
   private applying: Promise<void> = Promise.resolve();
   private appliesInFlight = 0;
   /** Set when this node's data cannot continue from its log: the next hello asks for a snapshot. */
   private needSnapshot: boolean;
 
   constructor(private readonly options: FollowerOptions) {
+    this.structures = options.storage.newLeaderStructures();
     this.view = {
       leader: `${options.host}:${options.port}`,
       leaderName: null,
@@ -99,7 +100,7 @@ export class ReplicationFollower {
       state: 'connecting',
       leaderTerm: null,
       leaderSeq: null,
-      appliedSeq: options.db.nodeState().lastSeq,
+      appliedSeq: options.storage.nodeState().lastSeq,
       lagEntries: null,
       lastLeaderContactAt: null,
       gaps: 0,
@@ -108,7 +109,7 @@ export class ReplicationFollower {
       rollbacks: [],
       snapshot: null,
     };
-    this.needSnapshot = options.db.snapshotLoadPending() !== undefined;
+    this.needSnapshot = options.storage.snapshotLoadPending() !== undefined;
   }
 
   /** The leader it follows: where, and its name once a handshake told it. */
@@ -218,12 +219,12 @@ export class ReplicationFollower {
     this.view.lastError = null;
     this.lastStampMs = undefined;
     this.touch();
-    const { db, log } = this.options;
+    const { storage, log } = this.options;
     this.view.leaderName = welcome.node;
     this.view.leaderTerm = welcome.term;
     this.view.leaderSeq = welcome.lastSeq;
     if (welcome.httpUrl) this.options.onLeaderUrl(welcome.httpUrl);
-    if (welcome.term > db.nodeState().term) await db.setTerm(welcome.term);
+    if (welcome.term > storage.nodeState().term) await storage.setTerm(welcome.term);
     if (welcome.tagTaken) await this.drawTag();
     log.info(
       `replication: following ${welcome.node} at ${this.view.leader} (${describeTerm(welcome.term)}, seq ${welcome.lastSeq}); catching up from ${welcome.catchUp === 'log' ? 'the log' : 'a snapshot'}`,
@@ -231,12 +232,12 @@ export class ReplicationFollower {
     if (welcome.rollbackAfter !== undefined) this.rollBack(welcome.rollbackAfter, welcome);
     if (welcome.catchUp === 'snapshot') await this.loadSnapshot(peer);
     this.view.state = 'streaming';
-    this.expected = db.nodeState().lastSeq + 1;
+    this.expected = storage.nodeState().lastSeq + 1;
     this.view.appliedSeq = this.expected - 1;
     this.askedAfter = -1;
     this.group = [];
     this.run = undefined;
-    this.structures = new LeaderStructures();
+    this.structures = this.options.storage.newLeaderStructures();
     await peer.send(this.ack(this.view.appliedSeq));
     while (peer.open && !this.stopped) {
       const message = (await peer.receive(
@@ -272,24 +273,24 @@ export class ReplicationFollower {
 
   /** This node's term tag clashed with another node's: it draws a new one. */
   private async drawTag(): Promise<void> {
-    const { db, log } = this.options;
-    const tag = drawTag(new Set([db.termTag() ?? 0]));
-    await db.setTermTag(tag);
+    const { storage, log } = this.options;
+    const tag = drawTag(new Set([storage.termTag() ?? 0]));
+    await storage.setTermTag(tag);
     log.info(`replication: this node's term tag was another node's; it drew a new one (${tag})`);
   }
 
   private async handshake(peer: Peer): Promise<MessageOf<'welcome'>> {
-    const { db, secret, nodeName } = this.options;
-    const position = db.nodeState();
+    const { storage, secret, nodeName } = this.options;
+    const position = storage.nodeState();
     const { challenge, nonce } = await introduce(
       peer,
       {
         node: nodeName,
         seq: position.lastSeq,
         ...(position.lastChain !== undefined && { lastChain: position.lastChain }),
-        runs: [...db.termRuns()],
+        runs: [...storage.termRuns()],
         term: position.term,
-        tag: db.termTag() ?? 0,
+        tag: storage.termTag() ?? 0,
         silenceMs: this.options.silenceMs(),
         ...(this.needSnapshot && { resync: true }),
       },
@@ -307,7 +308,7 @@ export class ReplicationFollower {
     // The leader asks for this node's links where their histories may part (fork.ts).
     while (welcome.t === 'probe') {
       const samples = welcome.seqs.map((seq) => {
-        const chain = db.chainAt(seq);
+        const chain = storage.chainAt(seq);
         return chain === undefined ? { seq } : { seq, chain };
       });
       await peer.send({ t: 'chains', samples });
@@ -329,8 +330,8 @@ export class ReplicationFollower {
    * them). Refuses when its log no longer holds all of them: the rest would be lost unseen.
    */
   private rollBack(after: number, welcome: MessageOf<'welcome'>): void {
-    const { db, log, nodeName, counters } = this.options;
-    const { seqFloor } = db.nodeState();
+    const { storage, log, nodeName, counters } = this.options;
+    const { seqFloor } = storage.nodeState();
     // Never silent: counted and logged whether it rolls back or refuses.
     counters.divergences++;
     if (after < seqFloor) {
@@ -340,10 +341,10 @@ export class ReplicationFollower {
         { rollbackAfter: after, seqFloor },
       );
     }
-    const entries = [...db.changesSince(after)];
+    const entries = [...storage.changesAfter(after)];
     if (entries.length === 0) return;
     const record = writeRollbackFile(
-      path.dirname(db.file),
+      path.dirname(storage.file),
       {
         node: nodeName,
         after,
@@ -360,7 +361,7 @@ export class ReplicationFollower {
 
   /** Replaces this node's data with the leader's snapshot. */
   private async loadSnapshot(peer: Peer): Promise<void> {
-    const { db, log } = this.options;
+    const { storage, log } = this.options;
     this.view.state = 'snapshot';
     const header = (await peer.receive(
       ['snapshot'],
@@ -374,7 +375,7 @@ export class ReplicationFollower {
     const { seq, term, lastTerm, lastChain, runs } = header;
     const progress = { seq, documents: 0 };
     this.view.snapshot = progress;
-    const load = await db.startSnapshotLoad({ seq, term, lastTerm, lastChain, runs });
+    const load = await storage.startSnapshotLoad({ seq, term, lastTerm, lastChain, runs });
     for (const collection of header.collections) {
       await load.addCollection(collection.name, collection.indexes);
     }
@@ -414,7 +415,7 @@ export class ReplicationFollower {
     const ready: PeerEntry[] = [];
     for (const bytes of frames) {
       this.options.counters.bytesReceived += bytes.length;
-      const received = readPeerEntry(bytes);
+      const received = this.options.storage.readPeerEntry(bytes);
       const { seq, endSeq } = received.entry;
       // Already received: a resend overlaps what came before. Applying it twice is refused by
       // the log, so it is dropped here.
@@ -457,7 +458,7 @@ export class ReplicationFollower {
       this.run.push(...entries);
       return;
     }
-    const { db, counters } = this.options;
+    const { storage, counters } = this.options;
     const run = entries;
     this.run = run;
     const take = () => {
@@ -465,7 +466,7 @@ export class ReplicationFollower {
       return run;
     };
     this.appliesInFlight++;
-    const applied = db.applyPeerChanges(take, this.structures).then(
+    const applied = storage.applyPeerEntries(take, this.structures).then(
       () => {
         this.appliesInFlight--;
         const last = (run.at(-1) as PeerEntry).entry.seq;

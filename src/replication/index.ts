@@ -1,9 +1,10 @@
 /** Replication: the wire protocol, the leader's listener, the follower's loop, the node's role transitions. */
 
 export { FrameDecoder, encodeFrame } from './frames.js';
-export { compareLogs } from './compare.js';
+export { compareLogs, type LogHistorySource } from './compare.js';
 export { checkProof, newNonce, proofOf } from './handshake.js';
 export type { ReplicationCounters, ReplicationLog } from './log.js';
+export type { ReplicationGate, ReplicationPort, ReplicationStorage } from './port.js';
 export { type Message, PROTOCOL_VERSION, parseMessage } from './protocol.js';
 export { Replication, type ReplicationOptions } from './replication.js';
 export type { AutoFailoverView, FollowerStatus, ReplicationStatus } from '../types/index.js';

@@ -16,7 +16,8 @@ import * as fs from 'node:fs';
 import * as net from 'node:net';
 import * as path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { open, readPeerEntry } from '../engine/index.js';
+import { open } from '../engine/index.js';
+import { readPeerEntry } from '../storage/index.js';
 import { makeTempDir } from '../../test/support/temp-dir.js';
 import { encodeFrame } from './frames.js';
 import { newNonce, proofOf } from './handshake.js';
@@ -38,7 +39,7 @@ async function leader(changeLogRetainBytes?: number) {
   const fenced: Array<{ term: number; by: string; notice?: NoticeFrom }> = [];
   const lease = new Lease(dir);
   const server = await ReplicationLeader.listen({
-    db,
+    storage: db.store,
     nodeName: 'L',
     host: '127.0.0.1',
     port: 0,
@@ -199,7 +200,7 @@ describe('the leader handshake', () => {
     const structures = await next('structures');
     expect(structures).toEqual({ t: 'structures', from: 0, structures: [['a', 'b']] });
     const first = await next('entries');
-    const stored = [...db.storedChangesSince(0)].map((e) => Buffer.from(e.bytes));
+    const stored = [...db.store.storedChangesAfter(0)].map((e) => Buffer.from(e.bytes));
     expect(first.entries.map((e) => Buffer.from(e))).toEqual(stored);
     // A new shape: only the structure it adds goes before the entry that uses it.
     await db.collection('c').insert({ c: true });
@@ -276,8 +277,8 @@ describe('the leader handshake', () => {
   it('counts for syncFollowers only entries the session sent and the follower acknowledged', async () => {
     const { port, db, server } = await leader();
     for (let i = 0; i < 3; i++) await db.collection('c').insert({ i });
-    const runs = [...db.termRuns()];
-    const lastChain = db.chainAt(3);
+    const runs = [...db.store.termRuns()];
+    const lastChain = db.store.chainAt(3);
     // A follower that holds seqs 1-3 (its history agrees) joins after them.
     const { peer, reply } = await session(port, right, {
       seq: 3,

@@ -12,9 +12,8 @@
 
 import * as net from 'node:net';
 import * as tls from 'node:tls';
-import type { Database, Structure } from '../engine/index.js';
 import { DbError } from '../errors/index.js';
-import type { FollowerLink } from '../types/index.js';
+import type { ChangeHold, FollowerLink } from '../types/index.js';
 import {
   REPLICATION_BATCH_BYTES,
   REPLICATION_FOLLOWERS_MAX,
@@ -26,6 +25,7 @@ import { checkProof, newNonce, proofOf } from './handshake.js';
 import { heartbeatPeriodMs, type Lease } from './lease.js';
 import type { ReplicationCounters, ReplicationLog } from './log.js';
 import { Peer } from './peer.js';
+import type { ReplicationStorage, Structure } from './port.js';
 import { checkHello, type MessageOf, PROTOCOL_VERSION } from './protocol.js';
 import { describeTerm } from './terms.js';
 import { HANDSHAKE_TIMEOUT_MS, HEARTBEAT_MS } from './timing.js';
@@ -43,7 +43,7 @@ export interface NoticeFrom {
 }
 
 export interface LeaderOptions {
-  db: Database;
+  storage: ReplicationStorage;
   nodeName: string;
   /** Address to bind: 127.0.0.1, or 0.0.0.0 with --bind-all. */
   host: string;
@@ -98,8 +98,9 @@ export class ReplicationLeader {
     await new Promise<void>((resolve, reject) => {
       server.once('error', (error: NodeJS.ErrnoException) =>
         reject(
+          // The same code as an HTTP port in use (server/node.ts): a setting to change.
           new DbError(
-            'ERR_BAD_ARGUMENT',
+            'ERR_CONFIG_INVALID',
             error.code === 'EADDRINUSE'
               ? `replication port ${options.port} is already in use; pick another`
               : `cannot listen on replication port ${options.port} (${error.code ?? error.message})`,
@@ -211,7 +212,7 @@ class LeaderSession {
   /** The follower's term tag, once its hello said it. */
   tag: number | undefined;
   private readonly stopper = new AbortController();
-  private hold: ReturnType<Database['holdChanges']> | undefined;
+  private hold: ChangeHold | undefined;
   /** Set when the follower asked again from a seq (a gap): the stream restarts there. */
   private restartAfter: number | undefined;
   private wake = new AbortController();
@@ -304,7 +305,7 @@ class LeaderSession {
 
   /** The handshake; answers the seq the stream starts after (or undefined when it ends here). */
   private async handshake(): Promise<number | undefined> {
-    const { db, secret, nodeName } = this.options;
+    const { storage, secret, nodeName } = this.options;
     const hello = (await this.peer.receive(['hello'], HANDSHAKE_TIMEOUT_MS)) as MessageOf<'hello'>;
     this.link.name = hello.node;
     if (hello.protocol !== PROTOCOL_VERSION) {
@@ -315,14 +316,14 @@ class LeaderSession {
     }
     checkHello(hello);
     this.tag = hello.tag;
-    const { term } = db.nodeState();
+    const { term } = storage.nodeState();
     const nonce = newNonce();
     await this.peer.send({
       t: 'challenge',
       protocol: PROTOCOL_VERSION,
       node: nodeName,
       term,
-      tag: db.termTag() ?? 0,
+      tag: storage.termTag() ?? 0,
       nonce,
       secret: secret !== undefined,
     });
@@ -353,16 +354,16 @@ class LeaderSession {
       );
     }
     const fork = await this.findFork(hello);
-    const position = db.nodeState();
+    const position = storage.nodeState();
     const plan = planCatchUp(position.seqFloor, hello, fork.fork);
     if (plan.rollbackAfter !== undefined) this.diverged(hello, fork, plan.rollbackAfter);
     // Recorded before the welcome that arms the follower's watch (lease.ts).
     this.options.lease.join(hello.node, hello.silenceMs);
     this.silenceMs = hello.silenceMs;
     // Keep what the follower still needs from trims before telling it where it starts.
-    this.hold = db.holdChanges(plan.catchUp === 'log' ? plan.after : position.lastSeq);
+    this.hold = storage.holdChanges(plan.catchUp === 'log' ? plan.after : position.lastSeq);
     const { tag } = hello;
-    const tagTaken = tag === db.termTag() || this.leader.tagsBut(this).has(tag);
+    const tagTaken = tag === storage.termTag() || this.leader.tagsBut(this).has(tag);
     await this.peer.send({
       t: 'welcome',
       node: nodeName,
@@ -393,10 +394,10 @@ class LeaderSession {
   private async findFork(
     hello: MessageOf<'hello'>,
   ): Promise<Exclude<ForkStep, { probe: number[] }>> {
-    const { db } = this.options;
-    const { lastSeq, seqFloor } = db.nodeState();
+    const { storage } = this.options;
+    const { lastSeq, seqFloor } = storage.nodeState();
     const search = new ForkSearch(
-      { lastSeq, seqFloor, runs: db.termRuns(), chainAt: (seq) => db.chainAt(seq) },
+      { lastSeq, seqFloor, runs: storage.termRuns(), chainAt: (seq) => storage.chainAt(seq) },
       { lastSeq: hello.seq, runs: hello.runs, lastChain: hello.lastChain },
     );
     for (let round = 0; round < FORK_ROUNDS_MAX; round++) {
@@ -441,7 +442,7 @@ class LeaderSession {
     hello: MessageOf<'hello'>,
     proof: { proof?: Uint8Array },
   ): Promise<undefined> {
-    const { term } = this.options.db.nodeState();
+    const { term } = this.options.storage.nodeState();
     const notice = hello.notice as NonNullable<MessageOf<'hello'>['notice']>;
     const fenced = hello.term > term;
     await this.peer.finish({ t: 'noticed', term, fenced, ...proof });
@@ -458,11 +459,11 @@ class LeaderSession {
 
   /** Sends every collection, its indexes and documents at one seq; answers that seq. */
   private async sendSnapshot(): Promise<number> {
-    const { db, counters } = this.options;
-    const snapshot = db.openFileSnapshot();
+    const { storage, counters } = this.options;
+    const snapshot = storage.openFileSnapshot();
     try {
       this.hold?.release();
-      this.hold = db.holdChanges(snapshot.seq);
+      this.hold = storage.holdChanges(snapshot.seq);
       counters.snapshotsSent++;
       await this.peer.send({
         t: 'snapshot',
@@ -500,7 +501,7 @@ class LeaderSession {
    * stores, each frame after the shared structures its documents need (protocol 3).
    */
   private async stream(after: number): Promise<void> {
-    const { db, counters } = this.options;
+    const { storage, counters } = this.options;
     let next = after;
     let told: readonly Structure[] = [];
     while (this.peer.open) {
@@ -508,7 +509,7 @@ class LeaderSession {
         next = this.restartAfter;
         this.restartAfter = undefined;
       }
-      const { seqFloor } = db.nodeState();
+      const { seqFloor } = storage.nodeState();
       if (next < seqFloor) {
         throw new DbError(
           'ERR_CHANGES_TRIMMED',
@@ -517,7 +518,7 @@ class LeaderSession {
       }
       const batch: Uint8Array[] = [];
       let bytes = 0;
-      for (const entry of db.storedChangesSince(next)) {
+      for (const entry of storage.storedChangesAfter(next)) {
         batch.push(entry.bytes);
         bytes += entry.bytes.length;
         next = entry.seq;
@@ -525,7 +526,7 @@ class LeaderSession {
       }
       if (batch.length > 0) {
         // Read in the same turn as the entries: every structure they use is among these.
-        const structures = db.sharedStructures();
+        const structures = storage.sharedStructures();
         const from = structures === told ? structures.length : firstChange(told, structures);
         if (from < structures.length) {
           await this.peer.send({ t: 'structures', from, structures: structures.slice(from) });
@@ -537,13 +538,13 @@ class LeaderSession {
         counters.bytesSent += bytes;
         continue;
       }
-      await db.whenCommittedAfter(next, this.wake.signal);
+      await storage.whenCommittedAfter(next, this.wake.signal);
       if (this.wake.signal.aborted && this.peer.open) this.wake = new AbortController();
     }
   }
 
   private heartbeat(): void {
-    const { lastSeq, term } = this.options.db.nodeState();
+    const { lastSeq, term } = this.options.storage.nodeState();
     const stampMs = Math.floor(performance.now());
     const held = this.options.lease.holds(this.link.name);
     this.peer

@@ -6,7 +6,7 @@
  */
 
 import { describe, expect, it } from 'vitest';
-import { SHARED_STRUCTURES_MAX } from '../engine/index.js';
+import { SHARED_STRUCTURES_MAX } from '../util/index.js';
 import { checkHello, type MessageOf, parseMessage } from './protocol.js';
 
 const nonce = new Uint8Array(32);

@@ -40,9 +40,9 @@
  * time in a bulk load.
  */
 
-import { SHARED_STRUCTURES_MAX } from '../engine/index.js';
+import { SHARED_STRUCTURES_MAX } from '../util/index.js';
 import { DbError } from '../errors/index.js';
-import type { TermRun } from '../types/index.js';
+import type { SnapshotIndex, TermRun } from '../types/index.js';
 import { PROBE_SEQS_MAX } from './fork.js';
 import { TERM_TAGS } from './terms.js';
 
@@ -53,13 +53,6 @@ const RUNS_MAX = 100_000;
 export const PROTOCOL_VERSION = 3;
 
 export type CatchUp = 'log' | 'snapshot';
-
-export interface SnapshotIndexDef {
-  name: string;
-  paths: string[];
-  unique: boolean;
-  state: 'ready' | 'stale';
-}
 
 /** What a promoted node tells the node it replaced (see the notice above). */
 export interface Notice {
@@ -147,7 +140,7 @@ export type Message =
       lastChain?: string;
       /** The leader's term history up to `seq`. */
       runs: TermRun[];
-      collections: Array<{ name: string; indexes: SnapshotIndexDef[] }>;
+      collections: Array<{ name: string; indexes: SnapshotIndex[] }>;
     }
   | { t: 'documents'; collection: string; documents: Array<{ id: string; doc: unknown }> }
   | { t: 'snapshotEnd'; seq: number }

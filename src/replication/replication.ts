@@ -11,7 +11,6 @@
 import * as net from 'node:net';
 import * as path from 'node:path';
 import type * as tls from 'node:tls';
-import type { Database } from '../engine/index.js';
 import { DbError } from '../errors/index.js';
 import type { AutoFailoverView, FencedView, ReplicationStatus } from '../types/index.js';
 import { ReplicationFollower } from './follower.js';
@@ -20,12 +19,14 @@ import { type NoticeFrom, ReplicationLeader } from './leader.js';
 import { Lease } from './lease.js';
 import { newCounters, type ReplicationLog, SILENT_LOG } from './log.js';
 import { Notifier } from './notice.js';
+import type { ReplicationGate, ReplicationPort, ReplicationStorage } from './port.js';
 import { describeTerm, drawTag, nextTerm } from './terms.js';
 import { SilenceWatch } from './watch.js';
 
 /** What a node tells its replication when it starts. */
 export interface ReplicationOptions {
-  db: Database;
+  /** The node's change log and write gate (port.ts). */
+  port: ReplicationPort;
   nodeName: string;
   /** The HTTP port: the replication port must differ from it. */
   httpPort?: number | undefined;
@@ -71,12 +72,16 @@ export class Replication {
 
   constructor(private readonly options: ReplicationOptions) {
     this.log = options.log ?? SILENT_LOG;
-    this.lease = new Lease(path.dirname(options.db.file));
-    options.db.gate.setLeaseCheck(() => this.requireLease());
+    this.lease = new Lease(path.dirname(options.port.storage.file));
+    options.port.gate.setLeaseCheck(() => this.requireLease());
   }
 
-  private get db(): Database {
-    return this.options.db;
+  private get storage(): ReplicationStorage {
+    return this.options.port.storage;
+  }
+
+  private get gate(): ReplicationGate {
+    return this.options.port.gate;
   }
 
   private get syncFollowers(): number {
@@ -95,7 +100,7 @@ export class Replication {
   /** single node → leader: opens the replication listener on `port`. */
   startLeader(request: { port: number; sharedSecret?: string }): Promise<ReplicationStatus> {
     return this.serial(async () => {
-      const role = this.db.gate.role;
+      const role = this.gate.role;
       if (role !== 'none') {
         throw stateError(
           role === 'leader'
@@ -107,7 +112,7 @@ export class Replication {
       this.lease.load();
       await this.lead(request.port, request.sharedSecret);
       this.log.info(
-        `replication: leading on port ${request.port} (${describeTerm(this.db.nodeState().term)})`,
+        `replication: leading on port ${request.port} (${describeTerm(this.storage.nodeState().term)})`,
       );
       return this.status();
     });
@@ -130,7 +135,7 @@ export class Replication {
   }
 
   private async followNow(host: string, port: number, secret: string | undefined): Promise<void> {
-    const { role, readOnly } = this.db.gate;
+    const { role, readOnly } = this.gate;
     if (role === 'follower') {
       throw stateError(`this node already follows ${this.follower?.status().leader}`);
     }
@@ -146,12 +151,12 @@ export class Replication {
     this.lease.clear();
     // A follower from here on: no client write may slip in while its tag is made durable
     // (a node started as a follower would otherwise take writes until then).
-    const before = { role, leader: this.db.gate.leader };
-    this.db.gate.setRole('follower', `${host}:${port}`);
+    const before = { role, leader: this.gate.leader };
+    this.gate.setRole('follower', `${host}:${port}`);
     try {
       await this.ensureTermTag();
     } catch (error) {
-      this.db.gate.setRole(before.role, before.leader);
+      this.gate.setRole(before.role, before.leader);
       throw error;
     }
     this.follow(host, port, secret);
@@ -160,9 +165,9 @@ export class Replication {
   /** read-write → read-only: the first step of a planned handover. */
   readOnly(): Promise<ReplicationStatus> {
     return this.serial(async () => {
-      this.db.gate.setReadOnly(true);
+      this.gate.setReadOnly(true);
       // Every write queued before this point has committed (or failed) when it answers.
-      await this.db.flush();
+      await this.storage.flush();
       this.log.info('replication: read-only (handover); writes are refused');
       return this.status();
     });
@@ -176,7 +181,7 @@ export class Replication {
           `this node saw ${describeTerm(this.fenced.term)} (from ${this.fenced.by}), newer than its own: another node leads; let it follow that leader (POST /replication/start-follower), or restart it as a follower`,
         );
       }
-      this.db.gate.setReadOnly(false);
+      this.gate.setReadOnly(false);
       this.log.info('replication: read-write');
       return this.status();
     });
@@ -204,14 +209,14 @@ export class Replication {
     watchedMs: number,
   ): Promise<ReplicationStatus> {
     const follower = this.follower;
-    if (this.db.gate.role !== 'follower' || !follower) {
+    if (this.gate.role !== 'follower' || !follower) {
       throw stateError(
-        this.db.gate.role === 'leader'
+        this.gate.role === 'leader'
           ? 'this node already leads'
           : 'only a follower is promoted; a single node starts leading with POST /replication/start-leader',
       );
     }
-    if (this.db.snapshotLoadPending()) {
+    if (this.storage.snapshotLoadPending()) {
       throw stateError(
         "this node's data is incomplete (a snapshot load from its leader was cut short); let it finish catching up before promoting it",
       );
@@ -227,12 +232,12 @@ export class Replication {
     this.watchedSilenceMs = watchedMs;
     this.stopWatch();
     const tag = await this.ensureTermTag();
-    const term = await this.db.setTerm(
-      nextTerm(Math.max(this.db.nodeState().term, leaderTerm), tag),
+    const term = await this.storage.setTerm(
+      nextTerm(Math.max(this.storage.nodeState().term, leaderTerm), tag),
     );
-    this.db.gate.setRole('leader');
-    this.db.gate.setLeader(undefined);
-    this.db.gate.setReadOnly(false);
+    this.gate.setRole('leader');
+    this.gate.setLeader(undefined);
+    this.gate.setReadOnly(false);
     this.fenced = null;
     this.lease.load();
     try {
@@ -244,7 +249,7 @@ export class Replication {
       throw error;
     }
     this.log.info(
-      `replication: ${why}; leading in ${describeTerm(term)} from seq ${this.db.nodeState().lastSeq} on port ${port}`,
+      `replication: ${why}; leading in ${describeTerm(term)} from seq ${this.storage.nodeState().lastSeq} on port ${port}`,
     );
     this.notify(replaced);
     return this.status();
@@ -256,7 +261,7 @@ export class Replication {
     newLeaderPort: number;
   }): Promise<ReplicationStatus> {
     return this.serial(async () => {
-      if (this.db.gate.role !== 'follower') {
+      if (this.gate.role !== 'follower') {
         throw stateError('auto-failover watches a leader: only a follower enables it');
       }
       this.checkPort(request.newLeaderPort);
@@ -282,7 +287,7 @@ export class Replication {
    */
   forgetFollower(request: { name: string }): Promise<ReplicationStatus> {
     return this.serial(async () => {
-      if (this.db.gate.role !== 'leader') {
+      if (this.gate.role !== 'leader') {
         throw stateError('only a leader holds a lease from its followers');
       }
       if (!this.lease.release(request.name)) {
@@ -342,7 +347,7 @@ export class Replication {
   // ---- status ------------------------------------------------------------------------------
 
   status(): ReplicationStatus {
-    const { term, lastSeq, seqFloor } = this.db.nodeState();
+    const { term, lastSeq, seqFloor } = this.storage.nodeState();
     const followers = (this.leader?.followers() ?? []).map((link) => ({
       ...link,
       lagEntries: Math.max(0, lastSeq - link.acknowledgedSeq),
@@ -350,8 +355,8 @@ export class Replication {
     }));
     const leader = this.follower?.status() ?? null;
     return {
-      role: this.db.gate.role,
-      readOnly: this.db.gate.readOnly,
+      role: this.gate.role,
+      readOnly: this.gate.readOnly,
       term,
       lastSeq,
       seqFloor,
@@ -379,7 +384,7 @@ export class Replication {
   /** Seconds since the oldest entry a follower has not acknowledged was committed. */
   private lagSeconds(acknowledged: number, lastSeq: number): number {
     if (acknowledged >= lastSeq) return 0;
-    for (const entry of this.db.changesSince(acknowledged)) {
+    for (const entry of this.storage.changesAfter(acknowledged)) {
       return Math.max(0, (Date.now() - entry.atMs) / 1000);
     }
     return 0;
@@ -405,10 +410,10 @@ export class Replication {
 
   /** This node's term tag, drawn and stored the first time it is needed. */
   private async ensureTermTag(): Promise<number> {
-    const tag = this.db.termTag();
+    const tag = this.storage.termTag();
     if (tag !== undefined) return tag;
     const drawn = drawTag();
-    await this.db.setTermTag(drawn);
+    await this.storage.setTermTag(drawn);
     return drawn;
   }
 
@@ -416,7 +421,7 @@ export class Replication {
   private async lead(port: number, secret: string | undefined): Promise<void> {
     this.checkPort(port);
     this.leader = await ReplicationLeader.listen({
-      db: this.db,
+      storage: this.storage,
       nodeName: this.options.nodeName,
       host: this.host,
       port,
@@ -428,8 +433,8 @@ export class Replication {
       lease: this.lease,
       onHigherTerm: (term, by, notice) => this.fence(term, by, notice),
     });
-    this.db.gate.setRole('leader');
-    this.db.setCommitBarrier((seq) => this.beforeAcknowledging(seq));
+    this.gate.setRole('leader');
+    this.gate.setCommitBarrier((seq) => this.beforeAcknowledging(seq));
   }
 
   private async stopLeading(): Promise<void> {
@@ -437,12 +442,12 @@ export class Replication {
     this.notifier = undefined;
     await this.leader?.close();
     this.leader = undefined;
-    this.db.setCommitBarrier(undefined);
+    this.gate.setCommitBarrier(undefined);
   }
 
   private follow(host: string, port: number, secret: string | undefined): void {
     this.follower = new ReplicationFollower({
-      db: this.db,
+      storage: this.storage,
       nodeName: this.options.nodeName,
       host,
       port,
@@ -450,10 +455,10 @@ export class Replication {
       tls: this.options.tls !== undefined,
       log: this.log,
       counters: this.counters,
-      onLeaderUrl: (url) => this.db.gate.setLeader(url),
+      onLeaderUrl: (url) => this.gate.setLeader(url),
       silenceMs: () => this.watchSilenceMs(),
     });
-    this.db.gate.setRole('follower', `${host}:${port}`);
+    this.gate.setRole('follower', `${host}:${port}`);
     this.follower.start();
     this.log.info(`replication: following the leader at ${host}:${port}`);
   }
@@ -482,15 +487,15 @@ export class Replication {
 
   /** What a notice says: this node's position and term, and where it is reached. */
   private noticeHello(): Introduction {
-    const position = this.db.nodeState();
+    const position = this.storage.nodeState();
     const { advertiseAddress, httpUrl } = this.options;
     return {
       node: this.options.nodeName,
       seq: position.lastSeq,
       ...(position.lastChain !== undefined && { lastChain: position.lastChain }),
-      runs: [...this.db.termRuns()],
+      runs: [...this.storage.termRuns()],
       term: position.term,
-      tag: this.db.termTag() ?? 0,
+      tag: this.storage.termTag() ?? 0,
       silenceMs: 0,
       notice: {
         port: this.leader?.port ?? 0,
@@ -515,11 +520,11 @@ export class Replication {
       ...(notice && { leader: notice.address }),
       ...(notice?.httpUrl && { httpUrl: notice.httpUrl }),
     };
-    this.db.gate.setReadOnly(true);
-    if (notice?.httpUrl) this.db.gate.setLeader(notice.httpUrl);
+    this.gate.setReadOnly(true);
+    if (notice?.httpUrl) this.gate.setLeader(notice.httpUrl);
     const rejoins = notice !== undefined && this.options.autoRejoin === true;
     this.log.error(
-      `replication: ${by} is in ${describeTerm(term)}, newer than this node's ${describeTerm(this.db.nodeState().term)}: another node was promoted. This node turned read-only; ${
+      `replication: ${by} is in ${describeTerm(term)}, newer than this node's ${describeTerm(this.storage.nodeState().term)}: another node was promoted. This node turned read-only; ${
         rejoins
           ? `it follows the new leader at ${notice.address} by itself (--auto-rejoin), rolling back what that leader never had`
           : 'let it follow the new leader (POST /replication/start-follower) or restart it as a follower: it rolls back what that leader never had'
@@ -539,7 +544,7 @@ export class Replication {
     }
     const ownPort = this.leader?.port;
     this.serial(async () => {
-      if (this.db.gate.role !== 'leader' || !this.fenced) return;
+      if (this.gate.role !== 'leader' || !this.fenced) return;
       await this.followNow(target.host, target.port, undefined);
       if (notice.silenceMs > 0 && ownPort !== undefined) {
         this.startWatch(Math.max(1, Math.round(notice.silenceMs / 1000)), ownPort);
@@ -607,7 +612,7 @@ export class Replication {
   private async waitForFollowers(seq: number): Promise<void> {
     const required = this.syncFollowers;
     const leader = this.leader;
-    if (required === 0 || !leader || this.db.gate.role !== 'leader') return;
+    if (required === 0 || !leader || this.gate.role !== 'leader') return;
     const timeoutMs = this.options.syncTimeoutMs ?? SYNC_TIMEOUT_MS_DEFAULT;
     if (await leader.waitForAcks(seq, required, timeoutMs)) return;
     const applied = leader.ackedBy(seq);
@@ -656,8 +661,9 @@ function probePort(port: number, host: string): Promise<void> {
     const server = net.createServer();
     server.once('error', (error: NodeJS.ErrnoException) =>
       reject(
+        // The same code as any port in use (leader.ts, server/node.ts).
         new DbError(
-          'ERR_BAD_ARGUMENT',
+          'ERR_CONFIG_INVALID',
           error.code === 'EADDRINUSE'
             ? `port ${port} is already in use; promote with another port`
             : `cannot listen on port ${port} (${error.code ?? error.message})`,

@@ -8,7 +8,7 @@
  * each route group in routes/.
  */
 
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { harnessPerTest, type Json } from '../../test/support/app-harness.js';
 import { VERSION } from '../version.js';
 import { newNodeStatus } from './node-status.js';
@@ -35,11 +35,16 @@ describe('GET /health', () => {
     expect(health.body.uptimeSeconds).toBeGreaterThanOrEqual(0);
   });
 
-  it('counts uptime from the status start time and reports read-only and role', async () => {
-    const status = newNodeStatus('beta');
-    status.startedAtMs = Date.now() - 5_500;
-    const app = await start({ status });
-    expect((await app.request({ url: '/health' })).body.uptimeSeconds).toBe(5);
+  it('counts uptime from the open of the database and reports read-only and role', async () => {
+    const status = newNodeStatus();
+    const app = await start({ status, nodeName: 'beta' });
+    const now = Date.now();
+    const clock = vi.spyOn(Date, 'now').mockReturnValue(now + 5_500);
+    try {
+      expect((await app.request({ url: '/health' })).body.uptimeSeconds).toBe(5);
+    } finally {
+      clock.mockRestore();
+    }
     status.readOnly = true;
     status.role = 'follower';
     const health = await app.request({ url: '/health' });
@@ -87,7 +92,7 @@ describe('authentication', () => {
       });
     }
     // Nothing the refused requests asked for happened.
-    expect(app.db.listCollections()).toEqual([]);
+    expect(app.db.collections()).toEqual([]);
   });
 
   it('answers 401 for a wrong key, a key of another length and an empty bearer', async () => {
@@ -291,6 +296,7 @@ describe('GET /openapi.json', () => {
       '/collections/{name}/by/{field}/{value}': ['delete', 'get', 'put'],
       '/collections/{name}/{id}': ['delete', 'get', 'put'],
       '/indexes/{collection}': ['get'],
+      '/indexes/{collection}/{name}': ['delete'],
       '/index': ['post'],
       '/seed': ['post'],
       '/admin/flush': ['post'],

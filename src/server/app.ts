@@ -23,7 +23,6 @@ import {
   HTTP_TIMEOUT_CHECK_MS,
   PATH_PARAM_CHARS_MAX,
 } from '../util/index.js';
-import { VERSION } from '../version.js';
 import { registerAdminUi } from './admin-ui.js';
 import { bearerAuth } from './auth.js';
 import { addCors } from './cors.js';
@@ -31,42 +30,23 @@ import { errorHandler } from './errors.js';
 import { addJsonBodyParser } from './json-body.js';
 import { Metrics } from './metrics.js';
 import { bindStatus, type NodeStatus, newNodeStatus } from './node-status.js';
-import type { RouteContext } from './route-context.js';
+import type { ApiContext, RouteContext } from './route-context.js';
 import { addRequestHooks } from './request-hooks.js';
+import { replicationPort } from './replication-port.js';
 import { requestIdGenerator } from './request-id.js';
-import { registerAdminRoutes } from './routes/admin.js';
+import { registerBackupRoute } from './routes/admin.js';
+import { registerApiRoutes } from './routes/api.js';
 import { registerChangesRoutes } from './routes/changes.js';
-import { registerDocumentRoutes } from './routes/documents.js';
-import { registerIndexRoutes } from './routes/indexes.js';
-import { registerInfoRoutes } from './routes/info.js';
-import { registerQueryRoutes } from './routes/query.js';
 import { registerReplicationRoutes } from './routes/replication.js';
-import { OpenApi } from './routes/openapi.js';
 
-/** Options of buildApp. */
-export interface AppOptions {
-  /** The node's name (health output, logs). Default node-1. */
-  nodeName?: string;
-  /** When set, every request but GET /health needs `Authorization: Bearer <apiKey>`. */
-  apiKey?: string | undefined;
-  /** Fastify logger setting: false (default, tests) or pino options. */
-  logger?: FastifyServerOptions['logger'];
-  /** Largest request body in bytes (default BODY_BYTES_MAX). */
-  bodyBytesMax?: number;
+/** Options of buildApp; the node's name is its database's (`open(…, { name })`). */
+export interface AppOptions extends ApiAppOptions {
   /** Shared status object (replication changes it); a fresh one when omitted. */
   status?: NodeStatus;
   /** The node's replication (node.ts makes it from the settings); a single node's when omitted. */
   replication?: Replication;
   /** Silence before a change feed's heartbeat (default CHANGES_HEARTBEAT_MS; tests shorten it). */
   changesHeartbeatMs?: number;
-  /** Passed to Fastify for HTTPS (node.ts fills it from the TLS settings). */
-  https?: FastifyServerOptions & { https: unknown };
-  /** The idle, header and request timeouts (the defaults of util/limits.ts when omitted). */
-  timeouts?: HttpTimeouts;
-  /** The one web origin allowed to call the API from a browser (CORS); none by default. */
-  corsOrigin?: string | undefined;
-  /** The admin UI's build served at /ui/ (default admin-ui/out of the repository). */
-  adminUiDir?: string;
 }
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
@@ -93,10 +73,13 @@ const TIMEOUT_DEFAULTS: HttpTimeouts = {
 
 /** What a node's and a router's Fastify instance share (server/router-app.ts builds the latter). */
 export interface BaseAppOptions {
+  /** Fastify logger setting: false (default, tests) or pino options. */
   logger?: FastifyServerOptions['logger'];
+  /** Largest request body in bytes (default BODY_BYTES_MAX). */
   bodyBytesMax?: number;
+  /** Passed to Fastify for HTTPS (node.ts fills it from the TLS settings). */
   https?: FastifyServerOptions & { https: unknown };
-  /** The defaults of util/limits.ts when omitted. */
+  /** The idle, header and request timeouts (the defaults of util/limits.ts when omitted). */
   timeouts?: HttpTimeouts;
 }
 
@@ -199,31 +182,31 @@ export function notFound(request: FastifyRequest, reply: FastifyReply): void {
   });
 }
 
-/** Builds the app; call `await app.ready()` (inject does it) or `listen`. */
-export function buildApp(db: Database, options: AppOptions = {}): FastifyInstance {
-  const app = baseApp(options);
-  const status = bindStatus(options.status ?? newNodeStatus(options.nodeName ?? 'node-1'), db.gate);
-  const replication =
-    options.replication ?? new Replication({ db, nodeName: options.nodeName ?? 'node-1' });
-  const metrics = new Metrics(
-    () => db.writeCounts(),
-    () => replication.status(),
-    () => db.selectionCache(),
-  );
-  const context: RouteContext = { db, status, metrics, replication, version: VERSION };
-  // Closing the app stops replication's listener and follower loop with it.
-  app.addHook('onClose', () => replication.close());
-  const openapi = new OpenApi(VERSION);
+/** What a node's and a router's app take alike. */
+export interface ApiAppOptions extends BaseAppOptions {
+  /** When set, every request but GET /health needs `Authorization: Bearer <apiKey>`. */
+  apiKey?: string | undefined;
+  /** The one web origin allowed to call the API from a browser (CORS); none by default. */
+  corsOrigin?: string | undefined;
+  /** The admin UI's build served at /ui/ (default admin-ui/out of the repository). */
+  adminUiDir?: string;
+}
 
-  app.addHook('onRoute', (route) => openapi.add(route));
+/**
+ * A Fastify instance serving the REST surface over `context.api`, as a node and a router both
+ * do: request ids and metrics, CORS, the API-key check, docdb's error bodies, the shared
+ * route plugins (routes/api.ts) and the admin UI. The caller adds its own routes (a node's
+ * replication and backup, each one's change feed).
+ */
+export function apiApp(context: ApiContext, options: ApiAppOptions = {}): FastifyInstance {
+  const app = baseApp(options);
   // The request id and the metrics' hooks come first: the API-key check reads the route they
   // looked up, and its 401s are counted like any answer.
-  addRequestHooks(app, metrics);
+  addRequestHooks(app, context.metrics);
   // A CORS preflight carries no key: it is answered before the key is checked.
   if (options.corsOrigin) addCors(app, options.corsOrigin);
   if (options.apiKey) app.addHook('onRequest', bearerAuth(options.apiKey));
-  metricsOfApp.set(app, metrics);
-
+  metricsOfApp.set(app, context.metrics);
   app.setErrorHandler(
     errorHandler({
       // Spec §7: on POST /query an error about the statement (unknown collection or index
@@ -233,16 +216,27 @@ export function buildApp(db: Database, options: AppOptions = {}): FastifyInstanc
     }),
   );
   app.setNotFoundHandler(notFound);
-  registerInfoRoutes(app, context);
-  registerQueryRoutes(app, context);
-  registerDocumentRoutes(app, context);
-  registerIndexRoutes(app, context);
-  registerAdminRoutes(app, context);
-  registerReplicationRoutes(app, context);
+  registerApiRoutes(app, context);
   registerAdminUi(app, options.adminUiDir);
-  registerChangesRoutes(app, context, options.changesHeartbeatMs);
-  app.get('/openapi.json', { schema: { summary: 'This API as an OpenAPI 3 document' } }, async () =>
-    openapi.document(),
+  return app;
+}
+
+/** Builds a node's app over `db`; call `await app.ready()` (inject does it) or `listen`. */
+export function buildApp(db: Database, options: AppOptions = {}): FastifyInstance {
+  const status = bindStatus(options.status ?? newNodeStatus(), db.gate);
+  const replication =
+    options.replication ?? new Replication({ port: replicationPort(db), nodeName: db.name });
+  const metrics = new Metrics(
+    () => db.writeCounts(),
+    () => replication.status(),
+    () => db.selectionCache(),
   );
+  const context: RouteContext = { api: () => db, db, status, metrics, replication };
+  const app = apiApp(context, options);
+  // Closing the app stops replication's listener and follower loop with it.
+  app.addHook('onClose', () => replication.close());
+  registerBackupRoute(app, context);
+  registerReplicationRoutes(app, context);
+  registerChangesRoutes(app, context, options.changesHeartbeatMs);
   return app;
 }

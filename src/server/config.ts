@@ -102,8 +102,13 @@ const FILE_SHAPE: FileShape = fileShape();
 const FILE_REQUIRED = SETTING_NAMES.map(settingSpec)
   .filter((spec) => spec.fileRequired)
   .map((spec) => spec.file);
-/** The file section whose presence turns TLS on. */
+/** The file section whose presence turns TLS on (as does a certificate flag or variable). */
 const TLS_SECTION = sectionOf(SETTINGS.certPath.file);
+
+/** TLS is on when the config file has its section or a flag or variable names the certificate. */
+function tlsOn(resolver: Resolver): boolean {
+  return resolver.file.has(TLS_SECTION) || resolver.get(SETTINGS.certPath) !== undefined;
+}
 
 /** The config file as a flat map from key path (`security.tls.certPath`) to raw JSON value. */
 type FileValues = Map<string, unknown>;
@@ -386,7 +391,17 @@ interface Resolution {
  */
 function inScope(run: Resolution, spec: SettingSpec): boolean {
   if (spec.scope === 'node') return true;
-  if (spec.scope === 'tls') return run.resolver.file.has(TLS_SECTION);
+  if (spec.scope === 'tls') {
+    if (tlsOn(run.resolver)) return true;
+    // A key or password without a certificate is a mistake when the user wrote it.
+    const written = run.resolver.explicit(spec);
+    if (written) {
+      throw invalid(
+        `${written.label}: set, but no TLS certificate is; add ${whereToSet(SETTINGS.certPath)}, or remove it`,
+      );
+    }
+    return false;
+  }
   const role = run.values.role;
   if (role === undefined) {
     // Replication settings without a role are a mistake when the user wrote them; variables
@@ -511,7 +526,7 @@ export function resolveConfig(input: ResolveInput): ResolvedConfig {
     if (inScope(run, spec)) resolveSetting(run, name, spec);
   }
   requireOwnPorts(run);
-  run.sources.tls = file.has(TLS_SECTION) ? 'file' : 'default';
+  run.sources.tls = file.has(TLS_SECTION) ? 'file' : (run.sources['tls.certPath'] ?? 'default');
   run.sources.replication = run.sources['replication.role'] ?? 'default';
   // Every row's config path is a field of NodeConfig (_everyConfigPathIsAField), and the
   // scopes keep each section whole.

@@ -73,10 +73,20 @@ export function streamErrorBody(request: FastifyRequest, error: unknown): ErrorB
     request.log.error({ err: error, code: error.code }, error.message);
     return withheld(request, error.code);
   }
-  return { error: error.message, code: error.code, ...(error.details ?? {}) };
+  return { error: error.message, code: error.code, ...ownDetails(error) };
 }
 
 /** Options of the error mapping. */
+/**
+ * An error's details for its body, without a `requestId` it carries from elsewhere: a router
+ * relaying a shard's error answers with its own request id (the X-Request-Id header), never
+ * the shard's.
+ */
+function ownDetails(error: DbError): Record<string, unknown> {
+  const { requestId: _, ...details } = error.details ?? {};
+  return details;
+}
+
 export interface ErrorMapping {
   /** Per-route overrides of a code's status (POST /query answers 400 for unknown collections). */
   statusFor?: (request: FastifyRequest, code: ErrorCode) => number | undefined;
@@ -99,7 +109,7 @@ export function errorHandler(mapping: ErrorMapping = {}) {
     // A fault of the node (a damaged data file) goes to the log too, with the engine's words
     // (its cause); a deliberate 503 (a read-only node) is not an error of the node.
     if (status === 500) request.log.error({ err: error, code: known.code }, known.message);
-    const body: ErrorBody = { error: known.message, code: known.code, ...(known.details ?? {}) };
+    const body: ErrorBody = { error: known.message, code: known.code, ...ownDetails(known) };
     return reply.status(status).send(body);
   };
 }

@@ -26,6 +26,7 @@ export {
   type SettingSpec,
   settingSpec,
 } from './settings.js';
+export { listenQuietly } from './listen.js';
 export { describeSettings, type RunningNode, type StartOptions, startNode } from './node.js';
 export { bindStatus, type NodeStatus, newNodeStatus, type Role } from './node-status.js';
 export { buildRouterApp, type RouterAppOptions } from './router-app.js';

@@ -67,7 +67,7 @@ describe('an empty JSON body', () => {
         code: 'ERR_BAD_REQUEST',
       });
     }
-    expect(app.db.listCollections()).toEqual([]);
+    expect(app.db.collections()).toEqual([]);
   });
 
   it('leaves the body of POST /seed optional in the OpenAPI document', async () => {

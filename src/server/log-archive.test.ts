@@ -37,7 +37,7 @@ describe('the change-log archive', () => {
     const dir = path.join(temp.dir, 'archive');
     db = await open(path.join(temp.dir, 'data'));
     await db.collection('c').insert({ a: 0 });
-    archive = startLogArchive(db, dir, silent);
+    archive = startLogArchive(db.store, dir, silent);
     for (let i = 1; i <= 5; i++) await db.collection('c').insert({ a: i });
     await db.dropCollection('c');
     await archive.caughtUp();
@@ -47,7 +47,7 @@ describe('the change-log archive', () => {
     const segment = listSegments(dir)[0] as string;
     const text = fs.readFileSync(segment, 'utf8');
     fs.writeFileSync(segment, text.slice(0, text.lastIndexOf('\n', text.length - 2) + 10));
-    archive = startLogArchive(db, dir, silent);
+    archive = startLogArchive(db.store, dir, silent);
     await db.collection('d').insert({ b: 1 });
     await archive.caughtUp();
     expect(archived(dir)).toEqual([1, 2, 3, 4, 5, 6, 7, 8]);
@@ -60,7 +60,7 @@ describe('the change-log archive', () => {
     const dir = path.join(temp.dir, 'archive');
     db = await open(path.join(temp.dir, 'data'));
     const errors: string[] = [];
-    archive = startLogArchive(db, dir, { warn: () => {}, error: (m) => errors.push(m) });
+    archive = startLogArchive(db.store, dir, { warn: () => {}, error: (m) => errors.push(m) });
     // The segment the first entry goes to cannot be opened: a directory holds its name.
     const blocked = path.join(dir, 'changes-000000000000001.ndjson');
     fs.mkdirSync(blocked);
@@ -85,7 +85,7 @@ describe('the change-log archive', () => {
     );
     const refuse = (): string => {
       try {
-        archive = startLogArchive(db as Database, dir, silent);
+        archive = startLogArchive((db as Database).store, dir, silent);
       } catch (error) {
         if (isDbError(error, 'ERR_CONFIG_INVALID')) return error.message;
         throw error;

@@ -6,8 +6,9 @@
  * data file.
  */
 
-import { type Database, lastSegmentEntry, SegmentWriter } from '../engine/index.js';
+import { lastSegmentEntry, SegmentWriter } from '../engine/index.js';
 import { DbError } from '../errors/index.js';
+import type { Store } from '../storage/index.js';
 
 /** Entries archived per write (one append and one sync each). */
 const ARCHIVE_BATCH_ENTRIES = 1000;
@@ -40,17 +41,20 @@ function otherHistory(dir: string, why: string): DbError {
   );
 }
 
-/** Starts archiving `db`'s change log into `dir`; rejects an archive of another history. */
-export function startLogArchive(db: Database, dir: string, log: ArchiveLog): LogArchive {
+/**
+ * Starts archiving the change log of `store` (the node's, `Database.store`) into `dir`;
+ * rejects an archive of another history.
+ */
+export function startLogArchive(store: Store, dir: string, log: ArchiveLog): LogArchive {
   const last = lastSegmentEntry(dir);
-  const position = db.nodeState();
+  const position = store.nodeState();
   if (last && last.seq > position.lastSeq) {
     throw otherHistory(
       dir,
       `holds entries up to seq ${last.seq}, past this node's ${position.lastSeq}`,
     );
   }
-  const term = last && db.termAt(last.seq);
+  const term = last && store.termAt(last.seq);
   if (last && term !== undefined && term !== last.term) {
     throw otherHistory(
       dir,
@@ -59,12 +63,12 @@ export function startLogArchive(db: Database, dir: string, log: ArchiveLog): Log
   }
   const writer = new SegmentWriter(dir);
   let archived = last?.seq ?? position.seqFloor;
-  const hold = db.holdChanges(archived);
+  const hold = store.holdChanges(archived);
   const stop = new AbortController();
   let idle: Array<() => void> = [];
 
   const archiveOnce = async (): Promise<boolean> => {
-    const { seqFloor, lastSeq } = db.nodeState();
+    const { seqFloor, lastSeq } = store.nodeState();
     if (archived < seqFloor) {
       log.error(
         `log archive ${dir}: entries ${archived + 1} to ${seqFloor} were trimmed before they were archived; a restore cannot replay across them`,
@@ -73,7 +77,7 @@ export function startLogArchive(db: Database, dir: string, log: ArchiveLog): Log
     }
     if (lastSeq <= archived) return false;
     const batch = [];
-    for (const entry of db.changesSince(archived)) {
+    for (const entry of store.changesAfter(archived)) {
       batch.push(entry);
       if (batch.length >= ARCHIVE_BATCH_ENTRIES) break;
     }
@@ -97,7 +101,7 @@ export function startLogArchive(db: Database, dir: string, log: ArchiveLog): Log
         continue;
       }
       for (const wake of idle.splice(0)) wake();
-      await db.whenCommittedAfter(archived, stop.signal).catch(() => stop.abort());
+      await store.whenCommittedAfter(archived, stop.signal).catch(() => stop.abort());
     }
     for (const wake of idle.splice(0)) wake();
   };
@@ -108,7 +112,7 @@ export function startLogArchive(db: Database, dir: string, log: ArchiveLog): Log
       return archived;
     },
     caughtUp() {
-      if (stop.signal.aborted || archived >= db.nodeState().lastSeq) return Promise.resolve();
+      if (stop.signal.aborted || archived >= store.nodeState().lastSeq) return Promise.resolve();
       return new Promise<void>((resolve) => idle.push(resolve));
     },
     async close() {

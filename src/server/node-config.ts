@@ -12,6 +12,8 @@ export type SettingSource = 'default' | 'file' | 'flag' | 'env';
 export interface TlsSettings {
   /** A PKCS#12 file (.pfx/.p12) or a PEM file holding the certificate chain and private key. */
   certPath: string;
+  /** A PEM private key file, when the PEM certificate file holds only the chain. */
+  keyPath?: string;
   /** Unlocks the key; `env:VAR_NAME` in the file is resolved before it lands here. */
   certPassword?: string;
 }

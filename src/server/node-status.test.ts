@@ -61,7 +61,7 @@ describe('read-only and follower nodes', () => {
     for (const call of reads) expect((await app.request(call)).status, call.url).toBe(200);
     const list = await app.request({ url: '/collections/c' });
     expect(list.body.documents).toEqual([{ _id: id, k: 'a' }]);
-    expect(app.db.listCollections()).toEqual(['c']);
+    expect(app.db.collections()).toEqual(['c']);
     expect(
       app.db
         .collection('c')

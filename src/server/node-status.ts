@@ -1,20 +1,17 @@
 /**
- * What the server shows of the node: its name and start time, and, as a live view of the
- * engine's write gate (engine/write-gate.ts), its replication role, read-only mode and
- * leader. The gate, not the server, refuses writes; setting a field here sets the gate.
+ * What the server changes of the node: as a live view of the engine's write gate
+ * (engine/write-gate.ts), its replication role, read-only mode and leader (its name and
+ * uptime are its database's, `health()`). The gate, not the server, refuses writes; setting a field here sets the gate.
  */
 
 import type { GateState, Role, WriteGate } from '../engine/index.js';
 
 export type { Role };
 
-export interface NodeStatus extends GateState {
-  name: string;
-  startedAtMs: number;
-}
+export type NodeStatus = GateState;
 
-export function newNodeStatus(name: string): NodeStatus {
-  return { name, startedAtMs: Date.now(), role: 'none', readOnly: false };
+export function newNodeStatus(): NodeStatus {
+  return { role: 'none', readOnly: false };
 }
 
 /**

@@ -13,12 +13,21 @@ import { type Database, open } from '../engine/index.js';
 import { DbError } from '../errors/index.js';
 import { Replication, type ReplicationLog } from '../replication/index.js';
 import { buildApp, requestsInFlight } from './app.js';
+import { listenQuietly } from './listen.js';
 import { type LogArchive, startLogArchive } from './log-archive.js';
+import { replicationPort } from './replication-port.js';
 import { removeStaleBackupCopies } from './routes/admin.js';
 import type { SettingKey } from './config.js';
 import type { NodeConfig, SettingSource } from './node-config.js';
 import { newNodeStatus, type NodeStatus } from './node-status.js';
-import { SETTING_NAMES, SETTINGS, settingSpec, whereToSet } from './settings.js';
+import {
+  flagName,
+  SETTING_NAMES,
+  SETTINGS,
+  type SettingSpec,
+  settingSpec,
+  whereToSet,
+} from './settings.js';
 
 /** A running node. */
 export interface RunningNode {
@@ -44,30 +53,42 @@ export interface StartOptions {
   handleSignals?: boolean;
 }
 
-function tlsOptions(config: NodeConfig): { https: Record<string, unknown> } | undefined {
-  if (!config.tls) return undefined;
-  const { certPath, certPassword } = config.tls;
-  let content: Buffer;
+/** A TLS file's bytes; a file that cannot be read names its setting. */
+function readTlsFile(file: string, spec: SettingSpec): Buffer {
   try {
-    content = fs.readFileSync(certPath);
+    return fs.readFileSync(file);
   } catch (error) {
     throw new DbError(
       'ERR_CONFIG_INVALID',
-      `security.tls.certPath: cannot read ${certPath} (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`,
+      `${spec.title} (${whereToSet(spec)}): cannot read ${file} (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`,
     );
   }
+}
+
+function tlsOptions(config: NodeConfig): { https: Record<string, unknown> } | undefined {
+  if (!config.tls) return undefined;
+  const { certPath, keyPath, certPassword } = config.tls;
+  const pkcs12 = /\.(pfx|p12)$/i.test(certPath);
+  if (pkcs12 && keyPath !== undefined) {
+    throw new DbError(
+      'ERR_CONFIG_INVALID',
+      `${SETTINGS.keyPath.title} (${whereToSet(SETTINGS.keyPath)}): ${certPath} is a PKCS#12 file, which holds its key; give a key file only with a PEM certificate`,
+    );
+  }
+  const content = readTlsFile(certPath, SETTINGS.certPath);
+  const key = keyPath === undefined ? content : readTlsFile(keyPath, SETTINGS.keyPath);
   const passphrase = certPassword === undefined ? {} : { passphrase: certPassword };
-  const https = /\.(pfx|p12)$/i.test(certPath)
+  const https = pkcs12
     ? { pfx: content, ...passphrase }
-    : // A PEM file holds the chain and the key: Node reads both from the same text.
-      { cert: content, key: content, ...passphrase };
+    : // A PEM file holds the chain and the key, unless the key has a file of its own.
+      { cert: content, key, ...passphrase };
   try {
     // Build the context now, so a bad file or password fails here with a clear message.
     createSecureContext(https);
   } catch (error) {
     throw new DbError(
       'ERR_CONFIG_INVALID',
-      `security.tls: cannot use ${certPath} (${(error as Error).message}); check certPath (a .pfx/.p12, or a PEM with the certificate chain and the private key) and certPassword`,
+      `security.tls: cannot use ${certPath}${keyPath === undefined ? '' : ` with the key ${keyPath}`} (${(error as Error).message}); check the certificate (${flagName(SETTINGS.certPath)}, certPath: a .pfx/.p12, or a PEM with the certificate chain and the private key), the key (${flagName(SETTINGS.keyPath)}, keyPath) and the password (${flagName(SETTINGS.certPassword)}, certPassword)`,
     );
   }
   return { https };
@@ -105,26 +126,42 @@ export function describeSettings(
   return parts.join(' ');
 }
 
+/**
+ * The data directory is created when missing; a regular file in its place is a setting to
+ * correct, not an EEXIST from deep in the storage layer (issue 23, mend 11). A path ending in
+ * `.docdb` names the data file itself.
+ */
+function requireDataDirectory(dataDir: string): void {
+  const stat = fs.statSync(dataDir, { throwIfNoEntry: false });
+  if (stat === undefined || stat.isDirectory() || dataDir.endsWith('.docdb')) return;
+  throw new DbError(
+    'ERR_CONFIG_INVALID',
+    `data directory ${dataDir} is a file, not a directory; set ${whereToSet(SETTINGS.dataDir)} to a directory (it is created when missing)`,
+  );
+}
+
 /** Starts a node with resolved settings. Rejects with a DbError naming what is wrong. */
 export async function startNode(
   config: NodeConfig,
   options: StartOptions = {},
 ): Promise<RunningNode> {
   const https = tlsOptions(config);
+  requireDataDirectory(config.dataDir);
   const db = await open(config.dataDir, {
+    name: config.nodeName,
     changeLogRetainBytes: config.changeLogRetainMiB * 1024 * 1024,
     pageCheck: config.pageCheck,
     checkpointBytes: config.checkpointMiB * 1024 * 1024,
     ...(config.maxFileMiB === undefined ? {} : { maxFileBytes: config.maxFileMiB * 1024 * 1024 }),
   });
   removeStaleBackupCopies(db.file);
-  const status = newNodeStatus(config.nodeName);
+  const status = newNodeStatus();
   const log = options.log !== false;
   const url = `${https ? 'https' : 'http'}://${bindAddress(config)}:${config.port}`;
   // The app's logger exists only once the app does; replication logs through it from then on.
   let logTo: ReplicationLog | undefined;
   const replication = new Replication({
-    db,
+    port: replicationPort(db),
     nodeName: config.nodeName,
     httpPort: config.port,
     // Followers name this address in their 503s: on all interfaces, the machine's name says
@@ -146,7 +183,6 @@ export async function startNode(
   let app: FastifyInstance;
   try {
     app = buildApp(db, {
-      nodeName: config.nodeName,
       timeouts: {
         idleSeconds: config.idleTimeoutSeconds,
         headerSeconds: config.headerTimeoutSeconds,
@@ -164,7 +200,7 @@ export async function startNode(
       warn: (message) => app.log.warn(message),
       error: (message) => app.log.error(message),
     };
-    await app.listen({ port: config.port, host: bindAddress(config) });
+    await listenQuietly(app, { port: config.port, host: bindAddress(config) });
   } catch (error) {
     await db.close();
     throw listenError(error, config);
@@ -173,7 +209,7 @@ export async function startNode(
   try {
     const archiveDir = config.backup?.logArchiveDir;
     if (archiveDir !== undefined) {
-      archive = startLogArchive(db, archiveDir, {
+      archive = startLogArchive(db.store, archiveDir, {
         warn: (message) => app.log.warn(message),
         error: (message) => app.log.error(message),
       });

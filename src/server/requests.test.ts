@@ -35,7 +35,7 @@ describe('request bodies', () => {
         expect(answer.body.error).toContain('application/json');
       }
     }
-    expect(app.db.listCollections()).toEqual([]);
+    expect(app.db.collections()).toEqual([]);
   });
 
   it('answers 400 ERR_BAD_REQUEST for bad, truncated and empty JSON', async () => {
@@ -52,7 +52,7 @@ describe('request bodies', () => {
       error: 'the request body is empty; send a JSON value',
       code: 'ERR_BAD_REQUEST',
     });
-    expect(app.db.listCollections()).toEqual([]);
+    expect(app.db.collections()).toEqual([]);
   });
 
   it('refuses prototype-poisoning keys with 400', async () => {
@@ -160,7 +160,7 @@ describe('body size limit', () => {
       expect(answer.status, url).toBe(413);
       expect(answer.body.code).toBe('ERR_BODY_TOO_LARGE');
     }
-    expect(app.db.listCollections()).toEqual([]);
+    expect(app.db.collections()).toEqual([]);
   });
 
   it('defaults to BODY_BYTES_MAX: at the limit accepted, one byte more refused', async () => {

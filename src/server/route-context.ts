@@ -1,14 +1,24 @@
-/** What every route plugin receives from the app factory. */
+/** What the route plugins receive from the app factories. */
 
 import type { Database } from '../engine/index.js';
 import type { Replication } from '../replication/index.js';
+import type { NodeApi } from '../types/index.js';
 import type { Metrics } from './metrics.js';
 import type { NodeStatus } from './node-status.js';
 
-export interface RouteContext {
+/**
+ * What the route plugins a node and a router share receive (routes/api.ts): the REST surface
+ * answering now (a router following its cluster.json swaps it per request) and the app's
+ * metrics.
+ */
+export interface ApiContext {
+  api: () => NodeApi;
+  metrics: Metrics;
+}
+
+/** What a node's own route plugins (replication, backup, its change feed) receive too. */
+export interface RouteContext extends ApiContext {
   db: Database;
   status: NodeStatus;
-  metrics: Metrics;
   replication: Replication;
-  version: string;
 }

@@ -180,6 +180,33 @@ describe('the router app', () => {
     );
   });
 
+  it('drops an index on every shard, passing over one that dropped it already', async () => {
+    const created = await call('POST', '/index', { collection: 'orders', path: 'x', name: 'ByX' });
+    expect(created.status).toBe(201);
+    const onShards = async () =>
+      Promise.all(
+        shards.map(async (s) =>
+          (await s.harness.request({ url: '/indexes/orders' })).body.map(
+            (i: { name: string }) => i.name,
+          ),
+        ),
+      );
+    expect((await onShards()).every((names) => names.includes('ByX'))).toBe(true);
+    // A drop that stopped half-way: the first shard has no such index any more.
+    const first = shards[0] as Node;
+    await first.harness.request({ method: 'DELETE', url: '/indexes/orders/ByX' });
+    const dropped = await call('DELETE', '/indexes/orders/byx');
+    expect(dropped.status).toBe(200);
+    expect(dropped.body).toEqual({ collection: 'orders', dropped: 'ByX' });
+    expect((await onShards()).some((names) => names.includes('ByX'))).toBe(false);
+    const again = await call('DELETE', '/indexes/orders/ByX');
+    expect(again.status).toBe(404);
+    expect(again.body).toMatchObject({ code: 'ERR_INDEX_NOT_FOUND', index: 'ByX' });
+    const undeclared = await call('DELETE', '/indexes/nope/ByX');
+    expect(undeclared.status).toBe(400);
+    expect(undeclared.body.error).toContain('docdb cluster add-collection');
+  });
+
   it('answers 503 naming a shard that is down', async () => {
     const gone = await startNode('gone');
     const url = gone.url;

@@ -10,7 +10,7 @@
 /**
  * What a value is, and so how a flag, a variable or a file value is parsed and checked:
  * text (non-empty, no control characters), secret (non-empty; never shown), password (a
- * secret, or `env:VAR_NAME` naming the variable that holds it; config file only), port
+ * secret, or `env:VAR_NAME` naming the variable that holds it), port
  * (1–65535), seconds (1–AUTO_FAILOVER_SECONDS_MAX), role (leader or follower), host (a host
  * name or address, no URL), address (`host:port`, an IPv6 host in brackets), count (0–REPLICATION_FOLLOWERS_MAX), mebibytes
  * (1–CHANGE_LOG_RETAIN_MIB_MAX), boolean (a flag without a value; true or false in the file)
@@ -32,7 +32,8 @@ export type SettingKind =
   | 'pageCheck';
 
 /**
- * When a setting is read. `node`: always. `tls`: when the config file has `security.tls`.
+ * When a setting is read. `node`: always. `tls`: when the config file has `security.tls` or
+ * the certificate is given by flag or variable.
  * `replication`: when a replication role is set. `follower`: on a follower only (a leader
  * reads only the role and the port). `autoFailover`: on a follower with an auto-failover
  * silence. A setting written by flag or file while no role is set is an error; one written
@@ -308,6 +309,8 @@ export const SETTINGS = {
   certPath: {
     title: 'certificate file',
     file: 'security.tls.certPath',
+    flag: '--tls-cert <file>',
+    env: 'DOCDB_TLS_CERT',
     kind: 'text',
     scope: 'tls',
     config: 'tls.certPath',
@@ -316,12 +319,26 @@ export const SETTINGS = {
     log: 'tls',
     shown: () => 'on',
     help:
-      'TLS certificate: a .pfx/.p12 file, or a PEM file with the certificate chain and the ' +
-      'private key; the port then serves HTTPS only',
+      'TLS certificate: a .pfx/.p12 file, or a PEM file with the certificate chain (and the ' +
+      'private key, unless the key file is given); the port then serves HTTPS only',
+  },
+  // A PEM chain and its key often live in two files (certbot's fullchain.pem, privkey.pem).
+  keyPath: {
+    title: 'private key file',
+    file: 'security.tls.keyPath',
+    flag: '--tls-key <file>',
+    env: 'DOCDB_TLS_KEY',
+    kind: 'text',
+    scope: 'tls',
+    config: 'tls.keyPath',
+    defaultText: 'in the certificate file',
+    help: 'PEM private key of a PEM certificate that holds only the chain',
   },
   certPassword: {
     title: 'certificate password',
     file: 'security.tls.certPassword',
+    flag: '--tls-cert-password <password>',
+    env: 'DOCDB_TLS_CERT_PASSWORD',
     kind: 'password',
     scope: 'tls',
     config: 'tls.certPassword',

@@ -9,8 +9,9 @@
 
 import { afterEach, describe, expect, it } from 'vitest';
 import { makeTempDir } from '../../test/support/temp-dir.js';
-import { type Database, LeaderStructures, open, readPeerEntry } from '../engine/index.js';
-import type { PeerEntry } from './change-entry.js';
+import { type Database, open } from '../engine/index.js';
+import { LeaderStructures } from './apply.js';
+import { type PeerEntry, readPeerEntry } from './change-entry.js';
 
 const cleanups: Array<() => Promise<void> | void> = [];
 afterEach(async () => {
@@ -43,8 +44,8 @@ async function leaderLog() {
   const [first] = c.list({ limit: 1 });
   await c.replace(String(first?._id), { a: 3, nested: { k: [1, 2] } });
   const structures = new LeaderStructures();
-  structures.take(0, leader.sharedStructures());
-  const entries = [...leader.storedChangesSince(0)].map((e) => readPeerEntry(e.bytes));
+  structures.take(0, leader.store.sharedStructures());
+  const entries = [...leader.store.storedChangesAfter(0)].map((e) => readPeerEntry(e.bytes));
   return { leader, entries, structures };
 }
 
@@ -56,9 +57,10 @@ describe("a follower's apply of stored entries", () => {
   it('stores them byte for byte once it takes the leader structures', async () => {
     const { leader, entries, structures } = await leaderLog();
     const follower = await database();
-    expect(await follower.applyPeerChanges(() => entries, structures)).toBe(3);
-    expect(follower.sharedStructures()).toEqual(leader.sharedStructures());
-    const stored = (db: Database) => [...db.storedChangesSince(0)].map((e) => Buffer.from(e.bytes));
+    expect(await follower.store.applyPeerEntries(() => entries, structures)).toBe(3);
+    expect(follower.store.sharedStructures()).toEqual(leader.store.sharedStructures());
+    const stored = (db: Database) =>
+      [...db.store.storedChangesAfter(0)].map((e) => Buffer.from(e.bytes));
     expect(stored(follower)).toEqual(stored(leader));
     expect(rows(follower)).toEqual(rows(leader));
     expect([...follower.changesSince(0)]).toEqual([...leader.changesSince(0)]);
@@ -67,12 +69,12 @@ describe("a follower's apply of stored entries", () => {
   it('reads what it stored byte for byte again after a reopen, and goes on taking entries', async () => {
     const { leader, entries, structures } = await leaderLog();
     const { db, dir } = await databaseIn();
-    await db.applyPeerChanges(() => entries.slice(0, 2), structures);
+    await db.store.applyPeerEntries(() => entries.slice(0, 2), structures);
     await db.close();
     const follower = await open(dir);
     cleanups.push(() => follower.close());
-    expect(follower.sharedStructures()).toEqual(leader.sharedStructures());
-    await follower.applyPeerChanges(() => entries.slice(2), structures);
+    expect(follower.store.sharedStructures()).toEqual(leader.store.sharedStructures());
+    await follower.store.applyPeerEntries(() => entries.slice(2), structures);
     expect(rows(follower)).toEqual(rows(leader));
     expect([...follower.changesSince(0)]).toEqual([...leader.changesSince(0)]);
   });
@@ -83,11 +85,11 @@ describe("a follower's apply of stored entries", () => {
     // A shape of its own first (id 0 here, another shape's id on the leader).
     await follower.collection('other').insert({ z: true });
     await follower.collection('other').drop();
-    const own = [...follower.sharedStructures()];
+    const own = [...follower.store.sharedStructures()];
     const before = follower.nodeState().lastSeq;
     const rebased = entries.map((e) => rebase(e, before));
-    await follower.applyPeerChanges(() => rebased, structures);
-    expect(follower.sharedStructures().slice(0, own.length)).toEqual(own);
+    await follower.store.applyPeerEntries(() => rebased, structures);
+    expect(follower.store.sharedStructures().slice(0, own.length)).toEqual(own);
     expect(rows(follower)).toEqual(rows(leader));
     const applied = [...follower.changesSince(before)];
     const want = [...leader.changesSince(0)].map((e) => ({ ...e, seq: e.seq + before }));
@@ -98,7 +100,7 @@ describe("a follower's apply of stored entries", () => {
     const { entries, structures } = await leaderLog();
     const follower = await database();
     const run: PeerEntry[] = [entries[0] as PeerEntry];
-    const applied = follower.applyPeerChanges(() => run, structures);
+    const applied = follower.store.applyPeerEntries(() => run, structures);
     run.push(...entries.slice(1));
     expect(await applied).toBe(3);
     expect(follower.nodeState().lastSeq).toBe(3);
@@ -110,11 +112,11 @@ describe("a follower's apply of stored entries", () => {
     // The index applies; the replace of a document it never had fails: its data is not the
     // leader's, and nothing of the run stays.
     const run = [rebase(entries[1] as PeerEntry, -1), rebase(entries[2] as PeerEntry, -1)];
-    await expect(follower.applyPeerChanges(() => run, structures)).rejects.toMatchObject({
+    await expect(follower.store.applyPeerEntries(() => run, structures)).rejects.toMatchObject({
       code: 'ERR_CHANGE_INVALID',
     });
     expect(follower.nodeState().lastSeq).toBe(0);
-    expect(follower.sharedStructures()).toEqual([]);
+    expect(follower.store.sharedStructures()).toEqual([]);
     expect(follower.collection('c').count()).toBe(0);
   });
 });

@@ -75,7 +75,7 @@ describe('a follower applying the leader entries', () => {
     const written = groups(leader, 0);
     // The UPDATE of two documents is one write of two entries, marked to apply together.
     expect(written.some((g) => g.length === 2 && g.every((e) => e.op === 'replace'))).toBe(true);
-    for (const group of written) await follower.applyChanges(group);
+    for (const group of written) await follower.store.applyEntries(group);
     expect(contents(follower)).toEqual(contents(leader));
     // The skipIndexes load and the rebuild travelled as entries: the state matches too.
     const ops = [...leader.changesSince(0)].map((e) => e.op);
@@ -92,7 +92,7 @@ describe('a follower applying the leader entries', () => {
     const follower = await open(tempDir());
     follower.gate.setRole('follower', '10.0.0.1:5500');
     await leader.collection('c').insert({ k: 1 });
-    await follower.applyChanges([...leader.changesSince(0)]);
+    await follower.store.applyEntries([...leader.changesSince(0)]);
     expect(follower.collection('c').count()).toBe(1);
     await expect(follower.collection('c').insert({ k: 2 })).rejects.toMatchObject({
       code: 'ERR_NODE_READ_ONLY',
@@ -110,21 +110,21 @@ describe('a follower applying the leader entries', () => {
       ChangeEntry,
       ChangeEntry,
     ];
-    await expect(follower.applyChanges([two])).rejects.toMatchObject({
+    await expect(follower.store.applyEntries([two])).rejects.toMatchObject({
       code: 'ERR_CHANGE_OUT_OF_ORDER',
       details: { expectedSeq: 1, seq: 2 },
     });
-    await follower.applyChanges([one]);
-    await expect(follower.applyChanges([one])).rejects.toMatchObject({
+    await follower.store.applyEntries([one]);
+    await expect(follower.store.applyEntries([one])).rejects.toMatchObject({
       code: 'ERR_CHANGE_OUT_OF_ORDER',
     });
     // A bad entry in a group leaves the whole group unapplied.
-    await expect(follower.applyChanges([two, { ...three, seq: 9 }])).rejects.toMatchObject({
+    await expect(follower.store.applyEntries([two, { ...three, seq: 9 }])).rejects.toMatchObject({
       code: 'ERR_CHANGE_OUT_OF_ORDER',
     });
     expect(follower.nodeState().lastSeq).toBe(1);
     expect(follower.collection('c').count()).toBe(1);
-    await follower.applyChanges([two, three]);
+    await follower.store.applyEntries([two, three]);
     expect(follower.collection('c').count()).toBe(3);
     await leader.close();
     await follower.close();
@@ -140,7 +140,7 @@ describe('a follower applying the leader entries', () => {
       term: 1,
       atMs: 0,
     };
-    await expect(follower.applyChanges([entry])).rejects.toMatchObject({
+    await expect(follower.store.applyEntries([entry])).rejects.toMatchObject({
       code: 'ERR_CHANGE_INVALID',
     });
     expect(follower.nodeState().lastSeq).toBe(0);
@@ -153,10 +153,10 @@ describe('terms', () => {
     const dir = tempDir();
     const db = await open(dir);
     await db.collection('c').insert({ before: true });
-    expect(await db.setTerm(3)).toBe(3);
+    expect(await db.store.setTerm(3)).toBe(3);
     await db.collection('c').insert({ after: true });
     expect([...db.changesSince(0)].map((e) => e.term)).toEqual([1, 3]);
-    await expect(db.setTerm(2)).rejects.toMatchObject({ code: 'ERR_CHANGE_STALE_TERM' });
+    await expect(db.store.setTerm(2)).rejects.toMatchObject({ code: 'ERR_CHANGE_STALE_TERM' });
     await db.close();
     const reopened = await open(dir);
     expect(reopened.nodeState().term).toBe(3);
@@ -173,18 +173,18 @@ describe('terms', () => {
       term,
       atMs: 0,
     });
-    await follower.applyChanges([entry(1, 1)]);
-    await follower.applyChanges([entry(2, 4)]);
+    await follower.store.applyEntries([entry(1, 1)]);
+    await follower.store.applyEntries([entry(2, 4)]);
     expect(follower.nodeState().term).toBe(4);
-    await expect(follower.applyChanges([entry(3, 2)])).rejects.toMatchObject({
+    await expect(follower.store.applyEntries([entry(3, 2)])).rejects.toMatchObject({
       code: 'ERR_CHANGE_STALE_TERM',
       details: { term: 2, previousTerm: 4 },
     });
     expect(follower.nodeState()).toMatchObject({ lastSeq: 2, term: 4 });
     // A node already in a newer term (it met a newer leader) still applies that leader's
     // history of older terms.
-    await follower.setTerm(6);
-    await follower.applyChanges([entry(3, 5)]);
+    await follower.store.setTerm(6);
+    await follower.store.applyEntries([entry(3, 5)]);
     expect(follower.nodeState()).toMatchObject({ lastSeq: 3, term: 6, lastTerm: 5 });
     await follower.close();
   });
@@ -355,16 +355,16 @@ describe('format 3 files', () => {
     await reader.close();
     const writer = await open(dir);
     // The term history, which format 3 did not keep, is read off the entries.
-    expect(writer.termRuns()).toEqual([{ term: 1, from: 1 }]);
-    await writer.setTerm(2);
+    expect(writer.store.termRuns()).toEqual([{ term: 1, from: 1 }]);
+    await writer.store.setTerm(2);
     await writer.collection('c').insert({ name: 'new' });
     expect([...writer.changesSince(0)].map((e) => e.op === 'insert' && e.documents)).toMatchObject([
       [{ doc: { name: 'old' } }],
       [{ doc: { name: 'new' } }],
     ]);
     // The old entry has no link; the new one links from the start of the chain.
-    expect([1, 2].map((seq) => writer.chainAt(seq) !== undefined)).toEqual([false, true]);
-    expect(writer.termRuns()).toEqual([
+    expect([1, 2].map((seq) => writer.store.chainAt(seq) !== undefined)).toEqual([false, true]);
+    expect(writer.store.termRuns()).toEqual([
       { term: 1, from: 1 },
       { term: 2, from: 2 },
     ]);

@@ -11,7 +11,7 @@
  */
 
 import { DbError } from '../errors/index.js';
-import type { LogPosition, TermRun } from '../types/index.js';
+import type { ChangeHold, LogPosition, TermRun } from '../types/index.js';
 import { CHANGE_LOG_HOLD_FACTOR, TERM_RUNS_MAX } from '../util/index.js';
 import type { Catalog } from './catalog-state.js';
 import type { NodeMeta } from './catalog.js';
@@ -48,20 +48,7 @@ const PAST_LAST_KEY = Buffer.alloc(9, 0xff);
 /** Entries a follow reads per synchronous step (between two awaits of its consumer). */
 const FOLLOW_CHUNK_ENTRIES = 64;
 
-/**
- * A promise to keep the entries after `seq` (a follower that has applied up to `seq`).
- * Trims stop at the lowest held seq, unless the log grows past CHANGE_LOG_HOLD_FACTOR times
- * its byte bound: then the hold is broken (`lost`), the entries go, and its holder must
- * catch up from a snapshot.
- */
-export interface ChangeHold {
-  readonly seq: number;
-  /** True once the entries it held were trimmed after all. */
-  readonly lost: boolean;
-  /** Moves the hold on (the holder needs less); never back. */
-  move(seq: number): void;
-  release(): void;
-}
+export type { ChangeHold };
 
 interface HoldState {
   seq: number;

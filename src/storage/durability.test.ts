@@ -73,7 +73,7 @@ function tornDataFile(atCheckpoint: Buffer, later: Buffer, seed: number): Buffer
 /** Every document of every collection, by collection and id. */
 function contents(db: Database): Map<string, unknown> {
   const all = new Map<string, unknown>();
-  for (const name of db.listCollections()) {
+  for (const name of db.collections()) {
     for (const doc of db.collection(name).list({ limit: 10_000 })) {
       all.set(`${name}/${(doc as { _id: string })._id}`, doc);
     }
@@ -323,7 +323,7 @@ describe('after a power cut', () => {
       const notes = db.collection('notes');
       await notes.insert({ round: 0, text: 'first' });
       const before = db.nodeState().lastSeq;
-      const waited = db.whenCommittedAfter(before);
+      const waited = db.store.whenCommittedAfter(before);
       let woke = false;
       void waited.then(() => {
         woke = true;

@@ -24,12 +24,7 @@ export {
 } from './change-entry.js';
 export { LeaderStructures } from './apply.js';
 export type { ChangeHold, LogPosition, TermRun } from './change-log.js';
-export {
-  FieldSelection,
-  KEY_VALUE_BYTES_MAX,
-  SHARED_STRUCTURES_MAX,
-  type Structure,
-} from './codec/index.js';
+export { FieldSelection, KEY_VALUE_BYTES_MAX, type Structure } from './codec/index.js';
 export { type CheckedDocument, checkDocument, type Document } from './document-check.js';
 export {
   type BulkResult,
@@ -46,7 +41,7 @@ export {
   type RangeBounds,
   rangeKeys,
 } from './lookup.js';
-export type { CompactResult, PageUsage, StoreStats } from './maintenance.js';
+export type { CompactedTrees, CompactResult, PageUsage, StoreStats } from './maintenance.js';
 export type { StoredDocument, StoreReader } from './reader.js';
 export { withId } from './records.js';
 export type { LoadIndex, SnapshotLoad, SnapshotPosition } from './resync.js';
@@ -63,6 +58,7 @@ export {
   resolveDataFile,
   Store,
   type StoreOptions,
+  type StoreWriter,
 } from './store.js';
 export { removeWal, walDirectory } from './wal.js';
 export type { SelectionCacheStats } from './scans.js';

@@ -27,12 +27,12 @@ describe('the last term and termAt', () => {
   it('are 0 before anything was written, then follow the writes and the terms', async () => {
     const db = await open(tempDir());
     expect(db.nodeState()).toEqual({ term: 1, lastSeq: 0, seqFloor: 0, lastTerm: 0 });
-    expect(db.termAt(0)).toBe(0);
-    expect(db.termAt(1)).toBeUndefined();
+    expect(db.store.termAt(0)).toBe(0);
+    expect(db.store.termAt(1)).toBeUndefined();
     await db.collection('c').insert({ n: 1 });
     expect(db.nodeState()).toMatchObject({ lastSeq: 1, lastTerm: 1 });
     // A new term moves the node, not its newest entry: that one was written in term 1.
-    await db.setTerm(3);
+    await db.store.setTerm(3);
     expect(db.nodeState()).toMatchObject({ term: 3, lastSeq: 1, lastTerm: 1 });
     await db.collection('c').insert({ n: 2 });
     await db.collection('c').insert({ n: 3 });
@@ -41,16 +41,16 @@ describe('the last term and termAt', () => {
       lastSeq: 3,
       seqFloor: 0,
       lastTerm: 3,
-      lastChain: db.chainAt(3),
+      lastChain: db.store.chainAt(3),
     });
-    expect(db.chainAt(3)).toMatch(/^[0-9a-f]{32}$/);
-    expect([0, 1, 2, 3, 4].map((seq) => db.termAt(seq))).toEqual([0, 1, 3, 3, undefined]);
-    expect(db.termRuns()).toEqual([
+    expect(db.store.chainAt(3)).toMatch(/^[0-9a-f]{32}$/);
+    expect([0, 1, 2, 3, 4].map((seq) => db.store.termAt(seq))).toEqual([0, 1, 3, 3, undefined]);
+    expect(db.store.termRuns()).toEqual([
       { term: 1, from: 1 },
       { term: 3, from: 2 },
     ]);
-    expect(db.termAt(-1)).toBeUndefined();
-    expect(db.termAt(1.5)).toBeUndefined();
+    expect(db.store.termAt(-1)).toBeUndefined();
+    expect(db.store.termAt(1.5)).toBeUndefined();
     await db.close();
   });
 
@@ -102,14 +102,14 @@ describe('the last term and termAt', () => {
     const db = await open(tempDir(), { changeLogRetainBytes: 64 * 1024 });
     const filler = 'x'.repeat(2000);
     for (let batch = 0; batch < 30; batch++) {
-      if (batch === 10) await db.setTerm(2);
+      if (batch === 10) await db.store.setTerm(2);
       await db.collection('c').insertMany(Array.from({ length: 20 }, (_, i) => ({ i, filler })));
     }
     const { seqFloor, lastSeq } = db.nodeState();
     expect(seqFloor).toBeGreaterThan(10);
-    expect(db.termAt(seqFloor)).toBe(2);
-    expect([10, 11].map((seq) => db.termAt(seq))).toEqual([1, 2]);
-    expect(db.termAt(lastSeq)).toBe(2);
+    expect(db.store.termAt(seqFloor)).toBe(2);
+    expect([10, 11].map((seq) => db.store.termAt(seq))).toEqual([1, 2]);
+    expect(db.store.termAt(lastSeq)).toBe(2);
     expect(db.nodeState().lastTerm).toBe(2);
     await db.close();
   });
@@ -124,7 +124,7 @@ describe('the last term and termAt', () => {
     });
     empty.release();
     await db.collection('c').insert({});
-    await db.setTerm(4);
+    await db.store.setTerm(4);
     // The leader of term 4 wrote nothing yet: its newest entry is of term 1.
     const snapshot = db.openFileSnapshot();
     expect({ seq: snapshot.seq, term: snapshot.term, lastTerm: snapshot.lastTerm }).toEqual({
@@ -139,7 +139,7 @@ describe('the last term and termAt', () => {
 
 /** The source: ready, multikey, composite and stale indexes (a stale unique one broken), term 2. */
 async function sourceWrites(db: Database): Promise<void> {
-  await db.setTerm(2);
+  await db.store.setTerm(2);
   const orders = db.collection('orders');
   await orders.createIndex({ paths: ['pnr'], unique: true });
   await orders.createIndex({ paths: ['tags[*]'], name: 'tags' });
@@ -208,7 +208,7 @@ async function fill(
 
 function startFrom(target: Database, snapshot: FileSnapshot): Promise<SnapshotLoad> {
   const { seq, term, lastTerm, lastChain, runs } = snapshot;
-  return target.startSnapshotLoad({ seq, term, lastTerm, lastChain, runs });
+  return target.store.startSnapshotLoad({ seq, term, lastTerm, lastChain, runs });
 }
 
 /** Loads `source`'s snapshot into `target`, `batch` documents a call. */
@@ -245,20 +245,20 @@ describe('a snapshot load', () => {
       lastSeq: seq,
       seqFloor: seq,
       lastTerm: 2,
-      lastChain: source.chainAt(seq),
+      lastChain: source.store.chainAt(seq),
     };
     expect(await loadFrom(source, target)).toEqual(expected);
     expect(target.nodeState()).toEqual(expected);
-    expect(target.snapshotLoadPending()).toBeUndefined();
-    expect(target.listCollections()).toEqual(['empty', 'legacy', 'orders']);
+    expect(target.store.snapshotLoadPending()).toBeUndefined();
+    expect(target.collections()).toEqual(['empty', 'legacy', 'orders']);
     expect(contents(target)).toEqual(contents(source));
     expect([...target.changesSince(0)]).toEqual([]);
     // The source's term history comes along: terms below the snapshot's seq are known.
-    expect(target.termRuns()).toEqual(source.termRuns());
-    expect(target.termAt(seq)).toBe(2);
-    expect(target.termAt(1)).toBe(source.termAt(1));
-    expect(target.chainAt(seq)).toBe(source.chainAt(seq));
-    expect(target.chainAt(seq - 1)).toBeUndefined();
+    expect(target.store.termRuns()).toEqual(source.store.termRuns());
+    expect(target.store.termAt(seq)).toBe(2);
+    expect(target.store.termAt(1)).toBe(source.store.termAt(1));
+    expect(target.store.chainAt(seq)).toBe(source.store.chainAt(seq));
+    expect(target.store.chainAt(seq - 1)).toBeUndefined();
 
     const lookups: Array<[string, unknown[], string]> = [
       [byPnr, ['P4'], 'INDEX_SCAN(idx_orders_pnr)'],
@@ -283,16 +283,16 @@ describe('a snapshot load', () => {
     await source.collection('orders').insert({ pnr: 'P7', tags: ['t1'], n: 7 });
     await source.query('DELETE FROM orders WHERE pnr = ?', ['P0']);
     const [next, after] = [...source.changesSince(seq)] as [ChangeEntry, ChangeEntry];
-    await expect(target.applyChanges([after])).rejects.toMatchObject({
+    await expect(target.store.applyEntries([after])).rejects.toMatchObject({
       code: 'ERR_CHANGE_OUT_OF_ORDER',
       details: { expectedSeq: seq + 1, seq: seq + 2 },
     });
-    expect(await target.applyChanges([next, after])).toBe(seq + 2);
+    expect(await target.store.applyEntries([next, after])).toBe(seq + 2);
     expect(contents(target)).toEqual(contents(source));
     expect(target.nodeState()).toEqual({
       ...expected,
       lastSeq: seq + 2,
-      lastChain: source.chainAt(seq + 2),
+      lastChain: source.store.chainAt(seq + 2),
     });
     expect([...target.changesSince(seq)]).toEqual([...source.changesSince(seq)]);
     await target.close();
@@ -301,7 +301,7 @@ describe('a snapshot load', () => {
     expect(reopened.nodeState()).toEqual({
       ...expected,
       lastSeq: seq + 2,
-      lastChain: source.chainAt(seq + 2),
+      lastChain: source.store.chainAt(seq + 2),
     });
     expect(contents(reopened)).toEqual(contents(source));
     await reopened.close();
@@ -336,22 +336,22 @@ describe('a snapshot load', () => {
     // Under way: everything old is gone, the log is empty at the old position, and the node
     // takes no client writes nor entries (they would land in a history the load discards).
     const old = { ...before, seqFloor: before.lastSeq };
-    expect(target.snapshotLoadPending()).toEqual({ seq: snapshot.seq, term: 2 });
+    expect(target.store.snapshotLoadPending()).toEqual({ seq: snapshot.seq, term: 2 });
     expect(target.nodeState()).toEqual(old);
-    expect(target.listCollections()).toEqual([]);
+    expect(target.collections()).toEqual([]);
     expect([...target.changesSince(0)]).toEqual([]);
     await expect(target.collection('orders').insert({})).rejects.toMatchObject({
       code: 'ERR_NODE_READ_ONLY',
       details: { loadingSeq: snapshot.seq },
     });
     await expect(
-      target.applyChanges([...source.changesSince(0)].slice(0, 1)),
+      target.store.applyEntries([...source.changesSince(0)].slice(0, 1)),
     ).rejects.toMatchObject({ code: 'ERR_NODE_READ_ONLY' });
     await fill(load, snapshot, 2, 2);
     await target.close();
 
     const reopened = await open(dir);
-    expect(reopened.snapshotLoadPending()).toEqual({ seq: snapshot.seq, term: 2 });
+    expect(reopened.store.snapshotLoadPending()).toEqual({ seq: snapshot.seq, term: 2 });
     expect(reopened.nodeState()).toEqual(old);
     // Two batches went in: legacy's first and orders' first; legacy's rest was no full batch.
     expect(reopened.collection('legacy').count()).toBe(3);
@@ -361,30 +361,32 @@ describe('a snapshot load', () => {
     });
     snapshot.release();
     await loadFrom(source, reopened, 2);
-    expect(reopened.snapshotLoadPending()).toBeUndefined();
+    expect(reopened.store.snapshotLoadPending()).toBeUndefined();
     expect(contents(reopened)).toEqual(contents(source));
     await reopened.close();
     const again = await open(dir);
-    expect(again.snapshotLoadPending()).toBeUndefined();
+    expect(again.store.snapshotLoadPending()).toBeUndefined();
     await again.close();
     await source.close();
   });
 
   it('refuses calls once finished or replaced by a newer load, and bad arguments', async () => {
     const target = await open(tempDir());
-    await expect(target.startSnapshotLoad({ seq: -1, term: 1 })).rejects.toMatchObject({
+    await expect(target.store.startSnapshotLoad({ seq: -1, term: 1 })).rejects.toMatchObject({
       code: 'ERR_BAD_ARGUMENT',
     });
-    await expect(target.startSnapshotLoad({ seq: 1, term: 1, lastTerm: 2 })).rejects.toMatchObject({
+    await expect(
+      target.store.startSnapshotLoad({ seq: 1, term: 1, lastTerm: 2 }),
+    ).rejects.toMatchObject({
       code: 'ERR_BAD_ARGUMENT',
     });
-    expect(target.snapshotLoadPending()).toBeUndefined();
+    expect(target.store.snapshotLoadPending()).toBeUndefined();
 
-    const first = await target.startSnapshotLoad({ seq: 3, term: 1 });
+    const first = await target.store.startSnapshotLoad({ seq: 3, term: 1 });
     await first.addCollection('a', []);
     await first.insert('a', [{ id: ID, doc: { n: 1 } }]);
-    const second = await target.startSnapshotLoad({ seq: 5, term: 1 });
-    expect(target.listCollections()).toEqual([]);
+    const second = await target.store.startSnapshotLoad({ seq: 5, term: 1 });
+    expect(target.collections()).toEqual([]);
     await expect(first.insert('a', [{ id: ID, doc: { n: 1 } }])).rejects.toMatchObject({
       code: 'ERR_BAD_ARGUMENT',
     });
@@ -409,15 +411,15 @@ describe('a snapshot load', () => {
     expect(await target.collection('b').get(ID)).toEqual({ _id: ID, k: 1 });
 
     // The node's term is never lowered; the last term is the snapshot's entry's.
-    await target.setTerm(4);
-    const third = await target.startSnapshotLoad({ seq: 2, term: 2, lastTerm: 1 });
+    await target.store.setTerm(4);
+    const third = await target.store.startSnapshotLoad({ seq: 2, term: 2, lastTerm: 1 });
     expect(await third.finish()).toEqual({ term: 4, lastSeq: 2, seqFloor: 2, lastTerm: 1 });
-    expect(target.listCollections()).toEqual([]);
+    expect(target.collections()).toEqual([]);
     // Local writes continue the log after the snapshot's seq.
     await target.collection('c').insert({});
     expect([...target.changesSince(0)].map((e) => [e.seq, e.term])).toEqual([[3, 4]]);
     expect(target.nodeState()).toMatchObject({ term: 4, lastSeq: 3, seqFloor: 2, lastTerm: 4 });
-    expect(target.termRuns()).toEqual([
+    expect(target.store.termRuns()).toEqual([
       { term: 1, from: 2 },
       { term: 4, from: 3 },
     ]);

@@ -8,12 +8,17 @@
  */
 
 import { DbError } from '../errors/index.js';
-import type { LogPosition, TermRun } from '../types/index.js';
+import type {
+  LogPosition,
+  SnapshotIndex,
+  SnapshotLoad,
+  SnapshotPosition,
+  TermRun,
+} from '../types/index.js';
 import { formatId, newId, parseId } from '../util/index.js';
 import {
   type CollectionDef,
   checkIndexSpec,
-  type IndexState,
   normalizeCollectionName,
   type SnapshotLoadMark,
 } from './catalog.js';
@@ -30,59 +35,10 @@ import { createIndex, markStale } from './indexes.js';
 import type { TxnState } from './txn-state.js';
 import { prepareDocument } from './write-txn.js';
 
-/** Where a leader's snapshot stands: what a load starts from. */
-export interface SnapshotPosition {
-  /** The snapshot's seq (FileSnapshot.seq): the log continues after it. */
-  seq: number;
-  /** The leader's term when it took the snapshot: the node's term becomes at least this. */
-  term: number;
-  /**
-   * The term of the entry at `seq` on the leader (FileSnapshot.lastTerm): the node's
-   * `lastTerm` once loaded, what a handshake compares. When left out, `term` stands in.
-   */
-  lastTerm?: number;
-  /** The hash-chain link of the entry at `seq` on the leader (hex), when it has one. */
-  lastChain?: string;
-  /**
-   * The leader's term history up to `seq` (FileSnapshot.runs): the node's once loaded. When
-   * left out, the history starts at the snapshot's seq.
-   */
-  runs?: readonly TermRun[];
-}
+export type { SnapshotLoad, SnapshotPosition };
 
-/** An index definition as a load takes it (a snapshot's SnapshotIndex). */
-export interface LoadIndex {
-  name: string;
-  paths: string[];
-  unique: boolean;
-  state: IndexState;
-}
-
-/**
- * A snapshot load under way (Store.startSnapshotLoad). Each call is one write job past the
- * write gate, like a follower's apply. A load that finished, or that a newer one replaced,
- * refuses further calls.
- */
-export interface SnapshotLoad {
-  /**
-   * Creates a collection with its index definitions (state 'ready' | 'stale'). A stale index
-   * stays stale and empty until rebuilt: its leader never checked the documents against it.
-   */
-  addCollection(name: string, indexes: readonly LoadIndex[]): Promise<void>;
-  /**
-   * Inserts documents (plain values and their ids as GUID text) into an added collection;
-   * index entries maintained. One job per call: send batches (about 1,000 documents).
-   */
-  insert(
-    collection: string,
-    documents: ReadonlyArray<{ id: string; doc: Document }>,
-  ): Promise<void>;
-  /**
-   * Makes it the node's state: change log empty, its floor at the snapshot's seq (with the
-   * entry's term), term max(term, current), mark cleared. Resolves with the new position.
-   */
-  finish(): Promise<LogPosition>;
-}
+/** An index definition as a load takes it (a snapshot's). */
+export type LoadIndex = SnapshotIndex;
 
 /** Runs a job in a write transaction of the store's queue, past the write gate. */
 export type LoadJobRunner = <T>(job: (txn: TxnState) => T) => Promise<T>;

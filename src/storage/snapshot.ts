@@ -6,8 +6,8 @@
  * that seq. A snapshot keeps old pages from reuse: release it when done.
  */
 
-import type { TermRun } from '../types/index.js';
-import type { CollectionDef, IndexState, NodeMeta } from './catalog.js';
+import type { FileSnapshot, SnapshotCollection, SnapshotIndex } from '../types/index.js';
+import type { CollectionDef, NodeMeta } from './catalog.js';
 import { chainText, seqOfKey, storedEntryHead } from './change-entry.js';
 import { decodeValue } from './codec/index.js';
 import type { StoreContext } from './context.js';
@@ -44,40 +44,7 @@ export function openDocumentSnapshot(ctx: StoreContext): DocumentSnapshot {
   };
 }
 
-/** An index definition as a snapshot carries it: enough to create it again. */
-export interface SnapshotIndex {
-  name: string;
-  paths: string[];
-  unique: boolean;
-  state: IndexState;
-}
-
-/** A collection of a file snapshot. */
-export interface SnapshotCollection {
-  name: string;
-  indexes: SnapshotIndex[];
-}
-
-/** The whole file at one seq. */
-export interface FileSnapshot {
-  /** The seq of the newest change the snapshot holds; entries after it follow it. */
-  readonly seq: number;
-  /** The leader's term when the snapshot was taken. */
-  readonly term: number;
-  /**
-   * The term of the entry at `seq` (the floor's when the log held none; 0 when nothing was
-   * ever written): what a node that loads it reports as its last term.
-   */
-  readonly lastTerm: number;
-  /** The link of the entry at `seq` (hex), when it has one. */
-  readonly lastChain: string | undefined;
-  /** The term history up to `seq`: the loading node's history once loaded. */
-  readonly runs: readonly TermRun[];
-  readonly collections: readonly SnapshotCollection[];
-  /** The collection's documents in `_id` order, as plain values (portable like log entries). */
-  documents(collection: string): Iterable<{ id: string; doc: Document }>;
-  release(): void;
-}
+export type { FileSnapshot, SnapshotCollection, SnapshotIndex };
 
 const META_KEY = Buffer.from('meta');
 const COLLECTIONS = { start: Buffer.from('c/'), end: Buffer.from('c0') };

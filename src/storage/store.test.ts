@@ -323,7 +323,7 @@ describe('stats and compaction', () => {
         ],
       },
     ]);
-    expect(await db.flush()).toEqual({ lastSeq: 3 });
+    expect(await db.flush()).toEqual({ flushed: true, lastSeq: 3 });
     await db.close();
   });
 
@@ -398,7 +398,7 @@ describe('read-only refresh', () => {
       script,
       `import { open } from '${path.join(ROOT, 'src/index.js')}';
        const ro = await open(${JSON.stringify(dir)}, { readOnly: true });
-       const show = () => console.log(ro.listCollections().join(',') + ' ' + ro.collection('a').count());
+       const show = () => console.log(ro.collections().join(',') + ' ' + ro.collection('a').count());
        show();
        process.stdin.once('data', async () => { show(); await ro.close(); process.exit(0); });`,
     );

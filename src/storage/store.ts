@@ -4,7 +4,8 @@
  * (change-log.ts), scans with the selection cache (scans.ts), snapshots (snapshot.ts), a
  * follower's snapshot load (resync.ts) and maintenance (maintenance.ts). It owns the writer lock and group commit: every write runs as
  * a job in a write transaction (write-txn.ts) and is acknowledged once durable. It knows
- * nothing of SQL, HTTP or the node's role: the engine gates writes.
+ * nothing of SQL, HTTP or the node's role, and calls nothing of theirs: the engine checks its
+ * write gate before it hands a job over and waits for the commit barrier after (write-gate.ts).
  */
 
 import * as fs from 'node:fs';
@@ -17,7 +18,7 @@ import {
   CHECKPOINT_BYTES,
   CHECKPOINT_BYTES_MIN,
 } from '../util/index.js';
-import { adoptStructures, applyChange, applyPeerEntry, type LeaderStructures } from './apply.js';
+import { adoptStructures, applyChange, applyPeerEntry, LeaderStructures } from './apply.js';
 import {
   needsRecovery,
   prepareForWriting,
@@ -30,6 +31,7 @@ import {
   type ChangeEntry,
   decodeStoredEntry,
   type PeerEntry,
+  readPeerEntry,
   type StoredChangeEntry,
 } from './change-entry.js';
 import { type ChangeHold, ChangeLog, type LogPosition, type TermRun } from './change-log.js';
@@ -50,9 +52,10 @@ import { Handles } from './handles.js';
 import { createDataFile } from './new-file.js';
 import { copyEnv, envStats, pinSnapshot, refreshSnapshot } from './lmdb-env.js';
 import {
+  type CompactedTrees,
   type CompactResult,
   compactResult,
-  compactTrees,
+  type PageUsage,
   pageUsage,
   type StoreStats,
   storeStats,
@@ -156,15 +159,16 @@ export interface Recovery {
   stopped?: string;
 }
 
-/** A job that checks the guard again as it runs (a write queued before the node turned read-only fails). */
-function guarded<T>(guard: () => void, job: (txn: WriteTxn) => T): (txn: WriteTxn) => T {
-  return (txn) => {
-    guard();
-    return job(txn);
-  };
+/**
+ * Where writes go: each `write` runs its job as one atomic write in the next group commit and
+ * resolves once durable. The Store is one (ungated); the engine's writers pass theirs through
+ * the write gate (engine/write-gate.ts).
+ */
+export interface StoreWriter {
+  write<T>(job: (txn: WriteTxn) => T): Promise<T>;
 }
 
-export class Store implements StoreReader {
+export class Store implements StoreReader, StoreWriter {
   readonly file: string;
   readonly readOnly: boolean;
   private readonly ctx: StoreContext;
@@ -177,8 +181,6 @@ export class Store implements StoreReader {
   private readonly queue: WriteQueue<WriteTxn>;
   private readonly written: WriteCounts = noWrites();
   private readonly maxFileBytes: number | undefined;
-  private guard: (() => void) | undefined;
-  private barrier: ((seq: number) => Promise<void>) | undefined;
   private closed = false;
   /** When commits are durable (writing stores only; set once the open's recovery is done). */
   private durability: Durability | undefined;
@@ -459,47 +461,14 @@ export class Store implements StoreReader {
   }
 
   /**
-   * Refuses writes the owner forbids: `guard` throws when a write may not run, checked when a
-   * write is queued and again when it runs (a write queued before the node turned read-only
-   * fails). The engine's write gate sets it; replication's apply and checkpoints pass it.
+   * Runs `job` as one atomic write in the next group commit; resolves once durable. No gate:
+   * the engine's writers check theirs before and inside the job (engine/write-gate.ts).
    */
-  guardWrites(guard: () => void): void {
-    this.guard = guard;
-  }
-
-  /**
-   * Makes each write that changed something wait, after its commit, for `barrier` with the
-   * log's last seq before it is acknowledged: replication's `syncFollowers`. A barrier that
-   * rejects fails the write's promise although the write is committed (its error says so).
-   */
-  setCommitBarrier(barrier: ((seq: number) => Promise<void>) | undefined): void {
-    this.barrier = barrier;
-  }
-
-  /** Runs `job` as one atomic write in the next group commit; resolves once durable. */
   write<T>(job: (txn: WriteTxn) => T): Promise<T> {
-    const guard = this.guard;
-    if (guard) {
-      try {
-        guard();
-      } catch (error) {
-        return Promise.reject(error);
-      }
-    }
-    const barrier = this.barrier;
-    if (!barrier) return this.enqueue(guard ? guarded(guard, job) : job);
-    let changed = false;
-    return this.enqueue((txn) => {
-      const value = guard ? guarded(guard, job)(txn) : job(txn);
-      changed = txn.state.pending.length > 0;
-      return value;
-    }).then(async (value) => {
-      if (changed) await barrier(this.log.lastSeq);
-      return value;
-    });
+    return this.enqueue(job);
   }
 
-  /** Queues a job past the guard: for apply, snapshot loads, terms and checkpoints only. */
+  /** Queues a job: every write, the engine's, apply, snapshot loads, terms and checkpoints. */
   private enqueue<T>(job: (txn: WriteTxn) => T): Promise<T> {
     if (this.closed) {
       return Promise.reject(new DbError('ERR_STORAGE_CLOSED', 'the database is closed'));
@@ -540,6 +509,19 @@ export class Store implements StoreReader {
       for (const entry of take()) applyPeerEntry(this.ctx, txn.state, entry, leader, verbatim);
       return txn.state.lastSeq;
     });
+  }
+
+  /**
+   * Reads one entry as a leader's log stores it (the bytes replication sends), its documents
+   * left in the leader's encoding: what `applyPeerEntries` takes.
+   */
+  readPeerEntry(bytes: Uint8Array): PeerEntry {
+    return readPeerEntry(bytes);
+  }
+
+  /** An empty table of a leader's shared structures, one per replication session. */
+  newLeaderStructures(): LeaderStructures {
+    return new LeaderStructures();
   }
 
   private applyEntry(state: TxnState, entry: ChangeEntry): void {
@@ -857,12 +839,15 @@ export class Store implements StoreReader {
   }
 
   /**
-   * Rewrites a collection's documents and index entries into fresh trees and drops the old
-   * ones, releasing their pages to LMDB's free list. Reports measured page counts.
+   * The file's pages now, in use and free: what a compaction (`WriteTxn.compactCollection`)
+   * starts from, for `compactResult`.
    */
-  async compact(collection: string): Promise<CompactResult> {
-    const before = pageUsage(this.ctx);
-    const trees = await this.write((txn) => compactTrees(this.ctx, txn.state, collection));
+  pageUsage(): PageUsage {
+    return pageUsage(this.ctx);
+  }
+
+  /** What a compaction begun at `before` reclaimed, in measured pages and bytes. */
+  compactResult(trees: CompactedTrees, before: PageUsage): CompactResult {
     return compactResult(this.ctx, trees, before);
   }
 

@@ -23,6 +23,7 @@ import {
   requireForWrite,
 } from './documents.js';
 import { createIndex, dropIndex, rebuildIndexes } from './indexes.js';
+import { type CompactedTrees, compactTrees } from './maintenance.js';
 import type { StoredDocument, StoreReader } from './reader.js';
 import {
   count,
@@ -71,6 +72,14 @@ export class WriteTxn implements StoreReader {
     return prepareDocument(this.ctx, body, id, (structures) =>
       this.ctx.catalog.saveStructures(this.state, structures),
     );
+  }
+
+  /**
+   * True once this job wrote something the change log records: the writes a client waits for
+   * its followers on (the engine's commit barrier, write-gate.ts).
+   */
+  get logsChanges(): boolean {
+    return this.state.pending.length > 0;
   }
 
   /**
@@ -153,6 +162,15 @@ export class WriteTxn implements StoreReader {
       names: rebuilt.map((i) => i.name),
     });
     return rebuilt;
+  }
+
+  /**
+   * Rewrites a collection's documents and index entries into fresh trees and drops the old
+   * ones, releasing their pages to LMDB's free list (maintenance.ts); Store.compactResult
+   * measures what it reclaimed.
+   */
+  compactCollection(collection: string): CompactedTrees {
+    return compactTrees(this.ctx, this.state, collection);
   }
 
   // ---- reads of this transaction's state ---------------------------------------------

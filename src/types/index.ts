@@ -5,6 +5,7 @@
  * without touching storage or the engine.
  */
 
+export type * from './api.js';
 export type * from './changes.js';
 export type * from './documents.js';
 export type * from './errors.js';
@@ -12,4 +13,5 @@ export type * from './node.js';
 export type * from './query.js';
 export type * from './stats.js';
 export type * from './replication.js';
+export type * from './snapshot.js';
 export type * from './verify.js';

@@ -36,7 +36,7 @@ export interface ShardQueryOptions {
 }
 
 /** A streamed row with its sort key, when a router asked for sort keys. */
-export interface KeyedRow {
+export type KeyedRow = {
   doc: Document;
   sortKey: unknown[];
-}
+};

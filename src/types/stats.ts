@@ -27,6 +27,12 @@ export interface StoreStats {
   term: number;
 }
 
+/** `GET /stats` through a router: documents per collection summed, and every shard's stats. */
+export interface RouterStats {
+  collections: Array<{ name: string; count: number }>;
+  shards: Array<{ name: string; stats: StoreStats }>;
+}
+
 /** What a compaction measured. */
 export interface CompactResult {
   collection: string;

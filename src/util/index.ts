@@ -13,3 +13,4 @@ export * from './seeded-random.js';
 export * from './uuid7.js';
 export * from './value-order.js';
 export * from './process-alive.js';
+export * from './seed-orders.js';

@@ -13,6 +13,11 @@ export const DOCUMENT_DEPTH_MAX = 100;
 export const COLLECTION_NAME_CHARS_MAX = 128;
 /** Most collections in one data file; with the index limit it bounds LMDB's sub-databases. */
 export const COLLECTIONS_MAX = 256;
+/**
+ * Most shared document structures per file (later shapes are written with inline ones): the
+ * storage codec's bound, and the most a leader may tell its followers (replication protocol).
+ */
+export const SHARED_STRUCTURES_MAX = 1024;
 /** Most indexes on one collection. */
 export const INDEXES_PER_COLLECTION_MAX = 16;
 /** Most paths in one composite index. */

@@ -1,8 +1,9 @@
 /**
  * Proves the admin UI's build stamp (scripts/admin-ui-stamp.ts), which lets `npm run build`
  * skip the Next build: the same sources give the same stamp; a changed, added or renamed
- * source, another NEXT_PUBLIC_DOCDB_URL or another Next version give another; the build's
- * own output and dependencies do not count.
+ * source, a change in what it bundles from outside admin-ui/ (docdb/client), another
+ * NEXT_PUBLIC_DOCDB_URL or another Next version give another; the build's own output and
+ * dependencies do not count.
  */
 
 import * as fs from 'node:fs';
@@ -20,7 +21,11 @@ function write(file: string, text: string): void {
 }
 
 beforeEach(() => {
-  ({ dir, cleanup } = makeTempDir('docdb-ui-stamp-'));
+  // The UI's folder inside the temp dir, so what it bundles from `..` stays in it too.
+  let root: string;
+  ({ dir: root, cleanup } = makeTempDir('docdb-ui-stamp-'));
+  dir = path.join(root, 'admin-ui');
+  fs.mkdirSync(dir);
   write('package.json', '{}');
   write('app/page.tsx', 'export default 1;');
 });
@@ -49,5 +54,20 @@ describe('the admin UI build stamp', () => {
     seen.add(adminUiStamp(dir, 'http://127.0.0.1:5000', '16.0.0'));
     seen.add(adminUiStamp(dir, 'http://127.0.0.1:5000', '16.1.0'));
     expect(seen.size).toBe(6);
+  });
+
+  it('changes with what it bundles from outside admin-ui/, a file or a folder', () => {
+    const bundled = ['../client', '../limits.js'];
+    const stamp = () => adminUiStamp(dir, '', '16.0.0', bundled);
+    const seen = new Set([stamp()]);
+    fs.writeFileSync(path.join(dir, '../limits.js'), 'export const A = 1;');
+    seen.add(stamp());
+    fs.mkdirSync(path.join(dir, '../client/sub'), { recursive: true });
+    fs.writeFileSync(path.join(dir, '../client/sub/browser.js'), 'export {};');
+    seen.add(stamp());
+    fs.writeFileSync(path.join(dir, '../client/sub/browser.js'), 'export const b = 1;');
+    seen.add(stamp());
+    expect(seen.size).toBe(4);
+    expect(stamp()).toBe(stamp());
   });
 });

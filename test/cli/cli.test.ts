@@ -2,7 +2,9 @@
  * Runs `bin/docdb` as a user would and proves the commands that exist so far: help and
  * version in every spelling, `inspect` (text and --json, read-only, works while a writer
  * holds the file), `compact` (measured result, refuses while another process holds the
- * file), and the exit codes: 0 success, 1 failure, 2 usage.
+ * file), and the exit codes: 0 success, then one per class of error (docs/errors.md): 1
+ * failure, 2 usage, 3 not found, 4 conflict, 5 unavailable, 6 storage. Usage errors name
+ * what is wrong (`serve ./data` suggests --data-dir), and no help prints a default twice.
  */
 
 import { spawnSync } from 'node:child_process';
@@ -117,9 +119,9 @@ describe('inspect', () => {
     }
   });
 
-  it('fails with exit 1 and a clear message for a missing file', () => {
+  it('fails with exit 3 (not found) and a clear message for a missing file', () => {
     const r = docdb('inspect', path.join(dir, 'nope'));
-    expect(r.code).toBe(1);
+    expect(r.code).toBe(3);
     expect(r.stderr).toContain('no docdb data file');
     expect(r.stderr).toContain('ERR_STORAGE_NOT_FOUND');
   });
@@ -146,7 +148,7 @@ describe('compact', () => {
   it('fails clearly for an unknown collection', async () => {
     await seedFile();
     const r = docdb('compact', dir, 'ghost');
-    expect(r.code).toBe(1);
+    expect(r.code).toBe(3);
     expect(r.stderr).toContain("unknown collection 'ghost'");
     expect(r.stderr).toContain('orders');
   });
@@ -156,13 +158,86 @@ describe('compact', () => {
     const holder = await holdFile(dir);
     try {
       const r = docdb('compact', dir, 'orders');
-      expect(r.code).toBe(1);
+      expect(r.code).toBe(4);
       expect(r.stderr).toContain('held for writing');
       expect(r.stderr).toContain(`process ${holder.pid}`);
       expect(r.stderr).toContain('ERR_STORAGE_LOCKED');
       expect(docdb('inspect', dir).code).toBe(0);
     } finally {
       holder.kill('SIGKILL');
+    }
+  });
+});
+
+describe('exit codes by class of error', () => {
+  it('1 for an error of no class: a bad SQL statement', async () => {
+    await seedFile();
+    const r = docdb('query', dir, 'SELEC * FROM orders');
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain('ERR_SQL_SYNTAX');
+  });
+
+  it('2 for usage: serve given a path as an argument says to write --data-dir', () => {
+    const r = docdb('serve', './data');
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain("serve takes no arguments, but got './data'");
+    expect(r.stderr).toContain('write --data-dir ./data');
+    expect(r.stderr).not.toContain('too many arguments');
+  });
+
+  it('2 for usage: serve with a data directory that is a regular file names the setting', () => {
+    const file = path.join(dir, 'plain-file');
+    fs.writeFileSync(file, 'not a directory');
+    const r = docdb('serve', '--data-dir', file);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain(`data directory ${file} is a file, not a directory`);
+    expect(r.stderr).toContain('--data-dir');
+    expect(r.stderr).toContain('ERR_CONFIG_INVALID');
+    expect(r.stderr).not.toContain('unexpected error');
+  });
+
+  it('3 for not found: a data file that does not exist', () => {
+    const r = docdb('inspect', path.join(dir, 'nope'));
+    expect(r.code).toBe(3);
+    expect(r.stderr).toContain('ERR_STORAGE_NOT_FOUND');
+  });
+
+  it('4 for conflict: a backup into a directory that holds files', async () => {
+    await seedFile();
+    const out = path.join(dir, 'taken');
+    fs.mkdirSync(out);
+    fs.writeFileSync(path.join(out, 'something'), 'x');
+    const r = docdb('backup', dir, out);
+    expect(r.code).toBe(4);
+    expect(r.stderr).toContain('ERR_BACKUP_TARGET_EXISTS');
+  });
+
+  it('5 for unavailable: a node URL nothing answers at', () => {
+    const file = path.join(dir, 'one.ndjson');
+    fs.writeFileSync(file, '{"a":1}\n');
+    const r = docdb('import', 'http://127.0.0.1:1', 'c', file);
+    expect(r.code).toBe(5);
+    expect(r.stderr).toContain('ERR_CLIENT_UNREACHABLE');
+  });
+
+  it('6 for storage: a data file cut short', async () => {
+    await seedFile();
+    const file = path.join(dir, 'data.docdb');
+    fs.truncateSync(file, Math.floor(fs.statSync(file).size / 2));
+    const r = docdb('inspect', dir);
+    expect(r.code).toBe(6);
+    expect(r.stderr).toContain('ERR_STORAGE_TRUNCATED');
+  });
+});
+
+describe('help', () => {
+  it('states each default once (import --batch-size printed it twice)', () => {
+    const r = docdb('import', '--help');
+    expect(r.code).toBe(0);
+    expect(r.stdout.match(/default/g)).toHaveLength(2); // --batch-size and --api-key
+    expect(r.stdout).toContain('(default: 1000)');
+    for (const line of r.stdout.split('\n')) {
+      expect((line.match(/default/g) ?? []).length, line).toBeLessThan(2);
     }
   });
 });

@@ -91,7 +91,7 @@ describe('docdb cluster init', () => {
     writeCluster();
     const before = fs.readFileSync(config, 'utf8');
     const r = docdb('cluster', 'init', config);
-    expect(r.code).toBe(1);
+    expect(r.code).toBe(2); // ERR_BAD_ARGUMENT: the fix is a flag (--force)
     expect(r.stderr).toContain(`error: ${config} already exists: pass --force to replace it`);
     expect(fs.readFileSync(config, 'utf8')).toBe(before);
     ok('cluster', 'init', config, '--force', '--router-port', '6100');

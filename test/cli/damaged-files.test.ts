@@ -99,13 +99,13 @@ describe('a truncated data file', () => {
       ['repl', dir],
     ]) {
       const r = runDocdb(args, '.exit\n');
-      expect(r.code, args.join(' ')).toBe(1);
+      expect(r.code, args.join(' ')).toBe(6);
       expect(r.stderr).toContain('[ERR_STORAGE_TRUNCATED]');
       expect(r.stderr).toContain(`at least ${size} bytes`);
       expect(r.stderr).toContain(`is ${cut} bytes`);
     }
     const json = runDocdb(['verify', dir, '--json']);
-    expect(json.code).toBe(1);
+    expect(json.code).toBe(6);
     expect(JSON.parse(json.stdout)).toMatchObject({
       ok: false,
       error: { code: 'ERR_STORAGE_TRUNCATED' },
@@ -174,7 +174,7 @@ describe('a flipped byte in a document record', () => {
       const other = await db.query("SELECT pnr FROM orders WHERE pnr = 'P7'");
       expect(other.documents).toHaveLength(1);
 
-      const app = buildApp(db, { status: newNodeStatus('node-1'), logger: false });
+      const app = buildApp(db, { status: newNodeStatus(), logger: false });
       const answer = await app.inject({ method: 'GET', url: `/collections/orders/${id}` });
       expect(answer.statusCode).toBe(500);
       expect(answer.json()).toMatchObject({
@@ -187,7 +187,7 @@ describe('a flipped byte in a document record', () => {
       await db.close();
     }
     const query = runDocdb(['query', dir, 'SELECT * FROM orders']);
-    expect(query.code).toBe(1);
+    expect(query.code).toBe(6);
     expect(query.stderr).toContain('[ERR_STORAGE_CORRUPT]');
     expect(query.stderr).not.toContain('unexpected error');
   });

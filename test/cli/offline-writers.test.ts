@@ -31,7 +31,8 @@ afterEach(() => {
 });
 
 function expectRefused(r: CliRun, how: string): void {
-  expect(r.code, r.stderr).toBe(1);
+  // Another process holds the file: a conflict (exit 4).
+  expect(r.code, r.stderr).toBe(4);
   expect(r.stderr).toContain('ERR_STORAGE_LOCKED');
   expect(r.stderr).toContain(`process ${holder.pid}`);
   expect(r.stderr).toContain(how);

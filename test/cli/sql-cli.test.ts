@@ -1,7 +1,8 @@
 /**
  * Runs `bin/docdb seed`, `query` and `repl` as a user would: seeded data with the sample
  * indexes, an indexed lookup whose plan is printed, JSON output for scripts, parameters,
- * exit codes (1 for a failed statement, 2 for usage), repl statements over several lines
+ * exit codes (1 for a failed statement, 2 for usage and a bad --params, 3 for an unknown
+ * collection, 4 for a file another process holds), repl statements over several lines
  * through piped stdin, its commands, and reads beside a process holding the file.
  */
 
@@ -113,16 +114,28 @@ describe('query', () => {
     expect(JSON.parse(upd.stdout).affected).toBe(1);
   });
 
-  it('fails with exit 1 and a message on stderr for a bad statement or unknown collection', () => {
+  it('fails with a message on stderr for a bad statement (exit 1) or unknown collection (exit 3)', () => {
     const bad = docdb(['query', dir, 'SELECT * FORM orders']);
     expect(bad.code).toBe(1);
     expect(bad.stderr).toContain("expected FROM after the select list, found 'FORM' at 1:10");
     const unknown = docdb(['query', dir, 'SELECT * FROM ordres']);
-    expect(unknown.code).toBe(1);
+    expect(unknown.code).toBe(3);
     expect(unknown.stderr).toContain("unknown collection 'ordres'");
     expect(unknown.stderr).toContain('orders');
     expect(docdb(['query', dir]).code).toBe(2);
-    expect(docdb(['query', dir, 'SELECT 1', '--params', '{}']).code).toBe(1);
+  });
+
+  it('names --params when its value is not a JSON array, exit 2', () => {
+    for (const [params, why] of [
+      ['TQHS6Y', 'it is not JSON'],
+      ['{}', 'it is not an array'],
+    ] as const) {
+      const r = docdb(['query', dir, 'SELECT * FROM orders WHERE pnr = ?', '--params', params]);
+      expect(r.code, params).toBe(2);
+      expect(r.stderr).toContain(`option '--params <json>' argument '${params}' is invalid`);
+      expect(r.stderr).toContain(why);
+      expect(r.stderr).not.toContain('unexpected error');
+    }
   });
 
   it('reads while another process holds the file; a write is refused clearly', async () => {
@@ -132,7 +145,7 @@ describe('query', () => {
       expect(read.code).toBe(0);
       expect(JSON.parse(read.stdout).documents[0]['COUNT(*)']).toBe(200);
       const write = docdb(['query', dir, 'DELETE FROM orders']);
-      expect(write.code).toBe(1);
+      expect(write.code).toBe(4);
       expect(write.stderr).toContain('held for writing');
     } finally {
       holder.kill('SIGKILL');

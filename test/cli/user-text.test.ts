@@ -2,6 +2,7 @@
  * Proves that no text written for users points them at the spec, a document they do not
  * have: the help of every command, the reference docs and the README, and the OpenAPI
  * document a node serves. (docs/ARCHITECTURE.md and the ADRs are written for contributors.)
+ * Also that their command lines take one form, `./bin/docdb …`, which runs in a checkout.
  */
 
 import * as fs from 'node:fs';
@@ -57,6 +58,24 @@ describe('user-facing text never refers to the spec', () => {
     for (const file of ['README.md', ...docs]) {
       expect(specLines(fs.readFileSync(path.join(ROOT, file), 'utf8')), file).toEqual([]);
     }
+  });
+
+  it('writes command lines one way in README.md and the reference docs: ./bin/docdb', () => {
+    // A checkout has no `docdb` on the PATH until `npm link` (README, "The CLI"); install.md
+    // alone shows the binary and npx forms, which are its subject.
+    const docs = fs
+      .readdirSync(path.join(ROOT, 'docs'))
+      .filter((name) => name.endsWith('.md') && name !== 'install.md')
+      .map((name) => path.join('docs', name));
+    for (const file of ['README.md', ...docs]) {
+      const text = fs.readFileSync(path.join(ROOT, file), 'utf8');
+      // Lines of code blocks only: prose names the product ("docdb is …").
+      const code = text.split('```').filter((_, i) => i % 2 === 1);
+      const lines = code.flatMap((block) => block.split('\n'));
+      const bare = lines.filter((line) => /^(\$ )?docdb [a-z]/.test(line));
+      expect(bare, file).toEqual([]);
+    }
+    expect(fs.readFileSync(path.join(ROOT, 'README.md'), 'utf8')).toContain('`npm link`');
   });
 
   const start = harnessPerTest();

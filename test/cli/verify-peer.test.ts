@@ -24,7 +24,7 @@ async function node(changeLogRetainBytes?: number): Promise<{ dir: string; db: D
 
 /** Applies every entry of `from` after `after` to `to`, as a follower would. */
 async function follow(from: Database, to: Database, after = to.nodeState().lastSeq) {
-  for (const entry of from.changesSince(after)) await to.applyChanges([entry]);
+  for (const entry of from.changesSince(after)) await to.store.applyEntries([entry]);
 }
 
 describe('docdb verify --peer', () => {
@@ -86,8 +86,8 @@ describe('docdb verify --peer', () => {
     await a.db.collection('c').insert({ shared: true });
     await follow(a.db, b.db);
     // Each went on in a term of its own; b's log, kept to 64 KiB, lost the shared entry.
-    await a.db.setTerm(a.db.nodeState().term + 1);
-    await b.db.setTerm(b.db.nodeState().term + 2);
+    await a.db.store.setTerm(a.db.nodeState().term + 1);
+    await b.db.store.setTerm(b.db.nodeState().term + 2);
     for (let i = 0; i < 3; i++) await a.db.collection('c').insert({ a: i });
     const blob = 'b'.repeat(40 * 1024);
     for (let i = 0; i < 4; i++) await b.db.collection('c').insert({ b: i, blob });

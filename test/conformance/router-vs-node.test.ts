@@ -155,7 +155,7 @@ describe('router vs one node, on generated documents and SQL', () => {
       .sample(orderArb, { numRuns: 160, seed: 11 })
       .map((d) => ({ _id: formatId(newId()), ...d }));
     const airports = CODES.map((code, i) => ({ _id: formatId(newId()), code, city: `c${i}` }));
-    for (const target of [single, router.documents]) {
+    for (const target of [single, router]) {
       await target.bulk('orders', orders);
       await target.bulk('airports', airports);
     }
@@ -201,14 +201,14 @@ describe('router vs one node, on generated documents and SQL', () => {
           // Every document needs a scalar shard key to be placed.
           const docs = generated.map((d, i) => ({ ...d, m: d.m === undefined ? i % 4 : d.m }));
           await single.bulk(name, docs);
-          const stored = await router.documents.bulk(name, docs);
+          const stored = await router.bulk(name, docs);
           expect(stored.errors).toEqual([]);
           try {
             await compareWheres(name, docs, wheres);
           } finally {
             // A data file holds at most 256 collections: each run drops its own.
             await single.dropCollection(name);
-            await router.documents.dropCollection(name);
+            await router.dropCollection(name);
           }
         },
       ),

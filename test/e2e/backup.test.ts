@@ -138,15 +138,35 @@ describe('backup and point-in-time recovery of a running node', () => {
     expect(fs.existsSync(stale)).toBe(false);
     await client.bulk('c', [{ a: 1 }, { a: 2 }, { a: 3 }]);
     const url = client.baseUrl;
+    // The CLI names its own way to give the key, not the HTTP header (issue 23, mend 13).
     const refused = runDocdb(['backup', url, path.join(dir, 'b0')]);
     expect(refused.code).toBe(1);
     expect(refused.stderr).toContain('ERR_UNAUTHORIZED');
+    expect(refused.stderr).toContain('pass --api-key <key> or set DOCDB_API_KEY');
+    expect(refused.stderr).not.toContain('Authorization');
+    const wrong = runDocdb(['backup', url, path.join(dir, 'b0'), '--api-key', 'nope']);
+    expect(wrong.stderr).toContain('refused the key given with --api-key');
     const backup = path.join(dir, 'b1');
     await docdb(['backup', url, backup, '--api-key', 'secret', '--with-log']);
     expect(fs.readdirSync(backup).sort()).toEqual(['data.docdb', 'log', 'manifest.json']);
     const restored = runDocdb(['restore', backup, path.join(dir, 'r')]);
     expect(restored.code).toBe(0);
     expect(restored.stdout).toMatch(/collections\s+c 3/);
+
+    // A log directory that is missing (a typo) or empty is named, and nothing is restored
+    // (issue 23, mend 2): it used to exit 0 at the backup's seq without a word.
+    const empty = path.join(dir, 'empty-log');
+    fs.mkdirSync(empty);
+    for (const [logDir, problem] of [
+      [path.join(dir, 'no-such-log'), 'does not exist'],
+      [empty, 'holds no change-log segments'],
+    ] as const) {
+      const target = path.join(dir, 'r-log');
+      const typo = runDocdb(['restore', backup, target, '--to-end', '--log-dir', logDir]);
+      expect(typo.code, typo.stderr).toBe(2);
+      expect(typo.stderr).toContain(`log directory ${logDir} ${problem}`);
+      expect(fs.existsSync(target)).toBe(false);
+    }
 
     // One flipped byte, or a cut file: refused with a clear error, nothing restored.
     const data = path.join(backup, 'data.docdb');
@@ -293,11 +313,12 @@ describe('export and import', () => {
 
   it('names a missing file, and leaves no directory behind a backup that failed', () => {
     const missing = runDocdb(['import', path.join(dir, 'd'), 'c', path.join(dir, 'nope.ndjson')]);
-    expect(missing.code).toBe(1);
+    expect(missing.code).toBe(2);
     expect(missing.stderr).toContain('no file to import at');
     const out = path.join(dir, 'b');
     const failed = runDocdb(['backup', 'http://127.0.0.1:1', out]);
-    expect(failed.code).toBe(1);
+    expect(failed.code, failed.stderr).toBe(5);
+    expect(failed.stderr).toContain('ERR_CLIENT_UNREACHABLE');
     expect(fs.existsSync(out)).toBe(false);
   });
 

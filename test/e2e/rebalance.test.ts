@@ -207,7 +207,7 @@ describe('docdb rebalance', () => {
       JSON.stringify({ ...three, collections: { orders: { strategy: 'replicated' } } }),
     );
     const result = await docdb(['rebalance', twoFile, changed, '--plan-only']);
-    expect(result.code).toBe(1);
+    expect(result.code).toBe(2); // ERR_BAD_ARGUMENT: usage
     expect(result.stderr).toContain('collection orders changes placement');
   });
 });

@@ -2,14 +2,17 @@
  * Proves TLS on `bin/docdb serve` with certificates this test makes with the `openssl`
  * command line: a PEM file holding chain and key (plain, and with an encrypted key and a
  * password), a PKCS#12 file with its password literal and as `env:VAR`; the port then serves
- * HTTPS only. A wrong or missing password, a missing file and a file that is not a
- * certificate stop the start with exit code 1 and a message naming security.tls.
+ * HTTPS only; the same from the flags (--tls-cert, --tls-key, --tls-cert-password) and their
+ * variables. A wrong or missing password, a missing file and a file that is not a
+ * certificate stop the start with exit code 2 (a setting to correct) and a message naming
+ * security.tls.
  */
 
 import { execFileSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { runDocdb } from '../support/run-docdb.js';
 import { makeTempDir } from '../support/temp-dir.js';
 import { selfSignedCert } from '../support/tls-cert.js';
 import { cleanEnv, freePort, request, runServeFailing, startServe, stopAll } from './support.js';
@@ -27,6 +30,7 @@ let certs: {
   pfx: string;
   garbage: string;
   certOnly: string;
+  encryptedKey: string;
 };
 
 function openssl(...args: string[]): void {
@@ -74,6 +78,7 @@ beforeAll(() => {
     pfx: file('node.pfx'),
     garbage: file('garbage.pem'),
     certOnly: file('cert.pem'),
+    encryptedKey: file('key.enc.pem'),
   };
 });
 afterAll(() => cleanup());
@@ -92,8 +97,17 @@ async function expectHttpsOnly(
   tls: Record<string, unknown>,
   env: Record<string, string> = {},
 ): Promise<void> {
+  await expectHttpsOnlyFrom((port) => ['--config', configFile(port, tls)], env, 'file');
+}
+
+/** The same, for a node started with `args(port)`, its TLS settings from `source`. */
+async function expectHttpsOnlyFrom(
+  args: (port: number) => string[],
+  env: Record<string, string>,
+  source: 'file' | 'flag' | 'env',
+): Promise<void> {
   const port = await freePort();
-  const node = await startServe(['--config', configFile(port, tls)], {
+  const node = await startServe(args(port), {
     cwd: dir,
     port,
     ca: certs.cert,
@@ -101,7 +115,7 @@ async function expectHttpsOnly(
   });
   expect(node.url).toBe(`https://127.0.0.1:${port}`);
   expect(node.startLine).toContain(`listening on https://127.0.0.1:${port}`);
-  expect(node.startLine).toContain('tls=on (file)');
+  expect(node.startLine).toContain(`tls=on (${source})`);
   const insert = await request(`${node.url}/collections/secure`, {
     ca: certs.cert,
     body: { a: 1 },
@@ -130,7 +144,8 @@ async function expectTlsFailure(
     cwd: dir,
     env: cleanEnv(env),
   });
-  expect(exit.code, stderr).toBe(1);
+  // ERR_CONFIG_INVALID: a setting to correct, a usage error (exit 2).
+  expect(exit.code, stderr).toBe(2);
   for (const fragment of fragments) expect(stderr).toContain(fragment);
   expect(stderr).toContain('ERR_CONFIG_INVALID');
   expect(stderr + stdout).not.toContain(P12_PASSWORD);
@@ -199,6 +214,64 @@ describe('TLS with a PKCS#12 file', () => {
 
   it('refuses a missing password', async () => {
     await expectTlsFailure({ certPath: certs.p12 }, ['security.tls']);
+  });
+});
+
+// Was: TLS could only be set in the config file; serve --help had no TLS flag (issue 23, mend 18).
+describe('TLS from flags and variables', () => {
+  const onPort = (port: number, ...args: string[]) => [
+    '--port',
+    String(port),
+    '--data-dir',
+    path.join(dir, `data-flags-${port}`),
+    ...args,
+  ];
+
+  it('serves HTTPS only with --tls-cert (a PEM with chain and key)', async () => {
+    await expectHttpsOnlyFrom((port) => onPort(port, '--tls-cert', certs.pem), {}, 'flag');
+  });
+
+  it('serves HTTPS only with --tls-cert and --tls-key in two files, and the key password', async () => {
+    await expectHttpsOnlyFrom(
+      (port) =>
+        onPort(
+          port,
+          '--tls-cert',
+          certs.certOnly,
+          '--tls-key',
+          certs.encryptedKey,
+          '--tls-cert-password',
+          PEM_PASSWORD,
+        ),
+      {},
+      'flag',
+    );
+  });
+
+  it('serves HTTPS only with DOCDB_TLS_CERT and DOCDB_TLS_CERT_PASSWORD (.p12)', async () => {
+    await expectHttpsOnlyFrom(
+      (port) => onPort(port),
+      { DOCDB_TLS_CERT: certs.p12, DOCDB_TLS_CERT_PASSWORD: P12_PASSWORD },
+      'env',
+    );
+  });
+
+  it('lists the flags in serve --help', () => {
+    const help = runDocdb(['serve', '--help']).stdout;
+    for (const flag of ['--tls-cert <file>', '--tls-key <file>', '--tls-cert-password']) {
+      expect(help).toContain(flag);
+    }
+    expect(help).toContain('env DOCDB_TLS_CERT)');
+  });
+
+  it('refuses a key or password flag without a certificate, naming it', async () => {
+    const port = await freePort();
+    const { exit, stderr } = await runServeFailing(onPort(port, '--tls-key', certs.pem), {
+      cwd: dir,
+      env: cleanEnv(),
+    });
+    expect(exit.code, stderr).toBe(2);
+    expect(stderr).toContain('--tls-key: set, but no TLS certificate is; add --tls-cert');
   });
 });
 

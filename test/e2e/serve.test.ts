@@ -220,7 +220,8 @@ describe('start-up errors exit non-zero and name the key', () => {
     env: Record<string, string> = {},
   ): Promise<string> {
     const { exit, stderr } = await runServeFailing(args, { cwd: dir, env: cleanEnv(env) });
-    expect(exit.code, stderr).toBe(1);
+    // ERR_CONFIG_INVALID: a setting to correct, a usage error (exit 2).
+    expect(exit.code, stderr).toBe(2);
     for (const fragment of fragments) expect(stderr).toContain(fragment);
     expect(stderr).toContain('ERR_CONFIG_INVALID');
     expect(stderr).not.toMatch(/\n\s+at /); // no stack trace

@@ -97,7 +97,7 @@ export function checkAnswer(call: Call, answer: Answer): void {
  * For a test file whose tests each start their own harness with their own options: returns
  * the `start` to call, and closes what it started after each test.
  */
-export function harnessPerTest(): (options?: AppOptions) => Promise<Harness> {
+export function harnessPerTest(): (options?: HarnessOptions) => Promise<Harness> {
   let current: Harness | undefined;
   afterEach(async () => {
     await current?.close();
@@ -109,12 +109,16 @@ export function harnessPerTest(): (options?: AppOptions) => Promise<Harness> {
   };
 }
 
+/** Options of startHarness: the app's, and the node's name. */
+export type HarnessOptions = AppOptions & { nodeName?: string };
+
 /** Opens a database in a fresh temp dir and builds the app over it. */
-export async function startHarness(options: AppOptions = {}): Promise<Harness> {
+export async function startHarness(options: HarnessOptions = {}): Promise<Harness> {
   const temp = makeTempDir('docdb-app-');
-  const db = await open(temp.dir);
-  const status = options.status ?? newNodeStatus(options.nodeName ?? 'node-1');
-  const app = buildApp(db, { ...options, status });
+  const { nodeName, ...appOptions } = options;
+  const db = await open(temp.dir, { name: nodeName });
+  const status = options.status ?? newNodeStatus();
+  const app = buildApp(db, { ...appOptions, status });
   const apiKey = options.apiKey;
 
   async function inject(call: Call): Promise<Answer> {

@@ -231,7 +231,8 @@ async function truncations(
       opened?.code === 'ERR_STORAGE_TRUNCATED' &&
       opened.message?.includes(`${length} bytes`) === true &&
       (length === 0 || length < 160 || (should > length && should <= size));
-    const cliNamed = cli.code === 1 && cli.stderr.includes('[ERR_STORAGE_TRUNCATED]');
+    // A file verify cannot open exits with its error's class: storage (docs/errors.md).
+    const cliNamed = cli.code === 6 && cli.stderr.includes('[ERR_STORAGE_TRUNCATED]');
     if (named && cliNamed && !run.signal && !cli.signal) {
       check.count('refused with both sizes');
       fs.rmSync(dir, { recursive: true, force: true });

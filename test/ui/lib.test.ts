@@ -1,7 +1,8 @@
 /**
  * Proves the admin UI's pure helpers without a browser: columns from documents' paths and
- * the cut of long cell values, the WHERE paths behind the plan hint, rates from two /metrics
- * readings, and reading an import file (NDJSON or a JSON array, bad lines named).
+ * the cut of long cell values, every plan string form a node and a router write read into
+ * route and steps, the WHERE paths behind the plan hint, rates from two /metrics readings,
+ * and reading an import file (NDJSON or a JSON array, bad lines named).
  */
 
 import { describe, expect, it } from 'vitest';
@@ -13,7 +14,8 @@ import {
   parseImport,
 } from '../../admin-ui/lib/import-file.js';
 import { CELL_CHARS_MAX, cellText, columnPaths, valueAt } from '../../admin-ui/lib/paths.js';
-import { wherePaths } from '../../admin-ui/lib/plan.js';
+import { parsePlan, routeText, wherePaths } from '../../admin-ui/lib/plan.js';
+import { routedPlan } from '../../src/cluster/index.js';
 
 describe('columns and cells', () => {
   it('puts _id first and spreads objects one level, keeping arrays whole', () => {
@@ -39,6 +41,77 @@ describe('columns and cells', () => {
     expect(cellText('x'.repeat(CELL_CHARS_MAX + 1))).toBe(`${'x'.repeat(CELL_CHARS_MAX)}…`);
     expect(cellText({ a: [1, 2] })).toBe('{"a":[1,2]}');
     expect(cellText(undefined)).toBe('');
+  });
+});
+
+describe('plan strings', () => {
+  const steps = (plan: string) => parsePlan(plan).steps.map((s) => [s.kind, s.text]);
+
+  it('reads every access path and suffix a node writes', () => {
+    expect(steps('COLLECTION_SCAN')).toEqual([['scan', 'collection scan (every document)']]);
+    expect(steps('INDEX_SCAN(idx_orders_status)')).toEqual([
+      ['index', 'index scan · idx_orders_status'],
+    ]);
+    expect(steps('INDEX_RANGE_SCAN(by_total)')).toEqual([['index', 'index range scan · by_total']]);
+    expect(steps('INDEX_SCAN_COMPOSITE(by_status_channel)')).toEqual([
+      ['index', 'composite index scan · by_status_channel'],
+    ]);
+    expect(steps('INDEX_SCAN_MULTI(by_status, 2 keys)')).toEqual([
+      ['index', 'index scan · by_status, 2 keys'],
+    ]);
+    expect(
+      steps('COLLECTION_SCAN + HASH_JOIN(airports) + HASH_JOIN(airports) + AGGREGATE + DISTINCT'),
+    ).toEqual([
+      ['scan', 'collection scan (every document)'],
+      ['join', 'join airports (hash)'],
+      ['join', 'join airports (hash)'],
+      ['aggregate', 'aggregate / group'],
+      ['distinct', 'distinct'],
+    ]);
+    for (const write of ['INSERT', 'CREATE INDEX', 'DROP INDEX']) {
+      expect(parsePlan(write)).toEqual({
+        route: undefined,
+        steps: [{ kind: 'write', text: write.toLowerCase(), raw: write }],
+        scans: false,
+      });
+    }
+    expect(parsePlan('COLLECTION_SCAN + AGGREGATE')).toMatchObject({
+      route: undefined,
+      scans: true,
+    });
+    expect(parsePlan('INDEX_SCAN(i) + DISTINCT').scans).toBe(false);
+    // A step it does not know stays as the node wrote it.
+    expect(steps('COLLECTION_SCAN + SORT')).toEqual([
+      ['scan', 'collection scan (every document)'],
+      ['other', 'SORT'],
+    ]);
+  });
+
+  it('reads the route a router puts first, from its own routedPlan', () => {
+    const single = routedPlan({ kind: 'single', count: 1, shard: 's-2' }, 'INDEX_SCAN(by_pnr)');
+    expect(single).toBe('SINGLE_SHARD(s-2): INDEX_SCAN(by_pnr)');
+    expect(parsePlan(single)).toEqual({
+      route: { kind: 'single', shard: 's-2' },
+      steps: [{ kind: 'index', text: 'index scan · by_pnr', raw: 'INDEX_SCAN(by_pnr)' }],
+      scans: false,
+    });
+    const scatter = routedPlan(
+      { kind: 'scatter', count: 3, shard: '' },
+      'COLLECTION_SCAN + HASH_JOIN(airports) + AGGREGATE',
+    );
+    expect(scatter).toBe('SCATTER(3): COLLECTION_SCAN + HASH_JOIN(airports) + AGGREGATE');
+    const parsed = parsePlan(scatter);
+    expect(parsed.route).toEqual({ kind: 'scatter', shards: 3 });
+    expect(parsed.scans).toBe(true);
+    expect(parsed.steps.map((s) => s.kind)).toEqual(['scan', 'join', 'aggregate']);
+    expect(parsePlan('SCATTER(4): INSERT')).toMatchObject({
+      route: { kind: 'scatter', shards: 4 },
+      steps: [{ kind: 'write' }],
+    });
+    expect(routeText({ kind: 'single', shard: 's1' })).toBe('one shard: s1');
+    expect(routeText({ kind: 'scatter', shards: 3 })).toBe(
+      'scatter to 3 shards, merged by the router',
+    );
   });
 });
 

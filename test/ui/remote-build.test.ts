@@ -15,8 +15,13 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freePort, ROOT, stopAll } from '../e2e/support.js';
 import { launch, openPage, startNode, type UiNode } from './support.js';
 
-/** Inside the repository, so the copy resolves `next` and React from its node_modules. */
-const COPY = path.join(ROOT, 'test-output/admin-ui-remote');
+/**
+ * Inside the repository, so the copy resolves `next` and React from its node_modules, and
+ * bundles the checkout's docdb/client (next.config.ts finds it). Beside it `src` links to the
+ * checkout's, where the copy's tsconfig.json reads the client's types (`../src/client`).
+ */
+const COPY_PARENT = path.join(ROOT, 'test-output/admin-ui-remote');
+const COPY = path.join(COPY_PARENT, 'admin-ui');
 const SOURCES = ['app', 'components', 'lib', 'next.config.ts', 'package.json', 'tsconfig.json'];
 const BUILD_TIMEOUT_MS = 240_000;
 
@@ -59,8 +64,9 @@ beforeAll(async () => {
     orders: 5,
     args: ['--node-name', 'remote-node', '--cors-origin', origin],
   });
-  fs.rmSync(COPY, { recursive: true, force: true });
+  fs.rmSync(COPY_PARENT, { recursive: true, force: true });
   fs.mkdirSync(COPY, { recursive: true });
+  fs.symlinkSync(path.join(ROOT, 'src'), path.join(COPY_PARENT, 'src'));
   for (const name of SOURCES) {
     fs.cpSync(path.join(ROOT, 'admin-ui', name), path.join(COPY, name), { recursive: true });
   }
@@ -84,7 +90,7 @@ afterAll(async () => {
   await new Promise((resolve) => (files ? files.close(resolve) : resolve(undefined)));
   await stopAll();
   node?.cleanup();
-  fs.rmSync(COPY, { recursive: true, force: true });
+  fs.rmSync(COPY_PARENT, { recursive: true, force: true });
 });
 
 describe('the admin UI built with NEXT_PUBLIC_DOCDB_URL', () => {

@@ -4,7 +4,8 @@
  * leader; read-only and read-write each ask for confirmation and change the node; a refused
  * transition (promote on a leader) shows the node's 409 message. And the Cluster screen
  * through a real `docdb router` over two shards: each shard with its counts per collection,
- * and no Replication screen there.
+ * and no Replication screen there; the Query screen reading the router's plans (a scatter
+ * over both shards with its scan hint, and a single shard).
  */
 
 import { type ChildProcess, spawn } from 'node:child_process';
@@ -152,6 +153,25 @@ describe('the Cluster screen', () => {
     expect(await table.getByText('up').count()).toBe(2);
     expect(await page.getByRole('link', { name: 'Replication' }).count()).toBe(0);
     await screenshots(page, 'cluster');
+
+    // The Query screen reads the router's plans: where it ran, then the shard's plan.
+    await page.goto(`${url}/ui/query/`);
+    const run = async (sql: string) => {
+      await page.getByLabel('SQL statement').click();
+      await page.keyboard.press('ControlOrMeta+A');
+      await page.keyboard.press('Delete');
+      await page.keyboard.insertText(sql);
+      await page.getByRole('button', { name: 'Run' }).click();
+    };
+    const plan = page.getByRole('region', { name: 'plan' });
+    await run("SELECT * FROM orders WHERE note = 'x'");
+    await plan.getByText('scatter to 2 shards, merged by the router').waitFor();
+    await plan.getByText('collection scan (every document)').waitFor();
+    await page.getByRole('note').getByText('on every shard', { exact: false }).waitFor();
+    await screenshots(page, 'query-plan-scatter');
+    await run("SELECT * FROM orders WHERE pnr = 'C1'");
+    await plan.getByText(/^one shard: s[12]$/).waitFor();
+    expect(page.errors).toEqual([]);
   });
 });
 

@@ -4,7 +4,7 @@
  * the `after` cursor); editing with an invalid then a valid JSON (the node's refusal shown
  * inline, the list kept where it was); insert and delete; find by key; a query with its plan,
  * count and time, the hint for an unindexed WHERE, and its export; creating and dropping an
- * index; importing and exporting a file; dropping a collection after typing its name
+ * index (through DELETE /indexes/…, not SQL); importing and exporting a file; dropping a collection after typing its name
  * (X-Confirm). Each screen is screenshotted in both colour schemes.
  */
 
@@ -217,9 +217,14 @@ describe('the admin UI screens', () => {
     const indexes = (await get('/indexes/orders')).json as Array<{ name: string }>;
     expect(indexes.map((i) => i.name)).toContain('by_note');
 
+    // The drop goes through DELETE /indexes/{collection}/{name}, not SQL text.
+    const sent: string[] = [];
+    page.on('request', (r) => sent.push(`${r.method()} ${new URL(r.url()).pathname}`));
     await page.getByRole('button', { name: 'Drop by_note' }).click();
     await page.getByRole('button', { name: 'Drop index' }).click();
     await page.getByRole('status').filter({ hasText: 'Dropped index by_note' }).waitFor();
+    expect(sent).toContain('DELETE /indexes/orders/by_note');
+    expect(sent).not.toContain('POST /query');
     const after = (await get('/indexes/orders')).json as Array<{ name: string }>;
     expect(after.map((i) => i.name)).not.toContain('by_note');
   });

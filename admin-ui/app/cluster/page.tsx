@@ -9,14 +9,15 @@
 import { useEffect } from 'react';
 import { ErrorBox, formatBytes } from '@/components/bits';
 import { useSession } from '@/components/session';
-import { api } from '@/lib/api';
+import { routerStats, stats as readStats } from '@/lib/api';
 import { useLoad } from '@/lib/use-load';
 
 const REFRESH_MS = 5000;
 
 export default function ClusterPage() {
   const { health, isRouter } = useSession();
-  const stats = useLoad(() => api.stats());
+  const stats = useLoad(() => readStats());
+  const router = routerStats(stats.data);
   const { reload } = stats;
   useEffect(() => {
     const timer = setInterval(reload, REFRESH_MS);
@@ -24,7 +25,7 @@ export default function ClusterPage() {
   }, [reload]);
   if (!isRouter)
     return <p className="notice">This screen shows when the UI is served by a router.</p>;
-  const shards = stats.data?.shards ?? [];
+  const shards = router?.shards ?? [];
   const names = stats.data?.collections.map((c) => c.name) ?? [];
   return (
     <>

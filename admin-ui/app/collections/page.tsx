@@ -10,11 +10,12 @@ import Link from 'next/link';
 import { type FormEvent, useState } from 'react';
 import { ErrorBox } from '@/components/bits';
 import { useConfirm } from '@/components/confirm';
-import { api } from '@/lib/api';
+import type { Document } from 'docdb/client';
+import { client, stats as readStats } from '@/lib/api';
 import { useLoad } from '@/lib/use-load';
 
 export default function CollectionsPage() {
-  const stats = useLoad(() => api.stats());
+  const stats = useLoad(() => readStats());
   const [dialog, ask] = useConfirm();
   const [error, setError] = useState<Error | null>(null);
   const [message, setMessage] = useState('');
@@ -25,8 +26,8 @@ export default function CollectionsPage() {
     event.preventDefault();
     setError(null);
     try {
-      const doc = JSON.parse(first) as unknown;
-      const { id } = await api.insert(name.trim(), doc);
+      const doc = JSON.parse(first) as Document;
+      const { id } = await client().insert(name.trim(), doc);
       setMessage(`Created ${name.trim()} with its first document ${id}.`);
       setName('');
       await stats.reload();
@@ -55,7 +56,7 @@ export default function CollectionsPage() {
     if (!ok) return;
     setError(null);
     try {
-      await api.drop(collection);
+      await client().dropCollection(collection);
       setMessage(`Dropped ${collection}.`);
       await stats.reload();
     } catch (caught) {
@@ -91,11 +92,13 @@ export default function CollectionsPage() {
                 </td>
                 <td>{c.count.toLocaleString()}</td>
                 <td>
-                  {c.indexes?.map((i) => (
-                    <span key={i.name} className="badge" title={i.paths.join(', ')}>
-                      {i.name}
-                    </span>
-                  )) ?? '–'}
+                  {'indexes' in c
+                    ? c.indexes.map((i) => (
+                        <span key={i.name} className="badge" title={i.paths.join(', ')}>
+                          {i.name}
+                        </span>
+                      ))
+                    : '–'}
                 </td>
                 <td>
                   <button type="button" className="danger" onClick={() => drop(c.name, c.count)}>

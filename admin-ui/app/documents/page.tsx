@@ -14,7 +14,9 @@ import { CodeEditor } from '@/components/code-editor';
 import { useConfirm } from '@/components/confirm';
 import { cursorDatasource, DocGrid, type GridApi } from '@/components/grid';
 import { PlanView } from '@/components/plan-view';
-import { api, type Doc, type DocumentPage } from '@/lib/api';
+import type { ByKeyAnswer, Document as Doc } from 'docdb/client';
+import { client, idOf } from '@/lib/api';
+import { isObject } from '@/lib/import-file';
 import { columnPaths } from '@/lib/paths';
 import { useCollectionParam } from '@/lib/use-load';
 
@@ -35,7 +37,7 @@ export default function DocumentsPage() {
   const [view, setView] = useState<'table' | 'json'>('table');
   const [columns, setColumns] = useState<string[]>([]);
   const [error, setError] = useState<Error | null>(null);
-  const [found, setFound] = useState<DocumentPage | null>(null);
+  const [found, setFound] = useState<ByKeyAnswer | null>(null);
   const [editing, setEditing] = useState<Editing | null>(null);
   const [message, setMessage] = useState('');
   const [grid, setGrid] = useState<GridApi | null>(null);
@@ -47,10 +49,12 @@ export default function DocumentsPage() {
     setFound(null);
     setEditing(null);
     setError(null);
-    api.list(collection, SAMPLE_ROWS).then(
-      (page) => setColumns(columnPaths(page.documents)),
-      (caught: Error) => setError(caught),
-    );
+    client()
+      .list(collection, { limit: SAMPLE_ROWS })
+      .then(
+        (page) => setColumns(columnPaths(page.documents)),
+        (caught: Error) => setError(caught),
+      );
   }, [collection]);
 
   // biome-ignore lint/correctness/useExhaustiveDependencies: a new version (an insert or a delete) starts the cursors afresh
@@ -58,7 +62,7 @@ export default function DocumentsPage() {
     () =>
       collection
         ? cursorDatasource(
-            (limit, after) => api.list(collection, limit, after),
+            (limit, after) => client().list(collection, { limit, after }),
             PAGE_ROWS,
             setError,
           )
@@ -73,7 +77,7 @@ export default function DocumentsPage() {
   }, [grid, found]);
 
   const open = (doc: Doc) =>
-    setEditing({ id: doc._id, text: JSON.stringify(doc, null, 2), error: null });
+    setEditing({ id: idOf(doc), text: JSON.stringify(doc, null, 2), error: null });
 
   const save = async () => {
     if (!editing) return;
@@ -84,18 +88,18 @@ export default function DocumentsPage() {
       setEditing({ ...editing, error: `Not valid JSON: ${(caught as Error).message}` });
       return;
     }
-    if (typeof doc !== 'object' || doc === null || Array.isArray(doc)) {
+    if (!isObject(doc)) {
       setEditing({ ...editing, error: 'A document is a JSON object ({ … }).' });
       return;
     }
     try {
       if (editing.id) {
-        await api.replace(collection, editing.id, doc);
+        await client().replace(collection, editing.id, doc);
         setMessage(`Saved ${editing.id}.`);
         setEditing({ ...editing, error: null });
         refresh();
       } else {
-        const { id } = await api.insert(collection, doc);
+        const { id } = await client().insert(collection, doc);
         setMessage(`Inserted ${id}.`);
         setEditing({ id, text: JSON.stringify({ ...doc, _id: id }, null, 2), error: null });
         setVersion((v) => v + 1);
@@ -116,7 +120,7 @@ export default function DocumentsPage() {
     });
     if (!ok) return;
     try {
-      await api.remove(collection, id);
+      await client().delete(collection, id);
       setMessage(`Deleted ${id}.`);
       setEditing(null);
       setVersion((v) => v + 1);
@@ -247,7 +251,7 @@ function FindForm({
   onError,
 }: {
   collection: string;
-  onFound: (page: DocumentPage) => void;
+  onFound: (page: ByKeyAnswer) => void;
   onError: (error: Error | null) => void;
 }) {
   const [path, setPath] = useState('');
@@ -256,7 +260,7 @@ function FindForm({
     event.preventDefault();
     onError(null);
     try {
-      onFound(await api.byKey(collection, path.trim(), value));
+      onFound(await client().getByKey(collection, path.trim(), value));
     } catch (caught) {
       onError(caught as Error);
     }
@@ -291,7 +295,7 @@ function JsonPages({
 }: {
   collection: string;
   version: number;
-  found: DocumentPage | null;
+  found: ByKeyAnswer | null;
   onOpen: (doc: Doc) => void;
 }) {
   const [cursors, setCursors] = useState<Array<string | undefined>>([undefined]);
@@ -301,10 +305,12 @@ function JsonPages({
   useEffect(() => setCursors([undefined]), [collection, version]);
   useEffect(() => {
     if (found) return;
-    api.list(collection, PAGE_ROWS, cursors.at(-1)).then(
-      (page) => setDocs(page.documents),
-      (caught: Error) => setError(caught),
-    );
+    client()
+      .list(collection, { limit: PAGE_ROWS, after: cursors.at(-1) })
+      .then(
+        (page) => setDocs(page.documents),
+        (caught: Error) => setError(caught),
+      );
   }, [collection, cursors, found]);
   const shown = found?.documents ?? docs;
   return (
@@ -325,7 +331,7 @@ function JsonPages({
           <button
             type="button"
             disabled={docs.length < PAGE_ROWS}
-            onClick={() => setCursors([...cursors, docs.at(-1)?._id])}
+            onClick={() => setCursors([...cursors, idOf(docs.at(-1))])}
           >
             Next page
           </button>
@@ -333,8 +339,8 @@ function JsonPages({
       )}
       <ul className="json-view" aria-label="documents as JSON" style={{ listStyle: 'none' }}>
         {shown.map((doc) => (
-          <li key={doc._id}>
-            <button type="button" onClick={() => onOpen(doc)} aria-label={`open ${doc._id}`}>
+          <li key={idOf(doc)}>
+            <button type="button" onClick={() => onOpen(doc)} aria-label={`open ${idOf(doc)}`}>
               Open
             </button>
             <pre style={{ margin: '4px 0 10px' }}>{JSON.stringify(doc, null, 2)}</pre>

@@ -9,7 +9,8 @@
 import { type FormEvent, useState } from 'react';
 import { CollectionPicker, ErrorBox } from '@/components/bits';
 import { useConfirm } from '@/components/confirm';
-import { api, type IndexInfo } from '@/lib/api';
+import type { IndexInfo } from 'docdb/client';
+import { client } from '@/lib/api';
 import { useCollectionParam, useLoad } from '@/lib/use-load';
 
 function kinds(index: IndexInfo): string[] {
@@ -20,13 +21,10 @@ function kinds(index: IndexInfo): string[] {
   ];
 }
 
-/** Index names the SQL grammar takes without quotes. */
-const NAME = /^[A-Za-z_][\w]*$/;
-
 export default function IndexesPage() {
   const [collection, setCollection] = useCollectionParam();
   const indexes = useLoad(
-    () => (collection ? api.indexes(collection) : Promise.resolve([])),
+    () => (collection ? client().indexes(collection) : Promise.resolve([])),
     collection,
   );
   const [dialog, ask] = useConfirm();
@@ -54,7 +52,7 @@ export default function IndexesPage() {
       .map((p) => p.trim())
       .filter(Boolean);
     act(async () => {
-      const created = await api.createIndex({
+      const created = await client().createIndex({
         collection,
         paths: list,
         ...(name.trim() && { name: name.trim() }),
@@ -68,14 +66,6 @@ export default function IndexesPage() {
   };
 
   const drop = async (index: IndexInfo) => {
-    if (!NAME.test(index.name)) {
-      setError(
-        new Error(
-          `${index.name}: drop it with DROP INDEX "${index.name}" ON ${collection} on the Query screen`,
-        ),
-      );
-      return;
-    }
     const ok = await ask({
       title: `Drop index ${index.name}?`,
       body: (
@@ -88,14 +78,14 @@ export default function IndexesPage() {
     });
     if (ok)
       act(async () => {
-        await api.query(`DROP INDEX ${index.name} ON ${collection}`, []);
+        await client().dropIndex(collection, index.name);
         return `Dropped index ${index.name}.`;
       });
   };
 
   const rebuild = (index: IndexInfo) =>
     act(async () => {
-      await api.rebuildIndex(collection, index.name);
+      await client().rebuildIndex(collection, index.name);
       return `Rebuilt index ${index.name}.`;
     });
 

@@ -12,7 +12,8 @@ import { download, ErrorBox } from '@/components/bits';
 import { CodeEditor } from '@/components/code-editor';
 import { DocGrid } from '@/components/grid';
 import { PlanView } from '@/components/plan-view';
-import { api, type QueryResult } from '@/lib/api';
+import type { QueryAnswer } from 'docdb/client';
+import { client } from '@/lib/api';
 import { type ExportFormat, formatDocuments, MIME } from '@/lib/export-format';
 import { columnPaths } from '@/lib/paths';
 
@@ -22,7 +23,7 @@ const HISTORY_MAX = 50;
 
 interface Run {
   sql: string;
-  result: QueryResult | null;
+  result: QueryAnswer | null;
   error: string | null;
   /** Milliseconds the browser waited, next to the node's own executionMs. */
   roundTripMs: number;
@@ -69,7 +70,7 @@ export default function QueryPage() {
     remember(statement);
     const started = performance.now();
     try {
-      const result = await api.query(statement, values);
+      const result = await client().query(statement, values);
       setRun({
         sql: statement,
         result,

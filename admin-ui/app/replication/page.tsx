@@ -10,13 +10,14 @@
 import { useEffect, useState } from 'react';
 import { ErrorBox } from '@/components/bits';
 import { useConfirm } from '@/components/confirm';
-import { api, type ReplicationStatus } from '@/lib/api';
+import type { ReplicationStatus } from 'docdb/client';
+import { client } from '@/lib/api';
 import { useLoad } from '@/lib/use-load';
 
 const REFRESH_MS = 2000;
 
 export default function ReplicationPage() {
-  const status = useLoad(() => api.replication());
+  const status = useLoad(() => client().replicationStatus());
   const { reload } = status;
   const [dialog, ask] = useConfirm();
   const [error, setError] = useState<Error | null>(null);
@@ -30,13 +31,13 @@ export default function ReplicationPage() {
     return () => clearInterval(timer);
   }, [reload]);
 
-  const act = async (title: string, body: string, action: string, body2: unknown = {}) => {
+  const act = async (title: string, body: string, action: string, run: () => Promise<unknown>) => {
     const ok = await ask({ title, body: <p>{body}</p>, action });
     if (!ok) return;
     setError(null);
     setMessage('');
     try {
-      await api.replicationAction(action, body2);
+      await run();
       setMessage(`${title.replace(/\?$/, '')}: done.`);
       await reload();
     } catch (caught) {
@@ -65,6 +66,7 @@ export default function ReplicationPage() {
               'Make this node read-only?',
               'It refuses writes from now on (a planned handover starts here).',
               'read-only',
+              () => client().readOnly(),
             )
           }
         >
@@ -72,7 +74,11 @@ export default function ReplicationPage() {
         </button>
         <button
           type="button"
-          onClick={() => act('Take writes again?', 'The node accepts writes again.', 'read-write')}
+          onClick={() =>
+            act('Take writes again?', 'The node accepts writes again.', 'read-write', () =>
+              client().readWrite(),
+            )
+          }
         >
           Read-write
         </button>
@@ -95,9 +101,7 @@ export default function ReplicationPage() {
               'Promote this follower?',
               `It becomes the leader of the next term, listening for followers on ${promotePort}.`,
               'promote',
-              {
-                port: Number(promotePort),
-              },
+              () => client().promote({ port: Number(promotePort) }),
             )
           }
         >
@@ -131,10 +135,11 @@ export default function ReplicationPage() {
               'Enable auto-failover?',
               `This follower promotes itself once its leader has been silent ${silence} s.`,
               'auto-failover/enable',
-              {
-                silenceSeconds: Number(silence),
-                newLeaderPort: Number(newLeaderPort),
-              },
+              () =>
+                client().enableAutoFailover({
+                  silenceSeconds: Number(silence),
+                  newLeaderPort: Number(newLeaderPort),
+                }),
             )
           }
         >
@@ -147,6 +152,7 @@ export default function ReplicationPage() {
               'Disable auto-failover?',
               'The follower stops watching its leader.',
               'auto-failover/disable',
+              () => client().disableAutoFailover(),
             )
           }
         >

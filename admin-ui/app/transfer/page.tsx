@@ -11,7 +11,8 @@
 
 import { type FormEvent, useState } from 'react';
 import { CollectionPicker, download, ErrorBox } from '@/components/bits';
-import { api, type Doc } from '@/lib/api';
+import type { Document as Doc } from 'docdb/client';
+import { client, idOf, stats as readStats } from '@/lib/api';
 import { documentOf, firstCharacter, ndjsonLines, parseImport } from '@/lib/import-file';
 import { useCollectionParam } from '@/lib/use-load';
 
@@ -44,19 +45,19 @@ export default function TransferPage() {
     setError(null);
     setMessage('');
     try {
-      const stats = await api.stats();
+      const stats = await readStats();
       const total = stats.collections.find((c) => c.name === collection)?.count ?? 0;
       const parts: string[] = [];
       let after: string | undefined;
       let done = 0;
       setProgress({ done, total, label: `Exporting ${collection}` });
       for (;;) {
-        const { documents } = await api.list(collection, CHUNK_DOCS, after);
+        const { documents } = await client().list(collection, { limit: CHUNK_DOCS, after });
         for (const doc of documents) parts.push(JSON.stringify(doc));
         done += documents.length;
         setProgress({ done, total: Math.max(total, done), label: `Exporting ${collection}` });
         if (documents.length < CHUNK_DOCS) break;
-        after = (documents.at(-1) as Doc)._id;
+        after = idOf(documents.at(-1));
       }
       // The pieces go to the browser as they are (a Blob of parts, never one joined string).
       const pieces =
@@ -104,14 +105,14 @@ export default function TransferPage() {
         }
         setProgress({ done: 0, total, label: `Importing into ${into} (atomic)` });
         // One request: all or nothing. It is at most BULK_DOCUMENTS_MAX documents.
-        const docs: unknown[] = [];
+        const docs: Doc[] = [];
         const lines: number[] = [];
         for await (const batch of source.batches(BULK_DOCUMENTS_MAX)) {
           docs.push(...batch.docs);
           lines.push(...batch.lines);
         }
         try {
-          const result = await api.bulk(into, docs, true);
+          const result = await client().bulk(into, docs, { atomic: true });
           setProgress({ done: total, total, label: 'Imported' });
           setMessage(`Imported ${result.ids.length} documents into ${into}.`);
         } catch (caught) {
@@ -131,7 +132,7 @@ export default function TransferPage() {
         const errors: Array<{ line: number; error: string }> = [];
         for await (const batch of source.batches(CHUNK_DOCS)) {
           setProgress({ done, total, label: `Importing into ${into}` });
-          const result = await api.bulk(into, batch.docs, false);
+          const result = await client().bulk(into, batch.docs);
           stored += result.ids.length;
           for (const e of result.errors) {
             errors.push({ line: batch.lines[e.index] ?? done + e.index + 1, error: e.error });
@@ -247,7 +248,7 @@ export default function TransferPage() {
 interface Source {
   count: number;
   errors: Array<{ line: number; error: string }>;
-  batches(size: number): AsyncGenerator<{ docs: unknown[]; lines: number[] }>;
+  batches(size: number): AsyncGenerator<{ docs: Doc[]; lines: number[] }>;
 }
 
 /** Checks a file line by line (NDJSON, streamed) or whole (a JSON array). */
@@ -281,7 +282,7 @@ async function readSource(file: File, onBytes: (bytes: number) => void): Promise
     count,
     errors,
     async *batches(size) {
-      let docs: unknown[] = [];
+      let docs: Doc[] = [];
       let lines: number[] = [];
       for await (const { line, text } of ndjsonLines(file)) {
         const read = documentOf(text);

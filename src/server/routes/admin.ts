@@ -1,8 +1,8 @@
 /**
  * Admin endpoints (flush, checkpoint, compact, rebuilds, backup), which take no body, and
  * POST /seed, whose body is optional; each accepts an empty body sent as JSON (json-body.ts).
- * A node answers them from its database; a router registers the same routes over its shards
- * (AdminHandlers), all but the backup, which is of one node's file.
+ * A node answers them from its database and a router over its shards (NodeApi), all but the
+ * backup, which is of one node's file.
  */
 
 import * as fs from 'node:fs';
@@ -14,11 +14,10 @@ import {
   type Database,
   packBackup,
   SEED_COUNT_MAX,
-  seedOrders,
   takeBackup,
 } from '../../engine/index.js';
 import { NO_BODY, OPTIONAL_BODY } from '../json-body.js';
-import type { RouteContext } from '../route-context.js';
+import type { ApiContext, RouteContext } from '../route-context.js';
 import { FLAG, flag } from './query-string.js';
 
 const collectionParam = {
@@ -27,55 +26,18 @@ const collectionParam = {
   properties: { collection: { type: 'string' } },
 } as const;
 
-/** What the admin routes and POST /seed do, on a node's database or a router's shards. */
-export interface AdminHandlers {
-  flush(): Promise<unknown>;
-  checkpoint(): Promise<unknown>;
-  compact(collection: string): Promise<unknown>;
-  rebuildIndexes(collection: string): Promise<unknown>;
-  rebuildIndex(collection: string, indexName: string): Promise<unknown>;
-  seed(orders: number | undefined, seed: number | undefined): Promise<unknown>;
-}
-
-/** The admin routes of a node, over its database. */
-function nodeAdmin(db: Database): AdminHandlers {
-  return {
-    flush: async () => ({ flushed: true, ...(await db.flush()) }),
-    checkpoint: async () => ({ checkpointed: true, ...(await db.checkpoint()) }),
-    compact: (collection) => db.compact(collection),
-    rebuildIndexes: async (name) => {
-      const collection = db.requireCollection(name);
-      return { collection: collection.name, rebuilt: await collection.rebuildIndexes() };
-    },
-    rebuildIndex: async (name, indexName) => {
-      const collection = db.requireCollection(name);
-      return { collection: collection.name, rebuilt: await collection.rebuildIndex(indexName) };
-    },
-    seed: (orders, seed) =>
-      seedOrders(db, {
-        ...(orders !== undefined && { count: orders }),
-        ...(seed !== undefined && { seed }),
-      }),
-  };
-}
-
-export function registerAdminRoutes(app: FastifyInstance, { db }: RouteContext): void {
-  registerSharedAdminRoutes(app, nodeAdmin(db));
-  registerBackupRoute(app, db);
-}
-
-/** Flush, checkpoint, compact, the rebuilds and POST /seed, answered by `admin`. */
-export function registerSharedAdminRoutes(app: FastifyInstance, admin: AdminHandlers): void {
+/** Flush, checkpoint, compact, the rebuilds and POST /seed, on a node or a router alike. */
+export function registerAdminRoutes(app: FastifyInstance, { api }: ApiContext): void {
   app.post(
     '/admin/flush',
     { ...NO_BODY, schema: { summary: 'Make every committed write durable now' } },
-    () => admin.flush(),
+    () => api().flush(),
   );
 
   app.post(
     '/admin/checkpoint',
     { ...NO_BODY, schema: { summary: 'Flush, then trim the change log to its retention bound' } },
-    () => admin.checkpoint(),
+    () => api().checkpoint(),
   );
 
   app.post<{ Params: { collection: string } }>(
@@ -87,7 +49,7 @@ export function registerSharedAdminRoutes(app: FastifyInstance, admin: AdminHand
         params: collectionParam,
       },
     },
-    (request) => admin.compact(request.params.collection),
+    (request) => api().compact(request.params.collection),
   );
 
   app.post<{ Params: { collection: string } }>(
@@ -96,7 +58,7 @@ export function registerSharedAdminRoutes(app: FastifyInstance, admin: AdminHand
       ...NO_BODY,
       schema: { summary: 'Rebuild every index of a collection', params: collectionParam },
     },
-    (request) => admin.rebuildIndexes(request.params.collection),
+    (request) => api().rebuildIndexes(request.params.collection),
   );
 
   app.post<{ Params: { collection: string; indexName: string } }>(
@@ -112,7 +74,7 @@ export function registerSharedAdminRoutes(app: FastifyInstance, admin: AdminHand
         },
       },
     },
-    (request) => admin.rebuildIndex(request.params.collection, request.params.indexName),
+    (request) => api().rebuildIndex(request.params.collection, request.params.indexName),
   );
 
   app.post<{ Body: { orders?: number; seed?: number } }>(
@@ -132,12 +94,12 @@ export function registerSharedAdminRoutes(app: FastifyInstance, admin: AdminHand
         },
       },
     },
-    (request) => admin.seed(request.body?.orders, request.body?.seed),
+    (request) => api().seed(request.body?.orders, request.body?.seed),
   );
 }
 
-/** POST /admin/backup: a node's own file, streamed. */
-function registerBackupRoute(app: FastifyInstance, db: Database): void {
+/** POST /admin/backup: a node's own file, streamed (a router has no file of its own). */
+export function registerBackupRoute(app: FastifyInstance, { db }: RouteContext): void {
   app.post<{ Querystring: { withLog?: string; compact?: string } }>(
     '/admin/backup',
     {

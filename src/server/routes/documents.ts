@@ -1,33 +1,24 @@
 /**
  * Document endpoints under /collections/{name}: insert, bulk insert, list, lookups by a
- * business key (`/by/{field}/{value}`) and by internal `_id`, replace, delete and drop.
- * Bodies follow DESIGN §5. A by-key value is text, so it matches the string and also the
- * number, boolean or null the text spells (`/by/age/30` finds 30 and "30").
+ * business key (`/by/{field}/{value}`) and by internal `_id`, replace, delete and drop, over
+ * a node's database or a router alike (NodeApi). Bodies follow DESIGN §5. A by-key value is
+ * text, so it matches the string and also the number, boolean or null the text spells
+ * (`/by/age/30` finds 30 and "30").
  */
 
 import type { FastifyInstance } from 'fastify';
-import type { Collection, Database, WriteCondition } from '../../engine/index.js';
-import { DbError } from '../../errors/index.js';
-import {
-  formatId,
-  keyTextValues,
-  LIST_LIMIT_DEFAULT,
-  LIST_LIMIT_MAX,
-  parseId,
-} from '../../util/index.js';
+import { DbError, documentNotFound } from '../../errors/index.js';
+import type { WriteCondition } from '../../types/index.js';
+import { LIST_LIMIT_DEFAULT, LIST_LIMIT_MAX, normalizeCollectionName } from '../../util/index.js';
 import { NO_BODY } from '../json-body.js';
-import type { RouteContext } from '../route-context.js';
+import type { ApiContext } from '../route-context.js';
 import { COUNT, count, FLAG, flag } from './query-string.js';
-
-type Doc = Record<string, unknown>;
 
 /**
  * The condition of an `If-Match` header: one entity tag as a GET's `ETag` gave it (`"tag"`,
  * a weak `W/"tag"` compared the same), or `*` (the document must exist, as it must anyway).
  */
-export function writeCondition(
-  headers: Record<string, string | string[] | undefined>,
-): WriteCondition {
+function writeCondition(headers: Record<string, string | string[] | undefined>): WriteCondition {
   const header = headers['if-match'];
   if (header === undefined) return {};
   const text = (Array.isArray(header) ? header.join(',') : header).trim();
@@ -60,38 +51,20 @@ const keyParams = {
   properties: { name: { type: 'string' }, field: { type: 'string' }, value: { type: 'string' } },
 } as const;
 
-/** The values a by-key path text stands for: the string, and the scalar it spells. */
-export const keyValues = keyTextValues;
-
-/**
- * Documents whose `field` equals any value `text` stands for, each once, in `_id` order, and
- * the plan string of what ran (the planner's, as for SQL).
- */
-export function findByKey(
-  collection: Collection,
-  field: string,
-  text: string,
-): { documents: Doc[]; plan: string } {
-  return collection.findAny(field, keyValues(text));
-}
-
 /** True when a confirmation header says true, in any case, spaces around it ignored. */
-export function confirmed(header: string | string[] | undefined): boolean {
+function confirmed(header: string | string[] | undefined): boolean {
   return typeof header === 'string' && header.trim().toLowerCase() === 'true';
 }
 
-function existing(db: Database, name: string): Collection {
-  return db.requireCollection(name);
-}
-
-export function registerDocumentRoutes(app: FastifyInstance, { db }: RouteContext): void {
+export function registerDocumentRoutes(app: FastifyInstance, { api }: ApiContext): void {
   app.post<{ Params: { name: string }; Body: unknown }>(
     '/collections/:name',
     { schema: { summary: 'Insert one document', params: nameParam } },
     async (request, reply) => {
-      const collection = db.collection(request.params.name);
-      const id = await collection.insert(request.body);
-      reply.status(201).header('Location', `/collections/${collection.name}/${id}`);
+      const { id } = await api().insert(request.params.name, request.body);
+      reply
+        .status(201)
+        .header('Location', `/collections/${normalizeCollectionName(request.params.name)}/${id}`);
       return { id };
     },
   );
@@ -113,24 +86,11 @@ export function registerDocumentRoutes(app: FastifyInstance, { db }: RouteContex
         },
       },
     },
-    async (request, reply) => {
-      const atomic = flag(request.query.atomic);
-      const skipIndexes = flag(request.query.skipIndexes);
-      const collection = db.collection(request.params.name);
-      const result = await collection.insertMany(request.body, { atomic, skipIndexes });
-      const firstError = result.errors[0];
-      if (atomic && firstError) {
-        // All-or-nothing failed: the status of the first failure, and the per-item report.
-        const failed = new DbError(firstError.code as DbError['code'], firstError.error);
-        reply.status(failed.status);
-        return {
-          ...result,
-          error: `atomic bulk insert rejected ${result.errors.length} of ${request.body.length} documents; nothing was inserted`,
-          code: failed.code,
-        };
-      }
-      return result;
-    },
+    async (request) =>
+      api().bulk(request.params.name, request.body, {
+        atomic: flag(request.query.atomic),
+        skipIndexes: flag(request.query.skipIndexes),
+      }),
   );
 
   app.get<{ Params: { name: string }; Querystring: { limit?: string; after?: string } }>(
@@ -149,7 +109,6 @@ export function registerDocumentRoutes(app: FastifyInstance, { db }: RouteContex
       },
     },
     async (request) => {
-      const collection = existing(db, request.params.name);
       const limit = count(request.query.limit, LIST_LIMIT_DEFAULT);
       if (limit > LIST_LIMIT_MAX) {
         throw new DbError(
@@ -157,11 +116,8 @@ export function registerDocumentRoutes(app: FastifyInstance, { db }: RouteContex
           `querystring field 'limit' must be <= ${LIST_LIMIT_MAX}; got ${limit}`,
         );
       }
-      const documents = collection.list({
-        limit,
-        ...(request.query.after !== undefined && { after: request.query.after }),
-      });
-      return { documents, count: documents.length };
+      const { after } = request.query;
+      return api().list(request.params.name, { limit, ...(after !== undefined && { after }) });
     },
   );
 
@@ -170,8 +126,7 @@ export function registerDocumentRoutes(app: FastifyInstance, { db }: RouteContex
     { schema: { summary: 'Documents whose field equals the value', params: keyParams } },
     async (request) => {
       const { name, field, value } = request.params;
-      const { documents, plan } = findByKey(existing(db, name), field, value);
-      return { documents, count: documents.length, plan };
+      return api().getByKey(name, field, value);
     },
   );
 
@@ -185,24 +140,7 @@ export function registerDocumentRoutes(app: FastifyInstance, { db }: RouteContex
     },
     async (request) => {
       const { name, field, value } = request.params;
-      const collection = existing(db, name);
-      const { documents } = findByKey(collection, field, value);
-      if (documents.length === 0) {
-        throw new DbError(
-          'ERR_DOCUMENT_NOT_FOUND',
-          `no document in ${collection.name} has ${field} = ${value}`,
-        );
-      }
-      if (documents.length > 1) {
-        throw new DbError(
-          'ERR_AMBIGUOUS_MATCH',
-          `${documents.length} documents in ${collection.name} have ${field} = ${value}; replace one by its _id instead`,
-          { matched: documents.length },
-        );
-      }
-      const id = String((documents[0] as Doc)._id);
-      await collection.replace(id, withoutId(request.body, id), writeCondition(request.headers));
-      return { id, matched: 1 };
+      return api().replaceByKey(name, field, value, request.body, writeCondition(request.headers));
     },
   );
 
@@ -214,10 +152,7 @@ export function registerDocumentRoutes(app: FastifyInstance, { db }: RouteContex
     },
     async (request) => {
       const { name, field, value } = request.params;
-      const collection = existing(db, name);
-      const { documents } = findByKey(collection, field, value);
-      const deleted = await collection.deleteMany(documents.map((d) => String(d._id)));
-      return { deleted };
+      return api().deleteByKey(name, field, value);
     },
   );
 
@@ -226,14 +161,9 @@ export function registerDocumentRoutes(app: FastifyInstance, { db }: RouteContex
     { schema: { summary: 'The document with this _id', params: idParams } },
     async (request, reply) => {
       const { name, id } = request.params;
-      const collection = existing(db, name);
-      const found = await collection.getTagged(id);
-      if (!found)
-        throw new DbError(
-          'ERR_DOCUMENT_NOT_FOUND',
-          `no document with _id ${id} in ${collection.name}`,
-        );
-      reply.header('etag', `"${found.tag}"`);
+      const found = await api().getTagged(name, id);
+      if (!found) throw documentNotFound(normalizeCollectionName(name), id);
+      if (found.tag !== undefined) reply.header('etag', `"${found.tag}"`);
       return found.doc;
     },
   );
@@ -245,9 +175,7 @@ export function registerDocumentRoutes(app: FastifyInstance, { db }: RouteContex
     },
     async (request) => {
       const { name, id } = request.params;
-      const collection = existing(db, name);
-      await collection.replace(id, withoutId(request.body, id), writeCondition(request.headers));
-      return { id: formatId(parseId(id) as Buffer) };
+      return api().replace(name, id, request.body, writeCondition(request.headers));
     },
   );
 
@@ -256,14 +184,7 @@ export function registerDocumentRoutes(app: FastifyInstance, { db }: RouteContex
     { ...NO_BODY, schema: { summary: 'Delete the document with this _id', params: idParams } },
     async (request) => {
       const { name, id } = request.params;
-      const collection = existing(db, name);
-      if (!(await collection.delete(id, writeCondition(request.headers)))) {
-        throw new DbError(
-          'ERR_DOCUMENT_NOT_FOUND',
-          `no document with _id ${id} in ${collection.name}`,
-        );
-      }
-      return { deleted: 1 };
+      return api().delete(name, id, writeCondition(request.headers));
     },
   );
 
@@ -283,29 +204,7 @@ export function registerDocumentRoutes(app: FastifyInstance, { db }: RouteContex
           'dropping a collection deletes every document in it; send the header X-Confirm: true to confirm',
         );
       }
-      const collection = existing(db, request.params.name);
-      await collection.drop();
-      return { dropped: collection.name };
+      return api().dropCollection(request.params.name);
     },
   );
-}
-
-/**
- * A replacement body keeps the stored `_id`: a body `_id` must match it (any case or the
- * undashed form) and is dropped before the replace.
- */
-function withoutId(body: unknown, id: string): unknown {
-  if (body === null || typeof body !== 'object' || Array.isArray(body) || !('_id' in body))
-    return body;
-  const { _id, ...rest } = body as Doc;
-  const same =
-    typeof _id === 'string' &&
-    _id.replaceAll('-', '').toLowerCase() === id.replaceAll('-', '').toLowerCase();
-  if (!same) {
-    throw new DbError(
-      'ERR_DOCUMENT_ID_INVALID',
-      `the body's _id ${JSON.stringify(_id)} differs from ${id}; _id cannot change`,
-    );
-  }
-  return rest;
 }

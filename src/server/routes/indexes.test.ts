@@ -1,5 +1,5 @@
 /**
- * Proves GET /indexes/{collection} and POST /index through `app.inject()` on a real database:
+ * Proves GET /indexes/{collection}, POST /index and DELETE /indexes/{collection}/{name} through `app.inject()` on a real database:
  * the index description, generated and given names, composite (`paths`), unique and multikey
  * (`[*]`) indexes built from existing documents and used by queries, the 400/404/409 answers
  * for bad definitions, and the index limits (count per collection, paths per index, name and
@@ -188,6 +188,36 @@ describe('POST /index', () => {
       expect(answer.body.code, JSON.stringify(body)).toBe(code);
     }
     expect((await h.request({ url: '/indexes/orders.eu' })).body).toEqual([]);
+  });
+});
+
+describe('DELETE /indexes/{collection}/{name}', () => {
+  it('drops the index in any letter case: 200 with the collection and the name, queries scan', async () => {
+    await createIndex({ collection: 'orders.eu', path: 'status', name: 'ByStatus' });
+    const answer = await h.request({ method: 'DELETE', url: '/indexes/ORDERS.EU/bystatus' });
+    expect(answer.status).toBe(200);
+    expect(answer.body).toEqual({ collection: 'orders.eu', dropped: 'ByStatus' });
+    expect((await h.request({ url: '/indexes/orders.eu' })).body).toEqual([]);
+    expect(await plan("SELECT * FROM orders.eu WHERE status = 'ok'")).toEqual({
+      plan: 'COLLECTION_SCAN',
+      count: 2,
+    });
+  });
+
+  it('answers 404 for an unknown index or collection, with the codes SQL DROP INDEX gives', async () => {
+    const index = await h.request({ method: 'DELETE', url: '/indexes/orders.eu/nope' });
+    expect(index.status).toBe(404);
+    expect(index.body).toMatchObject({ code: 'ERR_INDEX_NOT_FOUND', index: 'nope' });
+    const sql = await h.request({
+      method: 'POST',
+      url: '/query',
+      json: { sql: 'DROP INDEX nope ON orders.eu' },
+    });
+    expect(sql.body.error).toBe(index.body.error);
+    const collection = await h.request({ method: 'DELETE', url: '/indexes/later/i' });
+    expect(collection.status).toBe(404);
+    expect(collection.body.code).toBe('ERR_COLLECTION_NOT_FOUND');
+    expect((await h.request({ url: '/collections' })).body).not.toContain('later');
   });
 });
 

@@ -1,18 +1,14 @@
-/** GET /indexes/{collection} and POST /index. */
+/**
+ * GET /indexes/{collection}, POST /index and DELETE /indexes/{collection}/{name}, over a
+ * node's database or a router alike.
+ */
 
 import type { FastifyInstance } from 'fastify';
-import type { RouteContext } from '../route-context.js';
+import type { IndexRequest } from '../../types/index.js';
+import type { ApiContext } from '../route-context.js';
 
-interface IndexBody {
-  collection: string;
-  path?: string;
-  paths?: string[];
-  name?: string;
-  unique?: boolean;
-}
-
-/** The body of POST /index, as a node and a router take it. */
-export const INDEX_BODY = {
+/** The body of POST /index. */
+const INDEX_BODY = {
   type: 'object',
   required: ['collection'],
   properties: {
@@ -26,7 +22,7 @@ export const INDEX_BODY = {
   additionalProperties: false,
 } as const;
 
-export function registerIndexRoutes(app: FastifyInstance, { db }: RouteContext): void {
+export function registerIndexRoutes(app: FastifyInstance, { api }: ApiContext): void {
   app.get<{ Params: { collection: string } }>(
     '/indexes/:collection',
     {
@@ -39,10 +35,10 @@ export function registerIndexRoutes(app: FastifyInstance, { db }: RouteContext):
         },
       },
     },
-    async (request) => db.requireCollection(request.params.collection).listIndexes(),
+    async (request) => api().indexes(request.params.collection),
   );
 
-  app.post<{ Body: IndexBody }>(
+  app.post<{ Body: IndexRequest }>(
     '/index',
     {
       schema: {
@@ -51,13 +47,25 @@ export function registerIndexRoutes(app: FastifyInstance, { db }: RouteContext):
       },
     },
     async (request, reply) => {
-      const { collection, path, paths, name, unique } = request.body;
       // Like SQL's CREATE INDEX: the collection must exist (404 naming the known ones).
-      const created = await db
-        .requireCollection(collection)
-        .createIndex({ paths: paths ?? [path as string], name, unique });
+      const created = await api().createIndex(request.body);
       reply.status(201);
-      return { collection: db.collection(collection).name, ...created };
+      return created;
     },
+  );
+
+  app.delete<{ Params: { collection: string; name: string } }>(
+    '/indexes/:collection/:name',
+    {
+      schema: {
+        summary: 'Drop an index (as SQL DROP INDEX); its documents stay',
+        params: {
+          type: 'object',
+          required: ['collection', 'name'],
+          properties: { collection: { type: 'string' }, name: { type: 'string' } },
+        },
+      },
+    },
+    async (request) => api().dropIndex(request.params.collection, request.params.name),
   );
 }

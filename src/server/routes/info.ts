@@ -1,33 +1,23 @@
-/** GET /health (public), GET /stats, GET /collections and GET /metrics. */
+/** GET /health (public), GET /stats, GET /collections and GET /metrics, on a node or a router. */
 
 import type { FastifyInstance } from 'fastify';
-import type { RouteContext } from '../route-context.js';
+import type { ApiContext } from '../route-context.js';
 
-export function registerInfoRoutes(
-  app: FastifyInstance,
-  { db, status, metrics, version }: RouteContext,
-): void {
+export function registerInfoRoutes(app: FastifyInstance, { api, metrics }: ApiContext): void {
   app.get(
     '/health',
     { schema: { summary: 'Liveness: node, version, read-only flag, uptime (public)' } },
-    async () => ({
-      status: 'ok',
-      node: status.name,
-      version,
-      readOnly: status.readOnly,
-      role: status.role,
-      uptimeSeconds: Math.floor((Date.now() - status.startedAtMs) / 1000),
-    }),
+    async () => api().health(),
   );
 
   app.get(
     '/stats',
     { schema: { summary: 'File size, pages, per-collection counts, every index' } },
-    async () => db.stats(),
+    async () => api().stats(),
   );
 
   app.get('/collections', { schema: { summary: 'Names of every collection' } }, async () =>
-    db.listCollections(),
+    api().collections(),
   );
 
   app.get('/metrics', { schema: { summary: 'Prometheus metrics' } }, async (_request, reply) => {

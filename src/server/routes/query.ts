@@ -10,9 +10,9 @@
 
 import { Readable } from 'node:stream';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import type { QueryMeta, ShardQueryOptions } from '../../engine/index.js';
 import { isDbError } from '../../errors/index.js';
-import type { RouteContext } from '../route-context.js';
+import type { QueryMeta, ShardQueryOptions } from '../../types/index.js';
+import type { ApiContext } from '../route-context.js';
 import { FLAG, flag } from './query-string.js';
 
 interface QueryBody {
@@ -22,22 +22,14 @@ interface QueryBody {
   shard?: ShardQueryOptions;
 }
 
-/** The body of POST /query as a node and a router take it (a node also takes `shard`). */
-export const QUERY_BODY_PROPERTIES = {
-  sql: { type: 'string', minLength: 1 },
-  params: { type: 'array' },
-} as const;
-
-/** POST /query's query string: `stream=true` asks for NDJSON. */
-export const QUERY_STRING = { type: 'object', properties: { stream: FLAG } } as const;
-
 const schema = {
   summary: 'Run one SQL statement',
   body: {
     type: 'object',
     required: ['sql'],
     properties: {
-      ...QUERY_BODY_PROPERTIES,
+      sql: { type: 'string', minLength: 1 },
+      params: { type: 'array' },
       shard: {
         type: 'object',
         properties: {
@@ -49,7 +41,8 @@ const schema = {
     },
     additionalProperties: false,
   },
-  querystring: QUERY_STRING,
+  // `stream=true` asks for NDJSON.
+  querystring: { type: 'object', properties: { stream: FLAG } },
 } as const;
 
 const NDJSON_CHUNK_CHARS = 64 * 1024;
@@ -59,7 +52,7 @@ const NDJSON_CHUNK_CHARS = 64 * 1024;
  * case, as they go on the wire: Fastify lowercases every name it is given, and a name that
  * changes makes a new string to hash on every request.
  */
-export function setMetaHeaders(reply: FastifyReply, meta: QueryMeta): void {
+function setMetaHeaders(reply: FastifyReply, meta: QueryMeta): void {
   reply.header('x-docdb-plan', meta.plan);
   reply.header('x-docdb-count', String(meta.count));
   reply.header('x-docdb-executionms', meta.executionMs.toFixed(3));
@@ -71,7 +64,7 @@ export function setMetaHeaders(reply: FastifyReply, meta: QueryMeta): void {
  * else `NONE`; count 0; and the time since the request reached the route. It runs only on
  * errors (a route-level onError hook), before the error handler writes the body.
  */
-export function setErrorMetaHeaders(
+function setErrorMetaHeaders(
   request: FastifyRequest,
   reply: FastifyReply,
   error: unknown,
@@ -92,7 +85,7 @@ export function setErrorMetaHeaders(
  * stream write per row would cost more than encoding it; backpressure still holds between
  * chunks). A node and a router both answer streamed queries through it.
  */
-export function sendNdjson(
+function sendNdjson(
   request: FastifyRequest,
   reply: FastifyReply,
   meta: QueryMeta,
@@ -121,21 +114,22 @@ export function sendNdjson(
   return reply.send(Readable.from(lines));
 }
 
-export function registerQueryRoutes(app: FastifyInstance, { db, metrics }: RouteContext): void {
+export function registerQueryRoutes(app: FastifyInstance, { api, metrics }: ApiContext): void {
   app.post<{ Body: QueryBody; Querystring: { stream?: string } }>(
     '/query',
     { schema, onError: setErrorMetaHeaders },
     async (request, reply) => {
-      const { sql, params = [], shard = {} } = request.body;
+      const { sql, params = [], shard } = request.body;
+      const options = shard === undefined ? {} : { shard };
       const accept = request.headers.accept ?? '';
       const streaming = flag(request.query.stream) || accept.includes('application/x-ndjson');
       if (!streaming) {
-        const result = await db.query(sql, params, shard);
+        const result = await api().query(sql, params, options);
         setMetaHeaders(reply, result);
         metrics.countPlan(result.plan);
         return result;
       }
-      const stream = db.queryStream(sql, params, shard);
+      const stream = api().queryStream(sql, params, options);
       const first = await stream.next();
       const meta = first.value as QueryMeta;
       setMetaHeaders(reply, meta);

@@ -14,9 +14,9 @@ import {
   collectionNotFound,
   normalizeCollectionName,
   NOTHING_STORED,
-  type Store,
   type StoredDocument,
   type StoreReader,
+  type StoreWriter,
 } from '../../storage/index.js';
 import { parsePath } from '../../util/index.js';
 import type {
@@ -53,7 +53,7 @@ function withNothingStored(message: string): string {
 
 /** INSERT: one document, a JSON array of documents, or `?` holding either; all or nothing. */
 export async function runInsert(
-  store: Store,
+  writer: StoreWriter,
   statement: InsertStatement,
   params: readonly unknown[],
 ): Promise<WriteOutcome> {
@@ -80,7 +80,7 @@ export async function runInsert(
   };
   const checked = docs.map((doc, i) => numbered(i, () => checkDocument(doc)));
   // Encoded in the write, from the objects as they are then (see engine/collection.ts).
-  const result: BulkResult = await store.write((txn) =>
+  const result: BulkResult = await writer.write((txn) =>
     txn.insertDocuments(
       collection,
       checked.map(({ body, id }, i) => numbered(i, () => txn.prepareDocument(body, id))),
@@ -166,14 +166,15 @@ function cannotSet(ref: PathRef, step: number): DbError {
 
 /** UPDATE … SET path = value [, …] [WHERE …]: every matching document, atomically. */
 export async function runUpdate(
-  store: Store,
+  store: StoreReader,
+  writer: StoreWriter,
   statement: UpdateStatement,
   params: readonly unknown[],
 ): Promise<WriteOutcome> {
   const name = normalizeCollectionName(statement.collection);
   const values = statement.assignments.map((a) => resolveValue(a.value, params));
   requireDef(store, name);
-  return store.write((txn) => {
+  return writer.write((txn) => {
     const def = requireDef(txn, name);
     const { plan, rows } = matchingIds(txn, def, statement, params);
     for (const row of rows) {
@@ -190,13 +191,14 @@ export async function runUpdate(
 
 /** DELETE FROM … [WHERE …]: every matching document (all of them without WHERE). */
 export async function runDelete(
-  store: Store,
+  store: StoreReader,
+  writer: StoreWriter,
   statement: DeleteStatement,
   params: readonly unknown[],
 ): Promise<WriteOutcome> {
   const name = normalizeCollectionName(statement.collection);
   requireDef(store, name);
-  return store.write((txn) => {
+  return writer.write((txn) => {
     const def = requireDef(txn, name);
     const { plan, rows } = matchingIds(txn, def, statement, params);
     for (const row of rows) txn.deleteDocument(name, row.id);
@@ -206,7 +208,8 @@ export async function runDelete(
 
 /** CREATE [UNIQUE] INDEX name ON collection (paths). The collection must exist. */
 export async function runCreateIndex(
-  store: Store,
+  store: StoreReader,
+  writer: StoreWriter,
   statement: CreateIndexStatement,
 ): Promise<WriteOutcome> {
   const name = normalizeCollectionName(statement.collection);
@@ -216,17 +219,18 @@ export async function runCreateIndex(
     name: statement.name,
     unique: statement.unique,
   });
-  await store.write((txn) => txn.createIndex(name, spec));
+  await writer.write((txn) => txn.createIndex(name, spec));
   return { plan: 'CREATE INDEX', affected: 0 };
 }
 
 /** DROP INDEX name ON collection. */
 export async function runDropIndex(
-  store: Store,
+  store: StoreReader,
+  writer: StoreWriter,
   statement: DropIndexStatement,
 ): Promise<WriteOutcome> {
   const name = normalizeCollectionName(statement.collection);
   requireDef(store, name);
-  await store.write((txn) => txn.dropIndex(name, statement.name));
+  await writer.write((txn) => txn.dropIndex(name, statement.name));
   return { plan: 'DROP INDEX', affected: 0 };
 }

@@ -14,6 +14,7 @@
 
 import { Packr } from 'msgpackr';
 import { DbError } from '../../errors/index.js';
+import { SHARED_STRUCTURES_MAX } from '../../util/index.js';
 import { type FieldSelection, PartialReader, type Structure } from './partial-decode.js';
 
 const plain = new Packr({ useRecords: false, mapsAsObjects: true, int64AsType: 'number' });
@@ -46,9 +47,6 @@ function decoding<T>(decode: () => T): T {
 export function decodeValue<T = unknown>(bytes: Uint8Array): T {
   return decoding(() => plain.unpack(bytes) as T);
 }
-
-/** Most shared structures per file; later shapes are written with inline structures. */
-export const SHARED_STRUCTURES_MAX = 1024;
 
 export type { Structure };
 

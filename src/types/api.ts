@@ -1,0 +1,239 @@
+/**
+ * The REST surface said once (docs/rest.md): `NodeApi`, what a node answers, and the bodies
+ * of its answers. The embedded `Database`, the cluster's `Router` and the HTTP `DocdbClient`
+ * implement it, and the server's route plugins serve any implementation, so a router answers
+ * as a node does and a client cannot tell them apart.
+ */
+
+import type { BulkResult, Document, SeedResult } from './documents.js';
+import type { HealthBody } from './node.js';
+import type { QueryMeta, QueryResult, ShardQueryOptions } from './query.js';
+import type { ReplicationStatus } from './replication.js';
+import type {
+  CheckpointResult,
+  CompactResult,
+  IndexInfo,
+  RouterStats,
+  StoreStats,
+} from './stats.js';
+
+/** An answer the embedded database may give at once; callers await it either way. */
+export type Answer<T> = T | Promise<T>;
+
+/**
+ * What a node answers, route by route (docs/rest.md); every method is one REST route. By-key
+ * values travel as text and match the text and the scalar it spells (`/by/age/30` finds 30
+ * and "30"). Errors are DbErrors with the catalogue's codes, thrown alike by every
+ * implementation.
+ */
+export interface NodeApi {
+  /** `GET /health`. */
+  health(): Answer<HealthBody>;
+  /** `GET /stats`: a node's file and collections, or a router's sum and every shard's. */
+  stats(): Answer<NodeStats>;
+  /** `GET /collections`: every collection's name. */
+  collections(): Answer<string[]>;
+
+  /** `POST /query`: one statement, `?` placeholders filled from `params` in order. */
+  query(sql: string, params?: readonly unknown[], options?: QueryOptions): Promise<QueryResult>;
+  /** `POST /query` as NDJSON: the meta first, then one document at a time. */
+  queryStream(
+    sql: string,
+    params?: readonly unknown[],
+    options?: QueryOptions,
+  ): AsyncGenerator<QueryMeta | Document, void, undefined>;
+
+  /** `POST /collections/{name}`: stores one document, creating the collection. */
+  insert(collection: string, doc: unknown): Promise<InsertAnswer>;
+  /** `POST /collections/{name}/bulk`: per-item results (`atomic`: all or nothing). */
+  bulk(collection: string, docs: unknown[], options?: BulkOptions): Promise<BulkResult>;
+  /** `GET /collections/{name}`: a page in `_id` order. */
+  list(collection: string, options?: ListOptions): Answer<ListAnswer>;
+  /** `GET …/by/{field}/{value}`: every match, and the plan that found them. */
+  getByKey(collection: string, field: string, value: KeyValue): Answer<ByKeyAnswer>;
+  /** `PUT …/by/{field}/{value}`: replaces the one match (404 none, 409 several). */
+  replaceByKey(
+    collection: string,
+    field: string,
+    value: KeyValue,
+    doc: unknown,
+    condition?: WriteCondition,
+  ): Promise<ReplaceByKeyAnswer>;
+  /** `DELETE …/by/{field}/{value}`: deletes every match. */
+  deleteByKey(collection: string, field: string, value: KeyValue): Promise<DeleteAnswer>;
+  /** `GET /collections/{name}/{_id}` with its tag, or undefined when no document has it. */
+  getTagged(collection: string, id: string): Promise<TaggedDocument | undefined>;
+  /** `PUT /collections/{name}/{_id}`: replaces it, keeping its `_id`. */
+  replace(
+    collection: string,
+    id: string,
+    doc: unknown,
+    condition?: WriteCondition,
+  ): Promise<ReplaceAnswer>;
+  /** `DELETE /collections/{name}/{_id}` (404 when no document has it). */
+  delete(collection: string, id: string, condition?: WriteCondition): Promise<DeleteAnswer>;
+  /** `DELETE /collections/{name}` (the route asks for `X-Confirm: true` first). */
+  dropCollection(name: string): Promise<DropAnswer>;
+
+  /** `GET /indexes/{collection}`. */
+  indexes(collection: string): Answer<IndexInfo[]>;
+  /** `POST /index`: creates and builds an index on an existing collection. */
+  createIndex(request: IndexRequest): Promise<CreatedIndex>;
+  /** `DELETE /indexes/{collection}/{name}`: drops the index (404 when there is none). */
+  dropIndex(collection: string, name: string): Promise<DroppedIndex>;
+
+  /** `POST /admin/flush`. */
+  flush(): Promise<FlushAnswer>;
+  /** `POST /admin/checkpoint`. */
+  checkpoint(): Promise<CheckpointAnswer>;
+  /** `POST /admin/compact/{collection}`. */
+  compact(collection: string): Promise<CompactResult>;
+  /** `POST /admin/rebuild-indexes/{collection}`. */
+  rebuildIndexes(collection: string): Promise<RebuildIndexesAnswer>;
+  /** `POST /admin/rebuild-index/{collection}/{indexName}`. */
+  rebuildIndex(collection: string, indexName: string): Promise<RebuildIndexAnswer>;
+  /** `POST /seed`: the demo orders (default 10,000; `seed` picks the PRNG seed). */
+  seed(orders?: number, seed?: number): Promise<SeedResult>;
+}
+
+/** `GET /stats`: a node's, or a router's (which has `shards`). */
+export type NodeStats = StoreStats | RouterStats;
+
+/** Options of `query` and `queryStream`. */
+export interface QueryOptions {
+  /** A router's request to a shard (ADR 0014): a partial aggregate and/or sort keys. */
+  shard?: ShardQueryOptions;
+}
+
+/** `POST /collections/{name}`: the new document's `_id`. */
+export interface InsertAnswer {
+  id: string;
+}
+
+/** `GET /collections/{name}`: a page of documents in `_id` order. */
+export interface ListAnswer {
+  documents: Document[];
+  count: number;
+}
+
+/** `GET /collections/{name}/by/{field}/{value}`: every match, and the plan that found them. */
+export interface ByKeyAnswer extends ListAnswer {
+  plan: string;
+}
+
+/** `PUT /collections/{name}/by/{field}/{value}`: the one document replaced. */
+export interface ReplaceByKeyAnswer {
+  id: string;
+  matched: 1;
+}
+
+/** `DELETE` by key (every match) or by `_id` (1). */
+export interface DeleteAnswer {
+  deleted: number;
+}
+
+/** `PUT /collections/{name}/{_id}`. */
+export interface ReplaceAnswer {
+  id: string;
+}
+
+/** `DELETE /collections/{name}`. */
+export interface DropAnswer {
+  dropped: string;
+}
+
+/** `POST /index`: the index, built before the answer. */
+export interface CreatedIndex extends IndexInfo {
+  collection: string;
+}
+
+/** `DELETE /indexes/{collection}/{name}`: the canonical collection and the index's own name. */
+export interface DroppedIndex {
+  collection: string;
+  dropped: string;
+}
+
+/** What `createIndex` sends: one path or several (a compound index). */
+export type IndexRequest = {
+  collection: string;
+  name?: string;
+  unique?: boolean;
+} & ({ path: string; paths?: never } | { paths: string[]; path?: never });
+
+/** `POST /admin/flush`. */
+export interface FlushAnswer {
+  flushed: true;
+  lastSeq: number;
+}
+
+/** `POST /admin/checkpoint`. */
+export interface CheckpointAnswer extends CheckpointResult {
+  checkpointed: true;
+}
+
+/** `POST /admin/rebuild-indexes/{collection}`. */
+export interface RebuildIndexesAnswer {
+  collection: string;
+  rebuilt: IndexInfo[];
+}
+
+/** `POST /admin/rebuild-index/{collection}/{indexName}`. */
+export interface RebuildIndexAnswer {
+  collection: string;
+  rebuilt: IndexInfo;
+}
+
+/** The X-DOCDB-* headers of a `POST /query` answer, and its request id. */
+export interface QueryHeaders {
+  plan: string;
+  count: number;
+  /** As the header gives it: three decimals. */
+  executionMs: number;
+  requestId: string | undefined;
+}
+
+/** `POST /query`: the envelope, with the headers beside it. */
+export interface QueryAnswer extends QueryResult {
+  headers: QueryHeaders;
+}
+
+/** Options of `bulk` (`?atomic=true`, `?skipIndexes=true`). */
+export interface BulkOptions {
+  /** All or nothing: any failure stores nothing and throws the first one's DbError. */
+  atomic?: boolean;
+  /** A cold load: the collection's indexes turn `stale` until rebuilt. */
+  skipIndexes?: boolean;
+}
+
+/** A document with its tag (the `ETag` of `GET …/{_id}`). */
+export interface TaggedDocument {
+  doc: Document;
+  /**
+   * Changes with every write to the document; meaningful on the node that gave it only.
+   * Absent from a router's copy of a replicated document, as each shard's copy has its own.
+   */
+  tag?: string;
+}
+
+/**
+ * Makes `replace` or `delete` conditional on the version of the document a reader saw: 412
+ * ERR_DOCUMENT_CHANGED when the tag is stale.
+ */
+export interface WriteCondition {
+  /** The tag `getTagged` answered (over REST, the `ETag` of a GET). */
+  ifMatch?: string;
+}
+
+/** Options of `list`. */
+export interface ListOptions {
+  /** Default 100, at most 10,000. */
+  limit?: number;
+  /** Start after this `_id` (the last one of the page before). */
+  after?: string;
+}
+
+/** What a value in a by-key path may be: it travels as text and matches what it spells. */
+export type KeyValue = string | number | boolean | null;
+
+/** The replication transitions answer the status as it is after the change. */
+export type TransitionAnswer = ReplicationStatus;
