@@ -106,6 +106,16 @@ async function caughtUp(leader: TestNode, follower: TestNode): Promise<true> {
   return true;
 }
 
+/**
+ * Waits for a leader's lease to hold. A follower is armed by the heartbeat that says the
+ * leader recorded it, but the lease is valid only once the leader took the ack answering that
+ * heartbeat: a write in between is refused (ERR_REPLICATION_NO_LEASE), and a loaded machine
+ * widens that window.
+ */
+function leaseHeld(leader: TestNode): Promise<true> {
+  return until(() => leader.replication.status().lease?.valid, 'the leader to hold its lease');
+}
+
 async function everything(db: Database): Promise<unknown> {
   const out: Record<string, unknown> = {};
   for (const name of db.collections()) {
@@ -369,6 +379,7 @@ describe('replication', () => {
     const newPort = await freePort();
     await follower.replication.enableAutoFailover({ silenceSeconds: 1, newLeaderPort: newPort });
     await until(() => follower.replication.status().autoFailover.armed, 'the watch to arm');
+    await leaseHeld(leader);
     expect(leader.replication.status().lease).toMatchObject({
       required: true,
       valid: true,
@@ -481,6 +492,7 @@ describe('replication', () => {
     // Once it reaches the leader and the leader holds its lease, it is armed.
     link.set('up');
     await until(() => follower.replication.status().autoFailover.armed, 'the watch to arm');
+    await leaseHeld(leader);
     await leader.db.collection('a').insert({ n: 1 });
   });
 

@@ -11,17 +11,25 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Harness, startHarness } from '../../test/support/app-harness.js';
 import { isDbError } from '../errors/index.js';
 
-/** Generous bound on every wait: the timeouts are 1–3 s, checked every second. */
+/**
+ * The timeouts of the node under test, short so that each test waits about a second rather
+ * than several: the settings take whole seconds, the app any. The header and request
+ * deadlines are checked every HTTP_TIMEOUT_CHECK_MS (1 s).
+ */
+const TIMEOUTS = { idleSeconds: 1.5, headerSeconds: 0.5, requestSeconds: 1 };
+/** How long the slow route works: past the idle timeout by a second. */
+const SLOW_ROUTE_MS = (TIMEOUTS.idleSeconds + 1) * 1000;
+/** Generous bound on every wait: the timeouts are 0.5–1.5 s, checked every second. */
 const CLOSE_WAIT_MS = 15_000;
 
 let h: Harness;
 let port: number;
 
 beforeAll(async () => {
-  h = await startHarness({ timeouts: { idleSeconds: 3, headerSeconds: 1, requestSeconds: 2 } });
+  h = await startHarness({ timeouts: TIMEOUTS });
   // A request that works past the idle timeout before it answers (a long compaction would).
   h.app.get('/test/slow', async () => {
-    await new Promise((resolve) => setTimeout(resolve, 4_500));
+    await new Promise((resolve) => setTimeout(resolve, SLOW_ROUTE_MS));
     return { done: true };
   });
   await h.app.listen({ port: 0, host: '127.0.0.1' });

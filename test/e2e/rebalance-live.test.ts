@@ -227,7 +227,12 @@ describe('rebalance under writes through a router', () => {
       10_000,
       () => `the router did not take the new file:\n${routerLog}`,
     );
-    expect(routerLog).toContain('now 3 shards (s1, s2, s3)');
+    // Its log line comes down another pipe than the health answer, maybe a moment later.
+    await waitFor(
+      () => routerLog.includes('now 3 shards (s1, s2, s3)') || undefined,
+      10_000,
+      () => `the router did not log the new topology:\n${routerLog}`,
+    );
     await new Promise((resolve) => setTimeout(resolve, 300));
     stop.now = true;
     const tallies = await Promise.all(writers);

@@ -298,9 +298,12 @@ describe('terms', () => {
         String(newPort),
       ],
     });
+    // A write is refused (503) from the follower's hello until its first ack renews the lease:
+    // wait for the lease to hold before writing.
+    await waitForStatus(follower, 'its watch to arm', (s) => s.autoFailover.armed);
+    await waitForStatus(oldLeader, 'the lease to hold', (s) => s.lease?.valid === true);
     await someWrites(oldLeader, 0, 10);
     await expectSameData(oldLeader, follower);
-    await waitForStatus(follower, 'its watch to arm', (s) => s.autoFailover.armed);
     expect((await status(oldLeader)).lease).toMatchObject({
       required: true,
       valid: true,

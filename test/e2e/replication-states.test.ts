@@ -10,6 +10,7 @@
  */
 
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import type { ReplicationStatus } from '../../src/replication/index.js';
 import { termRound } from '../../src/replication/terms.js';
 import { makeTempDir } from '../support/temp-dir.js';
 import {
@@ -356,6 +357,16 @@ describe('follower → leader', () => {
       role: 'follower',
       autoFailover: { enabled: false, state: 'off' },
     });
+    // A leader refuses writes (503) from a watching follower's hello until that follower's
+    // first ack renews its lease: wait for each lease to hold, from the watches still on.
+    const holding = (names: string[]) => (s: ReplicationStatus) =>
+      s.lease?.valid === true &&
+      s.lease.holders
+        .map((holder) => holder.name)
+        .sort()
+        .join() === names.join();
+    await waitForStatus(leader, 'its lease to hold', holding(['af-flags', 'af-rest']));
+    await waitForStatus(otherLeader, 'its lease to hold', holding(['af-default']));
     await insert(leader, 'things', { n: 1 });
     await insert(otherLeader, 'things', { n: 1 });
     for (const follower of [byFlags, byRest, disabled]) await expectSameData(leader, follower);

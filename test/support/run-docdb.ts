@@ -1,6 +1,6 @@
 /** Runs `bin/docdb` as a user would: its exit code, stdout and stderr, without colours. */
 
-import { spawnSync } from 'node:child_process';
+import { execFile, spawnSync } from 'node:child_process';
 import * as path from 'node:path';
 
 const BIN = path.resolve(import.meta.dirname, '../../bin/docdb');
@@ -20,4 +20,22 @@ export function runDocdb(args: readonly string[], input?: string): CliRun {
     env: { ...process.env, NO_COLOR: '1' },
   });
   return { code: result.status ?? -1, stdout: result.stdout, stderr: result.stderr };
+}
+
+/**
+ * Runs `docdb <args>` to its end without blocking the test's process, so that several runs
+ * can wait on their own Node start-up at once.
+ */
+export function runDocdbAsync(args: readonly string[]): Promise<CliRun> {
+  return new Promise((resolve) => {
+    execFile(
+      BIN,
+      args,
+      { encoding: 'utf8', env: { ...process.env, NO_COLOR: '1' } },
+      (error, stdout, stderr) => {
+        const code = error ? (typeof error.code === 'number' ? error.code : -1) : 0;
+        resolve({ code, stdout, stderr });
+      },
+    );
+  });
 }
