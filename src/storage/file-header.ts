@@ -75,7 +75,6 @@ function readAt(fd: number, position: number): Buffer {
 export function readFileHeader(file: string): FileHeader {
   const fd = fs.openSync(file, 'r');
   try {
-    const sizeBytes = fs.fstatSync(fd).size;
     const first = readMeta(readAt(fd, 0), 0);
     const pageSizeBytes = first?.pageSizeBytes ?? 0;
     const validPageSize = pageSizeBytes >= 512 && (pageSizeBytes & (pageSizeBytes - 1)) === 0;
@@ -83,6 +82,11 @@ export function readFileHeader(file: string): FileHeader {
     const meta = second && (!first || second.txnId > first.txnId) ? second : first;
     const pages = meta ? Math.max(META_PAGES, meta.lastPage + 1) : META_PAGES;
     const expectedBytes = validPageSize ? pages * pageSizeBytes : 0;
+    // The size is read after the meta pages: a running writer only grows the file before it
+    // commits a meta page naming the new pages, so the size read now covers them. Read first,
+    // it could miss a growth the meta read next already names (a hot backup of a busy node
+    // then called its own copy truncated).
+    const sizeBytes = fs.fstatSync(fd).size;
     return { sizeBytes, meta, expectedBytes, headerBytes: meta?.headerBytes ?? 0 };
   } finally {
     fs.closeSync(fd);
