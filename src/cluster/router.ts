@@ -39,11 +39,7 @@ import type {
   WriteCondition,
 } from '../client/index.js';
 import { DbError, isDbError } from '../errors/index.js';
-import {
-  type InsertStatement,
-  printStatement,
-  type Statement,
-} from '../sql/ast/index.js';
+import { type InsertStatement, printStatement, type Statement } from '../sql/ast/index.js';
 import { checkParams, parse } from '../sql/parser/index.js';
 import { PathResolver } from '../sql/planner/index.js';
 import type { QueryMeta, QueryResult } from '../types/index.js';
