@@ -10,7 +10,10 @@ import {
   aggregateOf,
   compareSortKeys,
   distinctKey,
-  GroupKeys,
+  finishGroup,
+  mergePartials,
+  offsetLimit,
+  type PartialRow,
   type SortKey,
 } from '../sql/semantics/index.js';
 import type { Document } from '../types/index.js';
@@ -20,12 +23,6 @@ import type { MergeSpec } from './route-plan.js';
 export interface ShardPart {
   documents: Document[];
   sortKeys?: unknown[][];
-}
-
-/** A partial aggregate row a shard answers (`shard.phase: 'partial'`). */
-interface PartialRow {
-  group: unknown[];
-  states: unknown[];
 }
 
 /**
@@ -67,21 +64,6 @@ export function* distinctOf(rows: Iterable<Document>): Generator<Document> {
   }
 }
 
-/** OFFSET then LIMIT, once. */
-export function* window<T>(rows: Iterable<T>, offset: number, limit: number): Generator<T> {
-  if (limit === 0) return;
-  let skipped = 0;
-  let taken = 0;
-  for (const row of rows) {
-    if (skipped < offset) {
-      skipped++;
-      continue;
-    }
-    yield row;
-    if (++taken >= limit) return;
-  }
-}
-
 /** The rows of a scattered row SELECT (no aggregate), merged as one node would answer them. */
 export function mergeRows(parts: readonly ShardPart[], spec: MergeSpec & { kind: 'rows' }) {
   let rows: Iterable<Document>;
@@ -94,7 +76,7 @@ export function mergeRows(parts: readonly ShardPart[], spec: MergeSpec & { kind:
     rows = parts.flatMap((part) => part.documents);
   }
   if (spec.distinct) rows = distinctOf(rows);
-  return [...window(rows, spec.offset, spec.limit)];
+  return [...offsetLimit(rows, spec.offset, spec.limit)];
 }
 
 /**
@@ -107,31 +89,12 @@ export function mergeAggregate(
   spec: MergeSpec & { kind: 'aggregate' },
 ): Document[] {
   const fns: Aggregate[] = spec.aggregates.map((a) => aggregateOf(a.fn, a.star));
-  const keys = new GroupKeys();
-  const groups = new Map<unknown, PartialRow>();
-  for (const part of parts) {
-    for (const row of part.documents as unknown as PartialRow[]) {
-      const key = keys.keyOf(row.group);
-      const group = groups.get(key);
-      if (!group) {
-        groups.set(key, { group: row.group, states: [...row.states] });
-        continue;
-      }
-      fns.forEach((fn, k) => {
-        group.states[k] = fn.merge(group.states[k], row.states[k]);
-      });
-    }
-  }
-  let rows = [...groups.values()].map((g) => {
-    const out: Document = {};
-    spec.groupNames.forEach((name, k) => {
-      out[name] = g.group[k];
-    });
-    spec.aggregates.forEach((a, k) => {
-      out[a.name] = (fns[k] as Aggregate).finish(g.states[k]);
-    });
-    return out;
-  });
+  const groups = mergePartials(
+    parts.flatMap((part) => part.documents as unknown as PartialRow[]),
+    fns,
+  );
+  const aggregateNames = spec.aggregates.map((a) => a.name);
+  let rows = groups.map((g) => finishGroup(g, spec.groupNames, aggregateNames, fns) as Document);
   if (spec.orderBy.length > 0) {
     const descending = spec.orderBy.map((o) => o.descending);
     const keyOf = (row: Document) => spec.orderBy.map((o) => row[o.name]);
@@ -141,7 +104,7 @@ export function mergeAggregate(
       .map((e) => e.row);
   }
   const distinct = spec.distinct ? distinctOf(rows) : rows;
-  return [...window(distinct, spec.offset, spec.limit)];
+  return [...offsetLimit(distinct, spec.offset, spec.limit)];
 }
 
 /** One shard's stream after its meta line: rows, keyed when the router asked for sort keys. */

@@ -1,27 +1,24 @@
 /**
- * GROUP BY and aggregates, in three phases (DESIGN §7 needs the last two for a router):
- * `complete` groups rows and finishes each aggregate; `partial` answers each group as
- * `{ group, states }` (its grouping values and aggregate states, plain JSON); `final` merges
- * partial rows by group and finishes them. Without GROUP BY there is always one group, so an
- * empty input still answers COUNT 0 and nulls.
+ * GROUP BY and aggregates, in two phases: `complete` groups rows and finishes each aggregate;
+ * `partial` answers each group as `{ group, states }` (its grouping values and aggregate
+ * states, plain JSON) for a router, which merges its shards' groups with the same rules
+ * (semantics/partials.ts). Without GROUP BY there is always one group, so an empty input
+ * still answers COUNT 0 and nulls.
  */
 
 import type { Document } from '../../storage/index.js';
 import { valueAt } from '../../util/index.js';
 import type { AggregateNode } from '../planner/index.js';
-import { type Aggregate, aggregateOf, GroupKeys } from '../semantics/index.js';
+import {
+  type Aggregate,
+  aggregateOf,
+  finishGroup,
+  GroupKeys,
+  type PartialRow,
+} from '../semantics/index.js';
 import type { Row } from './context.js';
 
-interface Group {
-  values: unknown[];
-  states: unknown[];
-}
-
-/** A partial row: one group's grouping values and aggregate states. */
-export interface PartialRow {
-  group: unknown[];
-  states: unknown[];
-}
+type Group = PartialRow;
 
 function groupsOfRows(node: AggregateNode, rows: Iterable<Row>, fns: Aggregate[]): Group[] {
   const groups = new Map<unknown, Group>();
@@ -29,7 +26,7 @@ function groupsOfRows(node: AggregateNode, rows: Iterable<Row>, fns: Aggregate[]
   const { groupBy } = node;
   const args = node.aggregates.map((a) => a.arg);
   const open = (key: unknown, values: unknown[]): Group => {
-    const group = { values, states: fns.map((f) => f.init()) };
+    const group = { group: values, states: fns.map((f) => f.init()) };
     groups.set(key, group);
     return group;
   };
@@ -56,45 +53,19 @@ function groupsOfRows(node: AggregateNode, rows: Iterable<Row>, fns: Aggregate[]
   return [...groups.values()];
 }
 
-function groupsOfPartials(rows: Iterable<Row>, fns: Aggregate[]): Group[] {
-  const groups = new Map<unknown, Group>();
-  const keys = new GroupKeys();
-  for (const row of rows) {
-    const part = row[0] as unknown as PartialRow;
-    const key = keys.keyOf(part.group);
-    const group = groups.get(key);
-    if (!group) {
-      groups.set(key, { values: part.group, states: [...part.states] });
-      continue;
-    }
-    for (let k = 0; k < fns.length; k++) {
-      group.states[k] = (fns[k] as Aggregate).merge(group.states[k], part.states[k]);
-    }
-  }
-  return [...groups.values()];
-}
-
 /** The output rows of an aggregate node over its input rows. */
 export function aggregateRows(node: AggregateNode, rows: Iterable<Row>): Row[] {
   const fns = node.aggregates.map((a) => aggregateOf(a.fn, a.arg === '*'));
-  const groups =
-    node.phase === 'final' ? groupsOfPartials(rows, fns) : groupsOfRows(node, rows, fns);
+  const groups = groupsOfRows(node, rows, fns);
   if (groups.length === 0 && node.groupBy.length === 0) {
-    groups.push({ values: [], states: fns.map((f) => f.init()) });
+    groups.push({ group: [], states: fns.map((f) => f.init()) });
   }
   if (node.phase === 'partial') {
-    return groups.map((g) => [{ group: g.values, states: g.states } as unknown as Document]);
+    return groups.map((g) => [{ group: g.group, states: g.states } as unknown as Document]);
   }
-  return groups.map((group) => {
-    const out: Document = {};
-    node.groupBy.forEach((g, k) => {
-      out[g.name] = group.values[k];
-    });
-    node.aggregates.forEach((a, k) => {
-      out[a.name] = (fns[k] as Aggregate).finish(group.states[k]);
-    });
-    return [out];
-  });
+  const groupNames = node.groupBy.map((g) => g.name);
+  const aggregateNames = node.aggregates.map((a) => a.name);
+  return groups.map((group) => [finishGroup(group, groupNames, aggregateNames, fns) as Document]);
 }
 
 export function* aggregateNodeRows(node: AggregateNode, input: Iterable<Row>): Generator<Row> {

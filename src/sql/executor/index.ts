@@ -1,7 +1,7 @@
 /** The SQL executor: runs plan trees over storage, one executor per node kind. */
 
 export { accessDocuments, accessRow, accessRows, documentTest } from './access.js';
-export { aggregateRows, type PartialRow } from './aggregate.js';
+export { aggregateRows } from './aggregate.js';
 export type { ExecContext, Row } from './context.js';
 export { execute } from './execute.js';
 export { quotedFieldWarnings } from './quoted-fields.js';

@@ -6,7 +6,7 @@
 import { DbError } from '../../errors/index.js';
 import type { Value } from '../ast/index.js';
 import type { LimitNode } from '../planner/index.js';
-import { resolveValue } from '../semantics/index.js';
+import { offsetLimit, resolveValue } from '../semantics/index.js';
 import type { ExecContext, Row } from './context.js';
 
 /** The number a LIMIT (default: no limit) or OFFSET (default 0) stands for. */
@@ -38,15 +38,5 @@ export function* limitRows(
     yield* rows.slice(offset, limit === Number.POSITIVE_INFINITY ? undefined : offset + limit);
     return;
   }
-  if (limit === 0) return;
-  let skipped = 0;
-  let given = 0;
-  for (const row of input) {
-    if (skipped < offset) {
-      skipped++;
-      continue;
-    }
-    yield row;
-    if (++given >= limit) return;
-  }
+  yield* offsetLimit(input, offset, limit);
 }

@@ -110,10 +110,10 @@ export interface FilterNode {
 
 /**
  * `complete` groups rows and answers finished values; `partial` answers each group's
- * grouping values and aggregate states (`{ group, states }`, plain JSON); `final` merges
- * partial rows by group and finishes them.
+ * grouping values and aggregate states (`{ group, states }`, plain JSON) for a router to
+ * merge (semantics/partials.ts).
  */
-export type AggregatePhase = 'complete' | 'partial' | 'final';
+export type AggregatePhase = 'complete' | 'partial';
 
 /** A GROUP BY column: its output key (the alias or the path text) and its path. */
 export interface GroupColumn {

@@ -10,3 +10,5 @@ export * from './compare.js';
 export * from './evaluate.js';
 export * from './keys.js';
 export * from './order.js';
+export * from './partials.js';
+export * from './window.js';
