@@ -16,11 +16,11 @@ export {
   type FindResult,
   type IndexInfo,
   type InsertManyOptions,
-  type WriteCondition,
   type OpenOptions,
   open,
   type QueryMeta,
   type QueryResult,
+  type WriteCondition,
 } from './engine/index.js';
 export { DbError, ERROR_CATALOGUE, type ErrorCode, isDbError } from './errors/index.js';
 export type { RangeBounds } from './storage/index.js';

@@ -12,21 +12,22 @@ import {
   type CollectionPlacement,
   describePlacement,
   newClusterConfig,
+  ROUTER_PORT_DEFAULT,
   readClusterConfig,
   redactClusterConfig,
-  ROUTER_PORT_DEFAULT,
   withCollection,
   withShard,
   writeClusterConfig,
 } from '../cluster/index.js';
 import { DbError } from '../errors/index.js';
+import { isPort, PORT_RANGE_TEXT } from '../util/index.js';
 import { bold, printJson } from './output.js';
 import { renderTable } from './table.js';
 
 function port(raw: string): number {
   const value = Number(raw);
-  if (!/^\d+$/.test(raw) || value < 1 || value > 65535) {
-    throw new InvalidArgumentError('a port is an integer from 1 to 65535');
+  if (!/^\d+$/.test(raw) || !isPort(value)) {
+    throw new InvalidArgumentError(`a port is ${PORT_RANGE_TEXT}`);
   }
   return value;
 }

@@ -7,8 +7,8 @@
 
 import { type Command, InvalidArgumentError } from 'commander';
 import {
-  checkClusterHealth,
   type ClusterHealth,
+  checkClusterHealth,
   HEALTH_TIMEOUT_MS_DEFAULT,
   readClusterConfig,
 } from '../cluster/index.js';

@@ -1,8 +1,8 @@
 /** `docdb inspect <file>`: storage facts of a data file, read-only, no server. */
 
 import type { Command } from 'commander';
-import { open } from '../engine/index.js';
 import type { StoreStats } from '../engine/index.js';
+import { open } from '../engine/index.js';
 import { bold, dim, formatBytes, printJson } from './output.js';
 
 /** Prints storage facts for people (inspect, and `stats` in the repl). */

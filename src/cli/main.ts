@@ -11,16 +11,16 @@ import { registerBackup } from './backup.js';
 import { registerCluster } from './cluster.js';
 import { registerCompact } from './compact.js';
 import { registerHealth } from './health.js';
-import { registerRebalance } from './rebalance.js';
 import { registerInspect } from './inspect.js';
+import { EXIT_USAGE, reportError } from './output.js';
 import { registerQuery } from './query.js';
+import { registerRebalance } from './rebalance.js';
 import { registerRepl } from './repl.js';
 import { registerRouter } from './router.js';
 import { registerSeed } from './seed.js';
-import { registerTransfer } from './transfer.js';
 import { registerServe } from './serve.js';
+import { registerTransfer } from './transfer.js';
 import { registerVerify } from './verify.js';
-import { EXIT_USAGE, reportError } from './output.js';
 
 export function buildProgram(): Command {
   const program = new Command('docdb')

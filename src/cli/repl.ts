@@ -9,10 +9,10 @@ import type { Command } from 'commander';
 import type { Database } from '../engine/index.js';
 import { isDbError } from '../errors/index.js';
 import { parse } from '../sql/index.js';
+import { printStats } from './inspect.js';
 import { explainSessionError, openSession, VIA_NODE } from './open-file.js';
 import { printJson, reportError } from './output.js';
 import { printResult } from './query.js';
-import { printStats } from './inspect.js';
 
 const HELP = `Statements: SELECT, INSERT, UPDATE, DELETE, CREATE [UNIQUE] INDEX, DROP INDEX.
 A one-line statement runs on Enter. One that spans lines runs at a trailing ;\nor an empty line. Commands:

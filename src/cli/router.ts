@@ -10,11 +10,12 @@ import { type Command, InvalidArgumentError } from 'commander';
 import { ReloadingRouter, readClusterConfig } from '../cluster/index.js';
 import { DbError } from '../errors/index.js';
 import { buildRouterApp, listenQuietly } from '../server/index.js';
+import { isPort, PORT_RANGE_TEXT } from '../util/index.js';
 
 function port(raw: string): number {
   const value = Number(raw);
-  if (!/^\d+$/.test(raw) || value > 65_535) {
-    throw new InvalidArgumentError('a port from 0 to 65535 (0 picks a free one)');
+  if (!/^\d+$/.test(raw) || !isPort(value, { zero: true })) {
+    throw new InvalidArgumentError(`a port is ${PORT_RANGE_TEXT}, or 0 to pick a free one`);
   }
   return value;
 }

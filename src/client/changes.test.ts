@@ -7,7 +7,7 @@
 
 import { afterEach, describe, expect, it } from 'vitest';
 import { makeTempDir } from '../../test/support/temp-dir.js';
-import { type Database, open, type OpenOptions } from '../engine/index.js';
+import { type Database, type OpenOptions, open } from '../engine/index.js';
 import { buildApp } from '../server/app.js';
 import { connect, type DocdbClient } from './index.js';
 

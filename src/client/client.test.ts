@@ -14,8 +14,8 @@ import * as net from 'node:net';
 import * as path from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { type Harness, type HarnessOptions, startHarness } from '../../test/support/app-harness.js';
-import { selfSignedCert } from '../../test/support/tls-cert.js';
 import { makeTempDir } from '../../test/support/temp-dir.js';
+import { selfSignedCert } from '../../test/support/tls-cert.js';
 import type { AppOptions } from '../server/index.js';
 import { connect, DbError, type DocdbClient, type Document, type QueryMeta } from './index.js';
 

@@ -4,6 +4,8 @@
  * their own `DocdbClient` and `connect` (ADR 0024).
  */
 
+export { DbError, type ErrorCode, isDbError } from '../errors/index.js';
+export type * from '../types/index.js';
 export type { ChangesOptions } from './changes.js';
 export { NDJSON_LINE_BYTES_MAX } from './ndjson.js';
 export {
@@ -14,5 +16,3 @@ export {
   type ClientOptions,
   type ClientTls,
 } from './transport.js';
-export { DbError, type ErrorCode, isDbError } from '../errors/index.js';
-export type * from '../types/index.js';

@@ -4,11 +4,11 @@
  * browser build never loads it (ADR 0024).
  */
 
-import { type Dispatcher, errors as undiciErrors, Pool } from 'undici';
+import { type Dispatcher, Pool, errors as undiciErrors } from 'undici';
 import { DbError } from '../errors/index.js';
 import {
-  CLIENT_CONNECTIONS_DEFAULT,
   type Call,
+  CLIENT_CONNECTIONS_DEFAULT,
   type ClientOptions,
   errorOf,
   type OpenAnswer,

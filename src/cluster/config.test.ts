@@ -9,6 +9,7 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { makeTempDir } from '../../test/support/temp-dir.js';
 import { isDbError } from '../errors/index.js';
 import {
   CLUSTER_SHARDS_MAX,
@@ -16,7 +17,6 @@ import {
   COLLECTIONS_MAX,
   SHARD_NAME_CHARS_MAX,
 } from '../util/index.js';
-import { makeTempDir } from '../../test/support/temp-dir.js';
 import {
   type ClusterConfig,
   newClusterConfig,

@@ -12,7 +12,9 @@ import {
   CLUSTER_CONFIG_BYTES_MAX,
   CLUSTER_SHARDS_MAX,
   COLLECTIONS_MAX,
+  isPort,
   normalizeCollectionName,
+  PORT_RANGE_TEXT,
   parsePath,
   SHARD_NAME_CHARS_MAX,
 } from '../util/index.js';
@@ -101,8 +103,8 @@ function requirePresent(source: Source, field: string, object: object, key: stri
 
 /** Port numbers: integers from 1 to 65535. */
 function checkPort(source: Source, field: string, value: unknown): number {
-  if (typeof value !== 'number' || !Number.isInteger(value) || value < 1 || value > 65535) {
-    throw invalid(source, field, `${shown(value)} is not a port (an integer from 1 to 65535)`);
+  if (!isPort(value)) {
+    throw invalid(source, field, `${shown(value)} is not a port (${PORT_RANGE_TEXT})`);
   }
   return value;
 }

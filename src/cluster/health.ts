@@ -5,9 +5,9 @@
  * a docdb node is `down` with the reason; nothing here throws for one shard's failure.
  */
 
-import { connect } from '../client/index.js';
 import { type CollectionCount, countCollections } from './collection-counts.js';
 import type { ClusterConfig, ClusterShard } from './config.js';
+import { shardClient } from './shard-client.js';
 
 /** How long `health` waits for each shard by default. */
 export const HEALTH_TIMEOUT_MS_DEFAULT = 5000;
@@ -43,12 +43,7 @@ export interface ClusterHealth {
 }
 
 async function checkShard(shard: ClusterShard, timeoutMs: number): Promise<ShardHealth> {
-  const client = connect(shard.endpoint, {
-    timeoutMs,
-    retries: 0,
-    connections: 1,
-    ...(shard.apiKey !== undefined && { apiKey: shard.apiKey }),
-  });
+  const client = shardClient(shard, { timeoutMs, retries: 0, connections: 1 });
   const base = { shard: shard.name, endpoint: shard.endpoint };
   const started = performance.now();
   try {

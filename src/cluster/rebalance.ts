@@ -14,13 +14,14 @@
  * shards only through client/.
  */
 
-import { connect, type DocdbClient } from '../client/index.js';
+import type { DocdbClient } from '../client/index.js';
 import { DbError } from '../errors/index.js';
 import type { Document } from '../types/index.js';
 import { parsePath, valueAt } from '../util/index.js';
 import type { ClusterConfig, ClusterShard, CollectionPlacement } from './config.js';
 import { shardFor } from './hash.js';
 import { RebalanceJournal } from './rebalance-journal.js';
+import { shardClient } from './shard-client.js';
 
 /** Documents read and moved per request. */
 export const REBALANCE_BATCH_DOCS = 500;
@@ -89,7 +90,7 @@ function openShards(shards: readonly ClusterShard[]): Shards {
   const clients = new Map<string, DocdbClient>();
   for (const s of shards) {
     if (clients.has(s.name)) continue;
-    clients.set(s.name, connect(s.endpoint, s.apiKey === undefined ? {} : { apiKey: s.apiKey }));
+    clients.set(s.name, shardClient(s));
   }
   return {
     clients,

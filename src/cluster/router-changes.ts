@@ -6,11 +6,12 @@
  * entries across shards: no order exists between two shards' logs.
  */
 
-import { connect, type DocdbClient } from '../client/index.js';
+import type { DocdbClient } from '../client/index.js';
 import { DbError, isDbError } from '../errors/index.js';
 import type { ChangeHeartbeat, FeedEntry } from '../types/index.js';
 import type { ClusterConfig, ClusterShard } from './config.js';
 import { requirePlacement } from './route-plan.js';
+import { shardClient } from './shard-client.js';
 import { PLACEHOLDER_DOCUMENT, SHARD_UNANSWERED_CODES } from './shard-set.js';
 
 /** Options of `openRouterFeed`. */
@@ -125,10 +126,7 @@ export async function openRouterFeed(
   options.signal.addEventListener('abort', onAbort, { once: true });
   const feeds: ShardFeed[] = config.shards.map((shard) => {
     // Its own connection per feed: a long feed must not take one of the router's pooled ones.
-    const client = connect(shard.endpoint, {
-      connections: 1,
-      ...(shard.apiKey !== undefined && { apiKey: shard.apiKey }),
-    });
+    const client = shardClient(shard, { connections: 1 });
     const since = positions?.get(shard.name);
     const values = client.changesWithHeartbeats({
       ...(since !== undefined && { since }),

@@ -44,6 +44,7 @@ import { checkParams, parse } from '../sql/parser/index.js';
 import { PathResolver } from '../sql/planner/index.js';
 import type { QueryMeta, QueryResult } from '../types/index.js';
 import { normalizeCollectionName, parsePath, seedOrders } from '../util/index.js';
+import { VERSION } from '../version.js';
 import type { ClusterConfig, ClusterShard, CollectionPlacement } from './config.js';
 import {
   concatStreams,
@@ -61,15 +62,15 @@ import {
   routeSelect,
   type SelectRoute,
 } from './route-plan.js';
-import { openRouterFeed, type RouterFeed, type RouterFeedOptions } from './router-changes.js';
 import { RouterAdmin } from './router-admin.js';
+import { openRouterFeed, type RouterFeed, type RouterFeedOptions } from './router-changes.js';
 import { RouterDocuments } from './router-documents.js';
 import { checkShards } from './router-health.js';
 import { type RouterOptions, ShardSet } from './shard-set.js';
-import { VERSION } from '../version.js';
 
 export { ROUTER_HEALTH_TIMEOUT_MS, type ShardsHealth } from './router-health.js';
 export type { RouterOptions };
+
 import { deleteIds, isPlainObject, ownerOfDocument, withRouterIds } from './write-plan.js';
 
 /** A shard's query stream after its meta line. */

@@ -5,10 +5,11 @@
  * write to every shard that is all or nothing. It knows nothing of SQL or of REST routes.
  */
 
-import { connect, type DocdbClient } from '../client/index.js';
+import type { DocdbClient } from '../client/index.js';
 import { DbError, isDbError } from '../errors/index.js';
 import { normalizeCollectionName } from '../util/index.js';
 import type { ClusterConfig, ClusterShard } from './config.js';
+import { shardClient } from './shard-client.js';
 
 /** Codes that mean a shard did not give a docdb answer, as opposed to refusing the request. */
 export const SHARD_UNANSWERED_CODES: readonly string[] = [
@@ -48,9 +49,8 @@ export class ShardSet {
     for (const shard of config.shards) {
       this.clients.set(
         shard.name,
-        connect(shard.endpoint, {
+        shardClient(shard, {
           connections: ROUTER_SHARD_CONNECTIONS,
-          ...(shard.apiKey !== undefined && { apiKey: shard.apiKey }),
           ...(options.timeoutMs !== undefined && { timeoutMs: options.timeoutMs }),
         }),
       );

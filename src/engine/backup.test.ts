@@ -10,10 +10,10 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { isDbError } from '../errors/index.js';
 import { makeTempDir } from '../../test/support/temp-dir.js';
-import { BACKUP_MANIFEST_BYTES_MAX, packBackup, unpackBackup } from './backup-archive.js';
+import { isDbError } from '../errors/index.js';
 import { takeBackup, verifyBackup } from './backup.js';
+import { BACKUP_MANIFEST_BYTES_MAX, packBackup, unpackBackup } from './backup-archive.js';
 import { type Database, open } from './database.js';
 import { SegmentWriter } from './log-segments.js';
 import { restoreBackup } from './restore.js';

@@ -6,7 +6,6 @@
  */
 
 import { DbError } from '../errors/index.js';
-import type { IndexInfo, WriteCondition } from '../types/index.js';
 import {
   type BulkResult,
   type CheckedDocument,
@@ -20,9 +19,10 @@ import {
   type RangeBounds,
   type Store,
   type StoreWriter,
-  withId,
   type WriteTxn,
+  withId,
 } from '../storage/index.js';
+import type { IndexInfo, WriteCondition } from '../types/index.js';
 import {
   BULK_DOCUMENTS_MAX,
   formatId,
@@ -40,9 +40,7 @@ export interface InsertManyOptions {
   skipIndexes?: boolean;
 }
 
-export type { IndexInfo };
-
-export type { WriteCondition };
+export type { IndexInfo, WriteCondition };
 
 /** Options of createIndex: the paths, plus an optional name and the unique flag. */
 export interface CreateIndexOptions extends IndexSpec {}

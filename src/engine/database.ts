@@ -13,6 +13,21 @@ import {
   documentNotFound,
   keyNotFound,
 } from '../errors/index.js';
+import {
+  type ChangeEntry,
+  type CompactResult,
+  type Document,
+  type FileSnapshot,
+  type LogPosition,
+  normalizeCollectionName,
+  type Recovery,
+  type SelectionCacheStats,
+  Store,
+  type StoreOptions,
+  type StoreStats,
+  type VerifyProgress,
+  type WriteCounts,
+} from '../storage/index.js';
 import type {
   BulkOptions,
   BulkResult,
@@ -43,21 +58,6 @@ import type {
 } from '../types/index.js';
 import { formatId, keyTextValues, parseId, seedOrders } from '../util/index.js';
 import { VERSION } from '../version.js';
-import {
-  type ChangeEntry,
-  type CompactResult,
-  type Document,
-  type FileSnapshot,
-  type LogPosition,
-  normalizeCollectionName,
-  type Recovery,
-  type SelectionCacheStats,
-  Store,
-  type StoreOptions,
-  type StoreStats,
-  type VerifyProgress,
-  type WriteCounts,
-} from '../storage/index.js';
 import { type ChangeFeed, type ChangesOptions, openChangeFeed } from './changes.js';
 import { Collection } from './collection.js';
 import {

@@ -9,8 +9,8 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { DbError } from '../errors/index.js';
-import { fsyncDirectory, makeDirectoryDurably, namesInDirectory } from '../util/index.js';
 import type { ChangeEntry } from '../storage/index.js';
+import { fsyncDirectory, makeDirectoryDurably, namesInDirectory } from '../util/index.js';
 
 /** A segment is closed and a new one begun once it holds this many bytes. */
 export const LOG_SEGMENT_BYTES_MAX = 16 * 1024 * 1024;

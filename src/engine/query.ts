@@ -17,10 +17,10 @@ import {
   runInsert,
   runSelect,
   runUpdate,
-  streamSelect,
   type SelectPlan,
   type SelectStatement,
   type Statement,
+  streamSelect,
   viewOf,
   type WriteOutcome,
 } from '../sql/index.js';

@@ -6,9 +6,9 @@
  */
 
 import { afterEach, describe, expect, it } from 'vitest';
-import { type Database, type KeyedRow, open, type QueryMeta } from './index.js';
-import { aggregateOf, compareSortKeys, GroupKeys } from '../sql/semantics/index.js';
 import { makeTempDir } from '../../test/support/temp-dir.js';
+import { aggregateOf, compareSortKeys, GroupKeys } from '../sql/semantics/index.js';
+import { type Database, type KeyedRow, open, type QueryMeta } from './index.js';
 
 const cleanups: Array<() => Promise<void> | void> = [];
 afterEach(async () => {

@@ -1,6 +1,13 @@
 /** The error layer: the code catalogue and the DbError type. Imports nothing internal. */
 
 export {
+  ambiguousMatch,
+  atomicBulkRefused,
+  collectionNotFound,
+  documentNotFound,
+  keyNotFound,
+} from './answers.js';
+export {
   type CatalogueEntry,
   ERROR_CATALOGUE,
   type ErrorCode,
@@ -8,10 +15,3 @@ export {
   statusOf,
 } from './catalogue.js';
 export { DbError, type ErrorDetails, isDbError } from './db-error.js';
-export {
-  ambiguousMatch,
-  atomicBulkRefused,
-  collectionNotFound,
-  documentNotFound,
-  keyNotFound,
-} from './answers.js';

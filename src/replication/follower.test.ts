@@ -13,13 +13,13 @@
 
 import * as net from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
+import { makeTempDir } from '../../test/support/temp-dir.js';
 import { type ChangeEntry, type Database, open } from '../engine/index.js';
 import { encodeStoredEntry } from '../storage/index.js';
-import { makeTempDir } from '../../test/support/temp-dir.js';
-import { SILENT_LOG, newCounters } from './log.js';
+import { ReplicationFollower } from './follower.js';
+import { newCounters, SILENT_LOG } from './log.js';
 import { Peer } from './peer.js';
 import { type Message, type MessageOf, PROTOCOL_VERSION } from './protocol.js';
-import { ReplicationFollower } from './follower.js';
 
 const cleanups: Array<() => Promise<void> | void> = [];
 afterEach(async () => {

@@ -8,11 +8,11 @@
  */
 
 import { DbError } from '../errors/index.js';
+import type { Introduction } from './handshake.js';
 import { checkProof, introduce } from './handshake.js';
 import type { ReplicationLog } from './log.js';
 import { connectPeer } from './peer.js';
 import { sleep } from './timing.js';
-import type { Introduction } from './handshake.js';
 
 /** How often a promoted node tries to reach the node it replaced. */
 export const NOTICE_RETRY_MS = 1000;

@@ -6,8 +6,8 @@
  */
 
 import * as net from 'node:net';
-import { TLSSocket } from 'node:tls';
 import * as tls from 'node:tls';
+import { TLSSocket } from 'node:tls';
 import { DbError } from '../errors/index.js';
 import { encodeFrame, FrameDecoder } from './frames.js';
 import { type Message, type MessageType, parseMessage } from './protocol.js';

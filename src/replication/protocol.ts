@@ -40,9 +40,9 @@
  * time in a bulk load.
  */
 
-import { SHARED_STRUCTURES_MAX } from '../util/index.js';
 import { DbError } from '../errors/index.js';
 import type { SnapshotIndex, TermRun } from '../types/index.js';
+import { SHARED_STRUCTURES_MAX } from '../util/index.js';
 import { PROBE_SEQS_MAX } from './fork.js';
 import { TERM_TAGS } from './terms.js';
 

@@ -13,10 +13,10 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import fc from 'fast-check';
 import { afterEach, describe, expect, it } from 'vitest';
-import { type Database, open } from '../engine/index.js';
 import { freePort } from '../../test/e2e/support.js';
 import { NetProxy } from '../../test/support/net-proxy.js';
 import { makeTempDir } from '../../test/support/temp-dir.js';
+import { type Database, open } from '../engine/index.js';
 import { Replication, type ReplicationOptions } from './replication.js';
 import { termRound, termTag } from './terms.js';
 

@@ -13,6 +13,7 @@ import * as path from 'node:path';
 import type * as tls from 'node:tls';
 import { DbError } from '../errors/index.js';
 import type { AutoFailoverView, FencedView, ReplicationStatus } from '../types/index.js';
+import { isPort, PORT_RANGE_TEXT } from '../util/index.js';
 import { ReplicationFollower } from './follower.js';
 import type { Introduction } from './handshake.js';
 import { type NoticeFrom, ReplicationLeader } from './leader.js';
@@ -425,8 +426,8 @@ export class Replication {
   }
 
   private checkPort(port: number): void {
-    if (!Number.isInteger(port) || port < 1 || port > 65_535) {
-      throw new DbError('ERR_BAD_ARGUMENT', `a port is an integer from 1 to 65535; got ${port}`);
+    if (!isPort(port)) {
+      throw new DbError('ERR_BAD_ARGUMENT', `a port is ${PORT_RANGE_TEXT}; got ${port}`);
     }
     if (port === this.options.httpPort) {
       throw new DbError(

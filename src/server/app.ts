@@ -13,8 +13,8 @@ import Fastify, {
   LogController,
 } from 'fastify';
 import type { Database } from '../engine/index.js';
-import { Replication } from '../replication/index.js';
 import { DbError, statusOf } from '../errors/index.js';
+import { Replication } from '../replication/index.js';
 import {
   BODY_BYTES_MAX,
   HTTP_HEADER_TIMEOUT_SECONDS_DEFAULT,
@@ -30,15 +30,15 @@ import { errorHandler } from './errors.js';
 import { addJsonBodyParser } from './json-body.js';
 import { Metrics } from './metrics.js';
 import { bindStatus, type NodeStatus, newNodeStatus } from './node-status.js';
-import type { ApiContext, RouteContext } from './route-context.js';
-import { addRequestHooks } from './request-hooks.js';
 import { replicationPort } from './replication-port.js';
+import { addRequestHooks } from './request-hooks.js';
 import { requestIdGenerator } from './request-id.js';
+import type { ApiContext, RouteContext } from './route-context.js';
 import { registerBackupRoute } from './routes/admin.js';
 import { registerApiRoutes } from './routes/api.js';
 import { registerChangesRoutes } from './routes/changes.js';
-import { registerReplicationRoutes } from './routes/replication.js';
 import { refuseUnknownParameters } from './routes/query-string.js';
+import { registerReplicationRoutes } from './routes/replication.js';
 
 /** Options of buildApp; the node's name is its database's (`open(…, { name })`). */
 export interface AppOptions extends ApiAppOptions {

@@ -1,7 +1,14 @@
 /** The REST server: the Fastify app factory and the node that runs it. */
 
 export { type AppOptions, buildApp } from './app.js';
-export type { RouteContext } from './route-context.js';
+export {
+  type ResolvedConfig,
+  type ResolveInput,
+  resolveConfig,
+  type SettingKey,
+} from './config.js';
+export { listenQuietly } from './listen.js';
+export { describeSettings, type RunningNode, type StartOptions, startNode } from './node.js';
 export {
   NODE_DEFAULTS,
   type NodeConfig,
@@ -9,24 +16,17 @@ export {
   type SettingSource,
   type TlsSettings,
 } from './node-config.js';
-export {
-  type ResolvedConfig,
-  type ResolveInput,
-  resolveConfig,
-  type SettingKey,
-} from './config.js';
+export { bindStatus, type NodeStatus, newNodeStatus, type Role } from './node-status.js';
+export type { RouteContext } from './route-context.js';
+export { buildRouterApp, type RouterAppOptions } from './router-app.js';
 export {
   CONFIG_FLAG,
   defaultText,
   flagKey,
-  type ServeFlags,
   SETTING_NAMES,
   SETTINGS,
+  type ServeFlags,
   type SettingName,
   type SettingSpec,
   settingSpec,
 } from './settings.js';
-export { listenQuietly } from './listen.js';
-export { describeSettings, type RunningNode, type StartOptions, startNode } from './node.js';
-export { bindStatus, type NodeStatus, newNodeStatus, type Role } from './node-status.js';
-export { buildRouterApp, type RouterAppOptions } from './router-app.js';

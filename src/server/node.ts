@@ -13,13 +13,13 @@ import { type Database, open } from '../engine/index.js';
 import { DbError } from '../errors/index.js';
 import { Replication, type ReplicationLog } from '../replication/index.js';
 import { buildApp, requestsInFlight } from './app.js';
+import type { SettingKey } from './config.js';
 import { listenQuietly } from './listen.js';
 import { type LogArchive, startLogArchive } from './log-archive.js';
+import type { NodeConfig, SettingSource } from './node-config.js';
+import { type NodeStatus, newNodeStatus } from './node-status.js';
 import { replicationPort } from './replication-port.js';
 import { removeStaleBackupCopies } from './routes/admin.js';
-import type { SettingKey } from './config.js';
-import type { NodeConfig, SettingSource } from './node-config.js';
-import { newNodeStatus, type NodeStatus } from './node-status.js';
 import {
   flagName,
   SETTING_NAMES,

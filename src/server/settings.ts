@@ -81,6 +81,9 @@ import {
   HTTP_HEADER_TIMEOUT_SECONDS_DEFAULT,
   HTTP_IDLE_TIMEOUT_SECONDS_DEFAULT,
   HTTP_REQUEST_TIMEOUT_SECONDS_DEFAULT,
+  PORT_MAX,
+  PORT_MIN,
+  PORT_RANGE_TEXT,
   REPLICATION_FOLLOWERS_MAX,
 } from '../util/index.js';
 
@@ -95,10 +98,7 @@ export const CHANGE_LOG_RETAIN_MIB_MAX = 1_048_576;
  */
 export const AUTO_FAILOVER_SECONDS_MAX = 2_147_483;
 
-export { REPLICATION_FOLLOWERS_MAX };
-
-export const PORT_MIN = 1;
-export const PORT_MAX = 65_535;
+export { PORT_MAX, PORT_MIN, REPLICATION_FOLLOWERS_MAX };
 
 /**
  * Every setting, in the order of help, docs and the log line. Adding a setting is adding a
@@ -557,7 +557,7 @@ export function describeKind(kind: SettingKind): string {
     case 'password':
       return 'text, or env:VAR_NAME to read it from that variable';
     case 'port':
-      return `an integer from ${PORT_MIN} to ${PORT_MAX}`;
+      return PORT_RANGE_TEXT;
     case 'seconds':
       return `a whole number of seconds from 1 to ${AUTO_FAILOVER_SECONDS_MAX}`;
     case 'role':

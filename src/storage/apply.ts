@@ -29,8 +29,8 @@ import {
   dropCollection,
   insertDocuments,
   type PreparedDocument,
-  requireForWrite,
   replaceDocument,
+  requireForWrite,
 } from './documents.js';
 import { createIndex, dropIndex, rebuildIndexes } from './indexes.js';
 import type { TxnState } from './txn-state.js';

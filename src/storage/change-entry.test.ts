@@ -10,8 +10,8 @@
 import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import {
-  type ChangeEntry,
   CHAIN_START,
+  type ChangeEntry,
   chainText,
   decodeDocuments,
   decodeStoredEntry,

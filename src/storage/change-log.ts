@@ -13,8 +13,8 @@
 import { DbError } from '../errors/index.js';
 import type { ChangeHold, LogPosition, TermRun } from '../types/index.js';
 import { CHANGE_LOG_HOLD_FACTOR, TERM_RUNS_MAX } from '../util/index.js';
-import type { Catalog } from './catalog-state.js';
 import type { NodeMeta } from './catalog.js';
+import type { Catalog } from './catalog-state.js';
 import {
   type ChangeEntry,
   chainFromText,

@@ -4,9 +4,8 @@
  */
 
 import { DbError } from '../errors/index.js';
-import { DOCUMENT_DEPTH_MAX, parseId } from '../util/index.js';
-
 import type { Document } from '../types/index.js';
+import { DOCUMENT_DEPTH_MAX, parseId } from '../util/index.js';
 
 export type { Document };
 

@@ -9,6 +9,7 @@ import { collectionNotFound, DbError } from '../errors/index.js';
 import type { BulkResult } from '../types/index.js';
 
 export type { BulkResult };
+
 import { COLLECTIONS_MAX, formatId, newId } from '../util/index.js';
 import type { CollectionDef } from './catalog.js';
 import { compareBytes } from './codec/index.js';

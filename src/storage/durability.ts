@@ -12,14 +12,14 @@
 
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import type { Env, ReadSnapshot } from './lmdb-env.js';
-import { envStats, pinSnapshot } from './lmdb-env.js';
 import {
   type CheckpointRecord,
   readMetaPages,
   writeCheckpointRecord,
   writeCheckpointRecordSync,
 } from './checkpoint.js';
+import type { Env, ReadSnapshot } from './lmdb-env.js';
+import { envStats, pinSnapshot } from './lmdb-env.js';
 import { notDurable, WalWriter, walDirectory } from './wal.js';
 
 /** How a commit group is made durable. */

@@ -1,5 +1,6 @@
 /** The storage layer: one LMDB data file, its catalog, documents, indexes and change log. */
 
+export { LeaderStructures } from './apply.js';
 export {
   autoIndexName,
   type CheckedIndexSpec,
@@ -22,7 +23,6 @@ export {
   type PeerEntry,
   readPeerEntry,
 } from './change-entry.js';
-export { LeaderStructures } from './apply.js';
 export type { ChangeHold, LogPosition, TermRun } from './change-log.js';
 export { FieldSelection, KEY_VALUE_BYTES_MAX, type Structure } from './codec/index.js';
 export { type CheckedDocument, checkDocument, type Document } from './document-check.js';
@@ -37,16 +37,17 @@ export {
   rangeKeys,
 } from './lookup.js';
 export type { CompactedTrees, CompactResult, PageUsage, StoreStats } from './maintenance.js';
+export type { PageCheck } from './open-check.js';
 export type { StoredDocument, StoreReader } from './reader.js';
 export { withId } from './records.js';
 export type { LoadIndex, SnapshotLoad, SnapshotPosition } from './resync.js';
+export type { SelectionCacheStats } from './scans.js';
 export type {
   DocumentSnapshot,
   FileSnapshot,
   SnapshotCollection,
   SnapshotIndex,
 } from './snapshot.js';
-export type { PageCheck } from './open-check.js';
 export {
   DATA_FILE_NAME,
   type Recovery,
@@ -55,9 +56,8 @@ export {
   type StoreOptions,
   type StoreWriter,
 } from './store.js';
-export { removeWal, walDirectory } from './wal.js';
-export type { SelectionCacheStats } from './scans.js';
 export type { WriteCounts } from './txn-state.js';
 export type { VerifyProgress } from './verify.js';
+export { removeWal, walDirectory } from './wal.js';
 export type { WriteTxn } from './write-txn.js';
 export { type LockOwner, lockHolder } from './writer-lock.js';

@@ -4,8 +4,8 @@
  */
 
 import * as path from 'node:path';
-import * as lmdb from 'lmdb';
 import type { Database as LmdbDatabase, RootDatabase } from 'lmdb';
+import * as lmdb from 'lmdb';
 import { DbError } from '../errors/index.js';
 import { COLLECTIONS_MAX, INDEXES_PER_COLLECTION_MAX } from '../util/index.js';
 import { checkFileHead } from './file-header.js';

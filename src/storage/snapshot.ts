@@ -7,6 +7,7 @@
  */
 
 import type { FileSnapshot, SnapshotCollection, SnapshotIndex } from '../types/index.js';
+import { formatId } from '../util/index.js';
 import type { CollectionDef, NodeMeta } from './catalog.js';
 import { chainText, seqOfKey, storedEntryHead } from './change-entry.js';
 import { decodeValue } from './codec/index.js';
@@ -14,7 +15,6 @@ import type { StoreContext } from './context.js';
 import type { Document } from './document-check.js';
 import { pinSnapshot, type ReadSnapshot } from './lmdb-env.js';
 import { ID_MIN } from './records.js';
-import { formatId } from '../util/index.js';
 
 /** Reads of documents as they were when the snapshot was opened. */
 export interface DocumentSnapshot {

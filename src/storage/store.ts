@@ -19,12 +19,6 @@ import {
   CHECKPOINT_BYTES_MIN,
 } from '../util/index.js';
 import { adoptStructures, applyChange, applyPeerEntry, LeaderStructures } from './apply.js';
-import {
-  needsRecovery,
-  prepareForWriting,
-  readCheckpointRecord,
-  recordAsClean,
-} from './checkpoint.js';
 import type { CollectionDef, IndexDef } from './catalog.js';
 import { Catalog } from './catalog-state.js';
 import {
@@ -35,12 +29,18 @@ import {
   type StoredChangeEntry,
 } from './change-entry.js';
 import { type ChangeHold, ChangeLog, type LogPosition, type TermRun } from './change-log.js';
+import {
+  needsRecovery,
+  prepareForWriting,
+  readCheckpointRecord,
+  recordAsClean,
+} from './checkpoint.js';
 import { DocumentCodec, type FieldSelection, type Structure } from './codec/index.js';
 import type { StoreContext } from './context.js';
 import { asDamage, type DamageSite, guardItems, guardRead, guardScan } from './damage.js';
 import type { Document } from './document-check.js';
 import type { PreparedDocument } from './documents.js';
-import { type Durable, Durability, type Pending } from './durability.js';
+import { Durability, type Durable, type Pending } from './durability.js';
 import {
   changeLogBoundUnderCap,
   checkFileCap,
@@ -49,7 +49,6 @@ import {
   storageFailed,
 } from './file-cap.js';
 import { Handles } from './handles.js';
-import { createDataFile } from './new-file.js';
 import { copyEnv, envStats, pinSnapshot, refreshSnapshot } from './lmdb-env.js';
 import {
   type CompactedTrees,
@@ -60,6 +59,7 @@ import {
   type StoreStats,
   storeStats,
 } from './maintenance.js';
+import { createDataFile } from './new-file.js';
 import { damagedTreesError, type PageCheck, walkBeforeOpen } from './open-check.js';
 import type { StoredDocument, StoreReader } from './reader.js';
 import {

@@ -11,7 +11,7 @@ export type * from './documents.js';
 export type * from './errors.js';
 export type * from './node.js';
 export type * from './query.js';
-export type * from './stats.js';
 export type * from './replication.js';
 export type * from './snapshot.js';
+export type * from './stats.js';
 export type * from './verify.js';

@@ -123,3 +123,16 @@ export const CLUSTER_CONFIG_BYTES_MAX = 1024 * 1024;
 
 /** Problems `docdb verify` lists one by one; it counts every one (a damaged file may have millions). */
 export const VERIFY_PROBLEMS_LISTED_MAX = 100;
+
+/** The lowest port a node, a router or a replication listener binds (0 means "pick one"). */
+export const PORT_MIN = 1;
+/** The highest TCP port. */
+export const PORT_MAX = 65_535;
+/** How every port check words the range. */
+export const PORT_RANGE_TEXT = `an integer from ${PORT_MIN} to ${PORT_MAX}`;
+
+/** True for a port number: an integer from PORT_MIN (or 0 when `zero` picks a free one) to PORT_MAX. */
+export function isPort(value: unknown, options: { zero?: boolean } = {}): value is number {
+  const min = options.zero ? 0 : PORT_MIN;
+  return typeof value === 'number' && Number.isInteger(value) && value >= min && value <= PORT_MAX;
+}

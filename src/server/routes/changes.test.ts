@@ -7,14 +7,14 @@
  * the node to a bounded buffer, and the app's close ending its feeds.
  */
 
-import type { FastifyInstance } from 'fastify';
 import type { ServerResponse } from 'node:http';
 import { Readable } from 'node:stream';
+import type { FastifyInstance } from 'fastify';
 import { afterEach, describe, expect, it } from 'vitest';
 import { openFeed } from '../../../test/support/feed-reader.js';
 import { makeTempDir } from '../../../test/support/temp-dir.js';
-import { type Database, open } from '../../engine/index.js';
 import type { OpenOptions } from '../../engine/index.js';
+import { type Database, open } from '../../engine/index.js';
 import { buildApp } from '../app.js';
 
 const KEY = 'feed-key';

@@ -9,8 +9,8 @@
 import { Readable } from 'node:stream';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Router } from '../../cluster/index.js';
-import { DbError, isDbError } from '../../errors/index.js';
 import type { ChangeFeed } from '../../engine/index.js';
+import { DbError, isDbError } from '../../errors/index.js';
 import type { ChangeEntry } from '../../types/index.js';
 import { streamErrorBody } from '../errors.js';
 import type { RouteContext } from '../route-context.js';

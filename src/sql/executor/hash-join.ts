@@ -8,7 +8,7 @@ import { type Document, withId } from '../../storage/index.js';
 import { valueAt } from '../../util/index.js';
 import type { HashJoinNode } from '../planner/index.js';
 import { joinKey } from '../semantics/index.js';
-import { type ExecContext, requireCollection, type Row } from './context.js';
+import { type ExecContext, type Row, requireCollection } from './context.js';
 
 export function* hashJoinRows(
   node: HashJoinNode,

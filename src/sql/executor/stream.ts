@@ -17,8 +17,8 @@ import {
   bindPlan,
   type LimitNode,
   type PlanNode,
-  planNodes,
   type ProjectNode,
+  planNodes,
   type SelectPlan,
   type SortNode,
 } from '../planner/index.js';

@@ -1,5 +1,5 @@
 /** The SQL parser. Pure. */
 
 export { SQL_KEYWORDS } from '../ast/index.js';
-export { type Parsed, parse } from './parser.js';
 export { checkParams } from './params.js';
+export { type Parsed, parse } from './parser.js';

@@ -24,10 +24,10 @@ import {
   type PathRef,
   type SelectItem,
   type SelectStatement,
+  SQL_KEYWORDS,
   type Statement,
   type UpdateStatement,
   type Value,
-  SQL_KEYWORDS,
 } from '../ast/index.js';
 import { syntaxError, type Token, tokenize } from '../lexer/index.js';
 import { keywordAsNameHint, nearestKeyword } from './keyword-hint.js';

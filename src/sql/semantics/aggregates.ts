@@ -8,7 +8,7 @@
  */
 
 import { compareValues } from '../../util/index.js';
-import { assertNever, type AggregateFn } from '../ast/index.js';
+import { type AggregateFn, assertNever } from '../ast/index.js';
 
 /** One aggregate function. `accumulate` returns the new state (it may update it in place). */
 export interface Aggregate<State = unknown> {

@@ -16,8 +16,8 @@ import {
   joinKey,
   like,
   MAX,
-  matchesValue,
   MIN,
+  matchesValue,
   SUM,
   withinBounds,
 } from './index.js';
