@@ -5,7 +5,7 @@
  * vectors in hash.test.ts are pinned. Pure; no dependency.
  */
 
-import { DbError } from '../errors/index.js';
+import { assert, DbError } from '../errors/index.js';
 
 /**
  * Virtual nodes each shard puts on the ring. More even out the shards' shares (the spread is
@@ -174,7 +174,7 @@ export function buildRing(shardNames: readonly string[]): HashRing {
       'the cluster has no shards: add one with docdb cluster add-shard',
     );
   }
-  if (shardNames.length > 0xffff) throw new Error('assertion: too many shards for the ring');
+  assert(shardNames.length <= 0xffff, 'too many shards for the ring');
   if (new Set(shardNames).size !== shardNames.length) {
     throw new DbError('ERR_CLUSTER_CONFIG_INVALID', 'a shard name appears twice in the ring');
   }

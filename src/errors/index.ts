@@ -7,6 +7,7 @@ export {
   documentNotFound,
   keyNotFound,
 } from './answers.js';
+export { AssertionFailure, assert } from './assert.js';
 export {
   type CatalogueEntry,
   ERROR_CATALOGUE,

@@ -13,7 +13,7 @@
  */
 
 import * as path from 'node:path';
-import { DbError } from '../errors/index.js';
+import { assert, DbError } from '../errors/index.js';
 import type { Document, FollowerView } from '../types/index.js';
 import { checkProof, introduce, refusedBy } from './handshake.js';
 import type { ReplicationCounters, ReplicationLog } from './log.js';
@@ -315,7 +315,7 @@ export class ReplicationFollower {
       welcome = await peer.receive(['probe', 'welcome', 'refused'], HANDSHAKE_TIMEOUT_MS);
     }
     if (welcome.t === 'refused') throw refusedBy(this.view.leader, welcome);
-    if (welcome.t !== 'welcome') throw new Error('unreachable');
+    assert(welcome.t === 'welcome', `a proof was answered with ${welcome.t}`);
     if (secret !== undefined && !checkProof(secret, 'leader', nonce, welcome.proof, binding)) {
       throw new DbError(
         'ERR_REPLICATION_AUTH',

@@ -8,7 +8,7 @@
  */
 
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
-import { DbError } from '../errors/index.js';
+import { assert, DbError } from '../errors/index.js';
 import type { Peer } from './peer.js';
 import { type MessageOf, PROTOCOL_VERSION } from './protocol.js';
 
@@ -75,7 +75,7 @@ export async function introduce(
   await peer.send({ t: 'hello', protocol: PROTOCOL_VERSION, nonce, ...hello });
   const challenge = await peer.receive(['challenge', 'refused'], timeoutMs);
   if (challenge.t === 'refused') throw refusedBy(peer.address, challenge);
-  if (challenge.t !== 'challenge') throw new Error('unreachable');
+  assert(challenge.t === 'challenge', `a hello was answered with ${challenge.t}`);
   // A listener of another version refuses the hello itself; one that answered all the same
   // is not spoken to further.
   if (challenge.protocol !== PROTOCOL_VERSION) {

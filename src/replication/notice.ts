@@ -7,7 +7,7 @@
  * node is seen following (it then has the new term anyway), or when this node stops leading.
  */
 
-import { DbError } from '../errors/index.js';
+import { assert, DbError } from '../errors/index.js';
 import type { Introduction } from './handshake.js';
 import { checkProof, introduce } from './handshake.js';
 import type { ReplicationLog } from './log.js';
@@ -99,7 +99,7 @@ export class Notifier {
           `${target} refused the notice: ${answer.reason}`,
         );
       }
-      if (answer.t !== 'noticed') throw new Error('unreachable');
+      assert(answer.t === 'noticed', `a notice was answered with ${answer.t}`);
       if (
         secret !== undefined &&
         !checkProof(secret, 'leader', nonce, answer.proof, peer.binding)

@@ -6,7 +6,7 @@
 import * as path from 'node:path';
 import type { Database as LmdbDatabase, RootDatabase } from 'lmdb';
 import * as lmdb from 'lmdb';
-import { DbError } from '../errors/index.js';
+import { assert, DbError } from '../errors/index.js';
 import { COLLECTIONS_MAX, INDEXES_PER_COLLECTION_MAX } from '../util/index.js';
 import { checkFileHead } from './file-header.js';
 
@@ -112,7 +112,7 @@ export function openScanDb(env: Env, name: string): ScanDb {
   const visitor = { visit: ((_bytes, size) => size) as Visit };
   const encoder = {
     encode: () => {
-      throw new Error('a scan handle is read-only');
+      assert(false, 'a scan handle is read-only');
     },
     decode: (bytes: Uint8Array, size: number) => visitor.visit(bytes, size),
   };

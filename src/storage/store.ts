@@ -10,7 +10,7 @@
 
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { DbError } from '../errors/index.js';
+import { assert, DbError } from '../errors/index.js';
 import type { CheckpointResult, VerifyReport } from '../types/index.js';
 import {
   CHANGE_LOG_RETAIN_BYTES,
@@ -449,7 +449,7 @@ export class Store implements StoreReader, StoreWriter {
   prepareDocument(body: Document, id: Buffer | undefined): PreparedDocument {
     if (this.closed) throw new DbError('ERR_STORAGE_CLOSED', 'the database is closed');
     if (this.queue.inBatch)
-      throw new Error('prepareDocument inside a write job: use txn.prepareDocument');
+      assert(false, 'prepareDocument inside a write job: use txn.prepareDocument');
     return prepareDocument(this.ctx, body, id, (structures) => {
       if (this.readOnly) {
         throw new DbError('ERR_STORAGE_READ_ONLY', `${this.file} is open read-only`);

@@ -4,7 +4,7 @@
  * flows between operators.
  */
 
-import { collectionNotFound } from '../../errors/index.js';
+import { assert, collectionNotFound } from '../../errors/index.js';
 import {
   type CollectionDef,
   type Document,
@@ -45,7 +45,7 @@ export interface ExecContext {
 export function requireReadyIndex(def: CollectionDef, name: string): IndexDef {
   // Plans hold the name as the definition spells it; the folded search is the fallback.
   const index = def.indexes.find((i) => i.name === name) ?? findIndex(def, name);
-  if (index?.state !== 'ready') throw new Error(`plan names index ${name}, which is not ready`);
+  assert(index?.state === 'ready', `plan names index ${name}, which is not ready`);
   return index;
 }
 

@@ -13,7 +13,7 @@
  */
 
 import { Packr } from 'msgpackr';
-import { DbError } from '../../errors/index.js';
+import { assert, DbError } from '../../errors/index.js';
 import { SHARED_STRUCTURES_MAX } from '../../util/index.js';
 import { type FieldSelection, PartialReader, type Structure } from './partial-decode.js';
 
@@ -82,7 +82,7 @@ export class DocumentCodec {
       saveStructures: (structures: Structure[] & { sharedLength?: number }) => {
         const shared = structures.sharedLength ?? structures.length;
         this.list = structures.slice(0, shared).map((s) => [...s]);
-        if (!this.persist) throw new Error('a document structure was added outside encode()');
+        assert(this.persist, 'a document structure was added outside encode()');
         this.persist(this.list);
         return true;
       },
