@@ -175,8 +175,8 @@ export class Database implements NodeApi {
    * and "30"), each once, in `_id` order, with the plan that found them.
    */
   getByKey(collection: string, field: string, value: KeyValue): ByKeyAnswer {
-    const found = this.requireCollection(collection).findAny(field, keyTextValues(String(value)));
-    return { ...found, count: found.documents.length };
+    const { documents, plan } = this.byKey(collection, field, value);
+    return { documents, count: documents.length, plan };
   }
 
   /** Replaces the one document `getByKey` finds, keeping its `_id` (404 none, 409 several). */
@@ -187,8 +187,7 @@ export class Database implements NodeApi {
     doc: unknown,
     condition: WriteCondition = {},
   ): Promise<ReplaceByKeyAnswer> {
-    const handle = this.requireCollection(collection);
-    const { documents } = handle.findAny(field, keyTextValues(String(value)));
+    const { handle, documents } = this.byKey(collection, field, value);
     if (documents.length === 0) throw keyNotFound(handle.name, field, value);
     if (documents.length > 1) throw ambiguousMatch(handle.name, field, value, documents.length);
     const id = String(documents[0]?._id);
@@ -196,10 +195,18 @@ export class Database implements NodeApi {
     return { id, matched: 1 };
   }
 
+  /**
+   * An existing collection's documents whose `field` equals `value` or the scalar its text
+   * spells, each once, in `_id` order, with the plan that found them.
+   */
+  private byKey(collection: string, field: string, value: KeyValue) {
+    const handle = this.requireCollection(collection);
+    return { handle, ...handle.findAny(field, keyTextValues(String(value))) };
+  }
+
   /** Deletes every document `getByKey` finds; answers how many. */
   async deleteByKey(collection: string, field: string, value: KeyValue): Promise<DeleteAnswer> {
-    const handle = this.requireCollection(collection);
-    const { documents } = handle.findAny(field, keyTextValues(String(value)));
+    const { handle, documents } = this.byKey(collection, field, value);
     return { deleted: await handle.deleteMany(documents.map((d) => String(d._id))) };
   }
 

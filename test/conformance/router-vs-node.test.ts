@@ -16,8 +16,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { connect, type DocdbClient, type Document } from '../../src/client/index.js';
 import { type ClusterConfig, Router } from '../../src/cluster/index.js';
 import { formatId, newId } from '../../src/util/index.js';
-import { type Harness, startHarness } from '../support/app-harness.js';
 import { docsArb, render, type Where, whereOfDepth } from '../sql/generators.js';
+import { type Harness, startHarness } from '../support/app-harness.js';
 
 /** Runs of the property. Raise it to hunt: DOCDB_PROPERTY_RUNS=1000. */
 const NUM_RUNS = Number(process.env.DOCDB_PROPERTY_RUNS ?? 150);

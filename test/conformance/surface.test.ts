@@ -18,7 +18,13 @@ import { isDbError } from '../../src/errors/index.js';
 import { buildRouterApp } from '../../src/server/index.js';
 import type { Document, NodeApi } from '../../src/types/index.js';
 import { formatId, newId } from '../../src/util/index.js';
-import { type Answer, type Call, type Harness, startHarness } from '../support/app-harness.js';
+import {
+  type Answer,
+  type Call,
+  type Harness,
+  injectCall,
+  startHarness,
+} from '../support/app-harness.js';
 import { makeTempDir } from '../support/temp-dir.js';
 
 /** A router's plan is the node's behind the shard prefix. */
@@ -299,28 +305,7 @@ describe('one REST surface: the embedded database, a client and a router answer 
 
     async function both(call: Call): Promise<[unknown, unknown]> {
       const fromNode = await node.request(call);
-      const headers: Record<string, string> = { ...call.headers };
-      let payload: string | undefined;
-      if (call.json !== undefined) {
-        payload = JSON.stringify(call.json);
-        headers['content-type'] = 'application/json';
-      } else if (call.raw !== undefined) {
-        payload = String(call.raw);
-        headers['content-type'] ??= 'application/json';
-      }
-      const response = await routerApp.inject({
-        method: (call.method ?? 'GET') as 'GET',
-        url: call.url,
-        headers,
-        ...(payload !== undefined && { payload }),
-      });
-      const type = String(response.headers['content-type'] ?? '');
-      const fromRouter: Answer = {
-        status: response.statusCode,
-        headers: response.headers,
-        text: response.body,
-        body: type.includes('application/json') ? JSON.parse(response.body || 'null') : undefined,
-      };
+      const fromRouter = await injectCall(routerApp, call);
       return [seen(fromNode), seen(fromRouter)];
     }
 

@@ -7,7 +7,7 @@
  */
 
 import * as fs from 'node:fs';
-import type { InjectOptions } from 'fastify';
+import type { FastifyInstance, InjectOptions } from 'fastify';
 import { afterEach } from 'vitest';
 import { type Database, open } from '../../src/engine/index.js';
 import { type AppOptions, buildApp } from '../../src/server/app.js';
@@ -109,6 +109,42 @@ export function harnessPerTest(): (options?: HarnessOptions) => Promise<Harness>
   };
 }
 
+/**
+ * Sends `call` to any app (a node's or a router's) through `app.inject()`: JSON or raw bodies
+ * as JSON, `apiKey` as Bearer unless the call says `auth: false`.
+ */
+export async function injectCall(
+  app: FastifyInstance,
+  call: Call,
+  apiKey?: string,
+): Promise<Answer> {
+  const headers: Record<string, string> = {};
+  if (apiKey && call.auth !== false) headers.authorization = `Bearer ${apiKey}`;
+  let payload: string | Buffer | undefined;
+  if (call.json !== undefined) {
+    payload = JSON.stringify(call.json);
+    headers['content-type'] = 'application/json';
+  } else if (call.raw !== undefined) {
+    payload = call.raw;
+    headers['content-type'] = 'application/json';
+  }
+  Object.assign(headers, call.headers);
+  const response = await app.inject({
+    method: (call.method ?? 'GET') as InjectOptions['method'],
+    url: call.url,
+    headers,
+    ...(payload !== undefined && { payload }),
+  });
+  const type = String(response.headers['content-type'] ?? '');
+  const text = response.body;
+  return {
+    status: response.statusCode,
+    headers: response.headers,
+    text,
+    body: type.includes('application/json') && text !== '' ? JSON.parse(text) : undefined,
+  };
+}
+
 /** Options of startHarness: the app's, and the node's name. */
 export type HarnessOptions = AppOptions & { nodeName?: string };
 
@@ -121,33 +157,7 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
   const app = buildApp(db, { ...appOptions, status });
   const apiKey = options.apiKey;
 
-  async function inject(call: Call): Promise<Answer> {
-    const headers: Record<string, string> = {};
-    if (apiKey && call.auth !== false) headers.authorization = `Bearer ${apiKey}`;
-    let payload: string | Buffer | undefined;
-    if (call.json !== undefined) {
-      payload = JSON.stringify(call.json);
-      headers['content-type'] = 'application/json';
-    } else if (call.raw !== undefined) {
-      payload = call.raw;
-      headers['content-type'] = 'application/json';
-    }
-    Object.assign(headers, call.headers);
-    const response = await app.inject({
-      method: (call.method ?? 'GET') as InjectOptions['method'],
-      url: call.url,
-      headers,
-      ...(payload !== undefined && { payload }),
-    });
-    const type = String(response.headers['content-type'] ?? '');
-    const text = response.body;
-    return {
-      status: response.statusCode,
-      headers: response.headers,
-      text,
-      body: type.includes('application/json') && text !== '' ? JSON.parse(text) : undefined,
-    };
-  }
+  const inject = (call: Call) => injectCall(app, call, apiKey);
 
   return {
     app,
