@@ -5,21 +5,20 @@
  */
 
 import { DbError, type ErrorCode } from '../errors/index.js';
-import type { ChangeHeartbeat, ErrorBody, FeedEntry } from '../types/index.js';
+import type { ChangeFeedOptions, ChangeHeartbeat, ErrorBody, FeedEntry } from '../types/index.js';
 import { ndjsonValues } from './ndjson.js';
 import type { Call, Transport } from './transport.js';
 
-/** Options of `client.changes`. */
-export interface ChangesOptions {
+/**
+ * Options of `client.changes` and `client.changesWithHeartbeats`: those of every feed
+ * (types' ChangeFeedOptions; `heartbeatMs` is the server's here), and `since` as a number too.
+ */
+export interface ChangesOptions extends Omit<ChangeFeedOptions, 'since'> {
   /**
    * Start after this point: a node's seq (0 = the whole retained log), or a router's cursor
    * (a line's `cursor`, or a heartbeat's). Default: from now.
    */
   since?: number | string;
-  /** Only this collection's entries. */
-  collection?: string;
-  /** Hangs up: the iteration ends without an error. */
-  signal?: AbortSignal;
 }
 
 /** The query string of GET /changes. */

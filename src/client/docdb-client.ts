@@ -11,7 +11,7 @@ import type {
   BulkOptions,
   BulkResult,
   ByKeyAnswer,
-  ChangeHeartbeat,
+  ChangeLine,
   CheckpointAnswer,
   CompactResult,
   CreatedIndex,
@@ -187,13 +187,12 @@ export class DocdbClientBase implements NodeApi {
   }
 
   /**
-   * `changes` with the heartbeats too: the first value is the heartbeat that says where the
-   * feed starts (`lastSeq`, or a router's `cursor`), then one after each silence, so a
-   * consumer can save its resume point even while a filter skips everything.
+   * `GET /changes` line by line (NodeApi): `changes` with the heartbeats too. The first value
+   * is the heartbeat that says where the feed starts (`lastSeq`, or a router's `cursor`), then
+   * one after each of the server's silences, so a consumer can save its resume point even
+   * while a filter skips everything.
    */
-  changesWithHeartbeats(
-    options: ChangesOptions = {},
-  ): AsyncGenerator<FeedEntry | ChangeHeartbeat, void, undefined> {
+  changesWithHeartbeats(options: ChangesOptions = {}): AsyncGenerator<ChangeLine, void, undefined> {
     return followFeed(this.transport, options, true);
   }
 

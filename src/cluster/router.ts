@@ -10,6 +10,8 @@ import type {
   BulkOptions,
   BulkResult,
   ByKeyAnswer,
+  ChangeFeedOptions,
+  ChangeLine,
   CheckpointAnswer,
   CompactResult,
   CreatedIndex,
@@ -43,7 +45,7 @@ import { type InsertStatement, printStatement, type Statement } from '../sql/ast
 import { checkParams, parse } from '../sql/parser/index.js';
 import { PathResolver } from '../sql/planner/index.js';
 import type { QueryMeta, QueryResult } from '../types/index.js';
-import { normalizeCollectionName, parsePath, seedOrders } from '../util/index.js';
+import { heartbeatFeed, normalizeCollectionName, parsePath, seedOrders } from '../util/index.js';
 import { VERSION } from '../version.js';
 import type { ClusterConfig, ClusterShard, CollectionPlacement } from './config.js';
 import {
@@ -63,7 +65,7 @@ import {
   type SelectRoute,
 } from './route-plan.js';
 import { RouterAdmin } from './router-admin.js';
-import { openRouterFeed, type RouterFeed, type RouterFeedOptions } from './router-changes.js';
+import { openRouterFeed } from './router-changes.js';
 import { RouterDocuments } from './router-documents.js';
 import { checkShards } from './router-health.js';
 import { type RouterOptions, ShardSet } from './shard-set.js';
@@ -271,9 +273,24 @@ export class Router implements NodeApi {
     });
   }
 
-  /** `GET /changes` through the router: every shard's feed merged (router-changes.ts). */
-  changes(options: RouterFeedOptions): Promise<RouterFeed> {
-    return openRouterFeed(this.config, options);
+  /**
+   * `GET /changes` through the router (NodeApi): every shard's feed merged (router-changes.ts),
+   * its heartbeats saying the router cursor. Its refusals throw from the first read.
+   */
+  changesWithHeartbeats(
+    options: ChangeFeedOptions = {},
+  ): AsyncGenerator<ChangeLine, void, undefined> {
+    const { since, collection, heartbeatMs, signal } = options;
+    return heartbeatFeed(
+      async (stop) => {
+        const feed = await openRouterFeed(this.config, { since, collection, signal: stop });
+        return {
+          lines: feed.lines,
+          heartbeat: () => ({ heartbeat: Date.now(), cursor: feed.cursor() }),
+        };
+      },
+      { heartbeatMs, signal },
+    );
   }
 
   /** `POST /query` through the router: one statement, answered as one node would. */

@@ -74,6 +74,22 @@ function checkSince(since: unknown, state: LogPosition): number {
 }
 
 /**
+ * Reads `since` as GET /changes gives it (`NodeApi.changesWithHeartbeats`): a seq in decimal
+ * text. The message names the query parameter and the header, the two ways a request sends it.
+ */
+export function seqOfText(since: string | undefined): number | undefined {
+  if (since === undefined) return undefined;
+  if (!/^(0|[1-9][0-9]{0,14})$/.test(since)) {
+    throw new DbError(
+      'ERR_BAD_ARGUMENT',
+      `query parameter since (or the Last-Event-ID header) must be a seq, an integer >= 0; got '${since.slice(0, 40)}'`,
+      { parameter: 'since' },
+    );
+  }
+  return Number(since);
+}
+
+/**
  * Opens a feed: throws ERR_BAD_ARGUMENT (a bad `since`), ERR_COLLECTION_NAME_INVALID (a bad
  * `collection`) or ERR_CHANGES_TRIMMED (`since` below the log's floor) at once. While it is
  * read, a trim past its position (a checkpoint while the consumer lagged) or a snapshot load

@@ -32,6 +32,8 @@ import type {
   BulkOptions,
   BulkResult,
   ByKeyAnswer,
+  ChangeFeedOptions,
+  ChangeLine,
   CheckpointAnswer,
   CreatedIndex,
   DeleteAnswer,
@@ -56,9 +58,9 @@ import type {
   VerifyReport,
   WriteCondition,
 } from '../types/index.js';
-import { formatId, keyTextValues, parseId, seedOrders } from '../util/index.js';
+import { formatId, heartbeatFeed, keyTextValues, parseId, seedOrders } from '../util/index.js';
 import { VERSION } from '../version.js';
-import { type ChangeFeed, type ChangesOptions, openChangeFeed } from './changes.js';
+import { type ChangeFeed, type ChangesOptions, openChangeFeed, seqOfText } from './changes.js';
 import { Collection } from './collection.js';
 import {
   type KeyedRow,
@@ -402,6 +404,30 @@ export class Database implements NodeApi {
    */
   changes(options: ChangesOptions = {}): ChangeFeed {
     return openChangeFeed(this, options);
+  }
+
+  /**
+   * `GET /changes` (NodeApi): `changes` with `since` as text and heartbeats woven in, each
+   * saying the feed's `position` as `lastSeq`. Its refusals throw from the first read.
+   */
+  changesWithHeartbeats(
+    options: ChangeFeedOptions = {},
+  ): AsyncGenerator<ChangeLine, void, undefined> {
+    const { since, collection, heartbeatMs, signal } = options;
+    return heartbeatFeed(
+      (stop) => {
+        const feed = this.changes({
+          ...(since !== undefined && { since: seqOfText(since) }),
+          ...(collection !== undefined && { collection }),
+          signal: stop,
+        });
+        return {
+          lines: feed,
+          heartbeat: () => ({ heartbeat: Date.now(), lastSeq: feed.position }),
+        };
+      },
+      { heartbeatMs, signal },
+    );
   }
 
   /** Every collection, index definition and document at one seq, from one pinned state. */

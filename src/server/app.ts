@@ -36,7 +36,6 @@ import { requestIdGenerator } from './request-id.js';
 import type { ApiContext, RouteContext } from './route-context.js';
 import { registerBackupRoute } from './routes/admin.js';
 import { registerApiRoutes } from './routes/api.js';
-import { registerChangesRoutes } from './routes/changes.js';
 import { refuseUnknownParameters } from './routes/query-string.js';
 import { registerReplicationRoutes } from './routes/replication.js';
 
@@ -46,8 +45,6 @@ export interface AppOptions extends ApiAppOptions {
   status?: NodeStatus;
   /** The node's replication (node.ts makes it from the settings); a single node's when omitted. */
   replication?: Replication;
-  /** Silence before a change feed's heartbeat (default CHANGES_HEARTBEAT_MS; tests shorten it). */
-  changesHeartbeatMs?: number;
 }
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
@@ -200,13 +197,15 @@ export interface ApiAppOptions extends BaseAppOptions {
   corsOrigin?: string | undefined;
   /** The admin UI's build served at /ui/ (default admin-ui/out of the repository). */
   adminUiDir?: string;
+  /** Silence before a change feed's heartbeat (default CHANGES_HEARTBEAT_MS; tests shorten it). */
+  changesHeartbeatMs?: number;
 }
 
 /**
  * A Fastify instance serving the REST surface over `context.api`, as a node and a router both
  * do: request ids and metrics, CORS, the API-key check, docdb's error bodies, the shared
- * route plugins (routes/api.ts) and the admin UI. The caller adds its own routes (a node's
- * replication and backup, each one's change feed).
+ * route plugins (routes/api.ts, the change feed included) and the admin UI. A node adds its
+ * own routes (replication and backup); a router adds none.
  */
 export function apiApp(context: ApiContext, options: ApiAppOptions = {}): FastifyInstance {
   const app = baseApp(options);
@@ -226,7 +225,7 @@ export function apiApp(context: ApiContext, options: ApiAppOptions = {}): Fastif
     }),
   );
   app.setNotFoundHandler(notFound);
-  registerApiRoutes(app, context);
+  registerApiRoutes(app, context, options.changesHeartbeatMs);
   registerAdminUi(app, options.adminUiDir);
   return app;
 }
@@ -247,6 +246,5 @@ export function buildApp(db: Database, options: AppOptions = {}): FastifyInstanc
   app.addHook('onClose', () => replication.close());
   registerBackupRoute(app, context);
   registerReplicationRoutes(app, context);
-  registerChangesRoutes(app, context, options.changesHeartbeatMs);
   return app;
 }

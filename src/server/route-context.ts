@@ -16,7 +16,7 @@ export interface ApiContext {
   metrics: Metrics;
 }
 
-/** What a node's own route plugins (replication, backup, its change feed) receive too. */
+/** What a node's own route plugins (replication, backup) receive too. */
 export interface RouteContext extends ApiContext {
   db: Database;
   status: NodeStatus;

@@ -5,6 +5,7 @@
  * as a node does and a client cannot tell them apart.
  */
 
+import type { ChangeFeedOptions, ChangeLine } from './changes.js';
 import type { BulkResult, Document, SeedResult } from './documents.js';
 import type { HealthBody } from './node.js';
 import type { QueryMeta, QueryResult, ShardQueryOptions } from './query.js';
@@ -94,6 +95,16 @@ export interface NodeApi {
   rebuildIndex(collection: string, indexName: string): Promise<RebuildIndexAnswer>;
   /** `POST /seed`: the demo orders (default 10,000; `seed` picks the PRNG seed). */
   seed(orders?: number, seed?: number): Promise<SeedResult>;
+
+  /**
+   * `GET /changes` (docs/changes.md), line by line as the route sends it: a heartbeat at once
+   * (where the feed starts), the entries after `since`, then each commit, and a heartbeat
+   * after each silence; every line says where to resume after it. A refusal (a bad `since`
+   * or `collection`, 410 ERR_CHANGES_TRIMMED) throws from the first read, so nothing is sent
+   * before it. Iterate once; abort `signal` to close it, even mid-read (or `return()` between
+   * reads). `changes()` of Database and DocdbClient is this without the heartbeats.
+   */
+  changesWithHeartbeats(options?: ChangeFeedOptions): AsyncGenerator<ChangeLine, void, undefined>;
 }
 
 /** `GET /stats`: a node's, or a router's (which has `shards`). */

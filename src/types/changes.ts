@@ -96,3 +96,28 @@ export interface ChangeHeartbeat {
  * is in) and the router `cursor` to resume after it.
  */
 export type FeedEntry = ChangeEntry & { shard?: string; cursor?: string };
+
+/**
+ * A line of a change feed as GET /changes sends it: an entry or a heartbeat. Each says where a
+ * consumer resumes after it (util's `resumePoint`): a router's `cursor`, else a node's seq
+ * (an entry's `seq`, a heartbeat's `lastSeq`).
+ */
+export type ChangeLine = FeedEntry | ChangeHeartbeat;
+
+/** Options of a change feed (`NodeApi.changesWithHeartbeats`; GET /changes's query string). */
+export interface ChangeFeedOptions {
+  /**
+   * Start after this resume point, as text: a node's seq (`0`: every retained entry) or a
+   * router's cursor, from a line or heartbeat of the same node or router. Absent: from now.
+   */
+  since?: string;
+  /** Only this collection's entries. */
+  collection?: string;
+  /** Ends the feed, even while it waits for a commit: the iteration just finishes. */
+  signal?: AbortSignal;
+  /**
+   * Silence before a heartbeat where the feed is made (a node or a router in this process;
+   * default CHANGES_HEARTBEAT_MS). A client's feed gets the heartbeats its server sends.
+   */
+  heartbeatMs?: number;
+}

@@ -5,10 +5,12 @@
 
 export * from './collection-name.js';
 export * from './durable-files.js';
+export * from './heartbeat-feed.js';
 export * from './json-path.js';
 export * from './key-text.js';
 export * from './limits.js';
 export * from './process-alive.js';
+export * from './resume-point.js';
 export * from './sample-orders.js';
 export * from './seed-orders.js';
 export * from './seeded-random.js';

@@ -1,22 +1,19 @@
 /**
- * GET /changes, the change feed (docs/changes.md): a node's change log as NDJSON, or as
- * Server-Sent Events with `Accept: text/event-stream`, entries after `since` (or
- * `Last-Event-ID`) and then each commit, a heartbeat at once and while idle, 410 when `since`
- * was trimmed. The framing here serves the node and the router alike; what a feed reads is
- * the engine's (`db.changes`) or the router's. It never buffers past the socket's backpressure.
+ * GET /changes, the change feed (docs/changes.md), registered once over a NodeApi for a node
+ * and a router alike: the feed's lines (`changesWithHeartbeats`: a node's change log, or every
+ * shard's merged under the router cursor) as NDJSON, or as Server-Sent Events with `Accept:
+ * text/event-stream`, after `since` (or `Last-Event-ID`), 410 when `since` was trimmed. What a
+ * line says is the implementation's; the framing is here. It never buffers past the socket's
+ * backpressure.
  */
 
 import { Readable } from 'node:stream';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import type { Router } from '../../cluster/index.js';
-import type { ChangeFeed } from '../../engine/index.js';
-import { DbError, isDbError } from '../../errors/index.js';
-import type { ChangeEntry } from '../../types/index.js';
+import { assert, DbError, isDbError } from '../../errors/index.js';
+import type { ChangeLine } from '../../types/index.js';
+import { resumePoint } from '../../util/index.js';
 import { streamErrorBody } from '../errors.js';
-import type { RouteContext } from '../route-context.js';
-
-/** How long a feed stays silent before it sends a heartbeat (a named constant, DESIGN §9). */
-export const CHANGES_HEARTBEAT_MS = 5_000;
+import type { ApiContext } from '../route-context.js';
 
 /** The feed's query string, read as text by `feedRequest`. */
 export const CHANGES_QUERY = {
@@ -46,30 +43,6 @@ export function feedRequest(
   };
 }
 
-/** One line of a feed: its JSON fields, and its SSE event id (the resume point after it). */
-export interface FeedLine {
-  fields: Record<string, unknown>;
-  id: string;
-}
-
-/** What `sendFeed` streams: lines as they come, and the heartbeat of the moment. */
-export interface FeedSource {
-  lines: AsyncIterator<FeedLine>;
-  /** The heartbeat now: `{ heartbeat: <ms>, lastSeq | cursor }`, and the resume point as id. */
-  heartbeat(): FeedLine;
-  /** Ends what the source follows; sendFeed aborts it when the client leaves or the app closes. */
-  stop: AbortController;
-}
-
-/** Options of sendFeed. */
-export interface FeedOptions {
-  sse: boolean;
-  heartbeatMs: number;
-  /** Told when the feed starts and when what it follows has ended (the node's gauge). */
-  opened?: () => void;
-  closed?: () => void;
-}
-
 /** The feeds of each app, aborted before it closes: a live feed never ends by itself. */
 const openFeeds = new WeakMap<FastifyInstance, Set<AbortController>>();
 
@@ -83,15 +56,23 @@ export function endFeedsOnClose(app: FastifyInstance): void {
   });
 }
 
-function frame(sse: boolean, line: FeedLine): string {
-  const json = JSON.stringify(line.fields);
-  return sse ? `id: ${line.id}\ndata: ${json}\n\n` : `${json}\n`;
+/** An open feed as `sendFeed` streams it: its first line (already read) and the rest. */
+interface OpenFeed {
+  first: ChangeLine;
+  lines: AsyncGenerator<ChangeLine, void, undefined>;
+  /** Ends the feed; sendFeed aborts it when the client leaves or the app closes. */
+  stop: AbortController;
 }
 
-function heartbeatFrame(sse: boolean, line: FeedLine): string {
-  // SSE: a comment keeps the connection alive unseen; the id line moves the EventSource's
-  // Last-Event-ID past entries a collection filter skipped.
-  return sse ? `: heartbeat\nid: ${line.id}\n\n` : `${JSON.stringify(line.fields)}\n`;
+/** One line's frame: an entry's JSON, or a heartbeat; in SSE its id is where to resume. */
+function lineFrame(sse: boolean, line: ChangeLine): string {
+  if (!sse) return `${JSON.stringify(line)}\n`;
+  const id = resumePoint(line);
+  // SSE: a heartbeat is a comment, which keeps the connection alive unseen; its id line moves
+  // the EventSource's Last-Event-ID past entries a collection filter skipped.
+  return 'heartbeat' in line
+    ? `: heartbeat\nid: ${id}\n\n`
+    : `id: ${id}\ndata: ${JSON.stringify(line)}\n\n`;
 }
 
 function errorFrame(sse: boolean, body: unknown): string {
@@ -99,113 +80,62 @@ function errorFrame(sse: boolean, body: unknown): string {
   return sse ? `event: feed-error\ndata: ${json}\n\n` : `${json}\n`;
 }
 
-const TICK = Symbol('tick');
-
 /**
- * The frames of one feed: a heartbeat at once (it tells the consumer where the feed starts),
- * then each line as the source gives it, a heartbeat after `heartbeatMs` of silence, and an
- * error line if the source fails (a trim past the feed, the node closing). Pulled by the
- * response stream, so a client that stops reading stops it.
+ * The frames of one feed: its lines as the implementation gives them (a heartbeat first, then
+ * entries and heartbeats), and an error line if it fails (a trim past the feed, the node
+ * closing, a shard leaving). Pulled by the response stream, so a client that stops reading
+ * stops it.
  */
 async function* frames(
   request: FastifyRequest,
-  source: FeedSource,
-  options: FeedOptions,
+  feed: OpenFeed,
+  sse: boolean,
+  closed: () => void,
 ): AsyncGenerator<string> {
-  const { sse, heartbeatMs } = options;
-  const { signal } = source.stop;
-  let timer: NodeJS.Timeout | undefined;
-  let wake: (() => void) | undefined;
-  const onAbort = () => wake?.();
-  signal.addEventListener('abort', onAbort);
-  let pending: Promise<IteratorResult<FeedLine>> | undefined;
   try {
-    yield heartbeatFrame(sse, source.heartbeat());
-    let quietSince = performance.now();
-    while (!signal.aborted) {
-      pending ??= source.lines.next();
-      const wait = Math.max(0, heartbeatMs - (performance.now() - quietSince));
-      const tick = new Promise<typeof TICK>((resolve) => {
-        wake = () => resolve(TICK);
-        timer = setTimeout(wake, wait);
-      });
-      const got = await Promise.race([pending, tick]);
-      clearTimeout(timer);
-      if (signal.aborted) break;
-      if (got === TICK) {
-        yield heartbeatFrame(sse, source.heartbeat());
-      } else if (got.done) {
-        break;
-      } else {
-        pending = undefined;
-        yield frame(sse, got.value);
-      }
-      quietSince = performance.now();
-    }
+    yield lineFrame(sse, feed.first);
+    for await (const line of feed.lines) yield lineFrame(sse, line);
   } catch (error) {
     yield errorFrame(sse, streamErrorBody(request, error));
   } finally {
-    clearTimeout(timer);
-    signal.removeEventListener('abort', onAbort);
-    source.stop.abort();
-    // The source's last read settles once it sees the abort; nothing waits for it then.
-    pending?.catch(() => {});
-    await source.lines.return?.();
-    options.closed?.();
+    feed.stop.abort();
+    await feed.lines.return();
+    closed();
   }
 }
 
 /**
- * Answers a feed: headers now (the source was opened, so a 400 or 410 was already thrown),
+ * Answers a feed: headers now (its first line was read, so a 400 or 410 was already thrown),
  * then `frames` through a stream that pulls one frame at a time as the socket drains.
  */
-export function sendFeed(
+function sendFeed(
   app: FastifyInstance,
   request: FastifyRequest,
   reply: FastifyReply,
-  source: FeedSource,
-  options: FeedOptions,
+  feed: OpenFeed,
+  { sse, metrics }: { sse: boolean; metrics: ApiContext['metrics'] },
 ): FastifyReply {
   const feeds = openFeeds.get(app);
-  feeds?.add(source.stop);
-  options.opened?.();
-  const closed = options.closed;
-  const body = Readable.from(
-    frames(request, source, {
-      ...options,
-      closed: () => {
-        feeds?.delete(source.stop);
-        closed?.();
-      },
-    }),
-    // A few frames ahead of the socket at most: the rest waits in the change log.
-    { highWaterMark: 4 },
-  );
+  feeds?.add(feed.stop);
+  metrics.changeFeedsOpen++;
+  const closed = () => {
+    feeds?.delete(feed.stop);
+    metrics.changeFeedsOpen--;
+  };
+  // A few frames ahead of the socket at most: the rest waits in the change log.
+  const body = Readable.from(frames(request, feed, sse, closed), { highWaterMark: 4 });
   // A client that leaves ends the follow, even while it waits for the next commit.
-  reply.raw.on('close', () => source.stop.abort());
+  reply.raw.on('close', () => feed.stop.abort());
   // The connection closes with the feed: a shutdown ends every feed, and a keep-alive
   // connection left behind by one would hold the server open until its idle timeout.
   reply.header('connection', 'close');
-  if (options.sse) {
+  if (sse) {
     reply.header('cache-control', 'no-cache').header('x-accel-buffering', 'no');
     reply.type('text/event-stream; charset=utf-8');
   } else {
     reply.type('application/x-ndjson');
   }
   return reply.send(body);
-}
-
-/** Reads `since` as a node takes it: a seq in decimal. */
-export function seqOf(since: string | undefined): number | undefined {
-  if (since === undefined) return undefined;
-  if (!/^(0|[1-9][0-9]{0,14})$/.test(since)) {
-    throw new DbError(
-      'ERR_BAD_ARGUMENT',
-      `query parameter since (or the Last-Event-ID header) must be a seq, an integer >= 0; got '${since.slice(0, 40)}'`,
-      { parameter: 'since' },
-    );
-  }
-  return Number(since);
 }
 
 /** A collection name's error with the parameter named; any other error as it is. */
@@ -217,11 +147,14 @@ function namingCollection(error: unknown): unknown {
   });
 }
 
-/** The node's GET /changes. `heartbeatMs` is for tests; the node uses CHANGES_HEARTBEAT_MS. */
+/**
+ * GET /changes over `api` (a node's or a router's). `heartbeatMs` is for tests; feeds use
+ * CHANGES_HEARTBEAT_MS by default.
+ */
 export function registerChangesRoutes(
   app: FastifyInstance,
-  { db, metrics }: RouteContext,
-  heartbeatMs = CHANGES_HEARTBEAT_MS,
+  { api, metrics }: ApiContext,
+  heartbeatMs?: number,
 ): void {
   endFeedsOnClose(app);
   app.get<{ Querystring: { since?: string; collection?: string } }>(
@@ -238,79 +171,30 @@ export function registerChangesRoutes(
     async (request, reply) => {
       const asked = feedRequest(request);
       const stop = new AbortController();
-      const since = seqOf(asked.since);
-      let feed: ChangeFeed;
-      try {
-        feed = db.changes({
-          ...(since !== undefined && { since }),
-          ...(asked.collection !== undefined && { collection: asked.collection }),
-          signal: stop.signal,
-        });
-      } catch (error) {
+      const lines = api().changesWithHeartbeats({
+        ...(asked.since !== undefined && { since: asked.since }),
+        ...(asked.collection !== undefined && { collection: asked.collection }),
+        ...(heartbeatMs !== undefined && { heartbeatMs }),
+        signal: stop.signal,
+      });
+      // The first line is the heartbeat that says where the feed starts; a refusal (a bad
+      // since or collection, a trimmed log, a shard that does not answer) throws here, before
+      // any header is sent.
+      const first = await lines.next().catch((error: unknown) => {
         throw namingCollection(error);
-      }
-      const lines = (async function* () {
-        for await (const entry of feed) yield entryLine(entry);
-      })();
+      });
+      // Nothing aborted it yet, so every feed gives its opening heartbeat.
+      assert(!first.done, 'a change feed ended before its first heartbeat');
       return sendFeed(
         app,
         request,
         reply,
-        {
-          lines,
-          stop,
-          heartbeat: () => ({
-            fields: { heartbeat: Date.now(), lastSeq: feed.position },
-            id: String(feed.position),
-          }),
-        },
+        { first: first.value, lines, stop },
         {
           sse: asked.sse,
-          heartbeatMs,
-          opened: () => metrics.changeFeedsOpen++,
-          closed: () => metrics.changeFeedsOpen--,
+          metrics,
         },
       );
     },
   );
-}
-
-/** The router's GET /changes: every shard's feed merged, resumed by the router cursor. */
-export function registerRouterChangesRoutes(
-  app: FastifyInstance,
-  current: () => Router,
-  heartbeatMs = CHANGES_HEARTBEAT_MS,
-): void {
-  endFeedsOnClose(app);
-  app.get<{ Querystring: { since?: string; collection?: string } }>(
-    '/changes',
-    { exposeHeadRoute: false, schema: { querystring: CHANGES_QUERY } },
-    async (request, reply) => {
-      const asked = feedRequest(request);
-      const stop = new AbortController();
-      const feed = await current()
-        .changes({ since: asked.since, collection: asked.collection, signal: stop.signal })
-        .catch((error: unknown) => Promise.reject(namingCollection(error)));
-      const lines = (async function* () {
-        for await (const entry of feed.lines) {
-          yield { fields: entry as unknown as Record<string, unknown>, id: entry.cursor as string };
-        }
-      })();
-      const heartbeat = () => {
-        const cursor = feed.cursor();
-        return { fields: { heartbeat: Date.now(), cursor }, id: cursor };
-      };
-      return sendFeed(
-        app,
-        request,
-        reply,
-        { lines, stop, heartbeat },
-        { sse: asked.sse, heartbeatMs },
-      );
-    },
-  );
-}
-
-function entryLine(entry: ChangeEntry): FeedLine {
-  return { fields: entry as unknown as Record<string, unknown>, id: String(entry.seq) };
 }
