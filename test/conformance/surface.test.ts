@@ -6,8 +6,12 @@
  * on the same documents, and every answer (or error code and message) must equal the
  * embedded database's, modulo what is honestly each one's own: a router's plan prefix
  * (`SCATTER(3): `, `SINGLE_SHARD(s1): `), timings, tags (each node's own) and the per-shard
- * figures of maintenance answers. A second part sends the same raw HTTP requests to a node's
- * app and to a router's app over the Router and compares status, body and X-DOCDB-* headers.
+ * figures of maintenance answers. The change feed is read alike too: from the start, resumed
+ * from a handled entry or an opening heartbeat (none twice, none lost), and a bad `since`
+ * refused with one code (each log's seqs, a router's cursors and shard names are its own,
+ * and no order exists between two shards' entries). A second part sends the same raw HTTP
+ * requests to a node's app and to a router's app over the Router and compares status, body
+ * and X-DOCDB-* headers.
  */
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -16,8 +20,8 @@ import { type ClusterConfig, Router } from '../../src/cluster/index.js';
 import { type Database, open } from '../../src/engine/index.js';
 import { isDbError } from '../../src/errors/index.js';
 import { buildRouterApp } from '../../src/server/index.js';
-import type { Document, NodeApi } from '../../src/types/index.js';
-import { formatId, newId } from '../../src/util/index.js';
+import type { ChangeLine, Document, FeedEntry, NodeApi } from '../../src/types/index.js';
+import { formatId, newId, resumePoint } from '../../src/util/index.js';
 import {
   type Answer,
   type Call,
@@ -47,6 +51,56 @@ const AIRPORTS: Document[] = [
   { _id: AIRPORT_IDS[1], code: 'BER', city: 'Berlin' },
   { _id: AIRPORT_IDS[2], code: 'CDG', city: 'Paris' },
 ];
+
+/** The documents the change-feed cases write, one insert each, in `feed` (a hash collection). */
+const FEED_IDS = Array.from({ length: 5 }, id);
+
+/** Inserts `feed` documents by their index in FEED_IDS. */
+async function writeFeed(api: NodeApi, ...at: number[]): Promise<void> {
+  for (const n of at) await api.insert('feed', { _id: FEED_IDS[n], k: n });
+}
+
+/** The lines of a feed until `entries` entries came, then closed; the heartbeats kept. */
+async function readFeed(lines: AsyncIterable<ChangeLine>, entries: number): Promise<ChangeLine[]> {
+  const seen: ChangeLine[] = [];
+  let count = 0;
+  for await (const line of lines) {
+    seen.push(line);
+    if (!('heartbeat' in line) && ++count === entries) break;
+  }
+  return seen;
+}
+
+const entriesOf = (lines: ChangeLine[]): FeedEntry[] =>
+  lines.filter((line): line is FeedEntry => !('heartbeat' in line));
+
+/** What an entry says, without what is each log's own (seq, term, time, shard, cursor). */
+function said(entry: FeedEntry): unknown {
+  if (entry.op !== 'insert') return { op: entry.op, collection: entry.collection };
+  const ids = entry.documents.map((d) => d.id);
+  return { op: entry.op, collection: entry.collection, ids };
+}
+
+const sorted = (values: unknown[]): unknown[] =>
+  values
+    .map((v) => JSON.stringify(v))
+    .sort()
+    .map((v) => JSON.parse(v));
+
+const idsOf = (entries: FeedEntry[]): string[] =>
+  entries.flatMap((e) => (e.op === 'insert' ? e.documents.map((d) => d.id) : []));
+
+/** A refusal's code and the parameter it names (the wording is a node's or a router's own). */
+async function refusal(lines: AsyncGenerator<ChangeLine, void, undefined>): Promise<unknown> {
+  try {
+    await lines.next();
+    await lines.return();
+    return 'no refusal';
+  } catch (error) {
+    if (!isDbError(error)) throw error;
+    return { code: error.code, parameter: error.details?.parameter };
+  }
+}
 
 interface Case {
   name: string;
@@ -217,6 +271,58 @@ const CASES: Case[] = [
   { name: 'seed', run: (a) => a.seed(40, 3) },
   { name: 'seed again', run: (a) => a.seed(10, 3) },
   { name: 'count after seeding', run: (a) => a.query('SELECT COUNT(*) AS n FROM orders') },
+  {
+    name: 'the change feed from the start: a heartbeat, then each write',
+    run: async (a) => {
+      await writeFeed(a, 0, 1, 2);
+      const lines = await readFeed(a.changesWithHeartbeats({ since: '0', collection: 'feed' }), 3);
+      // A router merges its shards' entries as they come: no order exists between two shards.
+      const entries = entriesOf(lines).map(said);
+      return { opensWithHeartbeat: 'heartbeat' in (lines[0] ?? {}), entries: sorted(entries) };
+    },
+  },
+  {
+    name: 'the change feed resumed after a handled entry: none twice, none lost',
+    run: async (a) => {
+      const first = entriesOf(
+        await readFeed(a.changesWithHeartbeats({ since: '0', collection: 'feed' }), 3),
+      );
+      // The position saved once the second entry was handled.
+      const saved = resumePoint(first[1] as FeedEntry);
+      await writeFeed(a, 3);
+      const resumed = entriesOf(
+        await readFeed(a.changesWithHeartbeats({ since: saved, collection: 'feed' }), 2),
+      );
+      // Which entry came third is a router's merge order: the ids themselves may differ.
+      const expected = [...idsOf(first.slice(2)), FEED_IDS[3]].sort();
+      return {
+        entries: resumed.length,
+        asExpected: idsOf(resumed).sort().join() === expected.join(),
+      };
+    },
+  },
+  {
+    name: 'the change feed from now, resumed from its opening heartbeat',
+    run: async (a) => {
+      const fromNow = a.changesWithHeartbeats({ collection: 'feed' });
+      const saved = resumePoint((await fromNow.next()).value as ChangeLine);
+      await fromNow.return();
+      await writeFeed(a, 4);
+      const lines = await readFeed(
+        a.changesWithHeartbeats({ since: saved, collection: 'feed' }),
+        1,
+      );
+      return entriesOf(lines).map(said);
+    },
+  },
+  {
+    name: 'the change feed refuses a since that is no resume point',
+    run: async (a) => ({
+      text: await refusal(a.changesWithHeartbeats({ since: 'abc' })),
+      negative: await refusal(a.changesWithHeartbeats({ since: '-1' })),
+      empty: await refusal(a.changesWithHeartbeats({ since: '' })),
+    }),
+  },
   { name: 'health', run: (a) => a.health(), fields: ['status', 'version'] },
   {
     name: 'stats: documents per collection',
@@ -256,6 +362,7 @@ describe('one REST surface: the embedded database, a client and a router answer 
         orders: { strategy: 'hash', path: 'pnr' },
         airports: { strategy: 'replicated' },
         scratch: { strategy: 'hash', path: 'k' },
+        feed: { strategy: 'hash', path: 'k' },
       },
     };
     router = new Router(config);
@@ -370,6 +477,8 @@ describe('one REST surface: the embedded database, a client and a router answer 
         name: 'DELETE an unknown index',
         call: { method: 'DELETE', url: '/indexes/orders/by_nothing' },
       },
+      { name: 'GET /changes with an unknown parameter', call: { url: '/changes?limit=3' } },
+      { name: 'HEAD /changes', call: { method: 'HEAD', url: '/changes' } },
       {
         name: 'POST an atomic bulk that fails',
         call: {
