@@ -28,12 +28,16 @@ export type {
   BulkItemError,
   BulkResult,
   ChangeEntry,
+  ChangeFeedOptions,
+  ChangeHeartbeat,
+  ChangeLine,
   ChangeOp,
   ChangeStamp,
   CheckpointResult,
   CompactResult,
   Document,
   ErrorBody,
+  FeedEntry,
   GateState,
   HealthBody,
   IndexState,
@@ -45,4 +49,5 @@ export type {
   VerifyProblemKind,
   VerifyReport,
 } from './types/index.js';
+export { resumePoint } from './util/index.js';
 export { VERSION } from './version.js';

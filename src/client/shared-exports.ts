@@ -8,6 +8,8 @@ export { DbError, type ErrorCode, isDbError } from '../errors/index.js';
 export type * from '../types/index.js';
 export type { ChangesOptions } from './changes.js';
 export { NDJSON_LINE_BYTES_MAX } from './ndjson.js';
+/** Where a change feed's line says to resume (`since`): a router's cursor, else the seq. */
+export { resumePoint } from '../util/resume-point.js';
 export {
   CLIENT_CONNECTIONS_DEFAULT,
   CLIENT_RETRIES_DEFAULT,
