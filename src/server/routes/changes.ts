@@ -16,14 +16,14 @@ import { streamErrorBody } from '../errors.js';
 import type { ApiContext } from '../route-context.js';
 
 /** The feed's query string, read as text by `feedRequest`. */
-export const CHANGES_QUERY = {
+const CHANGES_QUERY = {
   type: 'object',
   properties: { since: { type: 'string' }, collection: { type: 'string' } },
   additionalProperties: false,
 } as const;
 
 /** The query string and headers of GET /changes, as text. */
-export interface FeedRequest {
+interface FeedRequest {
   /** `Last-Event-ID` when sent (an EventSource resuming), else `since`; absent: from now. */
   since: string | undefined;
   collection: string | undefined;
@@ -31,7 +31,7 @@ export interface FeedRequest {
 }
 
 /** Reads a GET /changes request: Last-Event-ID wins over `since`, as an EventSource resumes. */
-export function feedRequest(
+function feedRequest(
   request: FastifyRequest<{ Querystring: { since?: string; collection?: string } }>,
 ): FeedRequest {
   const lastEventId = request.headers['last-event-id'];
@@ -47,7 +47,7 @@ export function feedRequest(
 const openFeeds = new WeakMap<FastifyInstance, Set<AbortController>>();
 
 /** Makes `app` end its feeds when it closes; call once, before the app is ready. */
-export function endFeedsOnClose(app: FastifyInstance): void {
+function endFeedsOnClose(app: FastifyInstance): void {
   const feeds = new Set<AbortController>();
   openFeeds.set(app, feeds);
   app.addHook('preClose', (done) => {
