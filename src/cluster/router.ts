@@ -52,6 +52,7 @@ import {
   mergeRows,
   mergeSortedStreams,
   type ShardPart,
+  sharedWarnings,
   windowAsync,
 } from './merge.js';
 import {
@@ -80,7 +81,10 @@ interface OpenStream {
   rows: AsyncGenerator<unknown, void, undefined>;
 }
 
-/** A write's answer over the shards that ran it: `affected` summed, ids concatenated. */
+/**
+ * A write's answer over the shards that ran it: `affected` summed, ids concatenated, the
+ * warnings every shard gave.
+ */
 function writeResult(answers: readonly QueryAnswer[], plan: string): QueryResult {
   const affected = answers.reduce((n, a) => n + (a.affected ?? 0), 0);
   const ids = answers.flatMap((a) => a.ids ?? []);
@@ -88,6 +92,7 @@ function writeResult(answers: readonly QueryAnswer[], plan: string): QueryResult
     plan,
     count: affected,
     executionMs: 0,
+    ...sharedWarnings(answers),
     affected,
     documents: [],
     ...(answers.some((a) => a.ids) && { ids }),
@@ -347,6 +352,7 @@ export class Router implements NodeApi {
         plan: routedPlan({ kind: 'scatter', count: opened.length, shard: '' }, first.plan),
         count: Math.min(Math.max(total - merge.offset, 0), merge.limit),
         executionMs: performance.now() - started,
+        ...sharedWarnings(metas),
       };
       const rows = opened.map((o) => o.rows);
       const merged = merge.orderBy ? mergeSortedStreams(rows, merge.orderBy) : concatStreams(rows);
@@ -554,7 +560,7 @@ export class Router implements NodeApi {
       { kind: 'scatter', count: route.shards.length, shard: '' },
       (answers[0] as QueryAnswer).plan,
     );
-    return { plan, count: documents.length, executionMs: 0, documents };
+    return { plan, count: documents.length, executionMs: 0, ...sharedWarnings(answers), documents };
   }
 
   /** Closes every shard client. */
