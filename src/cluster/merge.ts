@@ -1,8 +1,8 @@
 /**
  * The router's merges of the shards' parts of one SELECT (ADR 0014): a k-way merge by sort
- * key, DISTINCT again, partial aggregate states merged per group and finished, and
- * OFFSET/LIMIT applied once. Comparison, keys and aggregates come from sql/semantics: nothing
- * about them is written again here (STYLE 14). Pure.
+ * key, DISTINCT again, partial aggregate states merged per group and finished, OFFSET/LIMIT
+ * applied once, and the warnings every shard gave. Comparison, keys and aggregates come from
+ * sql/semantics: nothing about them is written again here (STYLE 14). Pure.
  */
 
 import {
@@ -18,6 +18,21 @@ import {
 } from '../sql/semantics/index.js';
 import type { Document } from '../types/index.js';
 import type { MergeSpec } from './route-plan.js';
+
+/**
+ * The warnings of a statement several shards ran, as `{ warnings }` or nothing: those every
+ * shard gave, in the first one's order. A node warns of a double-quoted path that no document
+ * of the collection has; across shards no document has it only when each shard says so.
+ */
+export function sharedWarnings(parts: ReadonlyArray<{ warnings?: string[] }>): {
+  warnings?: string[];
+} {
+  const [first, ...rest] = parts;
+  const warnings = (first?.warnings ?? []).filter((w) =>
+    rest.every((part) => part.warnings?.includes(w) === true),
+  );
+  return warnings.length > 0 ? { warnings } : {};
+}
 
 /** One shard's answer to its part: rows, and their sort keys when the router asked. */
 export interface ShardPart {

@@ -1,20 +1,14 @@
 /**
- * Statement targeting for the router (ADR 0014): which shards a SELECT goes to, the SQL each
- * shard runs (LIMIT offset+limit and no OFFSET on a scatter; aggregates in the partial phase),
- * and what the router must merge. Pure: it reads cluster.json's placement and the AST, never
- * a shard.
+ * Statement targeting for the router (ADR 0014): which shards a SELECT goes to, the plan each
+ * shard runs the user's own SQL text under (its first OFFSET + LIMIT rows on a scatter;
+ * aggregates in the partial phase), and what the router must merge. Pure: it reads
+ * cluster.json's placement and the AST, never a shard, and prints no SQL.
  */
 
 import { DbError } from '../errors/index.js';
-import {
-  type Condition,
-  type Operand,
-  printStatement,
-  type SelectStatement,
-  type Value,
-} from '../sql/ast/index.js';
-import { PathResolver } from '../sql/planner/index.js';
-import type { ShardQueryOptions } from '../types/index.js';
+import type { Condition, Operand, SelectStatement, Value } from '../sql/ast/index.js';
+import { isAggregate, PathResolver } from '../sql/planner/index.js';
+import type { ShardPlan } from '../types/index.js';
 import { type JsonPath, normalizeCollectionName, parsePath } from '../util/index.js';
 import type { ClusterConfig, ClusterShard, CollectionPlacement } from './config.js';
 import { shardFor } from './hash.js';
@@ -44,18 +38,25 @@ export type MergeSpec =
 
 type AggregateFnName = 'COUNT' | 'SUM' | 'AVG' | 'MIN' | 'MAX';
 
-/** A SELECT as the router runs it: the shards, each one's SQL and the merge of their parts. */
-export interface SelectRoute {
-  /** `single`: one shard answers the statement as is; `scatter`: every listed shard answers a part. */
-  kind: 'single' | 'scatter';
-  shards: ClusterShard[];
-  /** A replicated read: any one healthy shard will do (the router tries them in order). */
-  anyOf: boolean;
-  sql: string;
-  params: unknown[];
-  shard: ShardQueryOptions | undefined;
-  merge: MergeSpec | undefined;
-}
+/**
+ * A SELECT as the router runs it: the shards, the plan of each one's part and the merge of
+ * the parts. Every shard gets the user's own SQL text and params.
+ */
+export type SelectRoute =
+  | {
+      /** One shard answers the statement as is. */
+      kind: 'single';
+      shards: ClusterShard[];
+      /** A replicated read: any one healthy shard will do (the router tries them in order). */
+      anyOf: boolean;
+    }
+  | {
+      /** Every listed shard answers its part under `plan`; the router merges the parts. */
+      kind: 'scatter';
+      shards: ClusterShard[];
+      plan: ShardPlan;
+      merge: MergeSpec;
+    };
 
 /** The placement of a collection; unknown ones are a 400 naming the command that adds them. */
 export function requirePlacement(config: ClusterConfig, collection: string): CollectionPlacement {
@@ -179,21 +180,6 @@ function countOf(value: Value | undefined, params: readonly unknown[], absent: n
   return typeof n === 'number' && Number.isSafeInteger(n) && n >= 0 ? n : undefined;
 }
 
-function isAggregate(statement: SelectStatement): boolean {
-  return (
-    statement.groupBy.length > 0 ||
-    (statement.items !== '*' && statement.items.some((i) => i.kind === 'aggregate'))
-  );
-}
-
-/** The params a statement keeps once its LIMIT and OFFSET placeholders are gone. */
-function paramsWithout(statement: SelectStatement, params: readonly unknown[]): unknown[] {
-  const dropped = new Set(
-    [statement.limit, statement.offset].flatMap((v) => (v?.kind === 'param' ? [v.index] : [])),
-  );
-  return params.filter((_, i) => !dropped.has(i));
-}
-
 /** The merge of an aggregate's partial groups, with the names the node gives its output. */
 function aggregateMerge(statement: SelectStatement, offset: number, limit: number): MergeSpec {
   const items = statement.items === '*' ? [] : statement.items;
@@ -216,11 +202,10 @@ function aggregateMerge(statement: SelectStatement, offset: number, limit: numbe
   };
 }
 
-/** Plans a SELECT over the cluster: its shards, their SQL and the merge. */
+/** Plans a SELECT over the cluster: its shards, their parts and the merge. */
 export function routeSelect(
   config: ClusterConfig,
   statement: SelectStatement,
-  sql: string,
   params: readonly unknown[],
 ): SelectRoute {
   const placement = requirePlacement(config, statement.from);
@@ -229,51 +214,36 @@ export function routeSelect(
     ...statement.joins.map((j) => normalizeCollectionName(j.collection)),
   ]);
   checkJoins(config, statement, resolver);
-  const whole = { sql, params: [...params], shard: undefined, merge: undefined };
   if (placement.strategy === 'replicated') {
-    return { kind: 'single', shards: config.shards, anyOf: true, ...whole };
+    return { kind: 'single', shards: config.shards, anyOf: true };
   }
   const owners = ownersOf(config, placement, statement.where, params, resolver);
   const shards = owners ?? config.shards;
-  if (shards.length === 1) return { kind: 'single', shards, anyOf: false, ...whole };
+  if (shards.length === 1) return { kind: 'single', shards, anyOf: false };
   const offset = countOf(statement.offset, params, 0);
   const limit = countOf(statement.limit, params, Number.POSITIVE_INFINITY);
   if (offset === undefined || limit === undefined) {
     // Let the shards refuse a bad LIMIT or OFFSET with the node's own message.
-    return { kind: 'single', shards: shards.slice(0, 1), anyOf: false, ...whole };
+    return { kind: 'single', shards: shards.slice(0, 1), anyOf: false };
   }
-  const rest = paramsWithout(statement, params);
   if (isAggregate(statement)) {
-    const part: SelectStatement = {
-      ...statement,
-      orderBy: [],
-      distinct: false,
-      limit: undefined,
-      offset: undefined,
-    };
     return {
       kind: 'scatter',
       shards,
-      anyOf: false,
-      sql: printStatement(part),
-      params: rest,
-      shard: { phase: 'partial' },
+      plan: { kind: 'partial' },
       merge: aggregateMerge(statement, offset, limit),
     };
   }
-  const part: SelectStatement = {
-    ...statement,
-    limit: Number.isFinite(limit) ? { kind: 'literal', value: offset + limit } : undefined,
-    offset: undefined,
-  };
   const sorted = statement.orderBy.length > 0;
+  // Each shard answers at most the rows the window could take from it: the first
+  // OFFSET + LIMIT in the statement's order (DISTINCT stays, so shards shrink their parts).
+  const top = Number.isFinite(limit)
+    ? Math.min(offset + limit, Number.MAX_SAFE_INTEGER)
+    : undefined;
   return {
     kind: 'scatter',
     shards,
-    anyOf: false,
-    sql: printStatement(part),
-    params: rest,
-    shard: sorted ? { sortKeys: true } : undefined,
+    plan: { kind: 'rows', ...(top !== undefined && { top }), ...(sorted && { sortKeys: true }) },
     merge: {
       kind: 'rows',
       orderBy: sorted ? statement.orderBy.map((o) => o.descending) : undefined,

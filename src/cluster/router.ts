@@ -54,6 +54,7 @@ import {
   mergeRows,
   mergeSortedStreams,
   type ShardPart,
+  sharedWarnings,
   windowAsync,
 } from './merge.js';
 import {
@@ -82,7 +83,10 @@ interface OpenStream {
   rows: AsyncGenerator<unknown, void, undefined>;
 }
 
-/** A write's answer over the shards that ran it: `affected` summed, ids concatenated. */
+/**
+ * A write's answer over the shards that ran it: `affected` summed, ids concatenated, the
+ * warnings every shard gave.
+ */
 function writeResult(answers: readonly QueryAnswer[], plan: string): QueryResult {
   const affected = answers.reduce((n, a) => n + (a.affected ?? 0), 0);
   const ids = answers.flatMap((a) => a.ids ?? []);
@@ -90,6 +94,7 @@ function writeResult(answers: readonly QueryAnswer[], plan: string): QueryResult
     plan,
     count: affected,
     executionMs: 0,
+    ...sharedWarnings(answers),
     affected,
     documents: [],
     ...(answers.some((a) => a.ids) && { ids }),
@@ -112,6 +117,11 @@ function checkAssignments(statement: Statement, keyPath: string): void {
       );
     }
   }
+}
+
+/** What the router sends a shard beside the user's SQL: the plan of its part, if a scatter. */
+function shardOptions(route: SelectRoute): QueryOptions {
+  return route.kind === 'scatter' ? { shard: route.plan } : {};
 }
 
 /** A router answers whole results: the parts it asks of shards (`shard`) are no query of its own. */
@@ -306,7 +316,7 @@ export class Router implements NodeApi {
     const { statement } = parsed;
     const result =
       statement.kind === 'select'
-        ? await this.runSelect(routeSelect(this.config, statement, sql, params))
+        ? await this.runSelect(sql, params, routeSelect(this.config, statement, params))
         : await this.runWrite(statement, sql, params);
     return { ...result, executionMs: performance.now() - started };
   }
@@ -332,19 +342,18 @@ export class Router implements NodeApi {
       yield meta;
       return;
     }
-    const route = routeSelect(this.config, statement, sql, params);
-    const merge = route.merge;
-    if (route.kind === 'scatter' && (merge?.kind === 'aggregate' || merge?.distinct)) {
-      const { documents, ...meta } = await this.runSelect(route);
+    const route = routeSelect(this.config, statement, params);
+    if (route.kind === 'scatter' && (route.merge.kind === 'aggregate' || route.merge.distinct)) {
+      const { documents, ...meta } = await this.runSelect(sql, params, route);
       yield { ...meta, executionMs: performance.now() - started };
       yield* documents;
       return;
     }
-    const opened = await this.openStreams(route);
+    const opened = await this.openStreams(sql, params, route);
     try {
       const metas = opened.map((o) => o.meta);
       const first = metas[0] as QueryMeta;
-      if (route.kind === 'single' || merge === undefined || merge.kind !== 'rows') {
+      if (route.kind === 'single' || route.merge.kind !== 'rows') {
         const only = opened[0] as OpenStream;
         yield {
           ...first,
@@ -354,11 +363,13 @@ export class Router implements NodeApi {
         yield* concatStreams([only.rows]);
         return;
       }
+      const merge = route.merge;
       const total = metas.reduce((n, m) => n + m.count, 0);
       yield {
         plan: routedPlan({ kind: 'scatter', count: opened.length, shard: '' }, first.plan),
         count: Math.min(Math.max(total - merge.offset, 0), merge.limit),
         executionMs: performance.now() - started,
+        ...sharedWarnings(metas),
       };
       const rows = opened.map((o) => o.rows);
       const merged = merge.orderBy ? mergeSortedStreams(rows, merge.orderBy) : concatStreams(rows);
@@ -370,15 +381,19 @@ export class Router implements NodeApi {
   }
 
   /** Opens the route's shard streams and reads each meta; any failure closes the others. */
-  private async openStreams(route: SelectRoute): Promise<OpenStream[]> {
-    const options = route.shard ? { shard: route.shard } : {};
+  private async openStreams(
+    sql: string,
+    params: readonly unknown[],
+    route: SelectRoute,
+  ): Promise<OpenStream[]> {
+    const options = shardOptions(route);
     const open = (shard: ClusterShard) =>
       this.shards.ask(shard, async (client) => {
-        const rows = this.rowsOf(shard, client.queryStream(route.sql, route.params, options));
+        const rows = this.rowsOf(shard, client.queryStream(sql, params, options));
         const first = await rows.next();
         return { shard, meta: first.value as QueryMeta, rows };
       });
-    if (route.anyOf) return [await this.openFirst(route.shards, open)];
+    if (route.kind === 'single' && route.anyOf) return [await this.openFirst(route.shards, open)];
     const targets = route.kind === 'single' ? route.shards.slice(0, 1) : route.shards;
     const settled = await Promise.allSettled(targets.map(open));
     // As in `parts`: a shard without the collection holds an empty part.
@@ -533,9 +548,13 @@ export class Router implements NodeApi {
     };
   }
 
-  private async runSelect(route: SelectRoute): Promise<QueryResult> {
-    const call = (client: DocdbClient) =>
-      client.query(route.sql, route.params, route.shard ? { shard: route.shard } : {});
+  /** A routed SELECT, answered whole: one shard's answer, or the parts merged. */
+  private async runSelect(
+    sql: string,
+    params: readonly unknown[],
+    route: SelectRoute,
+  ): Promise<QueryResult> {
+    const call = (client: DocdbClient) => client.query(sql, params, shardOptions(route));
     if (route.kind === 'single') {
       const { shard, answer } = route.anyOf
         ? await this.shards.askAny(route.shards, call)
@@ -553,16 +572,12 @@ export class Router implements NodeApi {
     const parts: ShardPart[] = answers;
     const merge = route.merge;
     const documents =
-      merge === undefined
-        ? parts.flatMap((p) => p.documents)
-        : merge.kind === 'rows'
-          ? mergeRows(parts, merge)
-          : mergeAggregate(parts, merge);
+      merge.kind === 'rows' ? mergeRows(parts, merge) : mergeAggregate(parts, merge);
     const plan = routedPlan(
       { kind: 'scatter', count: route.shards.length, shard: '' },
       (answers[0] as QueryAnswer).plan,
     );
-    return { plan, count: documents.length, executionMs: 0, documents };
+    return { plan, count: documents.length, executionMs: 0, ...sharedWarnings(answers), documents };
   }
 
   /** Closes every shard client. */

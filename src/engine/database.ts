@@ -288,8 +288,9 @@ export class Database implements NodeApi {
   /**
    * Runs one SQL statement; `?` placeholders take `params` in order, so applications never
    * build SQL from strings. Reads give `{ plan, count, executionMs, documents }`; writes add
-   * `affected` (and `ids` for INSERT). `options` is a router's (ADR 0014): `phase: 'partial'`
-   * answers an aggregate's groups as `{ group, states }`, `sortKeys` adds each row's sort key.
+   * `affected` (and `ids` for INSERT). `options.shard` is a router's ShardPlan for this node's
+   * part of a scattered SELECT (ADR 0014): an aggregate's partial groups, or the first `top`
+   * rows with their sort keys.
    */
   query(
     sql: string,

@@ -29,7 +29,7 @@ export {
 export { Database, type OpenOptions, open } from './database.js';
 export type { FindOptions, FindResult } from './find.js';
 export { LOG_SEGMENT_BYTES_MAX, lastSegmentEntry, SegmentWriter } from './log-segments.js';
-export type { KeyedRow, QueryMeta, QueryResult, ShardQueryOptions } from './query.js';
+export type { KeyedRow, QueryMeta, QueryResult, ShardPlan } from './query.js';
 export {
   type RestoreOptions,
   type RestorePoint,

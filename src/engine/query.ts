@@ -30,16 +30,27 @@ import {
   type Store,
   type StoreWriter,
 } from '../storage/index.js';
-import type { KeyedRow, QueryMeta, QueryResult, ShardQueryOptions } from '../types/index.js';
+import type { KeyedRow, QueryMeta, QueryResult, ShardPlan } from '../types/index.js';
 import { SQL_CHARS_MAX, STATEMENT_CACHE_ENTRIES } from '../util/index.js';
+import { refuseShardPlan, type ShardSelect, shardSelect } from './shard-plan.js';
 
-export type { KeyedRow, QueryMeta, QueryResult, ShardQueryOptions };
+export type { KeyedRow, QueryMeta, QueryResult, ShardPlan };
+
+/** A SELECT plan made under one catalog version, for one ShardSelect `planKey`. */
+interface HeldPlan {
+  planKey: string;
+  catalogVersion: number;
+  select: SelectPlan;
+}
 
 /** A parsed statement and, for SELECT, its plan under one catalog version. */
 export interface CachedStatement extends Parsed {
-  plan?: { catalogVersion: number; select: SelectPlan };
-  /** The plan of a shard's partial aggregate (a router's request), cached the same way. */
-  partialPlan?: { catalogVersion: number; select: SelectPlan };
+  plan?: HeldPlan;
+  /**
+   * The plan of the last part a router asked of this text (its ShardPlan), cached the same
+   * way; one slot, so a LIMIT that varies from call to call cannot grow an entry.
+   */
+  shardPlan?: HeldPlan;
 }
 
 /**
@@ -74,31 +85,15 @@ export class StatementCache {
 }
 
 /** The SELECT plan of a cached statement, made again only when the catalog changed. */
-function selectPlanOf(
-  store: Store,
-  cached: CachedStatement,
-  statement: SelectStatement,
-  options: ShardQueryOptions = {},
-): SelectPlan {
-  const version = store.catalogVersion;
-  const slot = options.phase === 'partial' ? 'partialPlan' : 'plan';
+function selectPlanOf(store: Store, cached: CachedStatement, select: ShardSelect): SelectPlan {
+  const { statement, phase, planKey } = select;
+  const slot = planKey === '' ? 'plan' : 'shardPlan';
   const held = cached[slot];
-  if (held?.catalogVersion === version) return held.select;
-  const select = planSelect(statement, views(store, statement), {
-    phase: options.phase ?? 'complete',
-  });
-  cached[slot] = { catalogVersion: version, select };
-  return select;
-}
-
-/** A router's options apply to SELECT only. */
-function checkShardOptions(statement: Statement, options: ShardQueryOptions): void {
-  if ((options.phase || options.sortKeys) && statement.kind !== 'select') {
-    throw new DbError(
-      'ERR_BAD_ARGUMENT',
-      `a shard's partial phase and sort keys are for SELECT, not ${statement.kind.toUpperCase()}`,
-    );
-  }
+  const catalogVersion = store.catalogVersion;
+  if (held?.catalogVersion === catalogVersion && held.planKey === planKey) return held.select;
+  const plan = planSelect(statement, views(store, statement), { phase });
+  cached[slot] = { planKey, catalogVersion, select: plan };
+  return plan;
 }
 
 function views(store: Store, statement: SelectStatement) {
@@ -138,17 +133,18 @@ export async function runQuery(
   cache: StatementCache,
   sql: string,
   params: readonly unknown[] = [],
-  options: ShardQueryOptions = {},
+  shard?: ShardPlan,
 ): Promise<QueryResult> {
   const started = performance.now();
   const parsed = cache.get(sql);
   checkParams(parsed, params);
   store.refresh();
   const { statement } = parsed;
-  checkShardOptions(statement, options);
+  refuseShardPlan(statement, shard);
   if (statement.kind === 'select') {
-    const plan = selectPlanOf(store, parsed, statement, options);
-    const result = runSelect(store, plan, params, { sortKeys: options.sortKeys === true });
+    const select = shardSelect(statement, shard);
+    const plan = selectPlanOf(store, parsed, select);
+    const result = runSelect(store, plan, params, { sortKeys: select.sortKeys });
     const executionMs = performance.now() - started;
     const { documents } = result;
     return {
@@ -191,14 +187,14 @@ export async function* streamQuery(
   cache: StatementCache,
   sql: string,
   params: readonly unknown[] = [],
-  options: ShardQueryOptions = {},
+  shard?: ShardPlan,
 ): AsyncGenerator<QueryMeta | Document | KeyedRow, void, undefined> {
   const started = performance.now();
   const parsed = cache.get(sql);
   checkParams(parsed, params);
   store.refresh();
   const { statement } = parsed;
-  checkShardOptions(statement, options);
+  refuseShardPlan(statement, shard);
   if (statement.kind !== 'select') {
     const { documents: _, ...meta } = await runQuery(store, writer, cache, sql, params);
     yield meta;
@@ -206,10 +202,9 @@ export async function* streamQuery(
   }
   const snapshot = store.openSnapshot();
   try {
-    const plan = selectPlanOf(store, parsed, statement, options);
-    const streamed = streamSelect(store, plan, params, snapshot, {
-      sortKeys: options.sortKeys === true,
-    });
+    const select = shardSelect(statement, shard);
+    const plan = selectPlanOf(store, parsed, select);
+    const streamed = streamSelect(store, plan, params, snapshot, { sortKeys: select.sortKeys });
     yield {
       plan: streamed.plan,
       count: streamed.count,

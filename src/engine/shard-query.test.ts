@@ -2,13 +2,15 @@
  * What a router asks of a shard (ADR 0014), on real databases: sort keys beside each sorted
  * row, whole and streamed, even when the projection drops the ORDER BY path; a partial
  * aggregate whose parts, merged with the semantics' aggregates, give exactly what one node
- * holding every document answers; and clear refusals when the options do not fit.
+ * holding every document answers, whatever ORDER BY, DISTINCT, OFFSET and LIMIT the text has;
+ * a row window (`top`) that replaces the text's OFFSET and LIMIT; warnings for the user's
+ * own text; and clear refusals when a plan does not fit.
  */
 
 import { afterEach, describe, expect, it } from 'vitest';
 import { makeTempDir } from '../../test/support/temp-dir.js';
 import { aggregateOf, compareSortKeys, GroupKeys } from '../sql/semantics/index.js';
-import { type Database, type KeyedRow, open, type QueryMeta } from './index.js';
+import { type Database, type KeyedRow, open, type QueryMeta, type ShardPlan } from './index.js';
 
 const cleanups: Array<() => Promise<void> | void> = [];
 afterEach(async () => {
@@ -40,7 +42,8 @@ describe('sort keys for a router', () => {
     const db = await database();
     await db.collection('c').insertMany(docs(0, 30));
     const sql = 'SELECT i FROM c WHERE i < ? ORDER BY n DESC LIMIT 10';
-    const result = await db.query(sql, [25], { shard: { sortKeys: true } });
+    const plan = { kind: 'rows', top: 10, sortKeys: true } as const;
+    const result = await db.query(sql, [25], { shard: plan });
     expect(result.documents).toHaveLength(10);
     const keys = result.sortKeys as unknown[][];
     expect(keys).toHaveLength(10);
@@ -52,7 +55,7 @@ describe('sort keys for a router', () => {
     }
     const streamed: KeyedRow[] = [];
     let meta: QueryMeta | undefined;
-    for await (const value of db.queryStream(sql, [25], { shard: { sortKeys: true } })) {
+    for await (const value of db.queryStream(sql, [25], { shard: plan })) {
       if (!meta) meta = value as QueryMeta;
       else streamed.push(value as KeyedRow);
     }
@@ -64,13 +67,13 @@ describe('sort keys for a router', () => {
     // and a router may merge several such rows.
     await db.collection('c').createIndex({ paths: ['i'], unique: true, name: 'by_i' });
     const point = await db.query('SELECT i FROM c WHERE i = ? ORDER BY n', [4], {
-      shard: { sortKeys: true },
+      shard: { kind: 'rows', sortKeys: true },
     });
     expect(point.plan).toBe('INDEX_SCAN(by_i)');
     expect(point.sortKeys).toEqual([[(4 * 13) % 29, point.documents[0]?._id]]);
     // Without ORDER BY there is nothing to merge by: no keys.
     expect(
-      (await db.query('SELECT i FROM c', [], { shard: { sortKeys: true } })).sortKeys,
+      (await db.query('SELECT i FROM c', [], { shard: { kind: 'rows', sortKeys: true } })).sortKeys,
     ).toBeUndefined();
   });
 });
@@ -88,7 +91,7 @@ describe('partial aggregates for a router', () => {
     await parts[2]?.collection('c').insert({ i: -1, status: 'only-here', n: 3 });
     const expected = (await whole.query(sql, [3])).documents;
     const results = await Promise.all(
-      parts.map((p) => p.query(sql, [3], { shard: { phase: 'partial' } })),
+      parts.map((p) => p.query(sql, [3], { shard: { kind: 'partial' } })),
     );
     // The router's merge: states per group key, merged, then finished.
     const fns = ['COUNT*', 'COUNT', 'SUM', 'AVG', 'MIN', 'MAX'].map((f) =>
@@ -129,39 +132,111 @@ describe('partial aggregates for a router', () => {
     const db = await database();
     await db.collection('c2').insert({ i: 1, n: 2 });
     const result = await db.query('SELECT COUNT(*), AVG(n) FROM c2 WHERE i > 5', [], {
-      shard: { phase: 'partial' },
+      shard: { kind: 'partial' },
     });
     expect(result.documents).toEqual([{ group: [], states: [0, { sum: 0, count: 0 }] }]);
   });
 
-  it('refuses options that do not fit, saying why', async () => {
+  it('ignores ORDER BY, DISTINCT, OFFSET and LIMIT: they apply after the merge', async () => {
+    const db = await database();
+    await db.collection('c').insertMany(docs(0, 20));
+    const bare = await db.query('SELECT status, COUNT(*) FROM c GROUP BY status', [], {
+      shard: { kind: 'partial' },
+    });
+    expect(bare.count).toBe(4);
+    const texts: Array<[string, unknown[]]> = [
+      [
+        'SELECT status, COUNT(*) FROM c GROUP BY status ORDER BY status DESC LIMIT ? OFFSET ?',
+        [1, 2],
+      ],
+      ['SELECT DISTINCT status, COUNT(*) FROM c GROUP BY status LIMIT 1 OFFSET ?', [3]],
+    ];
+    for (const [sql, params] of texts) {
+      const part = await db.query(sql, params, { shard: { kind: 'partial' } });
+      expect(part.plan).toBe(bare.plan);
+      expect(part.documents).toEqual(bare.documents);
+    }
+  });
+});
+
+describe("a shard's row window for a router", () => {
+  it('answers the first `top` rows in order, ignoring OFFSET and LIMIT, whole and streamed', async () => {
+    const db = await database();
+    await db.collection('c').insertMany(docs(0, 30));
+    const sql = 'SELECT i FROM c WHERE i >= ? ORDER BY i DESC LIMIT ? OFFSET ?';
+    const plan = { kind: 'rows', top: 5, sortKeys: true } as const;
+    const whole = await db.query(sql, [3, 2, 3], { shard: plan });
+    // The user's LIMIT 2 OFFSET 3 is the router's to apply; the shard answers rows 1 to 5.
+    expect(whole.documents.map((d) => d.i)).toEqual([29, 28, 27, 26, 25]);
+    expect(whole.plan).toBe('COLLECTION_SCAN');
+    expect(whole.sortKeys?.map((k) => k[0])).toEqual([29, 28, 27, 26, 25]);
+    const streamed: unknown[] = [];
+    for await (const value of db.queryStream(sql, [3, 2, 3], { shard: plan })) {
+      streamed.push(value);
+    }
+    expect((streamed[0] as QueryMeta).count).toBe(5);
+    expect(streamed.slice(1).map((r) => (r as KeyedRow).doc.i)).toEqual([29, 28, 27, 26, 25]);
+    // Without `top` every row comes, still without the OFFSET.
+    const all = await db.query(sql, [3, 2, 3], { shard: { kind: 'rows' } });
+    expect(all.count).toBe(27);
+    expect(all.sortKeys).toBeUndefined();
+  });
+
+  it('keeps the plans of one text apart: as written, a partial part and row windows', async () => {
+    const db = await database();
+    await db.collection('c').insertMany(docs(0, 12));
+    const rows = 'SELECT i FROM c ORDER BY i LIMIT 2 OFFSET 1';
+    const sum = 'SELECT COUNT(*) FROM c LIMIT 1';
+    for (let turn = 0; turn < 2; turn++) {
+      expect((await db.query(rows)).documents.map((d) => d.i)).toEqual([1, 2]);
+      const top3 = await db.query(rows, [], { shard: { kind: 'rows', top: 3 } });
+      expect(top3.documents.map((d) => d.i)).toEqual([0, 1, 2]);
+      const top5 = await db.query(rows, [], { shard: { kind: 'rows', top: 5 } });
+      expect(top5.documents.map((d) => d.i)).toEqual([0, 1, 2, 3, 4]);
+      expect((await db.query(sum)).documents).toEqual([{ 'COUNT(*)': 12 }]);
+      const part = await db.query(sum, [], { shard: { kind: 'partial' } });
+      expect(part.documents).toEqual([{ group: [], states: [12] }]);
+    }
+  });
+
+  it("carries the node's warnings for the user's own text", async () => {
     const db = await database();
     await db.collection('c').insertMany(docs(0, 5));
-    for (const clause of ['ORDER BY status', 'LIMIT 1', 'OFFSET 1']) {
+    const sql = 'SELECT * FROM c WHERE "nosuchfield" = 1 ORDER BY i LIMIT 2 OFFSET 1';
+    const { warnings } = await db.query(sql);
+    expect(warnings).toHaveLength(1);
+    const part = await db.query(sql, [], { shard: { kind: 'rows', top: 3, sortKeys: true } });
+    expect(part.warnings).toEqual(warnings);
+  });
+});
+
+describe('shard plans that do not fit', () => {
+  it('are refused, saying why', async () => {
+    const db = await database();
+    await db.collection('c').insertMany(docs(0, 5));
+    const refusals: Array<[string, unknown, string]> = [
+      ['SELECT i FROM c', { kind: 'partial' }, 'needs aggregates or GROUP BY'],
+      ['SELECT COUNT(*) FROM c', { kind: 'partial', top: 3 }, "field 'top' is for kind 'rows'"],
+      [
+        'SELECT COUNT(*) FROM c',
+        { kind: 'partial', sortKeys: true },
+        "field 'sortKeys' is for kind 'rows'",
+      ],
+      ['SELECT i FROM c', { kind: 'rows', top: -1 }, "'top' must be a non-negative integer"],
+      ['SELECT i FROM c', { kind: 'rows', top: 1.5 }, "'top' must be a non-negative integer"],
+      ['SELECT i FROM c', { kind: 'final' }, "kind \"final\" is unknown; use 'partial' or 'rows'"],
+      ['DELETE FROM c WHERE i = 1', { kind: 'rows' }, 'not DELETE'],
+    ];
+    for (const [sql, shard, message] of refusals) {
       await expect(
-        db.query(`SELECT status, COUNT(*) FROM c GROUP BY status ${clause}`, [], {
-          shard: { phase: 'partial' },
-        }),
+        db.query(sql, [], { shard: shard as ShardPlan }),
+        JSON.stringify(shard),
       ).rejects.toMatchObject({
-        code: 'ERR_SQL_INVALID',
-        message: expect.stringContaining('belong to the router'),
+        code: 'ERR_BAD_ARGUMENT',
+        message: expect.stringContaining(message),
       });
     }
-    await expect(
-      db.query('SELECT DISTINCT status, COUNT(*) FROM c GROUP BY status', [], {
-        shard: { phase: 'partial' },
-      }),
-    ).rejects.toMatchObject({ message: expect.stringContaining('DISTINCT belong to the router') });
-    await expect(
-      db.query('SELECT i FROM c', [], { shard: { phase: 'partial' } }),
-    ).rejects.toMatchObject({
-      code: 'ERR_SQL_INVALID',
-      message: expect.stringContaining('needs aggregates or GROUP BY'),
-    });
-    await expect(
-      db.query('DELETE FROM c WHERE i = 1', [], { shard: { sortKeys: true } }),
-    ).rejects.toMatchObject({ code: 'ERR_BAD_ARGUMENT' });
-    // The same text still runs whole: the partial plan is cached apart.
-    expect((await db.query('SELECT status, COUNT(*) FROM c GROUP BY status')).count).toBe(4);
+    // Refused before anything ran: the DELETE deleted nothing.
+    expect((await db.query('SELECT COUNT(*) AS n FROM c')).documents).toEqual([{ n: 5 }]);
   });
 });

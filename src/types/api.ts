@@ -8,7 +8,7 @@
 import type { ChangeFeedOptions, ChangeLine } from './changes.js';
 import type { BulkResult, Document, SeedResult } from './documents.js';
 import type { HealthBody } from './node.js';
-import type { QueryMeta, QueryResult, ShardQueryOptions } from './query.js';
+import type { QueryMeta, QueryResult, ShardPlan } from './query.js';
 import type { ReplicationStatus } from './replication.js';
 import type {
   CheckpointResult,
@@ -112,8 +112,8 @@ export type NodeStats = StoreStats | RouterStats;
 
 /** Options of `query` and `queryStream`. */
 export interface QueryOptions {
-  /** A router's request to a shard (ADR 0014): a partial aggregate and/or sort keys. */
-  shard?: ShardQueryOptions;
+  /** A router's plan for a shard's part of a scattered SELECT (ADR 0014). */
+  shard?: ShardPlan;
 }
 
 /** `POST /collections/{name}`: the new document's `_id`. */

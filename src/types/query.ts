@@ -24,21 +24,25 @@ export interface QueryMeta {
 export interface QueryResult extends QueryMeta {
   documents: Document[];
   /**
-   * Asked for by a router (`sortKeys`): each document's sort key (its ORDER BY values, then its
+   * Asked for by a router (ShardPlan's `sortKeys`): each document's sort key (its ORDER BY values, then its
    * ids), parallel to `documents`, when the statement sorts.
    */
   sortKeys?: unknown[][];
 }
 
 /**
- * What a router asks of a shard with a query (ADR 0014): `phase: 'partial'` answers an
- * aggregate's groups as `{ group, states }` for the router to merge; `sortKeys` adds each
- * row's sort key for its k-way merge.
+ * What a router asks of a shard for its part of a scattered SELECT (ADR 0014), sent beside the
+ * user's own SQL text and params (POST /query's body field `shard`). The shard's engine applies
+ * it to the parsed statement in one place (engine/shard-plan.ts).
+ *
+ * - `partial`: the aggregate's groups as `{ group, states }`, every group, unsorted. ORDER BY,
+ *   DISTINCT, OFFSET and LIMIT apply to finished rows, so the shard ignores them and the router
+ *   applies them after merging the parts.
+ * - `rows`: the statement's rows in its order, ignoring its OFFSET and LIMIT: the first `top`
+ *   of them (the router's OFFSET + LIMIT), or all when `top` is absent. `sortKeys` adds each
+ *   row's sort key (its ORDER BY values, then its ids) when the statement sorts.
  */
-export interface ShardQueryOptions {
-  phase?: 'partial';
-  sortKeys?: boolean;
-}
+export type ShardPlan = { kind: 'partial' } | { kind: 'rows'; top?: number; sortKeys?: boolean };
 
 /** A streamed row with its sort key, when a router asked for sort keys. */
 export type KeyedRow = {

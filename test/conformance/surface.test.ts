@@ -251,6 +251,24 @@ const CASES: Case[] = [
     name: 'a query stream',
     run: (a) => a.queryStream('SELECT pnr, price FROM orders ORDER BY price DESC LIMIT 3'),
   },
+  {
+    name: 'warnings of a scattered SELECT',
+    run: (a) => a.query('SELECT pnr FROM orders WHERE "nosuchfield" = 1'),
+  },
+  {
+    name: 'warnings of a scattered SELECT, streamed',
+    run: (a) =>
+      a.queryStream('SELECT pnr FROM orders WHERE "nosuchfield" = 1 ORDER BY pnr LIMIT 2'),
+  },
+  {
+    // "status" is a field of some orders (not on every shard); "pending" of none.
+    name: 'warnings of a scattered aggregate: only what no shard has',
+    run: (a) => a.query('SELECT COUNT(*) AS n FROM orders WHERE "status" = "pending" LIMIT 1'),
+  },
+  {
+    name: 'warnings of a scattered UPDATE',
+    run: (a) => a.query('UPDATE orders SET seen = 1 WHERE "nosuchfield" = 1'),
+  },
   { name: 'UPDATE', run: (a) => a.query("UPDATE orders SET status = 'seen' WHERE price > 20") },
   { name: 'after the UPDATE', run: (a) => a.getByKey('orders', 'status', 'seen'), unordered: true },
   { name: 'a syntax error', run: (a) => a.query('SELEC pnr FROM orders') },

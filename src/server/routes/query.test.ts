@@ -427,13 +427,13 @@ describe('error answers', () => {
   });
 });
 
-describe("a router's shard options (ADR 0014)", () => {
+describe("a router's shard plan (ADR 0014)", () => {
   it('answers sort keys beside documents, whole and as NDJSON lines of { doc, sortKey }', async () => {
     const sql = 'SELECT name FROM people ORDER BY age DESC';
     const whole = await h.request({
       method: 'POST',
       url: '/query',
-      json: { sql, shard: { sortKeys: true } },
+      json: { sql, shard: { kind: 'rows', sortKeys: true } },
     });
     expect(whole.status).toBe(200);
     expect(whole.body.documents.map((d: Json) => d.name)).toEqual(['grace', 'alan', 'ada']);
@@ -441,7 +441,7 @@ describe("a router's shard options (ADR 0014)", () => {
     const streamed = await h.request({
       method: 'POST',
       url: '/query?stream=true',
-      json: { sql, shard: { sortKeys: true } },
+      json: { sql, shard: { kind: 'rows', sortKeys: true } },
     });
     const [meta, ...rows] = streamed.text
       .trim()
@@ -459,28 +459,56 @@ describe("a router's shard options (ADR 0014)", () => {
     const answer = await h.request({
       method: 'POST',
       url: '/query',
-      json: { sql: 'SELECT COUNT(*), AVG(age) FROM people', shard: { phase: 'partial' } },
+      json: { sql: 'SELECT COUNT(*), AVG(age) FROM people', shard: { kind: 'partial' } },
     });
     expect(answer.status).toBe(200);
     expect(answer.body.documents).toEqual([{ group: [], states: [3, { sum: 162, count: 3 }] }]);
   });
 
-  it('refuses bad shard options, naming them', async () => {
-    for (const shard of [{ phase: 'final' }, { sortKeys: 'yes' }, { other: true }, 'partial']) {
+  it('answers the first `top` rows of the statement, its OFFSET and LIMIT left to the router', async () => {
+    const answer = await h.request({
+      method: 'POST',
+      url: '/query',
+      json: {
+        sql: 'SELECT name FROM people ORDER BY age LIMIT ? OFFSET ?',
+        params: [1, 1],
+        shard: { kind: 'rows', top: 2 },
+      },
+    });
+    expect(answer.status).toBe(200);
+    expect(answer.body.documents.map((d: Json) => d.name)).toEqual(['ada', 'alan']);
+  });
+
+  it('refuses a bad shard plan, naming the field and what it must be', async () => {
+    const refusals: Array<[unknown, string]> = [
+      [{ kind: 'final' }, "body field 'shard.kind' must be 'partial' or 'rows'; got \"final\""],
+      [{ sortKeys: true }, "body: missing field 'shard.kind'"],
+      [{ kind: 'rows', sortKeys: 'yes' }, "body field 'shard.sortKeys' must be true or false"],
+      [{ kind: 'rows', top: -1 }, "body field 'shard.top' must be a non-negative integer"],
+      [{ kind: 'rows', top: 1.5 }, "body field 'shard.top' must be a non-negative integer"],
+      [{ kind: 'rows', other: true }, "body: unknown field 'shard.other'"],
+      ['partial', "body field 'shard' must be object"],
+      [{ phase: 'partial' }, "body: missing field 'shard.kind'"],
+      [{ kind: 'partial', top: 2 }, "shard plan field 'top' is for kind 'rows'"],
+    ];
+    for (const [shard, message] of refusals) {
       const answer = await h.request({
         method: 'POST',
         url: '/query',
-        json: { sql: 'SELECT * FROM people', shard },
+        json: { sql: 'SELECT COUNT(*) FROM people', shard },
       });
       expect(answer.status, JSON.stringify(shard)).toBe(400);
-      expect(answer.body.error).toMatch(/shard/);
+      expect(answer.body.error, JSON.stringify(shard)).toContain(message);
     }
-    const ordered = await h.request({
+    const rows = await h.request({
       method: 'POST',
       url: '/query',
-      json: { sql: 'SELECT COUNT(*) FROM people LIMIT 1', shard: { phase: 'partial' } },
+      json: { sql: 'SELECT name FROM people', shard: { kind: 'partial' } },
     });
-    expect(ordered.status).toBe(400);
-    expect(ordered.body.code).toBe('ERR_SQL_INVALID');
+    expect(rows.status).toBe(400);
+    expect(rows.body).toMatchObject({
+      code: 'ERR_BAD_ARGUMENT',
+      error: expect.stringContaining('needs aggregates or GROUP BY'),
+    });
   });
 });

@@ -3,23 +3,24 @@
  * result as JSON; with `Accept: application/x-ndjson` or `?stream=true` it is NDJSON: line 1
  * the meta `{ plan, count, executionMs }`, then one document per line, sent with
  * backpressure. Every answer carries X-DOCDB-Plan, X-DOCDB-Count and X-DOCDB-ExecutionMs,
- * errors included (plan `NONE` when none was made, count 0). A router adds `shard` (ADR
- * 0014): `phase: 'partial'` answers an aggregate's groups as `{ group, states }`, and
- * `sortKeys` adds `sortKeys` beside `documents` (NDJSON: `{ doc, sortKey }` per line).
+ * errors included (plan `NONE` when none was made, count 0). A router adds `shard`, the
+ * ShardPlan of a shard's part (ADR 0014): `kind: 'partial'` answers an aggregate's groups as
+ * `{ group, states }`; `kind: 'rows'` answers the first `top` rows, and `sortKeys` adds
+ * `sortKeys` beside `documents` (NDJSON: `{ doc, sortKey }` per line).
  */
 
 import { Readable } from 'node:stream';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { isDbError } from '../../errors/index.js';
-import type { QueryMeta, ShardQueryOptions } from '../../types/index.js';
+import type { QueryMeta, ShardPlan } from '../../types/index.js';
 import type { ApiContext } from '../route-context.js';
 import { FLAG, flag } from './query-string.js';
 
 interface QueryBody {
   sql: string;
   params?: unknown[];
-  /** A router's request to a shard (ADR 0014): a partial aggregate and/or sort keys. */
-  shard?: ShardQueryOptions;
+  /** A router's plan for this shard's part of a scattered SELECT (ADR 0014). */
+  shard?: ShardPlan;
 }
 
 const schema = {
@@ -32,9 +33,16 @@ const schema = {
       params: { type: 'array' },
       shard: {
         type: 'object',
+        required: ['kind'],
         properties: {
-          phase: { type: 'string', enum: ['partial'] },
-          sortKeys: { type: 'boolean' },
+          kind: { type: 'string', enum: ['partial', 'rows'], description: "'partial' or 'rows'" },
+          top: {
+            type: 'integer',
+            minimum: 0,
+            maximum: Number.MAX_SAFE_INTEGER,
+            description: 'a non-negative integer (the rows a shard answers)',
+          },
+          sortKeys: { type: 'boolean', description: 'true or false' },
         },
         additionalProperties: false,
       },

@@ -5,7 +5,7 @@
  * text and bound to each execution's parameters (`bind.ts`). Pure; never imports storage.
  */
 
-import { DbError } from '../../errors/index.js';
+import { assert, DbError } from '../../errors/index.js';
 import {
   assertNever,
   type Condition,
@@ -234,31 +234,23 @@ function rowNodes(
 export interface SelectPlanOptions {
   /**
    * `partial`: a shard's part of an aggregate a router merges (ADR 0014): each group's values
-   * and aggregate states, unsorted; the statement must aggregate and may not sort, dedupe or
-   * limit (the router does, after merging).
+   * and aggregate states, unsorted. The statement must aggregate and may not sort, dedupe or
+   * limit: the engine strips those clauses (engine/shard-plan.ts) before it plans, as the
+   * router applies them after merging.
    */
   phase?: 'complete' | 'partial';
 }
 
-function checkPartial(statement: SelectStatement): void {
-  if (!isAggregate(statement)) {
-    throw new DbError(
-      'ERR_SQL_INVALID',
-      'a partial aggregate needs aggregates or GROUP BY in the select list',
-    );
-  }
-  const router = [
-    statement.orderBy.length > 0 && 'ORDER BY',
-    statement.distinct && 'DISTINCT',
-    statement.limit !== undefined && 'LIMIT',
-    statement.offset !== undefined && 'OFFSET',
-  ].filter((clause): clause is string => clause !== false);
-  if (router.length > 0) {
-    throw new DbError(
-      'ERR_SQL_INVALID',
-      `a partial aggregate answers every group unsorted; ${router.join(', ')} belong to the router that merges the parts`,
-    );
-  }
+/** What the engine's ShardPlan promises of a partial aggregate's statement. */
+function assertPartial(statement: SelectStatement): void {
+  assert(isAggregate(statement), 'a partial plan needs an aggregating statement');
+  assert(
+    statement.orderBy.length === 0 &&
+      !statement.distinct &&
+      statement.limit === undefined &&
+      statement.offset === undefined,
+    'a partial plan leaves ORDER BY, DISTINCT, LIMIT and OFFSET to the router',
+  );
 }
 
 /** Plans a SELECT over its collections' views (FROM first, then each JOIN). */
@@ -268,7 +260,7 @@ export function planSelect(
   options: SelectPlanOptions = {},
 ): SelectPlan {
   const phase = options.phase ?? 'complete';
-  if (phase === 'partial') checkPartial(statement);
+  if (phase === 'partial') assertPartial(statement);
   checkSelectList(statement);
   const sources = views.map((v) => v.name);
   const resolver = new PathResolver(sources);
