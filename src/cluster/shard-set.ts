@@ -93,29 +93,33 @@ export class ShardSet {
    */
   async ask<T>(
     shard: ClusterShard,
-    fn: (client: DocdbClient) => Promise<T>,
+    fn: (client: DocdbClient, again: boolean) => Promise<T>,
     retry: Retry = 'refused',
   ): Promise<T> {
     const members = this.membersOf(shard);
     const deadline = performance.now() + this.leaderWaitMs;
+    let again = false;
     for (let pause = LEADER_PAUSE_MS; ; pause = Math.min(pause * 2, LEADER_PAUSE_MAX_MS)) {
       let client: DocdbClient | undefined;
       try {
         client = await members.leader();
-        return await fn(client);
+        return await fn(client, again);
       } catch (error) {
-        const again =
+        const tryAgain =
           members.replicaSet &&
           (client === undefined || mayTryAgain(error, retry)) &&
           performance.now() + pause < deadline;
-        if (!again) throw shardError(shard, client && members.urlOf(client), error);
-        if (client !== undefined) members.forget(client);
+        if (!tryAgain) throw shardError(shard, client && members.urlOf(client), error);
+        if (client !== undefined) {
+          members.forget(client);
+          again = true;
+        }
         await new Promise((resolve) => setTimeout(resolve, pause));
       }
     }
   }
 
-  /** Runs `fn` on the first of `shards` that answers (a replicated read). */
+  /** Runs `fn` on the first of `shards` that answers (a replicated read: tried again freely). */
   async askAny<T>(
     shards: readonly ClusterShard[],
     fn: (client: DocdbClient) => Promise<T>,
@@ -123,7 +127,7 @@ export class ShardSet {
     let last: unknown;
     for (const shard of shards) {
       try {
-        return { shard, answer: await this.ask(shard, fn) };
+        return { shard, answer: await this.ask(shard, fn, 'any') };
       } catch (error) {
         if (!isDbError(error, 'ERR_SHARD_UNAVAILABLE')) throw error;
         last = error;
@@ -141,12 +145,13 @@ export class ShardSet {
   async parts<T>(
     fn: (client: DocdbClient) => Promise<T>,
     shards: readonly ClusterShard[] = this.config.shards,
+    retry: Retry = 'refused',
   ): Promise<Array<{ shard: ClusterShard; answer: T }>> {
     let missing: unknown;
     const found = await Promise.all(
       shards.map(async (shard) => {
         try {
-          return [{ shard, answer: await this.ask(shard, fn) }];
+          return [{ shard, answer: await this.ask(shard, fn, retry) }];
         } catch (error) {
           if (!isDbError(error, 'ERR_COLLECTION_NOT_FOUND')) throw error;
           missing ??= error;
@@ -163,8 +168,9 @@ export class ShardSet {
   async partAnswers<T>(
     fn: (client: DocdbClient) => Promise<T>,
     shards: readonly ClusterShard[] = this.config.shards,
+    retry: Retry = 'refused',
   ): Promise<T[]> {
-    return (await this.parts(fn, shards)).map((p) => p.answer);
+    return (await this.parts(fn, shards, retry)).map((p) => p.answer);
   }
 
   /** Runs `fn` on every shard at once; any shard's failure fails the whole call. */
