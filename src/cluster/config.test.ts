@@ -19,10 +19,13 @@ import {
 } from '../util/index.js';
 import {
   type ClusterConfig,
+  type ClusterShard,
+  describeShard,
   newClusterConfig,
   parseClusterConfig,
   readClusterConfig,
   redactClusterConfig,
+  shardMembers,
   withCollection,
   withShard,
   writeClusterConfig,
@@ -65,6 +68,30 @@ function mutated(change: (config: Loose) => void): Record<string, unknown> {
 describe('parseClusterConfig', () => {
   it('accepts the format of DESIGN §7 and returns it as written', () => {
     expect(parseClusterConfig(valid())).toEqual(valid());
+  });
+
+  it('takes a replica set as members, in canonical form, beside one-endpoint shards', () => {
+    const config = parseClusterConfig({
+      version: 1,
+      router: { port: 6000 },
+      shards: [
+        { name: 's1', members: ['http://H1:5001/', 'http://h2:5001'], apiKey: 'k' },
+        { name: 's2', endpoint: 'http://h3:5001' },
+      ],
+      collections: {},
+    });
+    expect(config.shards).toEqual([
+      { name: 's1', members: ['http://h1:5001', 'http://h2:5001'], apiKey: 'k' },
+      { name: 's2', endpoint: 'http://h3:5001' },
+    ]);
+    expect(shardMembers(config.shards[0] as ClusterShard)).toEqual([
+      'http://h1:5001',
+      'http://h2:5001',
+    ]);
+    expect(shardMembers(config.shards[1] as ClusterShard)).toEqual(['http://h3:5001']);
+    expect(describeShard(config.shards[0] as ClusterShard)).toBe(
+      's1 (http://h1:5001, http://h2:5001)',
+    );
   });
 
   it('returns canonical forms: endpoint origins, lowercase collection names', () => {
@@ -115,7 +142,7 @@ describe('parseClusterConfig', () => {
     [
       'an unknown shard key',
       (c) => (c.shards[1].apikey = 'x'),
-      'shards[1].apikey: unknown field (allowed: name, endpoint, apiKey)',
+      'shards[1].apikey: unknown field (allowed: name, endpoint, members, apiKey)',
     ],
     ['a missing shard name', (c) => delete c.shards[0].name, 'shards[0].name: is missing'],
     [
@@ -171,7 +198,52 @@ describe('parseClusterConfig', () => {
     [
       'a duplicate endpoint',
       (c) => (c.shards[1].endpoint = 'http://127.0.0.1:5001/'),
-      'shards[1].endpoint: http://127.0.0.1:5001 is already the endpoint of shards[0] (s1)',
+      'shards[1].endpoint: http://127.0.0.1:5001 is already shards[0].endpoint (s1): a node serves one shard',
+    ],
+    [
+      'both endpoint and members',
+      (c) => (c.shards[0].members = ['http://h:1']),
+      'shards[0]: has both endpoint and members: give one node as endpoint, or a replica set as members',
+    ],
+    [
+      'empty members',
+      (c) => {
+        delete c.shards[0].endpoint;
+        c.shards[0].members = [];
+      },
+      'shards[0].members: must be a non-empty array of node URLs, not []',
+    ],
+    [
+      'a member that is no URL',
+      (c) => {
+        delete c.shards[0].endpoint;
+        c.shards[0].members = ['http://h:1', 'h:2'];
+      },
+      'shards[0].members[1]: "h:2" is not an http(s) URL',
+    ],
+    [
+      'a member twice',
+      (c) => {
+        delete c.shards[0].endpoint;
+        c.shards[0].members = ['http://h:1', 'http://H:1/'];
+      },
+      'shards[0].members[1]: http://h:1 is shards[0].members[0] again',
+    ],
+    [
+      'a member of another shard',
+      (c) => {
+        delete c.shards[1].endpoint;
+        c.shards[1].members = ['http://h:9', 'http://127.0.0.1:5001'];
+      },
+      'shards[1].members[1]: http://127.0.0.1:5001 is already shards[0].endpoint (s1): a node serves one shard',
+    ],
+    [
+      'too many members',
+      (c) => {
+        delete c.shards[0].endpoint;
+        c.shards[0].members = Array.from({ length: 10 }, (_, i) => `http://h:${i + 1}`);
+      },
+      'shards[0].members: lists 10 members; a replica set has at most 9',
     ],
     [
       'an empty apiKey',
@@ -366,7 +438,7 @@ describe('editing', () => {
 
   it('refuses a shard name already present, naming its endpoint', () => {
     expect(refusal(() => withShard(base(), { name: 'S2', endpoint: 'http://h:1' }))).toBe(
-      'shard "s2" is already in the cluster (https://db2.example.com:5002): choose another name',
+      'shard s2 (https://db2.example.com:5002) is already in the cluster: choose another name',
     );
   });
 

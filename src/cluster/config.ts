@@ -24,14 +24,33 @@ export const CLUSTER_CONFIG_VERSION = 1;
 /** The router's port in a new cluster.json (spec §1: `router.port`). */
 export const ROUTER_PORT_DEFAULT = 6000;
 
-/** One shard: an ordinary docdb node, by name and base URL, with its API key if it has one. */
+/**
+ * One shard, by name: an ordinary docdb node (`endpoint`), or a replica set of nodes
+ * (`members`: a leader and its followers, in any order; the router finds the leader), with
+ * the API key they run with if they have one. A shard has exactly one of the two.
+ */
 export interface ClusterShard {
   /** `[A-Za-z0-9._-]`, 1 to SHARD_NAME_CHARS_MAX characters; unique without letter case. */
   name: string;
   /** The node's base URL: `http(s)://host:port`, no path, query or credentials. */
-  endpoint: string;
+  endpoint?: string;
+  /** A replica set's nodes, each a base URL as `endpoint` is; 1 to REPLICA_SET_MEMBERS_MAX. */
+  members?: string[];
   /** Sent as `Authorization: Bearer <apiKey>`; never printed. */
   apiKey?: string;
+}
+
+/** The most members a replica-set shard may list. */
+export const REPLICA_SET_MEMBERS_MAX = 9;
+
+/** The base URLs of a shard's nodes: its one endpoint, or its replica set's members. */
+export function shardMembers(shard: ClusterShard): readonly string[] {
+  return shard.members ?? (shard.endpoint === undefined ? [] : [shard.endpoint]);
+}
+
+/** A shard as messages name it: `s1 (http://h:5001)` or `s1 (http://h:5001, http://h:5002)`. */
+export function describeShard(shard: ClusterShard): string {
+  return `${shard.name} (${shardMembers(shard).join(', ')})`;
 }
 
 /** Where a collection's documents live: on the owner of a shard-key value, or on every shard. */
@@ -47,7 +66,7 @@ export interface ClusterConfig {
 
 const SHARD_NAME = new RegExp(`^[A-Za-z0-9._-]{1,${SHARD_NAME_CHARS_MAX}}$`);
 const ROOT_KEYS = ['version', 'router', 'shards', 'collections'];
-const SHARD_KEYS = ['name', 'endpoint', 'apiKey'];
+const SHARD_KEYS = ['name', 'endpoint', 'members', 'apiKey'];
 // A control character in a header value makes the HTTP client throw at request time.
 const CONTROL_CHARS = /[\u0000-\u001f\u007f]/;
 
@@ -158,6 +177,27 @@ function checkApiKey(source: Source, field: string, value: unknown): string {
   return value;
 }
 
+function checkMembers(source: Source, field: string, value: unknown): string[] {
+  if (!Array.isArray(value) || value.length === 0) {
+    throw invalid(source, field, `must be a non-empty array of node URLs, not ${shown(value)}`);
+  }
+  if (value.length > REPLICA_SET_MEMBERS_MAX) {
+    throw invalid(
+      source,
+      field,
+      `lists ${value.length} members; a replica set has at most ${REPLICA_SET_MEMBERS_MAX}`,
+    );
+  }
+  const members: string[] = [];
+  for (const [i, raw] of value.entries()) {
+    const member = checkEndpoint(source, `${field}[${i}]`, raw);
+    const same = members.indexOf(member);
+    if (same >= 0) throw invalid(source, `${field}[${i}]`, `${member} is ${field}[${same}] again`);
+    members.push(member);
+  }
+  return members;
+}
+
 function checkShard(source: Source, field: string, value: unknown): ClusterShard {
   const raw = requireObject(source, field, value, SHARD_KEYS);
   const name = checkShardName(
@@ -165,15 +205,34 @@ function checkShard(source: Source, field: string, value: unknown): ClusterShard
     `${field}.name`,
     requirePresent(source, `${field}.name`, raw, 'name'),
   );
-  const endpoint = checkEndpoint(
-    source,
-    `${field}.endpoint`,
-    requirePresent(source, `${field}.endpoint`, raw, 'endpoint'),
-  );
-  const shard: ClusterShard = { name, endpoint };
+  const shard: ClusterShard = { name };
+  if (Object.hasOwn(raw, 'members')) {
+    if (Object.hasOwn(raw, 'endpoint')) {
+      throw invalid(
+        source,
+        field,
+        'has both endpoint and members: give one node as endpoint, or a replica set as members',
+      );
+    }
+    shard.members = checkMembers(source, `${field}.members`, raw.members);
+  } else {
+    shard.endpoint = checkEndpoint(
+      source,
+      `${field}.endpoint`,
+      requirePresent(source, `${field}.endpoint`, raw, 'endpoint'),
+    );
+  }
   if (Object.hasOwn(raw, 'apiKey'))
     shard.apiKey = checkApiKey(source, `${field}.apiKey`, raw.apiKey);
   return shard;
+}
+
+/** Where `shards[i]` lists `url`: `shards[1].endpoint` or `shards[1].members[2]`. */
+function urlField(shards: readonly ClusterShard[], i: number, url: string): string {
+  const shard = shards[i] as ClusterShard;
+  return shard.members === undefined
+    ? `shards[${i}].endpoint`
+    : `shards[${i}].members[${shard.members.indexOf(url)}]`;
 }
 
 function checkShards(source: Source, value: unknown): ClusterShard[] {
@@ -197,15 +256,17 @@ function checkShards(source: Source, value: unknown): ClusterShard[] {
         `${shown(shard.name)} is already the name of shards[${sameName}] (shard names compare without letter case)`,
       );
     }
-    const sameEndpoint = shards.findIndex((s) => s.endpoint === shard.endpoint);
-    if (sameEndpoint >= 0) {
-      throw invalid(
-        source,
-        `shards[${i}].endpoint`,
-        `${shard.endpoint} is already the endpoint of shards[${sameEndpoint}] (${shards[sameEndpoint]?.name})`,
-      );
-    }
     shards.push(shard);
+    for (const url of shardMembers(shard)) {
+      const other = shards.findIndex((s, k) => k < i && shardMembers(s).includes(url));
+      if (other >= 0) {
+        throw invalid(
+          source,
+          urlField(shards, i, url),
+          `${url} is already ${urlField(shards, other, url)} (${shards[other]?.name}): a node serves one shard`,
+        );
+      }
+    }
   }
   return shards;
 }
@@ -427,7 +488,7 @@ export function withShard(config: ClusterConfig, shard: ClusterShard, source = '
   if (taken !== undefined) {
     throw new DbError(
       'ERR_CLUSTER_CONFIG_INVALID',
-      `shard "${taken.name}" is already in the cluster (${taken.endpoint}): choose another name`,
+      `shard ${describeShard(taken)} is already in the cluster: choose another name`,
       { shard: taken.name },
     );
   }

@@ -2,21 +2,40 @@
  * `docdb health`'s work: asks every shard of a cluster.json, all at once, for its health and
  * its collections' document counts through the typed client, timing each answer. Read-only:
  * it sends GET requests only. A shard that does not answer in time, refuses the key or is not
- * a docdb node is `down` with the reason; nothing here throws for one shard's failure.
+ * a docdb node is `down` with the reason; nothing here throws for one shard's failure. A
+ * replica set's members are each asked for their replication status: the shard answers
+ * through its leader, is `down` without one and `degraded` while a member is down.
  */
 
+import type { ReplicationStatus } from '../types/index.js';
 import { type CollectionCount, countCollections } from './collection-counts.js';
-import type { ClusterConfig, ClusterShard } from './config.js';
+import { type ClusterConfig, type ClusterShard, shardMembers } from './config.js';
 import { shardClient } from './shard-client.js';
 
 /** How long `health` waits for each shard by default. */
 export const HEALTH_TIMEOUT_MS_DEFAULT = 5000;
 
+/** One member of a replica set, as its `/replication/status` shows it. */
+export interface MemberHealth {
+  endpoint: string;
+  status: 'up' | 'down';
+  role: string | null;
+  readOnly: boolean | null;
+  term: number | null;
+  /** Its change log's last seq. */
+  seq: number | null;
+  /** Entries behind the shard's leader (0 for the leader); null when either is unknown. */
+  lag: number | null;
+  error: string | null;
+}
+
 /** One shard's answer. */
 export interface ShardHealth {
   shard: string;
+  /** The node that answered for the shard: its endpoint, or its replica set's leader. */
   endpoint: string;
-  status: 'up' | 'down';
+  /** `degraded`: a replica set whose leader answers while some member does not. */
+  status: 'up' | 'degraded' | 'down';
   /** Milliseconds until `/health` answered (up), or until it failed (down). */
   responseMs: number;
   node: string | null;
@@ -25,8 +44,10 @@ export interface ShardHealth {
   readOnly: boolean | null;
   /** Documents per collection on this shard, from `/stats` (every collection it holds). */
   documents: Record<string, number> | null;
-  /** Why it is down. */
+  /** Why it is down, or which members are. */
   error: string | null;
+  /** A replica set's members, in cluster.json's order; null for a one-endpoint shard. */
+  members: MemberHealth[] | null;
 }
 
 /** The whole cluster's answer. */
@@ -39,12 +60,80 @@ export interface ClusterHealth {
    */
   collections: CollectionCount[];
   up: number;
+  /** Replica sets with a leader and a member down (counted in `up` too). */
+  degraded: number;
   down: number;
 }
 
-async function checkShard(shard: ClusterShard, timeoutMs: number): Promise<ShardHealth> {
-  const client = shardClient(shard, { timeoutMs, retries: 0, connections: 1 });
-  const base = { shard: shard.name, endpoint: shard.endpoint };
+async function checkMember(
+  shard: ClusterShard,
+  endpoint: string,
+  timeoutMs: number,
+): Promise<{ endpoint: string; status: ReplicationStatus | null; error: string | null }> {
+  const client = shardClient(shard, { timeoutMs, retries: 0, connections: 1 }, endpoint);
+  try {
+    return { endpoint, status: await client.replicationStatus(), error: null };
+  } catch (error) {
+    return { endpoint, status: null, error: (error as Error).message };
+  } finally {
+    await client.close().catch(() => {});
+  }
+}
+
+/** A replica set: each member's replication status, then the shard's health from its leader. */
+async function checkReplicaSet(shard: ClusterShard, timeoutMs: number): Promise<ShardHealth> {
+  const seen = await Promise.all(shardMembers(shard).map((m) => checkMember(shard, m, timeoutMs)));
+  const leader = seen
+    .filter((m) => m.status?.role === 'leader' && !m.status.readOnly && !m.status.fenced)
+    .sort((a, b) => (b.status?.term ?? 0) - (a.status?.term ?? 0))[0];
+  const leaderSeq = leader?.status?.lastSeq;
+  const members: MemberHealth[] = seen.map(({ endpoint, status, error }) => ({
+    endpoint,
+    status: status === null ? 'down' : 'up',
+    role: status?.role ?? null,
+    readOnly: status?.readOnly ?? null,
+    term: status?.term ?? null,
+    seq: status?.lastSeq ?? null,
+    lag:
+      status === null || leaderSeq === undefined ? null : Math.max(0, leaderSeq - status.lastSeq),
+    error,
+  }));
+  const down = members.filter((m) => m.status === 'down');
+  const membersDown = down.map((m) => `member ${m.endpoint} is down: ${m.error}`);
+  if (leader === undefined) {
+    return {
+      ...downShard(shard.name, shardMembers(shard)[0] as string, 0),
+      error: ['no member leads', ...membersDown].join('; '),
+      members,
+    };
+  }
+  const health = await checkShard(shard, timeoutMs, leader.endpoint);
+  if (health.status === 'down' || down.length === 0) return { ...health, members };
+  return { ...health, status: 'degraded', error: membersDown.join('; '), members };
+}
+
+function downShard(shard: string, endpoint: string, responseMs: number) {
+  return {
+    shard,
+    endpoint,
+    status: 'down' as const,
+    responseMs,
+    node: null,
+    version: null,
+    role: null,
+    readOnly: null,
+    documents: null,
+    members: null,
+  };
+}
+
+async function checkShard(
+  shard: ClusterShard,
+  timeoutMs: number,
+  endpoint = shardMembers(shard)[0] as string,
+): Promise<ShardHealth> {
+  const client = shardClient(shard, { timeoutMs, retries: 0, connections: 1 }, endpoint);
+  const base = { shard: shard.name, endpoint, members: null };
   const started = performance.now();
   try {
     const health = await client.health();
@@ -66,14 +155,7 @@ async function checkShard(shard: ClusterShard, timeoutMs: number): Promise<Shard
     };
   } catch (error) {
     return {
-      ...base,
-      status: 'down',
-      responseMs: Math.round(performance.now() - started),
-      node: null,
-      version: null,
-      role: null,
-      readOnly: null,
-      documents: null,
+      ...downShard(shard.name, endpoint, Math.round(performance.now() - started)),
       error: (error as Error).message,
     };
   } finally {
@@ -87,8 +169,13 @@ export async function checkClusterHealth(
   options: { timeoutMs?: number } = {},
 ): Promise<ClusterHealth> {
   const timeoutMs = options.timeoutMs ?? HEALTH_TIMEOUT_MS_DEFAULT;
-  const shards = await Promise.all(config.shards.map((s) => checkShard(s, timeoutMs)));
-  const up = shards.filter((s) => s.status === 'up').length;
+  const shards = await Promise.all(
+    config.shards.map((s) =>
+      s.members === undefined ? checkShard(s, timeoutMs) : checkReplicaSet(s, timeoutMs),
+    ),
+  );
+  const up = shards.filter((s) => s.status !== 'down').length;
+  const degraded = shards.filter((s) => s.status === 'degraded').length;
   const collections = countCollections(
     config,
     shards.map((s) =>
@@ -97,5 +184,5 @@ export async function checkClusterHealth(
         : Object.entries(s.documents).map(([name, count]) => ({ name, count })),
     ),
   );
-  return { shards, collections, up, down: shards.length - up };
+  return { shards, collections, up, degraded, down: shards.length - up };
 }

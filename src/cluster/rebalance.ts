@@ -18,10 +18,17 @@ import type { DocdbClient } from '../client/index.js';
 import { DbError } from '../errors/index.js';
 import type { Document } from '../types/index.js';
 import { parsePath, valueAt } from '../util/index.js';
-import type { ClusterConfig, ClusterShard, CollectionPlacement } from './config.js';
+import {
+  type ClusterConfig,
+  type ClusterShard,
+  type CollectionPlacement,
+  describeShard,
+  newClusterConfig,
+  shardMembers,
+} from './config.js';
 import { shardFor } from './hash.js';
 import { RebalanceJournal } from './rebalance-journal.js';
-import { shardClient } from './shard-client.js';
+import { ShardSet } from './shard-set.js';
 
 /** Documents read and moved per request. */
 export const REBALANCE_BATCH_DOCS = 500;
@@ -82,36 +89,35 @@ interface Journaled {
 export type Progress = (done: number, total: number) => void;
 
 interface Shards {
+  /** Each shard's leader of the moment (ShardSet.leaderClient), by name. */
   clients: Map<string, DocdbClient>;
   close(): Promise<void>;
 }
 
 function openShards(shards: readonly ClusterShard[]): Shards {
-  const clients = new Map<string, DocdbClient>();
-  for (const s of shards) {
-    if (clients.has(s.name)) continue;
-    clients.set(s.name, shardClient(s));
-  }
+  const unique = [...new Map(shards.map((s) => [s.name, s])).values()];
+  const set = new ShardSet({ ...newClusterConfig(), shards: unique });
   return {
-    clients,
-    close: async () => {
-      await Promise.all([...clients.values()].map((c) => c.close()));
-    },
+    clients: new Map(unique.map((s) => [s.name, set.leaderClient(s)])),
+    close: () => set.close(),
   };
 }
 
-/** The shards of both configs by name; a name in both must keep its endpoint. */
+/**
+ * The shards of both configs by name, as the new config has them; a name in both must keep
+ * a node (a shard may gain or lose replica-set members, not move whole).
+ */
 function allShards(from: ClusterConfig, to: ClusterConfig): ClusterShard[] {
   const byName = new Map(from.shards.map((s) => [s.name, s]));
   for (const s of to.shards) {
     const old = byName.get(s.name);
-    if (old && old.endpoint !== s.endpoint) {
+    if (old && !shardMembers(s).some((url) => shardMembers(old).includes(url))) {
       throw new DbError(
         'ERR_BAD_ARGUMENT',
-        `shard ${s.name} is at ${old.endpoint} in the old config and ${s.endpoint} in the new one; a shard keeps its endpoint (give a moved node a new name)`,
+        `shard ${describeShard(old)} in the old config is ${describeShard(s)} in the new one, with no node in common; a shard keeps its nodes (give a moved node a new name)`,
       );
     }
-    if (!old) byName.set(s.name, s);
+    byName.set(s.name, s);
   }
   return [...byName.values()];
 }

@@ -45,6 +45,7 @@ import type { ShardSet } from './shard-set.js';
 import {
   byId,
   deleteIds,
+  insertOnce,
   isPlainObject,
   keepsOwner,
   keyTextValues,
@@ -74,8 +75,13 @@ export class RouterDocuments {
       );
       return first as InsertAnswer;
     }
-    return this.shards.ask(ownerOfDocument(this.config, placement, doc), (c) =>
-      c.insert(collection, doc),
+    // Under an `_id` the router gives, so a replica set's new leader can be asked again
+    // after the old one failed to answer: a copy the first try stored is found, not doubled.
+    const [withId] = withRouterIds([doc]).docs as Document[];
+    return this.shards.ask(
+      ownerOfDocument(this.config, placement, doc),
+      (c, again) => insertOnce(c, collection, withId as Document, again),
+      'any',
     );
   }
 
@@ -221,7 +227,11 @@ export class RouterDocuments {
       return first as ReplaceByKeyAnswer;
     }
     const targets = this.keyTargets(collection, field, text);
-    const found = await this.shards.parts((c) => c.getByKey(collection, field, text), targets);
+    const found = await this.shards.parts(
+      (c) => c.getByKey(collection, field, text),
+      targets,
+      'any',
+    );
     const matched = found.reduce((n, f) => n + f.answer.count, 0);
     if (matched === 0) throw keyNotFound(collection, field, text);
     if (matched > 1) throw ambiguousMatch(collection, field, text, matched);
@@ -251,7 +261,7 @@ export class RouterDocuments {
     collection: string,
     id: string,
   ): Promise<{ shard: ClusterShard; found: TaggedDocument }> {
-    const found = await this.shards.parts((c) => c.getTagged(collection, id));
+    const found = await this.shards.parts((c) => c.getTagged(collection, id), undefined, 'any');
     const hit = found.find((f) => f.answer !== undefined);
     if (!hit) throw documentNotFound(collection, id);
     return { shard: hit.shard, found: hit.answer as TaggedDocument };
@@ -268,7 +278,7 @@ export class RouterDocuments {
       const { answer } = await this.shards.askAny(this.config.shards, (c) => c.get(collection, id));
       return answer === undefined ? undefined : { doc: answer };
     }
-    const found = await this.shards.parts((c) => c.getTagged(collection, id));
+    const found = await this.shards.parts((c) => c.getTagged(collection, id), undefined, 'any');
     return found.find((f) => f.answer !== undefined)?.answer;
   }
 

@@ -5,7 +5,7 @@
  * It never throws for a shard's failure; the router's own liveness is the caller's.
  */
 
-import type { ClusterShard } from './config.js';
+import { type ClusterShard, describeShard } from './config.js';
 import type { ShardSet } from './shard-set.js';
 
 /** How long a router's `/health` waits for each shard before calling it down. */
@@ -35,11 +35,7 @@ function withDeadline<T>(work: Promise<T>, timeoutMs: number, shard: ClusterShar
   const late = new Promise<never>((_, reject) => {
     timer = setTimeout(
       () =>
-        reject(
-          new Error(
-            `shard ${shard.name} (${shard.endpoint}) did not answer within ${timeoutMs} ms`,
-          ),
-        ),
+        reject(new Error(`shard ${describeShard(shard)} did not answer within ${timeoutMs} ms`)),
       timeoutMs,
     );
   });

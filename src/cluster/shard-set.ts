@@ -8,8 +8,8 @@
 import type { DocdbClient } from '../client/index.js';
 import { DbError, isDbError } from '../errors/index.js';
 import { normalizeCollectionName } from '../util/index.js';
-import type { ClusterConfig, ClusterShard } from './config.js';
-import { shardClient } from './shard-client.js';
+import { type ClusterConfig, type ClusterShard, shardMembers } from './config.js';
+import { ShardMembers } from './shard-members.js';
 
 /** Codes that mean a shard did not give a docdb answer, as opposed to refusing the request. */
 export const SHARD_UNANSWERED_CODES: readonly string[] = [
@@ -35,10 +35,31 @@ export const ROUTER_SHARD_CONNECTIONS = 64;
 export interface RouterOptions {
   /** Each shard request's timeout (the client's default when absent). */
   timeoutMs?: number;
+  /**
+   * How long a call to a replica-set shard keeps looking for a leader (a failover or a
+   * handover in progress) before it fails (default LEADER_WAIT_MS_DEFAULT).
+   */
+  leaderWaitMs?: number;
 }
 
+/** How long a call waits for a replica set to have a leader again, by default. */
+export const LEADER_WAIT_MS_DEFAULT = 15_000;
+
+/** The first pause between looks for a new leader; it doubles up to LEADER_PAUSE_MAX_MS. */
+const LEADER_PAUSE_MS = 50;
+const LEADER_PAUSE_MAX_MS = 1_000;
+
+/**
+ * Which failures of a call to a replica set's leader may be tried again on the leader found
+ * next: `refused` only those that applied nothing (a follower's or a lapsed lease's refusal,
+ * a refused connection); `any` every failure to answer too, for a call that cannot apply
+ * twice (a read; a write under a router-assigned `_id`, checked on the retry).
+ */
+export type Retry = 'refused' | 'any';
+
 export class ShardSet {
-  private readonly clients = new Map<string, DocdbClient>();
+  private readonly members = new Map<string, ShardMembers>();
+  private readonly leaderWaitMs: number;
   /** Collections known to exist on every shard (see ensureEverywhere). */
   private readonly present = new Set<string>();
 
@@ -46,15 +67,21 @@ export class ShardSet {
     readonly config: ClusterConfig,
     options: RouterOptions = {},
   ) {
+    this.leaderWaitMs = options.leaderWaitMs ?? LEADER_WAIT_MS_DEFAULT;
     for (const shard of config.shards) {
-      this.clients.set(
+      this.members.set(
         shard.name,
-        shardClient(shard, {
+        new ShardMembers(shard, {
           connections: ROUTER_SHARD_CONNECTIONS,
           ...(options.timeoutMs !== undefined && { timeoutMs: options.timeoutMs }),
         }),
       );
     }
+  }
+
+  /** The members of `shard` and which one leads. */
+  membersOf(shard: ClusterShard): ShardMembers {
+    return this.members.get(shard.name) as ShardMembers;
   }
 
   /**
@@ -64,15 +91,35 @@ export class ShardSet {
    * a 404, a 409) passes through as it is; a shard's own trouble (5xx: read-only, storage)
    * keeps its status and code, its message and `shard` naming the shard.
    */
-  async ask<T>(shard: ClusterShard, fn: (client: DocdbClient) => Promise<T>): Promise<T> {
-    try {
-      return await fn(this.clients.get(shard.name) as DocdbClient);
-    } catch (error) {
-      throw shardError(shard, error);
+  async ask<T>(
+    shard: ClusterShard,
+    fn: (client: DocdbClient, again: boolean) => Promise<T>,
+    retry: Retry = 'refused',
+  ): Promise<T> {
+    const members = this.membersOf(shard);
+    const deadline = performance.now() + this.leaderWaitMs;
+    let again = false;
+    for (let pause = LEADER_PAUSE_MS; ; pause = Math.min(pause * 2, LEADER_PAUSE_MAX_MS)) {
+      let client: DocdbClient | undefined;
+      try {
+        client = await members.leader();
+        return await fn(client, again);
+      } catch (error) {
+        const tryAgain =
+          members.replicaSet &&
+          (client === undefined || mayTryAgain(error, retry)) &&
+          performance.now() + pause < deadline;
+        if (!tryAgain) throw shardError(shard, client && members.urlOf(client), error);
+        if (client !== undefined) {
+          members.forget(client);
+          again = true;
+        }
+        await new Promise((resolve) => setTimeout(resolve, pause));
+      }
     }
   }
 
-  /** Runs `fn` on the first of `shards` that answers (a replicated read). */
+  /** Runs `fn` on the first of `shards` that answers (a replicated read: tried again freely). */
   async askAny<T>(
     shards: readonly ClusterShard[],
     fn: (client: DocdbClient) => Promise<T>,
@@ -80,7 +127,7 @@ export class ShardSet {
     let last: unknown;
     for (const shard of shards) {
       try {
-        return { shard, answer: await this.ask(shard, fn) };
+        return { shard, answer: await this.ask(shard, fn, 'any') };
       } catch (error) {
         if (!isDbError(error, 'ERR_SHARD_UNAVAILABLE')) throw error;
         last = error;
@@ -98,12 +145,13 @@ export class ShardSet {
   async parts<T>(
     fn: (client: DocdbClient) => Promise<T>,
     shards: readonly ClusterShard[] = this.config.shards,
+    retry: Retry = 'refused',
   ): Promise<Array<{ shard: ClusterShard; answer: T }>> {
     let missing: unknown;
     const found = await Promise.all(
       shards.map(async (shard) => {
         try {
-          return [{ shard, answer: await this.ask(shard, fn) }];
+          return [{ shard, answer: await this.ask(shard, fn, retry) }];
         } catch (error) {
           if (!isDbError(error, 'ERR_COLLECTION_NOT_FOUND')) throw error;
           missing ??= error;
@@ -120,8 +168,9 @@ export class ShardSet {
   async partAnswers<T>(
     fn: (client: DocdbClient) => Promise<T>,
     shards: readonly ClusterShard[] = this.config.shards,
+    retry: Retry = 'refused',
   ): Promise<T[]> {
-    return (await this.parts(fn, shards)).map((p) => p.answer);
+    return (await this.parts(fn, shards, retry)).map((p) => p.answer);
   }
 
   /** Runs `fn` on every shard at once; any shard's failure fails the whole call. */
@@ -190,26 +239,72 @@ export class ShardSet {
     this.present.delete(normalizeCollectionName(collection));
   }
 
+  /**
+   * A client whose every call goes to `shard`'s leader of the moment through `ask` with
+   * `retry` (a long job's view of a replica set: rebalance copies and deletes through it).
+   * Only calls that answer one promise go through; a stream's later reads would not follow
+   * the leader, so a stream method is refused when called.
+   */
+  leaderClient(shard: ClusterShard, retry: Retry = 'any'): DocdbClient {
+    return new Proxy({} as DocdbClient, {
+      get: (_, method: string) => {
+        if (STREAM_METHODS.has(method)) {
+          throw new Error(`${method} is a stream; it cannot follow a shard's leader`);
+        }
+        return (...args: unknown[]) =>
+          this.ask(
+            shard,
+            (client) =>
+              (client as unknown as Record<string, Callable>)[method]?.(
+                ...args,
+              ) as Promise<unknown>,
+            retry,
+          );
+      },
+    });
+  }
+
   /** Closes every shard client. */
   async close(): Promise<void> {
-    await Promise.all([...this.clients.values()].map((c) => c.close()));
+    await Promise.all([...this.members.values()].map((m) => m.close()));
   }
 }
 
-/** A shard's failure as the router's client meets it (see ShardSet.ask). */
-function shardError(shard: ClusterShard, error: unknown): unknown {
+type Callable = (...args: unknown[]) => Promise<unknown>;
+
+/** The client's methods that answer a stream rather than one promise. */
+const STREAM_METHODS = new Set(['queryStream', 'changes', 'changesWithHeartbeats']);
+
+/** True when a failed call to a leader may be tried again on the next (see Retry). */
+function mayTryAgain(error: unknown, retry: Retry): boolean {
+  if (!isDbError(error)) return false;
+  if (error.code === 'ERR_NODE_READ_ONLY') return true;
+  if (error.code === 'ERR_CLIENT_UNREACHABLE' && error.details?.cause === 'ECONNREFUSED') {
+    return true;
+  }
+  if (error.code === 'ERR_REPLICATION_NO_LEASE' && error.details?.committedLocally !== true) {
+    return true;
+  }
+  return retry === 'any' && SHARD_UNANSWERED_CODES.includes(error.code);
+}
+
+/**
+ * A shard's failure as the router's client meets it (see ShardSet.ask); `url` is the member
+ * that failed, when one was asked.
+ */
+function shardError(shard: ClusterShard, url: string | undefined, error: unknown): unknown {
   if (!isDbError(error)) return error;
+  if (error.code === 'ERR_SHARD_UNAVAILABLE') return error;
+  const where = `shard ${shard.name} (${url ?? shardMembers(shard).join(', ')})`;
   if (SHARD_UNANSWERED_CODES.includes(error.code)) {
-    return new DbError(
-      'ERR_SHARD_UNAVAILABLE',
-      `shard ${shard.name} (${shard.endpoint}) did not answer: ${error.message}`,
-      { shard: shard.name },
-    );
+    return new DbError('ERR_SHARD_UNAVAILABLE', `${where} did not answer: ${error.message}`, {
+      shard: shard.name,
+    });
   }
   if (error.code === 'ERR_UNAUTHORIZED') {
     return new DbError(
       'ERR_SHARD_UNAVAILABLE',
-      `shard ${shard.name} (${shard.endpoint}) refused the router's API key: set shards[].apiKey of ${shard.name} in cluster.json to the key that node runs with`,
+      `${where} refused the router's API key: set shards[].apiKey of ${shard.name} in cluster.json to the key that node runs with`,
       { shard: shard.name },
     );
   }
@@ -218,7 +313,7 @@ function shardError(shard: ClusterShard, error: unknown): unknown {
   if (error.status < 500 || error.details?.shard !== undefined) return error;
   return new DbError(
     error.code,
-    `shard ${shard.name} (${shard.endpoint}): ${error.message}`,
+    `${where}: ${error.message}`,
     { ...error.details, shard: shard.name },
     error.status,
   );

@@ -2,10 +2,12 @@
  * Where the router sends a written document (ADR 0014): the owner of its shard-key value; a
  * document without one is refused, and a replacement may not move a document to another
  * owner. Also the small helpers of merged document answers. Pure but for `deleteIds`, which
- * undoes a write through a shard's client.
+ * undoes a write through a shard's client, and `insertOnce`, which tries an insert again.
  */
 
+import { isDeepStrictEqual } from 'node:util';
 import type { DocdbClient, Document } from '../client/index.js';
+import type { InsertAnswer, NodeApi } from '../types/index.js';
 import { DbError, isDbError } from '../errors/index.js';
 import { formatId, newId, parsePath, valueAt } from '../util/index.js';
 import type { ClusterConfig, ClusterShard, CollectionPlacement } from './config.js';
@@ -68,6 +70,27 @@ export function byId(docs: Document[]): Document[] {
 }
 
 /** Deletes documents by `_id` on one shard, to undo a write; a missing one is no error. */
+/**
+ * Inserts `doc`, which carries its `_id`. Tried `again` after an attempt that did not answer
+ * (it may have stored the document), a document already under that `_id` and equal to `doc`
+ * is that attempt's: the insert succeeded once. Any other holder is the usual 409.
+ */
+export async function insertOnce(
+  client: Pick<NodeApi, 'insert' | 'getTagged'>,
+  collection: string,
+  doc: Document,
+  again: boolean,
+): Promise<InsertAnswer> {
+  try {
+    return await client.insert(collection, doc);
+  } catch (error) {
+    if (!again || !isDbError(error, 'ERR_DOCUMENT_ID_EXISTS')) throw error;
+    const stored = await client.getTagged(collection, doc._id as string);
+    if (!isDeepStrictEqual(stored?.doc, doc)) throw error;
+    return { id: doc._id as string };
+  }
+}
+
 export async function deleteIds(client: DocdbClient, collection: string, ids: readonly string[]) {
   for (const id of ids) {
     try {

@@ -121,7 +121,7 @@ describe('docdb cluster add-shard and add-collection', () => {
     const r = docdb('cluster', 'add-shard', config, 's2', 'http://127.0.0.1:5009');
     expect(r.code).toBe(1);
     expect(r.stderr).toBe(
-      'error: shard "s2" is already in the cluster (http://127.0.0.1:5002): choose another name [ERR_CLUSTER_CONFIG_INVALID]\n',
+      'error: shard s2 (http://127.0.0.1:5002) is already in the cluster: choose another name [ERR_CLUSTER_CONFIG_INVALID]\n',
     );
     expect(fs.readFileSync(config, 'utf8')).toBe(before);
   });
