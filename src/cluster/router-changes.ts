@@ -9,7 +9,7 @@
 import type { DocdbClient } from '../client/index.js';
 import { DbError, isDbError } from '../errors/index.js';
 import type { ChangeHeartbeat, FeedEntry } from '../types/index.js';
-import type { ClusterConfig, ClusterShard } from './config.js';
+import { type ClusterConfig, type ClusterShard, describeShard } from './config.js';
 import { requirePlacement } from './route-plan.js';
 import { shardClient } from './shard-client.js';
 import { PLACEHOLDER_DOCUMENT, SHARD_UNANSWERED_CODES } from './shard-set.js';
@@ -71,7 +71,7 @@ function shardFailure(shard: ClusterShard, error: unknown): unknown {
   if (SHARD_UNANSWERED_CODES.includes(error.code)) {
     return new DbError(
       'ERR_SHARD_UNAVAILABLE',
-      `shard ${shard.name} (${shard.endpoint}) did not answer its change feed: ${error.message}; follow again from the last cursor`,
+      `shard ${describeShard(shard)} did not answer its change feed: ${error.message}; follow again from the last cursor`,
       { shard: shard.name },
     );
   }
@@ -185,7 +185,7 @@ export async function openRouterFeed(
           if (stop.signal.aborted) return;
           throw new DbError(
             'ERR_SHARD_UNAVAILABLE',
-            `shard ${feed.shard.name} (${feed.shard.endpoint}) ended its change feed (it may be shutting down); follow again from the last cursor`,
+            `shard ${describeShard(feed.shard)} ended its change feed (it may be shutting down); follow again from the last cursor`,
             { shard: feed.shard.name },
           );
         }

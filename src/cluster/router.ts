@@ -388,11 +388,15 @@ export class Router implements NodeApi {
   ): Promise<OpenStream[]> {
     const options = shardOptions(route);
     const open = (shard: ClusterShard) =>
-      this.shards.ask(shard, async (client) => {
-        const rows = this.rowsOf(shard, client.queryStream(sql, params, options));
-        const first = await rows.next();
-        return { shard, meta: first.value as QueryMeta, rows };
-      });
+      this.shards.ask(
+        shard,
+        async (client) => {
+          const rows = this.rowsOf(shard, client.queryStream(sql, params, options));
+          const first = await rows.next();
+          return { shard, meta: first.value as QueryMeta, rows };
+        },
+        'any',
+      );
     if (route.kind === 'single' && route.anyOf) return [await this.openFirst(route.shards, open)];
     const targets = route.kind === 'single' ? route.shards.slice(0, 1) : route.shards;
     const settled = await Promise.allSettled(targets.map(open));
@@ -560,7 +564,7 @@ export class Router implements NodeApi {
         ? await this.shards.askAny(route.shards, call)
         : {
             shard: route.shards[0] as ClusterShard,
-            answer: await this.shards.ask(route.shards[0] as ClusterShard, call),
+            answer: await this.shards.ask(route.shards[0] as ClusterShard, call, 'any'),
           };
       const { headers: _, sortKeys: __, ...result } = answer;
       return {
@@ -568,7 +572,7 @@ export class Router implements NodeApi {
         plan: routedPlan({ kind: 'single', count: 1, shard: shard.name }, answer.plan),
       };
     }
-    const answers: QueryAnswer[] = await this.shards.partAnswers(call, route.shards);
+    const answers: QueryAnswer[] = await this.shards.partAnswers(call, route.shards, 'any');
     const parts: ShardPart[] = answers;
     const merge = route.merge;
     const documents =
