@@ -5,12 +5,10 @@
  * a docdb node is `down` with the reason; nothing here throws for one shard's failure.
  */
 
+import { HEALTH_TIMEOUT_MS_DEFAULT } from '../util/index.js';
 import { type CollectionCount, countCollections } from './collection-counts.js';
 import type { ClusterConfig, ClusterShard } from './config.js';
 import { shardClient } from './shard-client.js';
-
-/** How long `health` waits for each shard by default. */
-export const HEALTH_TIMEOUT_MS_DEFAULT = 5000;
 
 /** One shard's answer. */
 export interface ShardHealth {
