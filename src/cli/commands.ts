@@ -33,7 +33,10 @@ import {
   timeoutArgument,
 } from './arguments.js';
 
-/** Documents `docdb import` sends per bulk insert (offline: per write) unless `--batch-size` says otherwise. */
+/**
+ * Documents `docdb import` sends per bulk insert (offline: per write) unless `--batch-size`
+ * says otherwise.
+ */
 export const IMPORT_BATCH_DEFAULT = 1000;
 
 type Action<A extends unknown[]> = (this: Command, ...args: A) => void | Promise<void>;
