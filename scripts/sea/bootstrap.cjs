@@ -8,13 +8,12 @@
 // anything else.
 'use strict';
 
-const crypto = require('node:crypto');
 const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
-const sea = require('node:sea');
-const zlib = require('node:zlib');
 const { createRequire } = require('node:module');
+// node:crypto, node:sea and node:zlib are required where the payload is unpacked: a run
+// that finds its copy in place (every run but the first) loads none of them.
 
 // Filled in by scripts/build-binary.ts.
 const VERSION = '__DOCDB_VERSION__';
@@ -42,7 +41,7 @@ function unpack(payload, into) {
   const indexLength = payload.readUInt32LE(MAGIC.length);
   const indexStart = MAGIC.length + 4;
   const index = JSON.parse(payload.subarray(indexStart, indexStart + indexLength).toString());
-  const bytes = zlib.gunzipSync(payload.subarray(indexStart + indexLength));
+  const bytes = require('node:zlib').gunzipSync(payload.subarray(indexStart + indexLength));
   let offset = 0;
   for (const file of index) {
     const target = path.join(into, file.path);
@@ -63,8 +62,8 @@ function unpacked() {
   } catch {
     // Not unpacked yet (or half): unpack below.
   }
-  const payload = Buffer.from(sea.getRawAsset('payload'));
-  const digest = crypto.createHash('sha256').update(payload).digest('hex');
+  const payload = Buffer.from(require('node:sea').getRawAsset('payload'));
+  const digest = require('node:crypto').createHash('sha256').update(payload).digest('hex');
   if (digest !== PAYLOAD_SHA256) {
     fail(`the binary payload is damaged: SHA-256 ${digest}, expected ${PAYLOAD_SHA256}`);
   }

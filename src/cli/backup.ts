@@ -6,7 +6,6 @@
  */
 
 import * as fs from 'node:fs';
-import { type Command, InvalidArgumentError, Option } from 'commander';
 import { connect } from '../client/index.js';
 import {
   type BackupManifest,
@@ -25,25 +24,6 @@ import { type Progress, progressBar } from './progress.js';
 /** A data directory or file, or a node's http(s) URL. */
 function isUrl(source: string): boolean {
   return /^https?:\/\//i.test(source);
-}
-
-function seqArgument(raw: string): number {
-  const value = Number(raw);
-  if (!/^\d+$/.test(raw) || !Number.isSafeInteger(value)) {
-    throw new InvalidArgumentError('a seq is a whole number from 0');
-  }
-  return value;
-}
-
-/** An ISO 8601 time (`2026-11-24T10:15:00Z`) or Unix milliseconds. */
-function timeArgument(raw: string): number {
-  const ms = /^\d+$/.test(raw) ? Number(raw) : Date.parse(raw);
-  if (!Number.isSafeInteger(ms)) {
-    throw new InvalidArgumentError(
-      'a time is ISO 8601 (2026-11-24T10:15:00Z) or Unix milliseconds',
-    );
-  }
-  return ms;
 }
 
 async function backupOfNode(
@@ -140,99 +120,62 @@ function printRestore(backup: string, result: RestoreResult): void {
   process.stdout.write(`${lines.join('\n')}\n`);
 }
 
-export function registerBackup(program: Command): void {
-  program
-    .command('backup')
-    .description('take a hot backup of a data directory or a running node (docs/backup.md)')
-    .argument('<source>', 'a data directory, its data.docdb file, or a node URL (http://host:5000)')
-    .argument('<out>', 'the backup directory to write (new or empty)')
-    .option('--with-log', 'also keep the change log beside the backup, for point-in-time recovery')
-    .option('--compact', 'leave free pages out of the copy (slower, smaller)')
-    .option('--api-key <key>', 'the API key of a node given by URL (default: DOCDB_API_KEY)')
-    .option('--json', 'print the manifest as JSON')
-    .action(async (source: string, out: string, options: BackupFlags) => {
-      const bar = progressBar('backup [{bar}] {percentage}% {eta_formatted} left', options.json);
-      const started = performance.now();
-      const existed = fs.existsSync(out);
-      try {
-        const manifest = await (isUrl(source)
-          ? backupOfNode(source, out, options, bar)
-          : backupOfFile(source, out, options, bar)
-        ).catch((error: unknown) => {
-          // A backup that failed leaves nothing that could pass for one.
-          if (!existed) fs.rmSync(out, { recursive: true, force: true });
-          throw error;
-        });
-        bar.stop();
-        const seconds = (performance.now() - started) / 1000;
-        if (options.json) printJson({ ...manifest, dir: out, seconds });
-        else printManifest(out, manifest, seconds);
-      } finally {
-        bar.stop();
-      }
+/** Runs `docdb backup` (declared in commands.ts). */
+export async function runBackup(source: string, out: string, options: BackupFlags): Promise<void> {
+  const bar = progressBar('backup [{bar}] {percentage}% {eta_formatted} left', options.json);
+  const started = performance.now();
+  const existed = fs.existsSync(out);
+  try {
+    const manifest = await (isUrl(source)
+      ? backupOfNode(source, out, options, bar)
+      : backupOfFile(source, out, options, bar)
+    ).catch((error: unknown) => {
+      // A backup that failed leaves nothing that could pass for one.
+      if (!existed) fs.rmSync(out, { recursive: true, force: true });
+      throw error;
     });
+    bar.stop();
+    const seconds = (performance.now() - started) / 1000;
+    if (options.json) printJson({ ...manifest, dir: out, seconds });
+    else printManifest(out, manifest, seconds);
+  } finally {
+    bar.stop();
+  }
+}
 
-  program
-    .command('restore')
-    .description(
-      'restore a backup into a data directory, optionally replaying the change log to a point',
-    )
-    .argument('<backup>', 'a backup directory, or a file saved from POST /admin/backup')
-    .argument('<data-dir>', 'the data directory to restore into (new or empty, unless --force)')
-    .option('--force', 'replace the data of a data directory that holds some')
-    .addOption(
-      new Option('--to-seq <seq>', 'replay change-log entries up to and including this seq')
-        .argParser(seqArgument)
-        .conflicts(['toTime', 'toEnd']),
-    )
-    .addOption(
-      new Option('--to-time <time>', 'replay entries committed at or before this time (ISO 8601)')
-        .argParser(timeArgument)
-        .conflicts(['toEnd']),
-    )
-    .option('--to-end', 'replay every entry the logs hold')
-    .option(
-      '--log-dir <dir>',
-      "change-log segments to replay from (a node's backup.logArchiveDir, another backup's log/); repeatable",
-      (dir: string, dirs: string[]) => [...dirs, dir],
-      [] as string[],
-    )
-    .option('--json', 'print what was restored as JSON')
-    .action(
-      async (
-        backup: string,
-        dataDir: string,
-        options: {
-          force?: boolean;
-          toSeq?: number;
-          toTime?: number;
-          toEnd?: boolean;
-          logDir: string[];
-          json?: boolean;
-        },
-      ) => {
-        const point: RestorePoint | undefined =
-          options.toSeq !== undefined
-            ? { toSeq: options.toSeq }
-            : options.toTime !== undefined
-              ? { toTimeMs: options.toTime }
-              : options.toEnd
-                ? { toEnd: true }
-                : undefined;
-        const bar = progressBar('replay [{bar}] {value}/{total} entries', options.json);
-        try {
-          const result = await restoreBackup(backup, dataDir, {
-            force: options.force === true,
-            ...(point && { point }),
-            logDirs: options.logDir,
-            onProgress: (done, total) => bar.update(done, total),
-          });
-          bar.stop();
-          if (options.json) printJson(result);
-          else printRestore(backup, result);
-        } finally {
-          bar.stop();
-        }
-      },
-    );
+/** Runs `docdb restore` (declared in commands.ts). */
+export async function runRestore(
+  backup: string,
+  dataDir: string,
+  options: {
+    force?: boolean;
+    toSeq?: number;
+    toTime?: number;
+    toEnd?: boolean;
+    logDir: string[];
+    json?: boolean;
+  },
+): Promise<void> {
+  const point: RestorePoint | undefined =
+    options.toSeq !== undefined
+      ? { toSeq: options.toSeq }
+      : options.toTime !== undefined
+        ? { toTimeMs: options.toTime }
+        : options.toEnd
+          ? { toEnd: true }
+          : undefined;
+  const bar = progressBar('replay [{bar}] {value}/{total} entries', options.json);
+  try {
+    const result = await restoreBackup(backup, dataDir, {
+      force: options.force === true,
+      ...(point && { point }),
+      logDirs: options.logDir,
+      onProgress: (done, total) => bar.update(done, total),
+    });
+    bar.stop();
+    if (options.json) printJson(result);
+    else printRestore(backup, result);
+  } finally {
+    bar.stop();
+  }
 }

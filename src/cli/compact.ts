@@ -4,44 +4,40 @@
  * node holds the file.
  */
 
-import type { Command } from 'commander';
 import { DbError } from '../errors/index.js';
 import { resolveDataFile } from '../storage/index.js';
 import { dataFileExists, openForWriting, VIA_NODE } from './open-file.js';
 import { bold, formatBytes, printJson } from './output.js';
 
-export function registerCompact(program: Command): void {
-  program
-    .command('compact')
-    .description("rewrite a collection's pages and release freed pages (exclusive lock)")
-    .argument('<file>', 'a data directory or its data.docdb file')
-    .argument('<collection>', 'the collection to compact')
-    .option('--json', 'print JSON for scripts')
-    .action(async (file: string, collection: string, options: { json?: boolean }) => {
-      if (!dataFileExists(file)) {
-        throw new DbError(
-          'ERR_STORAGE_NOT_FOUND',
-          `no docdb data file at ${resolveDataFile(file).file}`,
-        );
-      }
-      const db = await openForWriting(file, VIA_NODE.compact(collection));
-      try {
-        const sizeBefore = db.stats().fileSizeBytes;
-        const result = await db.compact(collection);
-        if (options.json) {
-          printJson({ ...result, fileSizeBytesBefore: sizeBefore });
-          return;
-        }
-        process.stdout.write(
-          [
-            `${bold('compacted')}  ${result.collection}`,
-            `${bold('pages')}      ${result.pagesBefore} → ${result.pagesAfter} (${result.pagesCompacted} reclaimed)`,
-            `${bold('reclaimed')}  ${formatBytes(result.bytesReclaimed)} (${result.bytesReclaimed} bytes) returned to the free list`,
-            `${bold('file size')}  ${formatBytes(sizeBefore)} before, ${formatBytes(result.fileSizeBytes)} after (LMDB reuses free pages; the file does not shrink)`,
-          ].join('\n') + '\n',
-        );
-      } finally {
-        await db.close();
-      }
-    });
+/** Runs `docdb compact` (declared in commands.ts). */
+export async function runCompact(
+  file: string,
+  collection: string,
+  options: { json?: boolean },
+): Promise<void> {
+  if (!dataFileExists(file)) {
+    throw new DbError(
+      'ERR_STORAGE_NOT_FOUND',
+      `no docdb data file at ${resolveDataFile(file).file}`,
+    );
+  }
+  const db = await openForWriting(file, VIA_NODE.compact(collection));
+  try {
+    const sizeBefore = db.stats().fileSizeBytes;
+    const result = await db.compact(collection);
+    if (options.json) {
+      printJson({ ...result, fileSizeBytesBefore: sizeBefore });
+      return;
+    }
+    process.stdout.write(
+      [
+        `${bold('compacted')}  ${result.collection}`,
+        `${bold('pages')}      ${result.pagesBefore} → ${result.pagesAfter} (${result.pagesCompacted} reclaimed)`,
+        `${bold('reclaimed')}  ${formatBytes(result.bytesReclaimed)} (${result.bytesReclaimed} bytes) returned to the free list`,
+        `${bold('file size')}  ${formatBytes(sizeBefore)} before, ${formatBytes(result.fileSizeBytes)} after (LMDB reuses free pages; the file does not shrink)`,
+      ].join('\n') + '\n',
+    );
+  } finally {
+    await db.close();
+  }
 }

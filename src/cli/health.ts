@@ -5,23 +5,9 @@
  * monitors can act on the exit code alone.
  */
 
-import { type Command, InvalidArgumentError } from 'commander';
-import {
-  type ClusterHealth,
-  checkClusterHealth,
-  HEALTH_TIMEOUT_MS_DEFAULT,
-  readClusterConfig,
-} from '../cluster/index.js';
+import { type ClusterHealth, checkClusterHealth, readClusterConfig } from '../cluster/index.js';
 import { bold, EXIT_FAILURE, printJson } from './output.js';
 import { renderTable } from './table.js';
-
-function timeout(raw: string): number {
-  const value = Number(raw);
-  if (!/^\d+$/.test(raw) || value < 1 || value > 600_000) {
-    throw new InvalidArgumentError('milliseconds from 1 to 600000');
-  }
-  return value;
-}
 
 function render(file: string, health: ClusterHealth): string {
   const shards = health.shards.map((s) => ({
@@ -51,23 +37,14 @@ function render(file: string, health: ClusterHealth): string {
   return lines.join('\n');
 }
 
-export function registerHealth(program: Command): void {
-  program
-    .command('health')
-    .description('ask every shard of a cluster config for its health and document counts')
-    .argument('<cluster-config>', 'the cluster.json to read')
-    .option('--json', 'print JSON for scripts')
-    .option(
-      '--timeout-ms <ms>',
-      `how long to wait for each shard (default ${HEALTH_TIMEOUT_MS_DEFAULT})`,
-      timeout,
-    )
-    .addHelpText('after', '\nExits 1 when any shard is down or unreachable. Sends only reads.')
-    .action(async (file: string, options: { json?: boolean; timeoutMs?: number }) => {
-      const config = await readClusterConfig(file);
-      const health = await checkClusterHealth(config, { timeoutMs: options.timeoutMs });
-      if (options.json) printJson(health);
-      else process.stdout.write(`${render(file, health)}\n`);
-      if (health.down > 0) process.exitCode = EXIT_FAILURE;
-    });
+/** Runs `docdb health` (declared in commands.ts). */
+export async function runHealth(
+  file: string,
+  options: { json?: boolean; timeoutMs?: number },
+): Promise<void> {
+  const config = await readClusterConfig(file);
+  const health = await checkClusterHealth(config, { timeoutMs: options.timeoutMs });
+  if (options.json) printJson(health);
+  else process.stdout.write(`${render(file, health)}\n`);
+  if (health.down > 0) process.exitCode = EXIT_FAILURE;
 }

@@ -1,6 +1,5 @@
 /** `docdb inspect <file>`: storage facts of a data file, read-only, no server. */
 
-import type { Command } from 'commander';
 import type { StoreStats } from '../engine/index.js';
 import { open } from '../engine/index.js';
 import { bold, dim, formatBytes, printJson } from './output.js';
@@ -26,20 +25,14 @@ export function printStats(stats: StoreStats): void {
   process.stdout.write(`${lines.join('\n')}\n`);
 }
 
-export function registerInspect(program: Command): void {
-  program
-    .command('inspect')
-    .description('print size, pages, collections and indexes of a data file (starts no server)')
-    .argument('<file>', 'a data directory or its data.docdb file')
-    .option('--json', 'print JSON for scripts')
-    .action(async (file: string, options: { json?: boolean }) => {
-      const db = await open(file, { readOnly: true });
-      try {
-        const stats = db.stats();
-        if (options.json) printJson(stats);
-        else printStats(stats);
-      } finally {
-        await db.close();
-      }
-    });
+/** Runs `docdb inspect` (declared in commands.ts). */
+export async function runInspect(file: string, options: { json?: boolean }): Promise<void> {
+  const db = await open(file, { readOnly: true });
+  try {
+    const stats = db.stats();
+    if (options.json) printJson(stats);
+    else printStats(stats);
+  } finally {
+    await db.close();
+  }
 }

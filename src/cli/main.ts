@@ -1,26 +1,15 @@
 #!/usr/bin/env node
 /**
- * The `docdb` executable: one subcommand per file, wired here. Errors become a message on
- * stderr and the exit code of their class (output.ts); usage errors exit 2.
+ * The `docdb` executable: the commands of commands.ts, each run by its own file, which is
+ * loaded only when that command runs. Errors become a message on stderr and the exit code of
+ * their class (output.ts); usage errors exit 2.
  */
 
 import { Command, CommanderError } from 'commander';
 import { DbError, isDbError } from '../errors/index.js';
 import { VERSION } from '../version.js';
-import { registerBackup } from './backup.js';
-import { registerCluster } from './cluster.js';
-import { registerCompact } from './compact.js';
-import { registerHealth } from './health.js';
-import { registerInspect } from './inspect.js';
+import { declareCommands } from './commands.js';
 import { EXIT_USAGE, reportError } from './output.js';
-import { registerQuery } from './query.js';
-import { registerRebalance } from './rebalance.js';
-import { registerRepl } from './repl.js';
-import { registerRouter } from './router.js';
-import { registerSeed } from './seed.js';
-import { registerServe } from './serve.js';
-import { registerTransfer } from './transfer.js';
-import { registerVerify } from './verify.js';
 
 export function buildProgram(): Command {
   const program = new Command('docdb')
@@ -30,25 +19,7 @@ export function buildProgram(): Command {
     .helpCommand('help [command]', 'print help for a command')
     .showHelpAfterError('(run docdb help for usage)')
     .exitOverride();
-  program
-    .command('version')
-    .description('print the version')
-    .action(() => {
-      process.stdout.write(`${VERSION}\n`);
-    });
-  registerInspect(program);
-  registerQuery(program);
-  registerRepl(program);
-  registerCompact(program);
-  registerVerify(program);
-  registerSeed(program);
-  registerServe(program);
-  registerCluster(program);
-  registerHealth(program);
-  registerRouter(program);
-  registerRebalance(program);
-  registerBackup(program);
-  registerTransfer(program);
+  declareCommands(program);
   for (const command of program.commands) command.exitOverride();
   return program;
 }

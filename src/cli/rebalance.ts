@@ -6,7 +6,6 @@
  * bar; a re-run after a kill finishes the job (src/cluster/rebalance.ts).
  */
 
-import type { Command } from 'commander';
 import {
   executeRebalance,
   planRebalance,
@@ -37,80 +36,55 @@ function renderPlan(plan: RebalancePlan): string {
   ].join('\n');
 }
 
-export function registerRebalance(program: Command): void {
-  program
-    .command('rebalance')
-    .description(
-      'move documents from one cluster.json placement to another (shards added or removed)',
-    )
-    .argument('<old-config>', 'the cluster.json the shards hold their documents by now')
-    .argument('<new-config>', 'the cluster.json to move to')
-    .option('--plan-only', 'print what would move, per collection and shard, and move nothing')
-    .option('--json', 'print the plan or the result as JSON')
-    .addHelpText(
-      'after',
-      '\nEach document is copied with its _id, read back and compared on its new shard before it\n' +
-        'is deleted from the old one (only if unchanged since it was copied). Writes that reach the\n' +
-        'old shards meanwhile are carried over. Progress is journaled in\n' +
-        '<new-config>.rebalance-journal: re-running after an interruption finishes the job. When it\n' +
-        'is done, write the new topology to the file the routers run with (they follow it), then\n' +
-        'run rebalance once more to carry what they sent to the old shards during the switch.',
-    )
-    .action(
-      async (oldFile: string, newFile: string, options: { planOnly?: boolean; json?: boolean }) => {
-        const [from, to] = await Promise.all([
-          readClusterConfig(oldFile),
-          readClusterConfig(newFile),
-        ]);
-        if (options.planOnly) {
-          const plan = await planRebalance(from, to);
-          if (options.json) printJson(plan);
-          else
-            process.stdout.write(
-              `${bold('rebalance plan')} ${oldFile} → ${newFile}\n\n${renderPlan(plan)}\n`,
-            );
-          return;
-        }
-        const bar = progressBar(
-          'moving [{bar}] {value}/{total} documents {eta_formatted} left',
-          options.json,
-        );
-        const startedMs = performance.now();
-        try {
-          const result = await executeRebalance(
-            from,
-            to,
-            (done, total) => bar.update(done, total),
-            { journal: `${newFile}.rebalance-journal` },
-          );
-          bar.stop();
-          const seconds = (performance.now() - startedMs) / 1000;
-          if (options.json) {
-            printJson({ ...result, seconds });
-          } else {
-            const resumed =
-              result.resumed > 0
-                ? `, ${result.resumed} found already copied by an earlier run`
-                : '';
-            const undone =
-              result.undone > 0
-                ? `\n${result.undone} copies removed: their documents were deleted on the old shard while the earlier run was stopped`
-                : '';
-            const remaining =
-              result.remaining > 0
-                ? `\n${result.remaining} documents written meanwhile still wait on shards that no longer own them; switch the routers to the new config, then run rebalance again`
-                : '';
-            const uncertain = result.uncertain.map(
-              (u) =>
-                `\nkept ${u.collection} ${u.id} on ${u.shard}: the stopped run's delete of it from the old shard was never answered; delete it if your application had deleted it`,
-            );
-            process.stdout.write(
-              `${renderPlan(result.plan)}\n\nmoved ${result.moved} documents in ${result.passes} pass(es)${resumed}, ${seconds.toFixed(2)} s${remaining}${undone}${uncertain.join('')}\n`,
-            );
-          }
-        } finally {
-          bar.stop();
-        }
-      },
-    );
+/** Runs `docdb rebalance` (declared in commands.ts). */
+export async function runRebalance(
+  oldFile: string,
+  newFile: string,
+  options: { planOnly?: boolean; json?: boolean },
+): Promise<void> {
+  const [from, to] = await Promise.all([readClusterConfig(oldFile), readClusterConfig(newFile)]);
+  if (options.planOnly) {
+    const plan = await planRebalance(from, to);
+    if (options.json) printJson(plan);
+    else
+      process.stdout.write(
+        `${bold('rebalance plan')} ${oldFile} → ${newFile}\n\n${renderPlan(plan)}\n`,
+      );
+    return;
+  }
+  const bar = progressBar(
+    'moving [{bar}] {value}/{total} documents {eta_formatted} left',
+    options.json,
+  );
+  const startedMs = performance.now();
+  try {
+    const result = await executeRebalance(from, to, (done, total) => bar.update(done, total), {
+      journal: `${newFile}.rebalance-journal`,
+    });
+    bar.stop();
+    const seconds = (performance.now() - startedMs) / 1000;
+    if (options.json) {
+      printJson({ ...result, seconds });
+    } else {
+      const resumed =
+        result.resumed > 0 ? `, ${result.resumed} found already copied by an earlier run` : '';
+      const undone =
+        result.undone > 0
+          ? `\n${result.undone} copies removed: their documents were deleted on the old shard while the earlier run was stopped`
+          : '';
+      const remaining =
+        result.remaining > 0
+          ? `\n${result.remaining} documents written meanwhile still wait on shards that no longer own them; switch the routers to the new config, then run rebalance again`
+          : '';
+      const uncertain = result.uncertain.map(
+        (u) =>
+          `\nkept ${u.collection} ${u.id} on ${u.shard}: the stopped run's delete of it from the old shard was never answered; delete it if your application had deleted it`,
+      );
+      process.stdout.write(
+        `${renderPlan(result.plan)}\n\nmoved ${result.moved} documents in ${result.passes} pass(es)${resumed}, ${seconds.toFixed(2)} s${remaining}${undone}${uncertain.join('')}\n`,
+      );
+    }
+  } finally {
+    bar.stop();
+  }
 }

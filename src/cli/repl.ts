@@ -5,7 +5,6 @@
  */
 
 import * as readline from 'node:readline';
-import type { Command } from 'commander';
 import type { Database } from '../engine/index.js';
 import { isDbError } from '../errors/index.js';
 import { parse } from '../sql/index.js';
@@ -127,66 +126,60 @@ function runCommand(db: Database, line: string, json: boolean): boolean {
   }
 }
 
-export function registerRepl(program: Command): void {
-  program
-    .command('repl')
-    .description('interactive SQL console (stats, collections, indexes <c>, help, exit)')
-    .argument('<file>', 'a data directory or its data.docdb file (created if missing)')
-    .option('--json', 'print results as JSON')
-    .action(async (file: string, options: { json?: boolean }) => {
-      const session = await openSession(file, VIA_NODE.query());
-      const { db } = session;
-      const tty = process.stdin.isTTY === true;
-      const rl = readline.createInterface({
-        input: process.stdin,
-        output: process.stdout,
-        terminal: tty,
-        historySize: 1000,
-        prompt: 'docdb> ',
-      });
+/** Runs `docdb repl` (declared in commands.ts). */
+export async function runRepl(file: string, options: { json?: boolean }): Promise<void> {
+  const session = await openSession(file, VIA_NODE.query());
+  const { db } = session;
+  const tty = process.stdin.isTTY === true;
+  const rl = readline.createInterface({
+    input: process.stdin,
+    output: process.stdout,
+    terminal: tty,
+    historySize: 1000,
+    prompt: 'docdb> ',
+  });
+  if (tty) {
+    process.stdout.write(`docdb repl on ${db.file} — type help for commands\n`);
+    rl.prompt();
+  }
+  const splitter = new StatementSplitter();
+  const run = async (sql: string) => {
+    try {
+      const result = await db.query(sql);
+      if (options.json) printJson(result);
+      else printResult(result);
+    } catch (error) {
+      // An error ends that statement, not the session; piped input still exits 1.
+      reportError(explainSessionError(session, error));
+      process.exitCode = tty ? 0 : 1;
+    }
+  };
+  try {
+    for await (const line of rl) {
+      if (!splitter.pending) {
+        const word = line.trim().toLowerCase();
+        if (word === 'exit' || word === 'quit') break;
+        try {
+          if (word !== '' && runCommand(db, line, options.json === true)) {
+            if (tty) rl.prompt();
+            continue;
+          }
+        } catch (error) {
+          reportError(error);
+          process.exitCode = tty ? 0 : 1;
+          if (tty) rl.prompt();
+          continue;
+        }
+      }
+      for (const sql of splitter.push(line)) await run(sql);
       if (tty) {
-        process.stdout.write(`docdb repl on ${db.file} — type help for commands\n`);
+        rl.setPrompt(splitter.pending ? '   ...> ' : 'docdb> ');
         rl.prompt();
       }
-      const splitter = new StatementSplitter();
-      const run = async (sql: string) => {
-        try {
-          const result = await db.query(sql);
-          if (options.json) printJson(result);
-          else printResult(result);
-        } catch (error) {
-          // An error ends that statement, not the session; piped input still exits 1.
-          reportError(explainSessionError(session, error));
-          process.exitCode = tty ? 0 : 1;
-        }
-      };
-      try {
-        for await (const line of rl) {
-          if (!splitter.pending) {
-            const word = line.trim().toLowerCase();
-            if (word === 'exit' || word === 'quit') break;
-            try {
-              if (word !== '' && runCommand(db, line, options.json === true)) {
-                if (tty) rl.prompt();
-                continue;
-              }
-            } catch (error) {
-              reportError(error);
-              process.exitCode = tty ? 0 : 1;
-              if (tty) rl.prompt();
-              continue;
-            }
-          }
-          for (const sql of splitter.push(line)) await run(sql);
-          if (tty) {
-            rl.setPrompt(splitter.pending ? '   ...> ' : 'docdb> ');
-            rl.prompt();
-          }
-        }
-        for (const sql of splitter.flush()) await run(sql);
-      } finally {
-        rl.close();
-        await db.close();
-      }
-    });
+    }
+    for (const sql of splitter.flush()) await run(sql);
+  } finally {
+    rl.close();
+    await db.close();
+  }
 }

@@ -6,19 +6,9 @@
  * gracefully on SIGINT/SIGTERM (requests in flight are answered first).
  */
 
-import { type Command, InvalidArgumentError } from 'commander';
 import { ReloadingRouter, readClusterConfig } from '../cluster/index.js';
 import { DbError } from '../errors/index.js';
 import { buildRouterApp, listenQuietly } from '../server/index.js';
-import { isPort, PORT_RANGE_TEXT } from '../util/index.js';
-
-function port(raw: string): number {
-  const value = Number(raw);
-  if (!/^\d+$/.test(raw) || !isPort(value, { zero: true })) {
-    throw new InvalidArgumentError(`a port is ${PORT_RANGE_TEXT}, or 0 to pick a free one`);
-  }
-  return value;
-}
 
 interface RouterFlags {
   config: string;
@@ -90,18 +80,7 @@ export async function startRouter(
   return { url, close };
 }
 
-export function registerRouter(program: Command): void {
-  program
-    .command('router')
-    .description('serve the node REST API over the shards of a cluster config')
-    .requiredOption('-c, --config <cluster-config>', 'the cluster.json to route by')
-    .option('-p, --port <port>', 'the port to listen on (default: router.port in the file)', port)
-    .option('--bind-all', 'listen on every interface, not only 127.0.0.1')
-    .addHelpText(
-      'after',
-      '\nReads go to the shards that may hold the rows and are merged; writes go to the owner of\nthe shard key (docs/cluster.md). Edits to the config file take effect within a second\n(an invalid edit is logged and ignored). SIGINT/SIGTERM stop the router gracefully.',
-    )
-    .action(async (flags: RouterFlags) => {
-      await startRouter(flags);
-    });
+/** Runs `docdb router` (declared in commands.ts). */
+export async function runRouter(flags: RouterFlags): Promise<void> {
+  await startRouter(flags);
 }

@@ -8,7 +8,6 @@
  */
 
 import * as fs from 'node:fs';
-import { type Command, InvalidArgumentError, Option } from 'commander';
 import { connect, type DocdbClient } from '../client/index.js';
 import type { Database, IndexInfo } from '../engine/index.js';
 import { DbError, isDbError } from '../errors/index.js';
@@ -22,9 +21,6 @@ import { progressBar } from './progress.js';
 
 /** The export format this build writes (the header's `format`). */
 export const EXPORT_FORMAT = 1;
-
-/** Documents sent per bulk insert (offline: per write). */
-export const IMPORT_BATCH_DEFAULT = 1000;
 
 /** Failed records printed one per line; the rest are counted. */
 const ERRORS_PRINTED_MAX = 100;
@@ -266,7 +262,7 @@ interface ImportRun {
 }
 
 /** Streams records into the sink in batches; with `atomic`, one batch after reading all. */
-async function runImport(records: AsyncIterable<ImportRecord>, run: ImportRun) {
+async function importRecords(records: AsyncIterable<ImportRecord>, run: ImportRun) {
   const { sink, atomic } = run;
   const existed = await sink.exists();
   const result: ImportResult = {
@@ -345,16 +341,6 @@ async function undoImport(sink: ImportSink, existed: boolean, indexes: string[])
   for (const name of indexes) await sink.dropIndex(name);
 }
 
-function batchArgument(raw: string): number {
-  const value = Number(raw);
-  if (!/^\d+$/.test(raw) || value < 1 || value > BULK_DOCUMENTS_MAX) {
-    throw new InvalidArgumentError(
-      `a batch size is a whole number from 1 to ${BULK_DOCUMENTS_MAX}`,
-    );
-  }
-  return value;
-}
-
 function printImport(result: ImportResult, file: string): void {
   for (const e of result.errors.slice(0, ERRORS_PRINTED_MAX)) {
     process.stderr.write(`${file} line ${e.line}: ${e.error}${e.code ? ` [${e.code}]` : ''}\n`);
@@ -373,94 +359,68 @@ function printImport(result: ImportResult, file: string): void {
   process.stdout.write(`${outcome}\n`);
 }
 
-export function registerTransfer(program: Command): void {
-  program
-    .command('export')
-    .description('write one collection and its index definitions as NDJSON or a JSON array')
-    .argument('<source>', 'a data directory, its data.docdb file, or a node URL')
-    .argument('<collection>', 'the collection to export')
-    .addOption(
-      new Option('--format <format>', 'ndjson (one document per line) or json (one array)')
-        .choices(['ndjson', 'json'])
-        .default('ndjson'),
-    )
-    .option('--out <file>', 'write to this file instead of stdout')
-    .option('--api-key <key>', 'the API key of a node given by URL (default: DOCDB_API_KEY)')
-    .action(
-      async (
-        target: string,
-        name: string,
-        options: { format: 'ndjson' | 'json'; out?: string; apiKey?: string },
-      ) => {
-        const source = isUrl(target)
-          ? await exportOfNode(target, name, apiKeyOf(options))
-          : await exportOfFile(target, name);
-        const out = options.out ? fs.createWriteStream(options.out) : process.stdout;
-        try {
-          const count = await writeExport(source, out, options.format);
-          if (options.out) {
-            await new Promise<void>((resolve, reject) => {
-              out.once('error', reject);
-              (out as fs.WriteStream).end(resolve);
-            });
-          }
-          const note = `exported ${count} documents and ${source.indexes.length} index definitions of ${source.collection}${options.out ? ` to ${options.out}` : ''}\n`;
-          // Stdout carries the data unless --out is given.
-          (options.out ? process.stdout : process.stderr).write(note);
-        } finally {
-          await source.close();
-        }
-      },
-    );
+/** Runs `docdb export` (declared in commands.ts). */
+export async function runExport(
+  target: string,
+  name: string,
+  options: { format: 'ndjson' | 'json'; out?: string; apiKey?: string },
+): Promise<void> {
+  const source = isUrl(target)
+    ? await exportOfNode(target, name, apiKeyOf(options))
+    : await exportOfFile(target, name);
+  const out = options.out ? fs.createWriteStream(options.out) : process.stdout;
+  try {
+    const count = await writeExport(source, out, options.format);
+    if (options.out) {
+      await new Promise<void>((resolve, reject) => {
+        out.once('error', reject);
+        (out as fs.WriteStream).end(resolve);
+      });
+    }
+    const note = `exported ${count} documents and ${source.indexes.length} index definitions of ${source.collection}${options.out ? ` to ${options.out}` : ''}\n`;
+    // Stdout carries the data unless --out is given.
+    (options.out ? process.stdout : process.stderr).write(note);
+  } finally {
+    await source.close();
+  }
+}
 
-  program
-    .command('import')
-    .description('load NDJSON or a JSON array into a collection, in bulk batches')
-    .argument('<target>', 'a data directory (created if missing), or a node or router URL')
-    .argument('<collection>', 'the collection to load into (created if missing)')
-    .argument('<file>', 'an NDJSON file or a JSON array file (- reads stdin)')
-    .option('--atomic', 'all or nothing: store nothing unless every record goes in')
-    .option('--batch-size <n>', 'documents per bulk insert', batchArgument, IMPORT_BATCH_DEFAULT)
-    .option('--api-key <key>', 'the API key of a node given by URL (default: DOCDB_API_KEY)')
-    .option('--json', 'print the result as JSON (failed records with their lines)')
-    .action(
-      async (
-        target: string,
-        name: string,
-        file: string,
-        options: { atomic?: boolean; batchSize: number; apiKey?: string; json?: boolean },
-      ) => {
-        if (file !== '-' && !fs.statSync(file, { throwIfNoEntry: false })?.isFile()) {
-          throw new DbError('ERR_BAD_ARGUMENT', `no file to import at ${file}`, { file });
-        }
-        const input = file === '-' ? process.stdin : fs.createReadStream(file);
-        const total = file === '-' ? 0 : fs.statSync(file).size;
-        const sink = isUrl(target)
-          ? nodeSink(connect(target, { apiKey: apiKeyOf(options) }), name)
-          : fileSink(
-              await openForWriting(
-                target,
-                `import through it instead: docdb import http://127.0.0.1:5000 ${name} ${file}`,
-              ),
-              name,
-            );
-        const bar = progressBar('import [{bar}] {percentage}% {eta_formatted} left', options.json);
-        try {
-          const result = await runImport(readRecords(input), {
-            sink,
-            collection: name.toLowerCase(),
-            batchSize: options.batchSize,
-            atomic: options.atomic === true,
-            onRecord: () => total > 0 && bar.update(Math.min(input.bytesRead, total), total),
-          });
-          bar.stop();
-          if (options.json) printJson(result);
-          else printImport(result, file);
-          if (result.errors.length > 0) process.exitCode = 1;
-        } finally {
-          bar.stop();
-          await sink.close();
-        }
-      },
-    );
+/** Runs `docdb import` (declared in commands.ts). */
+export async function runImport(
+  target: string,
+  name: string,
+  file: string,
+  options: { atomic?: boolean; batchSize: number; apiKey?: string; json?: boolean },
+): Promise<void> {
+  if (file !== '-' && !fs.statSync(file, { throwIfNoEntry: false })?.isFile()) {
+    throw new DbError('ERR_BAD_ARGUMENT', `no file to import at ${file}`, { file });
+  }
+  const input = file === '-' ? process.stdin : fs.createReadStream(file);
+  const total = file === '-' ? 0 : fs.statSync(file).size;
+  const sink = isUrl(target)
+    ? nodeSink(connect(target, { apiKey: apiKeyOf(options) }), name)
+    : fileSink(
+        await openForWriting(
+          target,
+          `import through it instead: docdb import http://127.0.0.1:5000 ${name} ${file}`,
+        ),
+        name,
+      );
+  const bar = progressBar('import [{bar}] {percentage}% {eta_formatted} left', options.json);
+  try {
+    const result = await importRecords(readRecords(input), {
+      sink,
+      collection: name.toLowerCase(),
+      batchSize: options.batchSize,
+      atomic: options.atomic === true,
+      onRecord: () => total > 0 && bar.update(Math.min(input.bytesRead, total), total),
+    });
+    bar.stop();
+    if (options.json) printJson(result);
+    else printImport(result, file);
+    if (result.errors.length > 0) process.exitCode = 1;
+  } finally {
+    bar.stop();
+    await sink.close();
+  }
 }

@@ -6,7 +6,6 @@
  * without the writer lock: it runs beside a node, reading one snapshot.
  */
 
-import type { Command } from 'commander';
 import { type Database, open } from '../engine/index.js';
 import { isDbError } from '../errors/index.js';
 import { compareLogs } from '../replication/index.js';
@@ -57,7 +56,8 @@ async function openForVerify(
   }
 }
 
-async function verifyCommand(
+/** Runs `docdb verify` (declared in commands.ts). */
+export async function runVerify(
   file: string,
   options: { json?: boolean; peer?: string },
 ): Promise<void> {
@@ -89,19 +89,4 @@ async function verifyCommand(
     await peer?.close();
     await db.close();
   }
-}
-
-export function registerVerify(program: Command): void {
-  program
-    .command('verify')
-    .description(
-      'check a whole data file: pages are sound, documents decode, indexes agree with documents, the change log is contiguous, counts match (read-only; exits 1 when anything is wrong)',
-    )
-    .argument('<file>', 'a data directory or its data.docdb file')
-    .option(
-      '--peer <file>',
-      "another node's data directory or file: also compare the two change logs and say where their histories part (exits 1 when they diverged)",
-    )
-    .option('--json', 'print the report as JSON for scripts')
-    .action(verifyCommand);
 }

@@ -16,13 +16,12 @@ import {
   normalizeCollectionName,
   PORT_RANGE_TEXT,
   parsePath,
+  ROUTER_PORT_DEFAULT,
   SHARD_NAME_CHARS_MAX,
 } from '../util/index.js';
 
 /** The cluster.json format version this build reads and writes. */
 export const CLUSTER_CONFIG_VERSION = 1;
-/** The router's port in a new cluster.json (spec §1: `router.port`). */
-export const ROUTER_PORT_DEFAULT = 6000;
 
 /**
  * One shard, by name: an ordinary docdb node (`endpoint`), or a replica set of nodes

@@ -8,12 +8,10 @@
  */
 
 import type { ReplicationStatus } from '../types/index.js';
+import { HEALTH_TIMEOUT_MS_DEFAULT } from '../util/index.js';
 import { type CollectionCount, countCollections } from './collection-counts.js';
 import { type ClusterConfig, type ClusterShard, shardMembers } from './config.js';
 import { shardClient } from './shard-client.js';
-
-/** How long `health` waits for each shard by default. */
-export const HEALTH_TIMEOUT_MS_DEFAULT = 5000;
 
 /** One member of a replica set, as its `/replication/status` shows it. */
 export interface MemberHealth {

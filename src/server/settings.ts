@@ -2,7 +2,7 @@
  * The settings of `docdb serve`, declared once. Each row gives a setting's key in the config
  * file, its flag, its environment variable, the kind of value it takes, its default, where it
  * lands in NodeConfig, when it is read, and its help. The config file's shape and checks, the
- * resolution (config.ts), the options of `serve` (cli/serve.ts), the start-up log line
+ * resolution (config.ts), the options of `serve` (cli/commands.ts), the start-up log line
  * (node.ts) and the settings tables of the docs (settings-docs.ts) all derive from it. It
  * holds data and small pure helpers only; it reads nothing.
  */

@@ -120,6 +120,10 @@ export const SHARD_NAME_CHARS_MAX = 64;
 export const CLUSTER_SHARDS_MAX = 256;
 /** Largest cluster.json docdb reads; a topology file is a few KiB. */
 export const CLUSTER_CONFIG_BYTES_MAX = 1024 * 1024;
+/** The router's port in a new cluster.json (spec §1: `router.port`). */
+export const ROUTER_PORT_DEFAULT = 6000;
+/** How long `docdb health` waits for each shard by default. */
+export const HEALTH_TIMEOUT_MS_DEFAULT = 5000;
 
 /** Problems `docdb verify` lists one by one; it counts every one (a damaged file may have millions). */
 export const VERIFY_PROBLEMS_LISTED_MAX = 100;

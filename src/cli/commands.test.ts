@@ -7,11 +7,11 @@
 import { Command } from 'commander';
 import { describe, expect, it } from 'vitest';
 import { defaultText, flagKey, SETTING_NAMES, settingSpec } from '../server/index.js';
-import { registerServe } from './serve.js';
+import { declareCommands } from './commands.js';
 
 function serveCommand(): Command {
   const program = new Command('docdb');
-  registerServe(program);
+  declareCommands(program);
   return program.commands.find((command) => command.name() === 'serve') as Command;
 }
 
