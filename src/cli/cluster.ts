@@ -1,6 +1,6 @@
 /**
- * `docdb cluster init|show|add-shard|add-collection`: writes and prints cluster.json (DESIGN
- * §7). Every command reads the file through the validator and writes it atomically; none
+ * `docdb cluster init|show|add-shard|add-member|remove-member|add-collection`: writes and
+ * prints cluster.json (DESIGN §7). Every command reads the file through the validator and writes it atomically; none
  * talks to a shard. API keys are never printed.
  */
 
@@ -14,7 +14,10 @@ import {
   newClusterConfig,
   readClusterConfig,
   redactClusterConfig,
+  shardMembers,
   withCollection,
+  withMember,
+  withoutMember,
   withShard,
   writeClusterConfig,
 } from '../cluster/index.js';
@@ -32,7 +35,7 @@ function renderConfig(file: string, config: ClusterConfig): string {
   const shown = redactClusterConfig(config);
   const shards = shown.shards.map((s) => ({
     name: s.name,
-    endpoint: s.endpoint,
+    endpoint: s.members === undefined ? s.endpoint : `replica set: ${shardMembers(s).join(', ')}`,
     'api key': s.apiKey ?? '-',
   }));
   const collections = Object.entries(shown.collections).map(([name, placement]) => ({
@@ -88,19 +91,64 @@ export async function runClusterAddShard(
   file: string,
   name: string,
   endpoint: string,
+  more: string[],
   options: { apiKey?: string },
 ): Promise<void> {
   const config = await readClusterConfig(file);
   const shard = {
     name,
-    endpoint,
+    ...(more.length === 0 ? { endpoint } : { members: [endpoint, ...more] }),
     ...(options.apiKey === undefined ? {} : { apiKey: options.apiKey }),
   };
   const updated = withShard(config, shard, nodePath.resolve(file));
   await writeClusterConfig(file, updated);
   const added = updated.shards.at(-1)!;
+  const at =
+    added.members === undefined
+      ? `at ${added.endpoint}`
+      : `with ${count(added.members.length, 'member')} (${added.members.join(', ')})`;
   process.stdout.write(
-    `added shard ${added.name} at ${added.endpoint}${added.apiKey === undefined ? '' : ' (api key set)'}; the cluster has ${count(updated.shards.length, 'shard')}\n`,
+    `added shard ${added.name} ${at}${added.apiKey === undefined ? '' : ' (api key set)'}; the cluster has ${count(updated.shards.length, 'shard')}\n`,
+  );
+}
+
+/** Runs `docdb cluster add-member` (declared in commands.ts). */
+export async function runClusterAddMember(
+  file: string,
+  shard: string,
+  endpoint: string,
+): Promise<void> {
+  const updated = withMember(
+    await readClusterConfig(file),
+    shard,
+    endpoint,
+    nodePath.resolve(file),
+  );
+  await writeClusterConfig(file, updated);
+  reportMembers(updated, shard, `added ${new URL(endpoint).origin} to`);
+}
+
+/** Runs `docdb cluster remove-member` (declared in commands.ts). */
+export async function runClusterRemoveMember(
+  file: string,
+  shard: string,
+  endpoint: string,
+): Promise<void> {
+  const updated = withoutMember(
+    await readClusterConfig(file),
+    shard,
+    endpoint,
+    nodePath.resolve(file),
+  );
+  await writeClusterConfig(file, updated);
+  reportMembers(updated, shard, `removed ${endpoint} from`);
+}
+
+function reportMembers(config: ClusterConfig, name: string, what: string): void {
+  const shard = config.shards.find((s) => s.name.toLowerCase() === name.toLowerCase())!;
+  const members = shardMembers(shard);
+  process.stdout.write(
+    `${what} shard ${shard.name}: ${count(members.length, 'member')} (${members.join(', ')})\n`,
   );
 }
 

@@ -222,12 +222,38 @@ function declareCluster(program: Command): void {
     .action(runs(async () => (await import('./cluster.js')).runClusterShow));
   cluster
     .command('add-shard')
-    .description('register a shard (a docdb node) by name and HTTP endpoint')
+    .description(
+      'register a shard by name: a docdb node by its HTTP endpoint, or a replica set by its members',
+    )
     .argument('<config>', 'a cluster.json file')
     .argument('<name>', 'the shard name: 1 to 64 letters, digits, ".", "_" or "-"')
     .argument('<endpoint>', "the node's base URL, http(s)://host:port")
-    .option('--api-key <key>', "the node's API key (stored in the file, never printed)")
+    .argument(
+      '[members...]',
+      "more nodes of the shard's replica set (a leader and its followers, any order)",
+    )
+    .option('--api-key <key>', "the nodes' API key (stored in the file, never printed)")
+    .addHelpText(
+      'after',
+      '\nExamples:\n  docdb cluster add-shard cluster.json s1 http://10.0.0.1:5000\n' +
+        '  docdb cluster add-shard cluster.json s2 http://10.0.0.2:5000 http://10.0.0.3:5000 http://10.0.0.4:5000\n' +
+        '\nWith several endpoints the router finds the leader among them and follows a failover.\n',
+    )
     .action(runs(async () => (await import('./cluster.js')).runClusterAddShard));
+  cluster
+    .command('add-member')
+    .description("add a node to a shard's replica set (a one-endpoint shard becomes one)")
+    .argument('<config>', 'a cluster.json file')
+    .argument('<shard>', 'the shard name')
+    .argument('<endpoint>', "the node's base URL, http(s)://host:port")
+    .action(runs(async () => (await import('./cluster.js')).runClusterAddMember));
+  cluster
+    .command('remove-member')
+    .description("remove a node gone for good from a shard's replica set")
+    .argument('<config>', 'a cluster.json file')
+    .argument('<shard>', 'the shard name')
+    .argument('<endpoint>', "the node's base URL, as the config lists it")
+    .action(runs(async () => (await import('./cluster.js')).runClusterRemoveMember));
   cluster
     .command('add-collection')
     .description(
@@ -260,7 +286,10 @@ function declareHealth(program: Command): void {
       `how long to wait for each shard (default ${HEALTH_TIMEOUT_MS_DEFAULT})`,
       timeoutArgument,
     )
-    .addHelpText('after', '\nExits 1 when any shard is down or unreachable. Sends only reads.')
+    .addHelpText(
+      'after',
+      '\nExits 1 when any shard is down or unreachable, or a replica-set shard has no leader or a\nmember down. Sends only reads.',
+    )
     .action(runs(async () => (await import('./health.js')).runHealth));
 }
 

@@ -1,8 +1,10 @@
 /**
  * `docdb health <cluster-config>`: asks every shard of a cluster.json for its health and its
  * document counts, and prints a table per shard and one of documents per collection, whose
- * total counts a replicated collection once (or JSON with --json). Read-only. Exits 1 when any shard is down or unreachable, so scripts and
- * monitors can act on the exit code alone.
+ * total counts a replicated collection once (or JSON with --json), and a table of a replica
+ * set's members (role, term, seq, lag). Read-only. Exits 1 when any shard is down or
+ * unreachable, has no leader, or has a member down, so scripts and monitors can act on the
+ * exit code alone.
  */
 
 import { type ClusterHealth, checkClusterHealth, readClusterConfig } from '../cluster/index.js';
@@ -32,8 +34,21 @@ function render(file: string, health: ClusterHealth): string {
     '',
     renderTable(shards),
   ];
+  const members = health.shards.flatMap((s) =>
+    (s.members ?? []).map((m) => ({
+      shard: s.shard,
+      member: m.endpoint,
+      status: m.status,
+      role: m.role === null ? '-' : `${m.role}${m.readOnly ? ' (read-only)' : ''}`,
+      term: m.term ?? '-',
+      seq: m.seq ?? '-',
+      lag: m.lag ?? '-',
+    })),
+  );
+  if (members.length > 0) lines.push('', bold('replica-set members'), renderTable(members));
   if (documents.length > 0) lines.push('', bold('documents'), renderTable(documents));
-  for (const s of health.shards) if (s.error) lines.push('', `${s.shard} is down: ${s.error}`);
+  for (const s of health.shards)
+    if (s.error) lines.push('', `${s.shard} is ${s.status}: ${s.error}`);
   return lines.join('\n');
 }
 
@@ -46,5 +61,5 @@ export async function runHealth(
   const health = await checkClusterHealth(config, { timeoutMs: options.timeoutMs });
   if (options.json) printJson(health);
   else process.stdout.write(`${render(file, health)}\n`);
-  if (health.down > 0) process.exitCode = EXIT_FAILURE;
+  if (health.down > 0 || health.degraded > 0) process.exitCode = EXIT_FAILURE;
 }

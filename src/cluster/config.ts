@@ -494,6 +494,89 @@ export function withShard(config: ClusterConfig, shard: ClusterShard, source = '
   return parseClusterConfig({ ...config, shards: [...config.shards, shard] }, source);
 }
 
+/** The shard of `config` named `name` (letter case aside), or a clear error. */
+function shardNamed(config: ClusterConfig, name: string): ClusterShard {
+  const shard = config.shards.find((s) => s.name.toLowerCase() === name.toLowerCase());
+  if (shard !== undefined) return shard;
+  const known = config.shards.map((s) => s.name).join(', ') || 'none yet';
+  throw new DbError('ERR_CLUSTER_CONFIG_INVALID', `no shard named ${name} (shards: ${known})`, {
+    shard: name,
+  });
+}
+
+/** The config with `shard` replaced by `changed`, validated. */
+function withShardChanged(
+  config: ClusterConfig,
+  shard: ClusterShard,
+  changed: ClusterShard,
+  source: string,
+): ClusterConfig {
+  const shards = config.shards.map((s) => (s === shard ? changed : s));
+  return parseClusterConfig({ ...config, shards }, source);
+}
+
+/**
+ * The config with one more member in shard `name`'s replica set (`docdb cluster
+ * add-member`); a one-endpoint shard becomes a replica set of its endpoint and the new node.
+ */
+export function withMember(
+  config: ClusterConfig,
+  name: string,
+  url: string,
+  source = '',
+): ClusterConfig {
+  const shard = shardNamed(config, name);
+  const member = checkEndpoint(source, 'endpoint', url);
+  const holder = config.shards.find((s) => shardMembers(s).includes(member));
+  if (holder !== undefined) {
+    throw new DbError(
+      'ERR_CLUSTER_CONFIG_INVALID',
+      `${member} is already a node of shard ${describeShard(holder)}: a node serves one shard`,
+      { shard: holder.name },
+    );
+  }
+  const { endpoint: _, ...rest } = shard;
+  const members = [...shardMembers(shard), member];
+  return withShardChanged(config, shard, { ...rest, members }, source);
+}
+
+/**
+ * The config without `url` in shard `name`'s replica set (`docdb cluster remove-member`): a
+ * node gone for good. The last node of a shard stays: its documents live there.
+ */
+export function withoutMember(
+  config: ClusterConfig,
+  name: string,
+  url: string,
+  source = '',
+): ClusterConfig {
+  const shard = shardNamed(config, name);
+  const members = shardMembers(shard);
+  let origin: string;
+  try {
+    origin = new URL(url).origin;
+  } catch {
+    origin = url;
+  }
+  if (!members.includes(origin)) {
+    throw new DbError(
+      'ERR_CLUSTER_CONFIG_INVALID',
+      `${url} is not a member of shard ${describeShard(shard)}`,
+      { shard: shard.name },
+    );
+  }
+  if (members.length === 1) {
+    throw new DbError(
+      'ERR_CLUSTER_CONFIG_INVALID',
+      `${origin} is the only node of shard ${shard.name}, which holds its documents: move them away with docdb rebalance first`,
+      { shard: shard.name },
+    );
+  }
+  const { endpoint: _, ...rest } = shard;
+  const left = members.filter((m) => m !== origin);
+  return withShardChanged(config, shard, { ...rest, members: left }, source);
+}
+
 /**
  * The config with one more collection (`docdb cluster add-collection`). A collection already
  * in the config is refused naming it and its placement: changing a placement moves documents,

@@ -115,6 +115,40 @@ describe('docdb cluster add-shard and add-collection', () => {
     );
   });
 
+  it('adds a replica-set shard by its members, then adds and removes members', () => {
+    ok('cluster', 'init', config);
+    expect(
+      ok('cluster', 'add-shard', config, 's1', 'http://h:1', 'http://h:2/', 'http://H:3'),
+    ).toBe(
+      'added shard s1 with 3 members (http://h:1, http://h:2, http://h:3); the cluster has 1 shard\n',
+    );
+    ok('cluster', 'add-shard', config, 's2', 'http://h:9');
+    expect(ok('cluster', 'add-member', config, 'S2', 'http://h:10')).toBe(
+      'added http://h:10 to shard s2: 2 members (http://h:9, http://h:10)\n',
+    );
+    expect(ok('cluster', 'remove-member', config, 's1', 'http://h:2')).toBe(
+      'removed http://h:2 from shard s1: 2 members (http://h:1, http://h:3)\n',
+    );
+    expect(fileJson().shards).toEqual([
+      { name: 's1', members: ['http://h:1', 'http://h:3'] },
+      { name: 's2', members: ['http://h:9', 'http://h:10'] },
+    ]);
+    expect(ok('cluster', 'show', config)).toContain('replica set: http://h:1, http://h:3');
+    const taken = docdb('cluster', 'add-member', config, 's1', 'http://h:9');
+    expect(taken.code).toBe(1);
+    expect(taken.stderr).toContain(
+      'http://h:9 is already a node of shard s2 (http://h:9, http://h:10): a node serves one shard',
+    );
+    const unknown = docdb('cluster', 'add-member', config, 's7', 'http://h:11');
+    expect(unknown.stderr).toBe(
+      'error: no shard named s7 (shards: s1, s2) [ERR_CLUSTER_CONFIG_INVALID]\n',
+    );
+    ok('cluster', 'remove-member', config, 's1', 'http://h:3');
+    const last = docdb('cluster', 'remove-member', config, 's1', 'http://h:1');
+    expect(last.code).toBe(1);
+    expect(last.stderr).toContain('http://h:1 is the only node of shard s1');
+  });
+
   it('refuses a shard name twice, naming the shard, and leaves the file as it was', () => {
     writeCluster();
     const before = fs.readFileSync(config, 'utf8');
@@ -248,7 +282,7 @@ describe('docdb cluster show', () => {
 });
 
 describe('help', () => {
-  it('lists cluster in the top-level help and its four commands in its own', () => {
+  it('lists cluster in the top-level help and its six commands in its own', () => {
     expect(ok('help')).toContain('cluster');
     for (const args of [
       ['cluster', '--help'],
@@ -256,7 +290,14 @@ describe('help', () => {
     ]) {
       const out = ok(...args);
       expect(out).toContain('Usage: docdb cluster');
-      for (const command of ['init', 'show', 'add-shard', 'add-collection']) {
+      for (const command of [
+        'init',
+        'show',
+        'add-shard',
+        'add-member',
+        'remove-member',
+        'add-collection',
+      ]) {
         expect(out).toContain(command);
       }
     }
@@ -265,7 +306,9 @@ describe('help', () => {
   it.each([
     ['init', '<config>', '--router-port'],
     ['show', '<config>', '--json'],
-    ['add-shard', '<endpoint>', '--api-key'],
+    ['add-shard', '[members...]', '--api-key'],
+    ['add-member', '<shard>', '<endpoint>'],
+    ['remove-member', '<shard>', '<endpoint>'],
     ['add-collection', '<strategy>', 'replicated'],
   ])('gives cluster %s its own help', (command, argument, mention) => {
     const out = ok('cluster', command, '--help');

@@ -26,6 +26,7 @@ import {
   stop,
   waitForStatus,
 } from './replication-support.js';
+import { runDocdbAsync } from '../support/run-docdb.js';
 import { freePort, stopAll } from './support.js';
 
 describe('a replica-set shard behind the router', () => {
@@ -146,6 +147,14 @@ describe('a replica-set shard behind the router', () => {
     expect(degraded).toMatchObject({ up: 2, degraded: 1, down: 0 });
     expect(degraded.shards[0]).toMatchObject({ status: 'degraded', endpoint: c.url });
     expect(degraded.shards[0]?.error).toContain(`member ${b.url} is down`);
+    // `docdb health` shows each member and exits 1 while one is down.
+    const file = path.join(dir, 'cluster.json');
+    fs.writeFileSync(file, JSON.stringify(router.config));
+    const cli = await runDocdbAsync(['health', file]);
+    expect(cli.code, cli.stderr).toBe(1);
+    expect(cli.stdout).toContain('replica-set members');
+    expect(cli.stdout).toMatch(new RegExp(`s1 +${c.url} +up +leader`));
+    expect(cli.stdout).toContain(`s1 is degraded: member ${b.url} is down`);
     a = await refollow(a, replicationPort.c);
     expect(await count()).toBe(31);
   }, 60_000);
