@@ -22,6 +22,11 @@
  * - Followers and routers: `coordinator.leader(set)`, `coordinator.members(set)` (live ones,
  *   with positions), `coordinator.observeLeader(set, onChange)` (an etcd watch).
  * - `coordinator.close()` leaves every set (resigning a leadership) and disconnects.
+ *
+ * For the wiring: lead only in a won term above the node's own (a history promoted by the
+ * silence timer before has rounds of its own; etcd's revision is almost always above them,
+ * but a node must refuse, resign and log rather than lead backwards); call `report` as
+ * entries apply; turn read-only on `onLost` and before `resign`.
  */
 
 export {

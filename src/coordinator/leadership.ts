@@ -20,7 +20,7 @@
  */
 
 import { performance } from 'node:perf_hooks';
-import type { EtcdClient } from './etcd-client.js';
+import type { EtcdClient, TxnWrite } from './etcd-client.js';
 import type { KeptLease, LeaseEnd } from './kept-lease.js';
 import type { LeaseTiming } from './lease-timing.js';
 import type { HandoverRecord, MemberIdentity, SetKeys } from './set-keys.js';
@@ -101,9 +101,7 @@ export class Leadership {
   async resign(toMember?: string): Promise<boolean> {
     this.resigning = true;
     try {
-      const writes: Parameters<EtcdClient['transaction']>[2][number][] = [
-        { kind: 'delete', key: this.keys.leader },
-      ];
+      const writes: TxnWrite[] = [{ kind: 'delete', key: this.keys.leader }];
       if (toMember !== undefined) {
         const short = await this.client.grantLease(this.timing.ttlSeconds);
         const record: HandoverRecord = { to: toMember, from: this.identity.name };
