@@ -115,6 +115,31 @@ describe('opening a coordinator', () => {
 });
 
 describe('campaigns', () => {
+  it('refuses a set name, member name or tag that cannot go into etcd', async () => {
+    const node = await Coordinator.open(etcd.url, FAST);
+    try {
+      const start = { term: 0, seq: 0 };
+      const cases: Array<[string, MemberIdentity, string]> = [
+        ['a/b', identity('n', 1), 'a replica set name is 1 to 64 letters'],
+        ['set', identity('../x', 1), 'a member name is 1 to 64 letters'],
+        [
+          'set',
+          { ...identity('n', 1), tag: TERM_TAGS },
+          `a term tag is an integer below ${TERM_TAGS}`,
+        ],
+        ['set', { ...identity('n', 1), url: '' }, 'member n needs its url address'],
+      ];
+      for (const [set, who, what] of cases) {
+        const error = await refusal(node.join(set, who, start));
+        expect(error.code).toBe('ERR_BAD_ARGUMENT');
+        expect(error.message).toContain(what);
+      }
+      expect(await node.members('set')).toEqual([]);
+    } finally {
+      await node.close();
+    }
+  });
+
   it('elects exactly one of three concurrent campaigners, and gives it the term of its put', async () => {
     const nodes = await Promise.all([1, 2, 3].map(() => Coordinator.open(etcd.url, FAST)));
     try {

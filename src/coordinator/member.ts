@@ -12,6 +12,7 @@ import { KeptLease } from './kept-lease.js';
 import { Leadership } from './leadership.js';
 import type { LeaseTiming } from './lease-timing.js';
 import {
+  checkIdentity,
   leaderValue,
   type MemberIdentity,
   type MemberRecord,
@@ -63,7 +64,7 @@ export class Member {
     position: Position,
   ) {
     this.keys = setKeys(set);
-    this.keys.member(identity.name);
+    checkIdentity(identity);
     this.position = { ...position };
   }
 
@@ -76,7 +77,13 @@ export class Member {
     position: Position,
   ): Promise<Member> {
     const member = new Member(client, timing, set, identity, position);
-    await member.publishNow();
+    try {
+      await member.publishNow();
+    } catch (error) {
+      // A lease granted before the write failed would be renewed for nobody.
+      await member.leave();
+      throw error;
+    }
     return member;
   }
 

@@ -67,6 +67,26 @@ export function checkName(what: 'replica set' | 'member', name: string): void {
   }
 }
 
+/** Throws ERR_BAD_ARGUMENT unless `identity` can be published: a name, addresses, a tag. */
+export function checkIdentity(identity: MemberIdentity): void {
+  checkName('member', identity.name);
+  for (const field of ['url', 'replication'] as const) {
+    if (typeof identity[field] !== 'string' || identity[field] === '') {
+      throw new DbError('ERR_BAD_ARGUMENT', `member ${identity.name} needs its ${field} address`);
+    }
+  }
+  checkTag(identity.tag);
+}
+
+function checkTag(tag: number): void {
+  if (!Number.isSafeInteger(tag) || tag < 0 || tag >= TERM_TAGS) {
+    throw new DbError(
+      'ERR_BAD_ARGUMENT',
+      `a term tag is an integer below ${TERM_TAGS}; got ${tag}`,
+    );
+  }
+}
+
 /** The keys of replica set `set`. */
 export function setKeys(set: string): SetKeys {
   checkName('replica set', set);
@@ -96,12 +116,7 @@ export function termOfRevision(revision: number, tag: number): number {
       `etcd revision ${revision} cannot be a term's round (1 to ${TERM_ROUND_MAX}); start a new etcd cluster for the coordinator`,
     );
   }
-  if (!Number.isSafeInteger(tag) || tag < 0 || tag >= TERM_TAGS) {
-    throw new DbError(
-      'ERR_BAD_ARGUMENT',
-      `a term tag is an integer below ${TERM_TAGS}; got ${tag}`,
-    );
-  }
+  checkTag(tag);
   return revision * TERM_TAGS + tag;
 }
 
