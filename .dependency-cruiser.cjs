@@ -106,6 +106,22 @@ module.exports = {
       to: { path: layer('replication') },
     },
     {
+      name: 'coordinator-imports-only-errors-util-types',
+      comment:
+        'Leadership by an etcd lease (ADR 0028) talks to etcd only: no node, storage, SQL or HTTP parts.',
+      severity: 'error',
+      from: { path: layer('coordinator') },
+      to: { path: '^src/', pathNot: '^src/(coordinator|errors|util|types)/' },
+    },
+    {
+      name: 'coordinator-above-the-node-core',
+      comment:
+        'Replication, the router and the wiring (server, cli) use the coordinator; the layers below them never do.',
+      severity: 'error',
+      from: { path: '^src/(engine|storage|sql|types|errors|util|client)/' },
+      to: { path: layer('coordinator') },
+    },
+    {
       name: 'nothing-imports-cli',
       severity: 'error',
       from: { pathNot: layer('cli') },
@@ -150,6 +166,14 @@ module.exports = {
       severity: 'error',
       from: { pathNot: '^src/client/undici-transport\\.ts$' },
       to: { path: 'node_modules/undici/' },
+    },
+    {
+      name: 'etcd3-only-in-coordinator',
+      comment:
+        'The etcd client (ADR 0028) and its fault-handling library; etcd-client.ts is the one importer in src/coordinator/.',
+      severity: 'error',
+      from: { pathNot: '^src/coordinator/etcd-client\\.ts$' },
+      to: { path: 'node_modules/(etcd3|cockatiel|@grpc)/' },
     },
     {
       name: 'client-browser-entry-needs-no-node',

@@ -21,6 +21,9 @@ const FAST_SUITES = [
 const SLOW_UNITS = [
   // Leaders and followers over real sockets, waiting out auto-failover silences of seconds.
   'src/replication/replication.test.ts',
+  // A real etcd per file; elections and lapsing leases wait out TTLs of seconds.
+  'src/coordinator/coordinator.test.ts',
+  'src/coordinator/write-stop.test.ts',
 ];
 
 /**

@@ -252,6 +252,11 @@ export const ERROR_CATALOGUE = {
     status: 500,
     meaning: "A follower could not apply its leader's entries.",
   },
+  ERR_COORDINATOR_UNREACHABLE: {
+    status: 503,
+    meaning:
+      'The coordinator (etcd) named by the coordinator URL could not be reached or did not answer in time.',
+  },
   ERR_CLIENT_UNREACHABLE: {
     status: 503,
     meaning: 'The typed client could not reach the node, or lost the connection before the answer.',

@@ -9,12 +9,9 @@
  */
 
 import { DbError } from '../errors/index.js';
+import { TERM_ROUND_MAX, TERM_TAGS } from '../util/index.js';
 
-/** Tags a term can carry: 2^24, so two nodes draw the same one with odds of 1 in 16.7 million. */
-export const TERM_TAGS = 2 ** 24;
-
-/** The largest round a term can reach and stay a safe integer (about 537 million promotions). */
-export const TERM_ROUND_MAX = Math.floor(Number.MAX_SAFE_INTEGER / TERM_TAGS) - 1;
+export { TERM_ROUND_MAX, TERM_TAGS };
 
 /** The round of a term: how many promotions its history went through (0 for older terms). */
 export function termRound(term: number): number {

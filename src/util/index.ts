@@ -14,5 +14,6 @@ export * from './resume-point.js';
 export * from './sample-orders.js';
 export * from './seed-orders.js';
 export * from './seeded-random.js';
+export * from './term-tags.js';
 export * from './uuid7.js';
 export * from './value-order.js';

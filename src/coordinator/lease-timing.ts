@@ -1,0 +1,108 @@
+/**
+ * The coordinator's clocks as settings with their defaults and checks: the lease TTL, the
+ * write-stop margin, the call timeout, how often a member publishes its position and how long
+ * an election settles. Pure; the clock argument that ties them together is in leadership.ts.
+ */
+
+import { DbError } from '../errors/index.js';
+
+/** A leader lease's TTL unless configured: the leader stops within TTL − margin of losing etcd. */
+export const LEASE_TTL_SECONDS_DEFAULT = 10;
+/** The shortest TTL: etcd raises shorter ones to 1.5 × its election timeout (1 s by default). */
+export const LEASE_TTL_SECONDS_MIN = 2;
+/** The longest TTL: a dead leader's shard stays without one for up to this long. */
+export const LEASE_TTL_SECONDS_MAX = 300;
+
+/** The smallest write-stop margin (a stalled event loop, a slow disk flush, clock rate drift). */
+export const WRITE_STOP_MARGIN_MIN_MS = 1000;
+/** The write-stop margin as a share of the TTL, when that is more than the minimum. */
+export const WRITE_STOP_MARGIN_SHARE = 0.25;
+
+/** How long one etcd call may take before it fails (ERR_COORDINATOR_UNREACHABLE). */
+export const CALL_TIMEOUT_MS_DEFAULT = 2000;
+/**
+ * How often at most a member writes its position to etcd. Each write is one etcd revision,
+ * and revisions are the terms' rounds (TERM_ROUND_MAX, about 537 million): six members under
+ * constant writes use them up in 14 years at 5 s, in under 3 at 1 s. Elections do not wait
+ * for it: a member publishes at once when the leader key is gone.
+ */
+export const PUBLISH_INTERVAL_MS_DEFAULT = 5000;
+/** How long a member waits, once the leader key is gone, for the others' last positions. */
+export const SETTLE_MS_DEFAULT = 500;
+/** Lease renewals sent within one lease's validity, so one lost or late still renews in time. */
+export const RENEWALS_PER_LEASE = 3;
+
+/** The coordinator's timing, all in force together; `leaseTiming` fills and checks it. */
+export interface LeaseTiming {
+  ttlSeconds: number;
+  /** How long before etcd could expire the lease its holder stops acknowledging. */
+  marginMs: number;
+  callTimeoutMs: number;
+  publishIntervalMs: number;
+  settleMs: number;
+}
+
+/** The default write-stop margin for a TTL: max(1 s, TTL / 4). */
+export function writeStopMarginMs(ttlSeconds: number): number {
+  return Math.max(
+    WRITE_STOP_MARGIN_MIN_MS,
+    Math.round(ttlSeconds * 1000 * WRITE_STOP_MARGIN_SHARE),
+  );
+}
+
+/**
+ * The timing with defaults filled in. Throws ERR_CONFIG_INVALID naming the setting when one
+ * is out of range: the TTL from LEASE_TTL_SECONDS_MIN to _MAX whole seconds (etcd counts
+ * whole seconds), the margin positive and at most half the TTL (a lease that is valid for
+ * less than half its TTL spends its life renewing), a call timeout positive and shorter than
+ * the time left after the margin (a renewal that outlives it could not help).
+ */
+export function leaseTiming(options: Partial<LeaseTiming> = {}): LeaseTiming {
+  const ttlSeconds = options.ttlSeconds ?? LEASE_TTL_SECONDS_DEFAULT;
+  if (
+    !Number.isInteger(ttlSeconds) ||
+    ttlSeconds < LEASE_TTL_SECONDS_MIN ||
+    ttlSeconds > LEASE_TTL_SECONDS_MAX
+  ) {
+    throw invalid(
+      `the coordinator lease TTL is whole seconds from ${LEASE_TTL_SECONDS_MIN} to ${LEASE_TTL_SECONDS_MAX}; got ${ttlSeconds}`,
+    );
+  }
+  const ttlMs = ttlSeconds * 1000;
+  const marginMs = options.marginMs ?? writeStopMarginMs(ttlSeconds);
+  if (!Number.isInteger(marginMs) || marginMs <= 0 || marginMs > ttlMs / 2) {
+    throw invalid(
+      `the write-stop margin is whole milliseconds above 0 and at most half the lease TTL (${ttlMs / 2} ms); got ${marginMs}`,
+    );
+  }
+  const callTimeoutMs = options.callTimeoutMs ?? CALL_TIMEOUT_MS_DEFAULT;
+  if (!Number.isInteger(callTimeoutMs) || callTimeoutMs <= 0 || callTimeoutMs >= ttlMs - marginMs) {
+    throw invalid(
+      `the coordinator call timeout is whole milliseconds above 0 and below the lease TTL less the margin (${ttlMs - marginMs} ms); got ${callTimeoutMs}`,
+    );
+  }
+  const publishIntervalMs = positive(
+    'publish interval',
+    options.publishIntervalMs,
+    PUBLISH_INTERVAL_MS_DEFAULT,
+  );
+  const settleMs = positive('election settle time', options.settleMs, SETTLE_MS_DEFAULT);
+  return { ttlSeconds, marginMs, callTimeoutMs, publishIntervalMs, settleMs };
+}
+
+/** How often a lease holder renews: its validity split into RENEWALS_PER_LEASE parts. */
+export function renewPeriodMs(timing: LeaseTiming): number {
+  return Math.floor((timing.ttlSeconds * 1000 - timing.marginMs) / RENEWALS_PER_LEASE);
+}
+
+function positive(what: string, value: number | undefined, fallback: number): number {
+  const chosen = value ?? fallback;
+  if (!Number.isInteger(chosen) || chosen < 0) {
+    throw invalid(`the coordinator ${what} is whole milliseconds, 0 or more; got ${chosen}`);
+  }
+  return chosen;
+}
+
+function invalid(message: string): DbError {
+  return new DbError('ERR_CONFIG_INVALID', message);
+}
