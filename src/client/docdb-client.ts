@@ -7,41 +7,18 @@
  */
 
 import { DbError, isDbError } from '../errors/index.js';
+import type * as api from '../types/api.js';
 import type {
-  BulkOptions,
   BulkResult,
-  ByKeyAnswer,
   ChangeLine,
-  CheckpointAnswer,
   CompactResult,
-  CreatedIndex,
-  DeleteAnswer,
   Document,
-  DropAnswer,
-  DroppedIndex,
   FeedEntry,
-  FlushAnswer,
   HealthBody,
   IndexInfo,
-  IndexRequest,
-  InsertAnswer,
-  KeyValue,
-  ListAnswer,
-  ListOptions,
-  NodeApi,
-  NodeStats,
-  QueryAnswer,
   QueryMeta,
-  QueryOptions,
-  RebuildIndexAnswer,
-  RebuildIndexesAnswer,
-  ReplaceAnswer,
-  ReplaceByKeyAnswer,
   ReplicationStatus,
   SeedResult,
-  TaggedDocument,
-  TransitionAnswer,
-  WriteCondition,
 } from '../types/index.js';
 import { type ChangesOptions, followFeed } from './changes.js';
 import { ndjsonValues } from './ndjson.js';
@@ -49,7 +26,7 @@ import type { Call, Transport } from './transport.js';
 
 const NDJSON = 'application/x-ndjson';
 
-function ifMatch(condition: WriteCondition): Pick<Call, 'headers'> {
+function ifMatch(condition: api.WriteCondition): Pick<Call, 'headers'> {
   return condition.ifMatch === undefined
     ? {}
     : { headers: { 'if-match': `"${condition.ifMatch}"` } };
@@ -59,7 +36,7 @@ function ifMatch(condition: WriteCondition): Pick<Call, 'headers'> {
 const seg = (text: string): string => encodeURIComponent(text);
 
 /** The routes of a typed client of one docdb node (or a router, which serves the same API). */
-export class DocdbClientBase implements NodeApi {
+export class DocdbClientBase implements api.NodeApi {
   constructor(protected readonly transport: Transport) {}
 
   /** The node's address as given, without a trailing slash. */
@@ -79,7 +56,7 @@ export class DocdbClientBase implements NodeApi {
   }
 
   /** `GET /stats`: the file, its pages, collections with counts and indexes, the change log. */
-  stats(): Promise<NodeStats> {
+  stats(): Promise<api.NodeStats> {
     return this.call({ method: 'GET', path: '/stats' });
   }
 
@@ -109,9 +86,9 @@ export class DocdbClientBase implements NodeApi {
   async query(
     sql: string,
     params?: readonly unknown[],
-    options: QueryOptions = {},
-  ): Promise<QueryAnswer> {
-    const { body, headers } = await this.transport.json<Omit<QueryAnswer, 'headers'>>({
+    options: api.QueryOptions = {},
+  ): Promise<api.QueryAnswer> {
+    const { body, headers } = await this.transport.json<Omit<api.QueryAnswer, 'headers'>>({
       method: 'POST',
       path: '/query',
       json: queryBody(sql, params, options),
@@ -137,7 +114,7 @@ export class DocdbClientBase implements NodeApi {
   async *queryStream(
     sql: string,
     params?: readonly unknown[],
-    options: QueryOptions = {},
+    options: api.QueryOptions = {},
   ): AsyncGenerator<QueryMeta | Document, void, undefined> {
     const call: Call = {
       method: 'POST',
@@ -199,7 +176,7 @@ export class DocdbClientBase implements NodeApi {
   // ---- documents -------------------------------------------------------------------------
 
   /** `POST /collections/{name}`: stores one document (creating the collection); never retried. */
-  insert(collection: string, doc: Document): Promise<InsertAnswer> {
+  insert(collection: string, doc: Document): Promise<api.InsertAnswer> {
     return this.call({ method: 'POST', path: `/collections/${seg(collection)}`, json: doc });
   }
 
@@ -207,7 +184,7 @@ export class DocdbClientBase implements NodeApi {
    * `POST /collections/{name}/bulk`: per-item results. With `atomic`, any failure stores
    * nothing and throws the first failure's DbError, whose details hold `ids` and `errors`.
    */
-  bulk(collection: string, docs: Document[], options: BulkOptions = {}): Promise<BulkResult> {
+  bulk(collection: string, docs: Document[], options: api.BulkOptions = {}): Promise<BulkResult> {
     const query = new URLSearchParams();
     if (options.atomic) query.set('atomic', 'true');
     if (options.skipIndexes) query.set('skipIndexes', 'true');
@@ -220,7 +197,7 @@ export class DocdbClientBase implements NodeApi {
   }
 
   /** `GET /collections/{name}`: a page in `_id` order; pass the last `_id` as `after` for the next. */
-  list(collection: string, options: ListOptions = {}): Promise<ListAnswer> {
+  list(collection: string, options: api.ListOptions = {}): Promise<api.ListAnswer> {
     const query = new URLSearchParams();
     if (options.limit !== undefined) query.set('limit', String(options.limit));
     if (options.after !== undefined) query.set('after', options.after);
@@ -229,7 +206,7 @@ export class DocdbClientBase implements NodeApi {
   }
 
   /** `GET …/by/{path}/{value}`: every document whose `path` holds `value` (or what it spells). */
-  getByKey(collection: string, path: string, value: KeyValue): Promise<ByKeyAnswer> {
+  getByKey(collection: string, path: string, value: api.KeyValue): Promise<api.ByKeyAnswer> {
     return this.call({ method: 'GET', path: byKey(collection, path, value) });
   }
 
@@ -240,10 +217,10 @@ export class DocdbClientBase implements NodeApi {
   replaceByKey(
     collection: string,
     path: string,
-    value: KeyValue,
+    value: api.KeyValue,
     doc: Document,
-    condition: WriteCondition = {},
-  ): Promise<ReplaceByKeyAnswer> {
+    condition: api.WriteCondition = {},
+  ): Promise<api.ReplaceByKeyAnswer> {
     return this.call({
       method: 'PUT',
       path: byKey(collection, path, value),
@@ -253,7 +230,7 @@ export class DocdbClientBase implements NodeApi {
   }
 
   /** `DELETE …/by/{path}/{value}`: deletes every match. */
-  deleteByKey(collection: string, path: string, value: KeyValue): Promise<DeleteAnswer> {
+  deleteByKey(collection: string, path: string, value: api.KeyValue): Promise<api.DeleteAnswer> {
     return this.call({ method: 'DELETE', path: byKey(collection, path, value) });
   }
 
@@ -276,7 +253,7 @@ export class DocdbClientBase implements NodeApi {
    * `GET /collections/{name}/{_id}` with its `ETag`: the document and its tag, or undefined
    * when no document has that `_id`. A router's copy of a replicated document has no tag.
    */
-  async getTagged(collection: string, id: string): Promise<TaggedDocument | undefined> {
+  async getTagged(collection: string, id: string): Promise<api.TaggedDocument | undefined> {
     try {
       const { body, headers } = await this.transport.json<Document>({
         method: 'GET',
@@ -298,8 +275,8 @@ export class DocdbClientBase implements NodeApi {
     collection: string,
     id: string,
     doc: Document,
-    condition: WriteCondition = {},
-  ): Promise<ReplaceAnswer> {
+    condition: api.WriteCondition = {},
+  ): Promise<api.ReplaceAnswer> {
     return this.call({
       method: 'PUT',
       path: byId(collection, id),
@@ -312,12 +289,16 @@ export class DocdbClientBase implements NodeApi {
    * `DELETE /collections/{name}/{_id}`; with `ifMatch` only while its tag is that one (else
    * 412 ERR_DOCUMENT_CHANGED).
    */
-  delete(collection: string, id: string, condition: WriteCondition = {}): Promise<DeleteAnswer> {
+  delete(
+    collection: string,
+    id: string,
+    condition: api.WriteCondition = {},
+  ): Promise<api.DeleteAnswer> {
     return this.call({ method: 'DELETE', path: byId(collection, id), ...ifMatch(condition) });
   }
 
   /** `DELETE /collections/{name}` with `X-Confirm: true`: drops it with its indexes. */
-  dropCollection(name: string): Promise<DropAnswer> {
+  dropCollection(name: string): Promise<api.DropAnswer> {
     return this.call({
       method: 'DELETE',
       path: `/collections/${seg(name)}`,
@@ -333,7 +314,7 @@ export class DocdbClientBase implements NodeApi {
   }
 
   /** `POST /index`: creates and builds an index on an existing collection. */
-  createIndex(request: IndexRequest): Promise<CreatedIndex> {
+  createIndex(request: api.IndexRequest): Promise<api.CreatedIndex> {
     return this.call({ method: 'POST', path: '/index', json: request });
   }
 
@@ -341,7 +322,7 @@ export class DocdbClientBase implements NodeApi {
    * `DELETE /indexes/{collection}/{name}`: drops the index (its name in any letter case), as
    * SQL `DROP INDEX` does; 404 ERR_INDEX_NOT_FOUND or ERR_COLLECTION_NOT_FOUND throws.
    */
-  dropIndex(collection: string, name: string): Promise<DroppedIndex> {
+  dropIndex(collection: string, name: string): Promise<api.DroppedIndex> {
     return this.call({ method: 'DELETE', path: `/indexes/${seg(collection)}/${seg(name)}` });
   }
 
@@ -357,12 +338,12 @@ export class DocdbClientBase implements NodeApi {
   // ---- admin -----------------------------------------------------------------------------
 
   /** `POST /admin/flush`: every committed write is on disk. */
-  flush(): Promise<FlushAnswer> {
+  flush(): Promise<api.FlushAnswer> {
     return this.call({ method: 'POST', path: '/admin/flush' });
   }
 
   /** `POST /admin/checkpoint`: flush, then trim the change log to its retention bound. */
-  checkpoint(): Promise<CheckpointAnswer> {
+  checkpoint(): Promise<api.CheckpointAnswer> {
     return this.call({ method: 'POST', path: '/admin/checkpoint' });
   }
 
@@ -372,12 +353,12 @@ export class DocdbClientBase implements NodeApi {
   }
 
   /** `POST /admin/rebuild-indexes/{collection}`: every index, marked ready. */
-  rebuildIndexes(collection: string): Promise<RebuildIndexesAnswer> {
+  rebuildIndexes(collection: string): Promise<api.RebuildIndexesAnswer> {
     return this.call({ method: 'POST', path: `/admin/rebuild-indexes/${seg(collection)}` });
   }
 
   /** `POST /admin/rebuild-index/{collection}/{indexName}`. */
-  rebuildIndex(collection: string, indexName: string): Promise<RebuildIndexAnswer> {
+  rebuildIndex(collection: string, indexName: string): Promise<api.RebuildIndexAnswer> {
     return this.call({
       method: 'POST',
       path: `/admin/rebuild-index/${seg(collection)}/${seg(indexName)}`,
@@ -392,7 +373,7 @@ export class DocdbClientBase implements NodeApi {
   }
 
   /** `POST /replication/start-leader`: a single node starts leading, listening on `port`. */
-  startLeader(request: { port: number; sharedSecret?: string }): Promise<TransitionAnswer> {
+  startLeader(request: { port: number; sharedSecret?: string }): Promise<api.TransitionAnswer> {
     return this.call({ method: 'POST', path: '/replication/start-leader', json: request });
   }
 
@@ -401,22 +382,22 @@ export class DocdbClientBase implements NodeApi {
     host: string;
     port: number;
     sharedSecret?: string;
-  }): Promise<TransitionAnswer> {
+  }): Promise<api.TransitionAnswer> {
     return this.call({ method: 'POST', path: '/replication/start-follower', json: request });
   }
 
   /** `POST /replication/read-only`: answers once every queued write committed. */
-  readOnly(): Promise<TransitionAnswer> {
+  readOnly(): Promise<api.TransitionAnswer> {
     return this.call({ method: 'POST', path: '/replication/read-only' });
   }
 
   /** `POST /replication/read-write`. */
-  readWrite(): Promise<TransitionAnswer> {
+  readWrite(): Promise<api.TransitionAnswer> {
     return this.call({ method: 'POST', path: '/replication/read-write' });
   }
 
   /** `POST /replication/promote`: a follower leads in the next term, listening on `port`. */
-  promote(request: { port: number }): Promise<TransitionAnswer> {
+  promote(request: { port: number }): Promise<api.TransitionAnswer> {
     return this.call({ method: 'POST', path: '/replication/promote', json: request });
   }
 
@@ -424,17 +405,17 @@ export class DocdbClientBase implements NodeApi {
   enableAutoFailover(request: {
     silenceSeconds: number;
     newLeaderPort: number;
-  }): Promise<TransitionAnswer> {
+  }): Promise<api.TransitionAnswer> {
     return this.call({ method: 'POST', path: '/replication/auto-failover/enable', json: request });
   }
 
   /** `POST /replication/auto-failover/disable`. */
-  disableAutoFailover(): Promise<TransitionAnswer> {
+  disableAutoFailover(): Promise<api.TransitionAnswer> {
     return this.call({ method: 'POST', path: '/replication/auto-failover/disable' });
   }
 
   /** `POST /replication/forget-follower`: a leader stops waiting for that follower's lease. */
-  forgetFollower(request: { name: string }): Promise<TransitionAnswer> {
+  forgetFollower(request: { name: string }): Promise<api.TransitionAnswer> {
     return this.call({ method: 'POST', path: '/replication/forget-follower', json: request });
   }
 
@@ -444,7 +425,7 @@ export class DocdbClientBase implements NodeApi {
   }
 }
 
-function queryBody(sql: string, params: readonly unknown[] | undefined, options: QueryOptions) {
+function queryBody(sql: string, params: readonly unknown[] | undefined, options: api.QueryOptions) {
   return {
     sql,
     ...(params !== undefined && { params }),
@@ -452,7 +433,7 @@ function queryBody(sql: string, params: readonly unknown[] | undefined, options:
   };
 }
 
-function byKey(collection: string, path: string, value: KeyValue): string {
+function byKey(collection: string, path: string, value: api.KeyValue): string {
   return `/collections/${seg(collection)}/by/${seg(path)}/${seg(String(value))}`;
 }
 

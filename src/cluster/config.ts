@@ -504,13 +504,20 @@ function shardNamed(config: ClusterConfig, name: string): ClusterShard {
   });
 }
 
-/** The config with `shard` replaced by `changed`, validated. */
-function withShardChanged(
+/**
+ * The config with shard `name`'s nodes as `edit` makes them from its shard and its node
+ * `url` (an origin, checked as an endpoint is), validated; the shard is a replica set after.
+ */
+function withMembersEdited(
   config: ClusterConfig,
-  shard: ClusterShard,
-  changed: ClusterShard,
+  name: string,
+  url: string,
   source: string,
+  edit: (shard: ClusterShard, url: string) => string[],
 ): ClusterConfig {
+  const shard = shardNamed(config, name);
+  const { endpoint: _, ...rest } = shard;
+  const changed = { ...rest, members: edit(shard, checkEndpoint(source, 'endpoint', url)) };
   const shards = config.shards.map((s) => (s === shard ? changed : s));
   return parseClusterConfig({ ...config, shards }, source);
 }
@@ -519,62 +526,43 @@ function withShardChanged(
  * The config with one more member in shard `name`'s replica set (`docdb cluster
  * add-member`); a one-endpoint shard becomes a replica set of its endpoint and the new node.
  */
-export function withMember(
-  config: ClusterConfig,
-  name: string,
-  url: string,
-  source = '',
-): ClusterConfig {
-  const shard = shardNamed(config, name);
-  const member = checkEndpoint(source, 'endpoint', url);
-  const holder = config.shards.find((s) => shardMembers(s).includes(member));
-  if (holder !== undefined) {
-    throw new DbError(
-      'ERR_CLUSTER_CONFIG_INVALID',
-      `${member} is already a node of shard ${describeShard(holder)}: a node serves one shard`,
-      { shard: holder.name },
-    );
-  }
-  const { endpoint: _, ...rest } = shard;
-  const members = [...shardMembers(shard), member];
-  return withShardChanged(config, shard, { ...rest, members }, source);
+export function withMember(config: ClusterConfig, name: string, url: string, source = '') {
+  return withMembersEdited(config, name, url, source, (shard, member) => {
+    const holder = config.shards.find((s) => shardMembers(s).includes(member));
+    if (holder !== undefined) {
+      throw new DbError(
+        'ERR_CLUSTER_CONFIG_INVALID',
+        `${member} is already a node of shard ${describeShard(holder)}: a node serves one shard`,
+        { shard: holder.name },
+      );
+    }
+    return [...shardMembers(shard), member];
+  });
 }
 
 /**
  * The config without `url` in shard `name`'s replica set (`docdb cluster remove-member`): a
  * node gone for good. The last node of a shard stays: its documents live there.
  */
-export function withoutMember(
-  config: ClusterConfig,
-  name: string,
-  url: string,
-  source = '',
-): ClusterConfig {
-  const shard = shardNamed(config, name);
-  const members = shardMembers(shard);
-  let origin: string;
-  try {
-    origin = new URL(url).origin;
-  } catch {
-    origin = url;
-  }
-  if (!members.includes(origin)) {
-    throw new DbError(
-      'ERR_CLUSTER_CONFIG_INVALID',
-      `${url} is not a member of shard ${describeShard(shard)}`,
-      { shard: shard.name },
-    );
-  }
-  if (members.length === 1) {
-    throw new DbError(
-      'ERR_CLUSTER_CONFIG_INVALID',
-      `${origin} is the only node of shard ${shard.name}, which holds its documents: move them away with docdb rebalance first`,
-      { shard: shard.name },
-    );
-  }
-  const { endpoint: _, ...rest } = shard;
-  const left = members.filter((m) => m !== origin);
-  return withShardChanged(config, shard, { ...rest, members: left }, source);
+export function withoutMember(config: ClusterConfig, name: string, url: string, source = '') {
+  return withMembersEdited(config, name, url, source, (shard, member) => {
+    const members = shardMembers(shard);
+    if (!members.includes(member)) {
+      throw new DbError(
+        'ERR_CLUSTER_CONFIG_INVALID',
+        `${member} is not a member of shard ${describeShard(shard)}`,
+        { shard: shard.name },
+      );
+    }
+    if (members.length === 1) {
+      throw new DbError(
+        'ERR_CLUSTER_CONFIG_INVALID',
+        `${member} is the only node of shard ${shard.name}, which holds its documents: move them away with docdb rebalance first`,
+        { shard: shard.name },
+      );
+    }
+    return members.filter((m) => m !== member);
+  });
 }
 
 /**

@@ -7,43 +7,22 @@
  */
 
 import type {
-  BulkOptions,
   BulkResult,
-  ByKeyAnswer,
   ChangeFeedOptions,
   ChangeLine,
-  CheckpointAnswer,
   CompactResult,
-  CreatedIndex,
-  DeleteAnswer,
   DocdbClient,
   Document,
-  DropAnswer,
-  DroppedIndex,
-  FlushAnswer,
   HealthBody,
   IndexInfo,
-  IndexRequest,
-  InsertAnswer,
-  KeyValue,
-  ListAnswer,
-  ListOptions,
-  NodeApi,
-  QueryAnswer,
-  QueryOptions,
-  RebuildIndexAnswer,
-  RebuildIndexesAnswer,
-  ReplaceAnswer,
-  ReplaceByKeyAnswer,
   RouterStats,
   SeedResult,
-  TaggedDocument,
-  WriteCondition,
 } from '../client/index.js';
 import { DbError, isDbError } from '../errors/index.js';
 import { type InsertStatement, printStatement, type Statement } from '../sql/ast/index.js';
 import { checkParams, parse } from '../sql/parser/index.js';
 import { PathResolver } from '../sql/planner/index.js';
+import type * as api from '../types/api.js';
 import type { QueryMeta, QueryResult } from '../types/index.js';
 import { heartbeatFeed, normalizeCollectionName, parsePath, seedOrders } from '../util/index.js';
 import { VERSION } from '../version.js';
@@ -87,7 +66,7 @@ interface OpenStream {
  * A write's answer over the shards that ran it: `affected` summed, ids concatenated, the
  * warnings every shard gave.
  */
-function writeResult(answers: readonly QueryAnswer[], plan: string): QueryResult {
+function writeResult(answers: readonly api.QueryAnswer[], plan: string): QueryResult {
   const affected = answers.reduce((n, a) => n + (a.affected ?? 0), 0);
   const ids = answers.flatMap((a) => a.ids ?? []);
   return {
@@ -120,12 +99,12 @@ function checkAssignments(statement: Statement, keyPath: string): void {
 }
 
 /** What the router sends a shard beside the user's SQL: the plan of its part, if a scatter. */
-function shardOptions(route: SelectRoute): QueryOptions {
+function shardOptions(route: SelectRoute): api.QueryOptions {
   return route.kind === 'scatter' ? { shard: route.plan } : {};
 }
 
 /** A router answers whole results: the parts it asks of shards (`shard`) are no query of its own. */
-function wholeOnly(options: QueryOptions): void {
+function wholeOnly(options: api.QueryOptions): void {
   if (options.shard === undefined) return;
   throw new DbError(
     'ERR_BAD_REQUEST',
@@ -138,7 +117,7 @@ function wholeOnly(options: QueryOptions): void {
  * its SQL here, the document, index and stats calls in router-documents.ts, the admin calls
  * in router-admin.ts.
  */
-export class Router implements NodeApi {
+export class Router implements api.NodeApi {
   readonly shards: ShardSet;
   private readonly documents: RouterDocuments;
   private readonly admin: RouterAdmin;
@@ -187,37 +166,37 @@ export class Router implements NodeApi {
     return this.documents.collections();
   }
 
-  insert(collection: string, doc: unknown): Promise<InsertAnswer> {
+  insert(collection: string, doc: unknown): Promise<api.InsertAnswer> {
     return this.documents.insert(collection, doc);
   }
 
-  bulk(collection: string, docs: unknown[], options?: BulkOptions): Promise<BulkResult> {
+  bulk(collection: string, docs: unknown[], options?: api.BulkOptions): Promise<BulkResult> {
     return this.documents.bulk(collection, docs, options);
   }
 
-  list(collection: string, options?: ListOptions): Promise<ListAnswer> {
+  list(collection: string, options?: api.ListOptions): Promise<api.ListAnswer> {
     return this.documents.list(collection, options);
   }
 
-  getByKey(collection: string, field: string, value: KeyValue): Promise<ByKeyAnswer> {
+  getByKey(collection: string, field: string, value: api.KeyValue): Promise<api.ByKeyAnswer> {
     return this.documents.getByKey(collection, field, String(value));
   }
 
   replaceByKey(
     collection: string,
     field: string,
-    value: KeyValue,
+    value: api.KeyValue,
     doc: unknown,
-    condition?: WriteCondition,
-  ): Promise<ReplaceByKeyAnswer> {
+    condition?: api.WriteCondition,
+  ): Promise<api.ReplaceByKeyAnswer> {
     return this.documents.replaceByKey(collection, field, String(value), doc, condition);
   }
 
-  deleteByKey(collection: string, field: string, value: KeyValue): Promise<DeleteAnswer> {
+  deleteByKey(collection: string, field: string, value: api.KeyValue): Promise<api.DeleteAnswer> {
     return this.documents.deleteByKey(collection, field, String(value));
   }
 
-  getTagged(collection: string, id: string): Promise<TaggedDocument | undefined> {
+  getTagged(collection: string, id: string): Promise<api.TaggedDocument | undefined> {
     return this.documents.getTagged(collection, id);
   }
 
@@ -225,16 +204,20 @@ export class Router implements NodeApi {
     collection: string,
     id: string,
     doc: unknown,
-    condition?: WriteCondition,
-  ): Promise<ReplaceAnswer> {
+    condition?: api.WriteCondition,
+  ): Promise<api.ReplaceAnswer> {
     return this.documents.replace(collection, id, doc, condition);
   }
 
-  delete(collection: string, id: string, condition?: WriteCondition): Promise<DeleteAnswer> {
+  delete(
+    collection: string,
+    id: string,
+    condition?: api.WriteCondition,
+  ): Promise<api.DeleteAnswer> {
     return this.documents.delete(collection, id, condition);
   }
 
-  dropCollection(name: string): Promise<DropAnswer> {
+  dropCollection(name: string): Promise<api.DropAnswer> {
     return this.documents.dropCollection(name);
   }
 
@@ -242,19 +225,19 @@ export class Router implements NodeApi {
     return this.documents.indexes(collection);
   }
 
-  createIndex(request: IndexRequest): Promise<CreatedIndex> {
+  createIndex(request: api.IndexRequest): Promise<api.CreatedIndex> {
     return this.documents.createIndex(request);
   }
 
-  dropIndex(collection: string, name: string): Promise<DroppedIndex> {
+  dropIndex(collection: string, name: string): Promise<api.DroppedIndex> {
     return this.documents.dropIndex(collection, name);
   }
 
-  flush(): Promise<FlushAnswer> {
+  flush(): Promise<api.FlushAnswer> {
     return this.admin.flush();
   }
 
-  checkpoint(): Promise<CheckpointAnswer> {
+  checkpoint(): Promise<api.CheckpointAnswer> {
     return this.admin.checkpoint();
   }
 
@@ -262,11 +245,11 @@ export class Router implements NodeApi {
     return this.admin.compact(collection);
   }
 
-  rebuildIndexes(collection: string): Promise<RebuildIndexesAnswer> {
+  rebuildIndexes(collection: string): Promise<api.RebuildIndexesAnswer> {
     return this.admin.rebuildIndexes(collection);
   }
 
-  rebuildIndex(collection: string, indexName: string): Promise<RebuildIndexAnswer> {
+  rebuildIndex(collection: string, indexName: string): Promise<api.RebuildIndexAnswer> {
     return this.admin.rebuildIndex(collection, indexName);
   }
 
@@ -307,7 +290,7 @@ export class Router implements NodeApi {
   async query(
     sql: string,
     params: readonly unknown[] = [],
-    options: QueryOptions = {},
+    options: api.QueryOptions = {},
   ): Promise<QueryResult> {
     wholeOnly(options);
     const started = performance.now();
@@ -330,7 +313,7 @@ export class Router implements NodeApi {
   async *queryStream(
     sql: string,
     params: readonly unknown[] = [],
-    options: QueryOptions = {},
+    options: api.QueryOptions = {},
   ): AsyncGenerator<QueryMeta | Document, void, undefined> {
     wholeOnly(options);
     const started = performance.now();
@@ -460,7 +443,7 @@ export class Router implements NodeApi {
       const answers = await this.shards.partAnswers((c) => run(c));
       return writeResult(
         answers,
-        `SCATTER(${answers.length}): ${(answers[0] as QueryAnswer).plan}`,
+        `SCATTER(${answers.length}): ${(answers[0] as api.QueryAnswer).plan}`,
       );
     }
     const placement = requirePlacement(this.config, statement.collection);
@@ -468,14 +451,14 @@ export class Router implements NodeApi {
     if (placement.strategy === 'hash') checkAssignments(statement, placement.path);
     if (placement.strategy === 'replicated') {
       const answers = await this.shards.partAnswers((c) => run(c));
-      const first = answers[0] as QueryAnswer;
+      const first = answers[0] as api.QueryAnswer;
       return { ...writeResult([first], `SCATTER(${answers.length}): ${first.plan}`) };
     }
     const resolver = new PathResolver([normalizeCollectionName(statement.collection)]);
     const targets =
       ownersOf(this.config, placement, statement.where, params, resolver) ?? this.config.shards;
     const answers = await this.shards.partAnswers((c) => run(c), targets);
-    return writeResult(answers, routedPlan(routeOf(targets), (answers[0] as QueryAnswer).plan));
+    return writeResult(answers, routedPlan(routeOf(targets), (answers[0] as api.QueryAnswer).plan));
   }
 
   /** SQL INSERT: each document to its owner (hash) or to every shard under one `_id`. */
@@ -503,7 +486,7 @@ export class Router implements NodeApi {
         (c) => insert(c, withIds),
         (c) => deleteIds(c, statement.collection, ids),
       );
-      const first = answers[0] as QueryAnswer;
+      const first = answers[0] as api.QueryAnswer;
       return writeResult([first], `SCATTER(${answers.length}): ${first.plan}`);
     }
     const byOwner = new Map<ClusterShard, number[]>();
@@ -529,7 +512,7 @@ export class Router implements NodeApi {
       // One statement is all or nothing: what the other owners stored is deleted again.
       await Promise.allSettled(
         groups.flatMap(([owner], g) => {
-          const o = settled[g] as PromiseSettledResult<QueryAnswer>;
+          const o = settled[g] as PromiseSettledResult<api.QueryAnswer>;
           return o.status === 'fulfilled'
             ? [this.shards.ask(owner, (c) => deleteIds(c, statement.collection, o.value.ids ?? []))]
             : [];
@@ -539,15 +522,15 @@ export class Router implements NodeApi {
     }
     const ids: string[] = [];
     groups.forEach(([, indexes], g) => {
-      const answer = (settled[g] as PromiseFulfilledResult<QueryAnswer>).value;
+      const answer = (settled[g] as PromiseFulfilledResult<api.QueryAnswer>).value;
       indexes.forEach((index, local) => {
         ids[index] = (answer.ids ?? [])[local] as string;
       });
     });
-    const answers = settled.map((o) => (o as PromiseFulfilledResult<QueryAnswer>).value);
+    const answers = settled.map((o) => (o as PromiseFulfilledResult<api.QueryAnswer>).value);
     const owners = groups.map(([owner]) => owner);
     return {
-      ...writeResult(answers, routedPlan(routeOf(owners), (answers[0] as QueryAnswer).plan)),
+      ...writeResult(answers, routedPlan(routeOf(owners), (answers[0] as api.QueryAnswer).plan)),
       ids,
     };
   }
@@ -572,14 +555,14 @@ export class Router implements NodeApi {
         plan: routedPlan({ kind: 'single', count: 1, shard: shard.name }, answer.plan),
       };
     }
-    const answers: QueryAnswer[] = await this.shards.partAnswers(call, route.shards, 'any');
+    const answers: api.QueryAnswer[] = await this.shards.partAnswers(call, route.shards, 'any');
     const parts: ShardPart[] = answers;
     const merge = route.merge;
     const documents =
       merge.kind === 'rows' ? mergeRows(parts, merge) : mergeAggregate(parts, merge);
     const plan = routedPlan(
       { kind: 'scatter', count: route.shards.length, shard: '' },
-      (answers[0] as QueryAnswer).plan,
+      (answers[0] as api.QueryAnswer).plan,
     );
     return { plan, count: documents.length, executionMs: 0, ...sharedWarnings(answers), documents };
   }

@@ -28,35 +28,15 @@ import {
   type VerifyProgress,
   type WriteCounts,
 } from '../storage/index.js';
+import type * as api from '../types/api.js';
 import type {
-  BulkOptions,
   BulkResult,
-  ByKeyAnswer,
   ChangeFeedOptions,
   ChangeLine,
-  CheckpointAnswer,
-  CreatedIndex,
-  DeleteAnswer,
-  DropAnswer,
-  DroppedIndex,
-  FlushAnswer,
   HealthBody,
   IndexInfo,
-  IndexRequest,
-  InsertAnswer,
-  KeyValue,
-  ListAnswer,
-  ListOptions,
-  NodeApi,
-  QueryOptions,
-  RebuildIndexAnswer,
-  RebuildIndexesAnswer,
-  ReplaceAnswer,
-  ReplaceByKeyAnswer,
   SeedResult,
-  TaggedDocument,
   VerifyReport,
-  WriteCondition,
 } from '../types/index.js';
 import { formatId, heartbeatFeed, keyTextValues, parseId, seedOrders } from '../util/index.js';
 import { VERSION } from '../version.js';
@@ -66,6 +46,7 @@ import {
   type KeyedRow,
   type QueryMeta,
   type QueryResult,
+  type QueryTarget,
   runQuery,
   StatementCache,
   streamQuery,
@@ -81,13 +62,15 @@ export interface OpenOptions extends StoreOptions {
 /** The name a database reports when none was given: the spec's default node name. */
 export const DEFAULT_NODE_NAME = 'node-1';
 
-export class Database implements NodeApi {
+export class Database implements api.NodeApi {
   private readonly statements = new StatementCache();
   /** The node's role, read-only mode and commit barrier: every client write passes it. */
   readonly gate = new WriteGate();
   private readonly openedAtMs = Date.now();
   /** Where every write this database offers goes: the store, through the gate. */
   private readonly writer: GatedWriter;
+  /** Where its SQL runs: the store, the writer and the plan cache. */
+  private readonly queryTarget: QueryTarget;
 
   /**
    * `store` is the node's storage, for the node's wiring alone (replication's port, the
@@ -99,6 +82,7 @@ export class Database implements NodeApi {
     readonly name = DEFAULT_NODE_NAME,
   ) {
     this.writer = new GatedWriter(store, this.gate);
+    this.queryTarget = { store, writer: this.writer, cache: this.statements };
   }
 
   /** The data file's path. */
@@ -134,7 +118,7 @@ export class Database implements NodeApi {
     return collectionNotFound(name, this.store.collectionNames());
   }
 
-  // ---- the REST surface (NodeApi, types/api.ts): what a node serves, by collection name ----
+  // ---- the REST surface (NodeApi, types/ts): what a node serves, by collection name ----
 
   /** Liveness: this database's name, the version, its role and read-only mode, uptime. */
   health(): HealthBody {
@@ -150,7 +134,7 @@ export class Database implements NodeApi {
   }
 
   /** Stores one document in `collection` (created on first insert); answers its `_id`. */
-  async insert(collection: string, doc: unknown): Promise<InsertAnswer> {
+  async insert(collection: string, doc: unknown): Promise<api.InsertAnswer> {
     return { id: await this.collection(collection).insert(doc) };
   }
 
@@ -158,7 +142,11 @@ export class Database implements NodeApi {
    * Stores many documents: per-item results. With `atomic`, all or none: any failure stores
    * nothing and throws the first one's code, every failure in its details.
    */
-  async bulk(collection: string, docs: unknown[], options: BulkOptions = {}): Promise<BulkResult> {
+  async bulk(
+    collection: string,
+    docs: unknown[],
+    options: api.BulkOptions = {},
+  ): Promise<BulkResult> {
     const result = await this.collection(collection).insertMany(docs, options);
     if (options.atomic && result.errors.length > 0) {
       throw atomicBulkRefused(result.errors, docs.length);
@@ -167,7 +155,7 @@ export class Database implements NodeApi {
   }
 
   /** A page of an existing collection's documents in `_id` order. */
-  list(collection: string, options: ListOptions = {}): ListAnswer {
+  list(collection: string, options: api.ListOptions = {}): api.ListAnswer {
     const documents = this.requireCollection(collection).list(options);
     return { documents, count: documents.length };
   }
@@ -176,7 +164,7 @@ export class Database implements NodeApi {
    * The documents whose `field` equals `value` or the scalar its text spells (`30` finds 30
    * and "30"), each once, in `_id` order, with the plan that found them.
    */
-  getByKey(collection: string, field: string, value: KeyValue): ByKeyAnswer {
+  getByKey(collection: string, field: string, value: api.KeyValue): api.ByKeyAnswer {
     const { documents, plan } = this.byKey(collection, field, value);
     return { documents, count: documents.length, plan };
   }
@@ -185,10 +173,10 @@ export class Database implements NodeApi {
   async replaceByKey(
     collection: string,
     field: string,
-    value: KeyValue,
+    value: api.KeyValue,
     doc: unknown,
-    condition: WriteCondition = {},
-  ): Promise<ReplaceByKeyAnswer> {
+    condition: api.WriteCondition = {},
+  ): Promise<api.ReplaceByKeyAnswer> {
     const { handle, documents } = this.byKey(collection, field, value);
     if (documents.length === 0) throw keyNotFound(handle.name, field, value);
     if (documents.length > 1) throw ambiguousMatch(handle.name, field, value, documents.length);
@@ -201,19 +189,23 @@ export class Database implements NodeApi {
    * An existing collection's documents whose `field` equals `value` or the scalar its text
    * spells, each once, in `_id` order, with the plan that found them.
    */
-  private byKey(collection: string, field: string, value: KeyValue) {
+  private byKey(collection: string, field: string, value: api.KeyValue) {
     const handle = this.requireCollection(collection);
     return { handle, ...handle.findAny(field, keyTextValues(String(value))) };
   }
 
   /** Deletes every document `getByKey` finds; answers how many. */
-  async deleteByKey(collection: string, field: string, value: KeyValue): Promise<DeleteAnswer> {
+  async deleteByKey(
+    collection: string,
+    field: string,
+    value: api.KeyValue,
+  ): Promise<api.DeleteAnswer> {
     const { handle, documents } = this.byKey(collection, field, value);
     return { deleted: await handle.deleteMany(documents.map((d) => String(d._id))) };
   }
 
   /** The document with this `_id` and its tag, or undefined when none has it. */
-  getTagged(collection: string, id: string): Promise<TaggedDocument | undefined> {
+  getTagged(collection: string, id: string): Promise<api.TaggedDocument | undefined> {
     return this.requireCollection(collection).getTagged(id);
   }
 
@@ -222,8 +214,8 @@ export class Database implements NodeApi {
     collection: string,
     id: string,
     doc: unknown,
-    condition: WriteCondition = {},
-  ): Promise<ReplaceAnswer> {
+    condition: api.WriteCondition = {},
+  ): Promise<api.ReplaceAnswer> {
     await this.requireCollection(collection).replace(id, withoutId(doc, id), condition);
     return { id: formatId(parseId(id) as Buffer) };
   }
@@ -232,15 +224,15 @@ export class Database implements NodeApi {
   async delete(
     collection: string,
     id: string,
-    condition: WriteCondition = {},
-  ): Promise<DeleteAnswer> {
+    condition: api.WriteCondition = {},
+  ): Promise<api.DeleteAnswer> {
     const handle = this.requireCollection(collection);
     if (!(await handle.delete(id, condition))) throw documentNotFound(handle.name, id);
     return { deleted: 1 };
   }
 
   /** Drops an existing collection with its indexes. */
-  async dropCollection(name: string): Promise<DropAnswer> {
+  async dropCollection(name: string): Promise<api.DropAnswer> {
     const handle = this.requireCollection(name);
     await handle.drop();
     return { dropped: handle.name };
@@ -252,7 +244,7 @@ export class Database implements NodeApi {
   }
 
   /** Creates an index on an existing collection and builds it before answering. */
-  async createIndex(request: IndexRequest): Promise<CreatedIndex> {
+  async createIndex(request: api.IndexRequest): Promise<api.CreatedIndex> {
     const { collection, path, paths, name, unique } = request;
     const handle = this.requireCollection(collection);
     const created = await handle.createIndex({ paths: paths ?? [path as string], name, unique });
@@ -260,19 +252,19 @@ export class Database implements NodeApi {
   }
 
   /** Drops an index of an existing collection by name (any case); its documents stay. */
-  async dropIndex(collection: string, name: string): Promise<DroppedIndex> {
+  async dropIndex(collection: string, name: string): Promise<api.DroppedIndex> {
     const handle = this.requireCollection(collection);
     return { collection: handle.name, dropped: (await handle.dropIndex(name)).name };
   }
 
   /** Rebuilds every index of an existing collection and marks them ready. */
-  async rebuildIndexes(collection: string): Promise<RebuildIndexesAnswer> {
+  async rebuildIndexes(collection: string): Promise<api.RebuildIndexesAnswer> {
     const handle = this.requireCollection(collection);
     return { collection: handle.name, rebuilt: await handle.rebuildIndexes() };
   }
 
   /** Rebuilds one index by name and marks it ready. */
-  async rebuildIndex(collection: string, indexName: string): Promise<RebuildIndexAnswer> {
+  async rebuildIndex(collection: string, indexName: string): Promise<api.RebuildIndexAnswer> {
     const handle = this.requireCollection(collection);
     return { collection: handle.name, rebuilt: await handle.rebuildIndex(indexName) };
   }
@@ -295,9 +287,9 @@ export class Database implements NodeApi {
   query(
     sql: string,
     params: readonly unknown[] = [],
-    options: QueryOptions = {},
+    options: api.QueryOptions = {},
   ): Promise<QueryResult> {
-    return runQuery(this.store, this.writer, this.statements, sql, params, options.shard);
+    return runQuery(this.queryTarget, sql, params, options.shard);
   }
 
   /**
@@ -308,9 +300,9 @@ export class Database implements NodeApi {
   queryStream(
     sql: string,
     params: readonly unknown[] = [],
-    options: QueryOptions = {},
+    options: api.QueryOptions = {},
   ): AsyncGenerator<QueryMeta | Document | KeyedRow, void, undefined> {
-    return streamQuery(this.store, this.writer, this.statements, sql, params, options.shard);
+    return streamQuery(this.queryTarget, sql, params, options.shard);
   }
 
   /**
@@ -342,7 +334,7 @@ export class Database implements NodeApi {
   }
 
   /** Resolves once every write issued so far is durable. */
-  async flush(): Promise<FlushAnswer> {
+  async flush(): Promise<api.FlushAnswer> {
     return { flushed: true, ...(await this.store.flush()) };
   }
 
@@ -350,7 +342,7 @@ export class Database implements NodeApi {
    * Trims the change log to its retention bound, then makes the data file durable as a
    * checkpoint (the write-ahead log before it is let go).
    */
-  async checkpoint(): Promise<CheckpointAnswer> {
+  async checkpoint(): Promise<api.CheckpointAnswer> {
     return { checkpointed: true, ...(await this.store.checkpoint()) };
   }
 

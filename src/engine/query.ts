@@ -126,21 +126,33 @@ async function runWrite(
   }
 }
 
-/** Runs one statement against the store; a write goes through `writer` (the write gate). */
+/** Where a statement runs: the store, the writer its writes go through, its plan cache. */
+export interface QueryTarget {
+  store: Store;
+  /** The write gate's writer. */
+  writer: StoreWriter;
+  cache: StatementCache;
+}
+
+/** A statement parsed (from the cache), its params checked, the store's view made current. */
+function prepare(target: QueryTarget, sql: string, params: readonly unknown[], shard?: ShardPlan) {
+  const parsed = target.cache.get(sql);
+  checkParams(parsed, params);
+  target.store.refresh();
+  refuseShardPlan(parsed.statement, shard);
+  return { parsed, statement: parsed.statement };
+}
+
+/** Runs one statement against the store; a write goes through the target's writer. */
 export async function runQuery(
-  store: Store,
-  writer: StoreWriter,
-  cache: StatementCache,
+  target: QueryTarget,
   sql: string,
   params: readonly unknown[] = [],
   shard?: ShardPlan,
 ): Promise<QueryResult> {
   const started = performance.now();
-  const parsed = cache.get(sql);
-  checkParams(parsed, params);
-  store.refresh();
-  const { statement } = parsed;
-  refuseShardPlan(statement, shard);
+  const { store, writer } = target;
+  const { parsed, statement } = prepare(target, sql, params, shard);
   if (statement.kind === 'select') {
     const select = shardSelect(statement, shard);
     const plan = selectPlanOf(store, parsed, select);
@@ -182,21 +194,16 @@ function warningsOf(store: Store, parsed: Parsed): { warnings?: string[] } {
  * writes land while the consumer reads slowly.
  */
 export async function* streamQuery(
-  store: Store,
-  writer: StoreWriter,
-  cache: StatementCache,
+  target: QueryTarget,
   sql: string,
   params: readonly unknown[] = [],
   shard?: ShardPlan,
 ): AsyncGenerator<QueryMeta | Document | KeyedRow, void, undefined> {
   const started = performance.now();
-  const parsed = cache.get(sql);
-  checkParams(parsed, params);
-  store.refresh();
-  const { statement } = parsed;
-  refuseShardPlan(statement, shard);
+  const { store } = target;
+  const { parsed, statement } = prepare(target, sql, params, shard);
   if (statement.kind !== 'select') {
-    const { documents: _, ...meta } = await runQuery(store, writer, cache, sql, params);
+    const { documents: _, ...meta } = await runQuery(target, sql, params);
     yield meta;
     return;
   }
