@@ -71,9 +71,13 @@ export function saveAllLogs(): void {
 /** The failure a node or a check reports; the run prints its message and fails. */
 export class FailoverCheckError extends Error {}
 
-/** How a node starts: its role, its leader when it follows, and further serve flags. */
+/**
+ * How a node starts: its role, its leader when it follows, and further serve flags. A
+ * `coordinated` node has no role flag: it takes its role from the coordinator its `extra`
+ * flags name (issue 24), and listens for followers on its replication port when it leads.
+ */
 export interface NodeStart {
-  role: 'leader' | 'follower';
+  role: 'leader' | 'follower' | 'coordinated';
   /** The node a follower follows. */
   leader?: DocdbNode;
   extra?: string[];
@@ -125,10 +129,9 @@ export class DocdbNode {
       String(this.httpPort),
       '--data-dir',
       this.dataDir,
-      '--replication-role',
-      options.role,
     ];
-    if (options.role === 'leader') {
+    if (options.role !== 'coordinated') args.push('--replication-role', options.role);
+    if (options.role !== 'follower') {
       args.push('--replication-port', String(this.replicationPort));
     } else {
       const leader = options.leader;
