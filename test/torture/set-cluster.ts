@@ -172,6 +172,8 @@ export interface Failover {
   faultAt: number;
   /** When the promoted member answered its promotion (or was first seen leading), wall clock. */
   promotedAt: number;
+  /** When the other follower was back, following the promoted member (wall clock). */
+  doneAt: number;
   promoted: string;
   /** The old leader's last seq when it was fenced, when it could be read. */
   oldSeq: number | undefined;
@@ -325,7 +327,14 @@ export class SetCluster {
     set.leader = best.member;
     const others = candidates.filter((m) => m !== best.member);
     await Promise.all(others.map((m) => this.restart(m)));
-    return { faultAt, promotedAt, promoted: best.member.name, oldSeq, promotedSeq: best.seq };
+    return {
+      faultAt,
+      promotedAt,
+      doneAt: Date.now(),
+      promoted: best.member.name,
+      oldSeq,
+      promotedSeq: best.seq,
+    };
   }
 
   /** Rejoins an old leader (killed or isolated) as a follower of the set's leader: a restart. */
