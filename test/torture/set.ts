@@ -81,6 +81,7 @@ interface CycleFigures {
   lostOutsideRollback: string[];
   duplicated: string[];
   refusedStored: string[];
+  /** Keys a rollback file holds and no shard stores, new in this cycle (any outcome). */
   rollbackOnly: number;
   /**
    * Entries the old leaders held beyond the leaders they rejoined (the new rollback files'
@@ -133,6 +134,7 @@ class ModeRun {
   private readonly settledSeq = new Map<string, number>();
   private readonly reportedLost = new Set<string>();
   private readonly reportedDuplicates = new Set<string>();
+  private readonly reportedRollbackOnly = new Set<string>();
   /** Rollback files already counted. */
   private readonly rollbackFiles = new Set<string>();
   private attemptsSeen = 0;
@@ -302,7 +304,9 @@ class ModeRun {
     figures.duplicated = verdict.duplicated.filter((k) => !this.reportedDuplicates.has(k));
     for (const key of figures.duplicated) this.reportedDuplicates.add(key);
     figures.refusedStored = verdict.refusedStored.filter((k) => keys.has(k));
-    figures.rollbackOnly = verdict.rollbackOnly.length;
+    const rollbackOnly = verdict.rollbackOnly.filter((k) => !this.reportedRollbackOnly.has(k));
+    for (const key of rollbackOnly) this.reportedRollbackOnly.add(key);
+    figures.rollbackOnly = rollbackOnly.length;
     const acked = attempts.filter((a) => a.outcome === 'acknowledged');
     const shardAcks = acked.map((a) => ({ shard: this.shardOf(a.key), receivedMs: a.receivedMs }));
     const gaps = noLeaderWindows(shardAcks, SHARD_NAMES, [span]);
@@ -517,7 +521,7 @@ function add(summary: ModeSummary, f: CycleFigures, failed: boolean): void {
   summary.lost += f.lost.length;
   summary.lostOutsideRollback += f.lostOutsideRollback.length;
   summary.duplicated += f.duplicated.length;
-  summary.rollbackOnly = f.rollbackOnly;
+  summary.rollbackOnly += f.rollbackOnly;
   summary.noLeaderMaxMs = Math.max(summary.noLeaderMaxMs, f.noLeaderMs);
   summary.twoLeaderMaxMs = Math.max(summary.twoLeaderMaxMs, f.twoLeaderMs);
   for (const kill of f.kills) {
