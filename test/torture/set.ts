@@ -578,7 +578,16 @@ async function runMode(options: {
   let cluster: SetCluster | undefined;
   let run: ModeRun | undefined;
   try {
-    cluster = await SetCluster.open(dir, mode);
+    try {
+      cluster = await SetCluster.open(dir, mode);
+    } catch (error) {
+      // No cluster (etcd missing, a member that would not start): this mode fails, saying
+      // why, and the next one runs.
+      const message = (error as Error).message.slice(0, 2_000);
+      log(`set/${mode.name}: the cluster did not start: ${message}`);
+      cycleCheck.count('did not start', `the cluster did not start: ${message}`);
+      return;
+    }
     run = new ModeRun(cluster, mode);
     run.load.start();
     for (let n = 1; n <= cycles; n++) {
