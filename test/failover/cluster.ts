@@ -96,11 +96,18 @@ export class DocdbNode {
     private readonly logDir: string,
   ) {}
 
-  /** A node with fresh ports and an empty data directory under `root`. */
-  static async create(root: string, name: string): Promise<DocdbNode> {
-    const httpPort = await freePort();
-    let replicationPort = await freePort();
-    while (replicationPort === httpPort) replicationPort = await freePort();
+  /**
+   * A node with fresh ports and an empty data directory under `root`. `pickPort` hands out
+   * its two ports (default: the e2e tests' freePort).
+   */
+  static async create(
+    root: string,
+    name: string,
+    pickPort: () => Promise<number> = freePort,
+  ): Promise<DocdbNode> {
+    const httpPort = await pickPort();
+    let replicationPort = await pickPort();
+    while (replicationPort === httpPort) replicationPort = await pickPort();
     const dataDir = path.join(root, name, 'data');
     const logDir = path.join(root, name, 'logs');
     fs.mkdirSync(dataDir, { recursive: true });

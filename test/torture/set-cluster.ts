@@ -10,10 +10,11 @@
 
 import { type ChildProcess, spawn } from 'node:child_process';
 import * as fs from 'node:fs';
+import * as net from 'node:net';
 import * as path from 'node:path';
 import { connect } from '../../src/client/index.js';
 import type { ClusterConfig } from '../../src/cluster/index.js';
-import { BIN, cleanEnv, freePort, START_TIMEOUT_MS, waitFor } from '../e2e/support.js';
+import { BIN, cleanEnv, START_TIMEOUT_MS, waitFor } from '../e2e/support.js';
 import { DocdbNode, ROLLBACK_DIR, type ReplicationStatus } from '../failover/cluster.js';
 import { startEtcd, type TestEtcd } from '../support/etcd.js';
 import { NetProxy } from '../support/net-proxy.js';
@@ -50,6 +51,37 @@ const CONVERGE_TIMEOUT_MS = 40_000;
 const ROUTER_EXIT_TIMEOUT_MS = 10_000;
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, Math.max(0, ms)));
+
+/**
+ * The ports this part hands out: above the e2e tests' blocks (12000–31999, where vitest
+ * workers and other runs on the machine pick theirs) and below the kernel's ephemeral range
+ * (32768 and up). A member's replication port is free while it follows and must still be free
+ * when it is promoted minutes later; in the shared blocks another run took one (a promotion
+ * refused with "port … is already in use").
+ */
+const OWN_PORTS = { first: 32_000, last: 32_767 };
+const handedOut = new Set<number>();
+let nextOwnPort = OWN_PORTS.first + Math.floor(Math.random() * (OWN_PORTS.last - OWN_PORTS.first));
+
+/** A port of OWN_PORTS free now that this process has not handed out before. */
+export async function ownPort(): Promise<number> {
+  const count = OWN_PORTS.last - OWN_PORTS.first + 1;
+  for (let tries = 0; tries < count; tries++) {
+    const port = OWN_PORTS.first + ((nextOwnPort++ - OWN_PORTS.first) % count);
+    if (handedOut.has(port) || !(await canListen(port))) continue;
+    handedOut.add(port);
+    return port;
+  }
+  throw new Error(`no free port left from ${OWN_PORTS.first} to ${OWN_PORTS.last}`);
+}
+
+function canListen(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const server = net.createServer();
+    server.once('error', () => resolve(false));
+    server.listen(port, '127.0.0.1', () => server.close(() => resolve(true)));
+  });
+}
 
 /** One member: its node, the proxy in front of its replication port, and its link to etcd. */
 export class Member {
@@ -202,7 +234,7 @@ export class SetCluster {
     for (const shard of SHARD_NAMES) {
       const members: Member[] = [];
       for (let i = 0; i < MEMBERS_PER_SHARD; i++) {
-        const node = await DocdbNode.create(dir, `${mode.name}-${shard}-${'abc'[i]}`);
+        const node = await DocdbNode.create(dir, `${mode.name}-${shard}-${'abc'[i]}`, ownPort);
         const proxy = new NetProxy(node.replicationPort);
         await proxy.listen();
         let etcdProxy: NetProxy | undefined;
@@ -216,7 +248,7 @@ export class SetCluster {
     }
     const config: ClusterConfig = {
       version: 1,
-      router: { port: await freePort() },
+      router: { port: await ownPort() },
       shards: sets.map((set) => ({ name: set.name, members: set.members.map((m) => m.node.url) })),
       collections: { [SET_COLLECTION]: { strategy: 'hash', path: SET_KEY_PATH } },
     };
