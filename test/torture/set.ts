@@ -52,6 +52,8 @@ const SLOW_MS = 2_000;
 const WARMUP_ACKS = 40;
 const AFTER_ACKS = 20;
 const ACKS_TIMEOUT_MS = 30_000;
+/** With etcd: how long to look for the member that leads before a fault. */
+const LEADER_LOOK_MS = 10_000;
 /** Writes through the router must resume this soon after the new leader (issue 24). */
 const RESUME_GRACE_MS = 2_000;
 /** Keys named in one message; the rest are counted. */
@@ -189,7 +191,7 @@ class ModeRun {
 
   /** kill -9 of `set`'s leader; the operator (or etcd) fails over; the old leader rejoins. */
   private async killLeader(set: ReplicaSet, figures: CycleFigures): Promise<Kill> {
-    const old = set.leader;
+    const old = await this.currentLeader(set);
     const killAt = Date.now();
     await old.node.kill();
     if (this.mode.coordinator) {
@@ -217,9 +219,20 @@ class ModeRun {
     return { shard: set.name, old: old.name, fromMs, limitMs: RESUME_GRACE_MS };
   }
 
+  /**
+   * The member that leads `set` now. The operator's leader is the one it made; with etcd the
+   * lease may have moved since the last settle (a long run once killed a member that had
+   * just lost it), so the members are asked.
+   */
+  private async currentLeader(set: ReplicaSet): Promise<Member> {
+    if (!this.mode.coordinator) return set.leader;
+    set.leader = (await this.cluster.waitForLeader(set, undefined, LEADER_LOOK_MS)).member;
+    return set.leader;
+  }
+
   /** `set`'s leader cut from its followers (and etcd); failover; heal; the old leader rejoins. */
   private async partitionLeader(set: ReplicaSet, figures: CycleFigures): Promise<void> {
-    const old = set.leader;
+    const old = await this.currentLeader(set);
     const cutAt = Date.now();
     old.link('blackhole');
     if (this.mode.coordinator) {
