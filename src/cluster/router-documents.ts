@@ -162,10 +162,15 @@ export class RouterDocuments {
   async list(collection: string, options: ListOptions = {}): Promise<ListAnswer> {
     const placement = requirePlacement(this.config, collection);
     if (placement.strategy === 'replicated') {
-      return (await this.shards.askAny(this.config.shards, (c) => c.list(collection, options)))
-        .answer;
+      return (
+        await this.shards.askAny(this.config.shards, (c) => c.list(collection, options), 'read')
+      ).answer;
     }
-    const pages = await this.shards.partAnswers((c) => c.list(collection, options));
+    const pages = await this.shards.partAnswers(
+      (c) => c.list(collection, options),
+      undefined,
+      'read',
+    );
     const limit = options.limit ?? LIST_LIMIT_DEFAULT;
     const documents = byId(pages.flatMap((p) => p.documents)).slice(0, limit);
     return { documents, count: documents.length };

@@ -378,7 +378,7 @@ export class Router implements api.NodeApi {
           const first = await rows.next();
           return { shard, meta: first.value as QueryMeta, rows };
         },
-        'any',
+        'read',
       );
     if (route.kind === 'single' && route.anyOf) return [await this.openFirst(route.shards, open)];
     const targets = route.kind === 'single' ? route.shards.slice(0, 1) : route.shards;
@@ -544,10 +544,10 @@ export class Router implements api.NodeApi {
     const call = (client: DocdbClient) => client.query(sql, params, shardOptions(route));
     if (route.kind === 'single') {
       const { shard, answer } = route.anyOf
-        ? await this.shards.askAny(route.shards, call)
+        ? await this.shards.askAny(route.shards, call, 'read')
         : {
             shard: route.shards[0] as ClusterShard,
-            answer: await this.shards.ask(route.shards[0] as ClusterShard, call, 'any'),
+            answer: await this.shards.ask(route.shards[0] as ClusterShard, call, 'read'),
           };
       const { headers: _, sortKeys: __, ...result } = answer;
       return {
@@ -555,7 +555,7 @@ export class Router implements api.NodeApi {
         plan: routedPlan({ kind: 'single', count: 1, shard: shard.name }, answer.plan),
       };
     }
-    const answers: api.QueryAnswer[] = await this.shards.partAnswers(call, route.shards, 'any');
+    const answers: api.QueryAnswer[] = await this.shards.partAnswers(call, route.shards, 'read');
     const parts: ShardPart[] = answers;
     const merge = route.merge;
     const documents =

@@ -25,12 +25,30 @@ export interface MemberView {
 /** How long discovery waits for each member's status. */
 const STATUS_TIMEOUT_MS = 2_000;
 
+/** How old the members' statuses may be when a read picks a follower by them. */
+const STATUS_FRESH_MS = 250;
+
+/**
+ * True when `member`'s status says its data is at most `maxLagMs` behind its leader: it
+ * streams from the leader, had applied everything the leader had at their last contact, and
+ * that contact was at most `maxLagMs` ago (`seenAt` is when the status was read; the
+ * follower's clock and the router's are taken to agree, as NTP keeps them).
+ */
+export function freshFollower(member: MemberView, maxLagMs: number, now = Date.now()): boolean {
+  const link = member.status?.role === 'follower' ? member.status.leader : null;
+  if (!link || link.state !== 'streaming' || link.lagEntries !== 0) return false;
+  if (link.lastLeaderContactAt === null) return false;
+  return now - Date.parse(link.lastLeaderContactAt) <= maxLagMs;
+}
+
 export class ShardMembers {
   private readonly clients = new Map<string, DocdbClient>();
   private current: DocdbClient | undefined;
   private finding: Promise<DocdbClient> | undefined;
   /** What the members said the last time the leader was looked for. */
   lastSeen: MemberView[] = [];
+  private seenAt = Number.NEGATIVE_INFINITY;
+  private looking: Promise<MemberView[]> | undefined;
 
   constructor(
     readonly shard: ClusterShard,
@@ -59,9 +77,29 @@ export class ShardMembers {
     return this.finding;
   }
 
+  /**
+   * A member to read from: a follower whose data is at most `maxLagMs` old (freshFollower),
+   * chosen at random among such, else the leader. Undefined `maxLagMs`: the leader.
+   */
+  async reader(maxLagMs: number | undefined): Promise<DocdbClient> {
+    if (maxLagMs === undefined || !this.replicaSet) return this.leader();
+    if (performance.now() - this.seenAt > STATUS_FRESH_MS) {
+      this.looking ??= this.look().finally(() => {
+        this.looking = undefined;
+      });
+      await this.looking;
+    }
+    const fresh = this.lastSeen.filter((m) => freshFollower(m, maxLagMs));
+    const chosen = fresh[Math.floor(Math.random() * fresh.length)];
+    return chosen === undefined ? this.leader() : (this.clients.get(chosen.url) as DocdbClient);
+  }
+
   /** Forgets the leader `client` (it failed); the next call finds the leader again. */
   forget(client: DocdbClient): void {
-    if (this.replicaSet && this.current === client) this.current = undefined;
+    if (!this.replicaSet) return;
+    if (this.current === client) this.current = undefined;
+    // A follower that failed a read is not picked again by statuses read before it failed.
+    this.seenAt = Number.NEGATIVE_INFINITY;
   }
 
   /** The URL of a member's client, for messages. */
@@ -70,7 +108,8 @@ export class ShardMembers {
     return describeShard(this.shard);
   }
 
-  private async find(): Promise<DocdbClient> {
+  /** Asks every member for its replication status at once. */
+  private async look(): Promise<MemberView[]> {
     this.lastSeen = await Promise.all(
       [...this.clients].map(async ([url, client]): Promise<MemberView> => {
         try {
@@ -81,6 +120,12 @@ export class ShardMembers {
         }
       }),
     );
+    this.seenAt = performance.now();
+    return this.lastSeen;
+  }
+
+  private async find(): Promise<DocdbClient> {
+    await this.look();
     const leading = this.lastSeen
       .filter((m) => m.status?.role === 'leader' && !m.status.readOnly && !m.status.fenced)
       .sort((a, b) => (b.status?.term ?? 0) - (a.status?.term ?? 0));

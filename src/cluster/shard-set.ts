@@ -40,6 +40,11 @@ export interface RouterOptions {
    * handover in progress) before it fails (default LEADER_WAIT_MS_DEFAULT).
    */
   leaderWaitMs?: number;
+  /**
+   * Reads (`Retry` 'read') may go to a replica set's follower whose data is at most this
+   * old (shard-members.ts `freshFollower`); undefined: every read goes to the leader.
+   */
+  followerReadMaxLagMs?: number;
 }
 
 /** How long a call waits for a replica set to have a leader again, by default. */
@@ -53,13 +58,16 @@ const LEADER_PAUSE_MAX_MS = 1_000;
  * Which failures of a call to a replica set's leader may be tried again on the leader found
  * next: `refused` only those that applied nothing (a follower's or a lapsed lease's refusal,
  * a refused connection); `any` every failure to answer too, for a call that cannot apply
- * twice (a read; a write under a router-assigned `_id`, checked on the retry).
+ * twice (a read of tags, which are the leader's; a write under a router-assigned `_id`,
+ * checked on the retry); `read` as `any`, for a read a fresh follower may answer when the
+ * router allows it (followerReadMaxLagMs).
  */
-export type Retry = 'refused' | 'any';
+export type Retry = 'refused' | 'any' | 'read';
 
 export class ShardSet {
   private readonly members = new Map<string, ShardMembers>();
   private readonly leaderWaitMs: number;
+  private readonly followerReadMaxLagMs: number | undefined;
   /** Collections known to exist on every shard (see ensureEverywhere). */
   private readonly present = new Set<string>();
 
@@ -68,6 +76,7 @@ export class ShardSet {
     options: RouterOptions = {},
   ) {
     this.leaderWaitMs = options.leaderWaitMs ?? LEADER_WAIT_MS_DEFAULT;
+    this.followerReadMaxLagMs = options.followerReadMaxLagMs;
     for (const shard of config.shards) {
       this.members.set(
         shard.name,
@@ -102,7 +111,10 @@ export class ShardSet {
     for (let pause = LEADER_PAUSE_MS; ; pause = Math.min(pause * 2, LEADER_PAUSE_MAX_MS)) {
       let client: DocdbClient | undefined;
       try {
-        client = await members.leader();
+        client =
+          retry === 'read'
+            ? await members.reader(this.followerReadMaxLagMs)
+            : await members.leader();
         return await fn(client, again);
       } catch (error) {
         const tryAgain =
@@ -123,11 +135,12 @@ export class ShardSet {
   async askAny<T>(
     shards: readonly ClusterShard[],
     fn: (client: DocdbClient) => Promise<T>,
+    retry: Retry = 'any',
   ): Promise<{ shard: ClusterShard; answer: T }> {
     let last: unknown;
     for (const shard of shards) {
       try {
-        return { shard, answer: await this.ask(shard, fn, 'any') };
+        return { shard, answer: await this.ask(shard, fn, retry) };
       } catch (error) {
         if (!isDbError(error, 'ERR_SHARD_UNAVAILABLE')) throw error;
         last = error;
@@ -285,7 +298,7 @@ function mayTryAgain(error: unknown, retry: Retry): boolean {
   if (error.code === 'ERR_REPLICATION_NO_LEASE' && error.details?.committedLocally !== true) {
     return true;
   }
-  return retry === 'any' && SHARD_UNANSWERED_CODES.includes(error.code);
+  return retry !== 'refused' && SHARD_UNANSWERED_CODES.includes(error.code);
 }
 
 /**

@@ -17,6 +17,7 @@ import {
 } from '../../src/cluster/index.js';
 import { isDbError } from '../../src/errors/index.js';
 import {
+  call,
   caughtUp,
   type DocdbNode,
   expectStatus,
@@ -119,6 +120,39 @@ describe('a replica-set shard behind the router', () => {
     ]);
     expect(new Set(s1?.members?.map((m) => m.term)).size).toBe(1);
     expect(s2).toMatchObject({ shard: 's2', status: 'up', members: null });
+  });
+
+  it('reads from fresh followers when the router allows it, and from the leader by default', async () => {
+    await caughtUp(a, b);
+    await caughtUp(a, c);
+    const queries = async (node: DocdbNode) => {
+      const text = (await call(node, '/metrics')).text;
+      const lines = text
+        .split('\n')
+        .filter((l) => /^docdb_http_requests_total\{.*route="\/query"/.test(l));
+      return lines.reduce((n, l) => n + Number(l.split(' ').at(-1)), 0);
+    };
+    const sql = "SELECT COUNT(*) AS n FROM orders WHERE tag = 'first'";
+    const before = await Promise.all([a, b, c].map(queries));
+    for (let i = 0; i < 20; i++) await router.query(sql);
+    const leaderOnly = await Promise.all([a, b, c].map(queries));
+    expect(leaderOnly[0]).toBeGreaterThanOrEqual((before[0] as number) + 20);
+    expect(leaderOnly[1]).toBe(before[1]);
+    expect(leaderOnly[2]).toBe(before[2]);
+    const reading = new Router(router.config, { followerReadMaxLagMs: 60_000 });
+    try {
+      for (let i = 0; i < 40; i++) {
+        const n = (await reading.query(sql)).documents[0]?.n;
+        expect(n).toBe((await router.query(sql)).documents[0]?.n);
+      }
+    } finally {
+      await reading.close();
+    }
+    const after = await Promise.all([a, b, c].map(queries));
+    const [onA, onB, onC] = after.map((n, i) => n - (leaderOnly[i] as number));
+    // The comparison queries went to the leader; the 40 reads mostly to the followers.
+    expect((onB as number) + (onC as number)).toBeGreaterThan(0);
+    expect(onA).toBeLessThan(80);
   });
 
   it('follows a planned handover: a write sent while the old leader is read-only waits for the new one', async () => {
