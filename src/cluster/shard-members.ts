@@ -36,7 +36,7 @@ const STATUS_FRESH_MS = 250;
  */
 export function freshFollower(member: MemberView, maxLagMs: number, now = Date.now()): boolean {
   const link = member.status?.role === 'follower' ? member.status.leader : null;
-  if (!link || link.state !== 'streaming' || link.lagEntries !== 0) return false;
+  if (link?.state !== 'streaming' || link.lagEntries !== 0) return false;
   if (link.lastLeaderContactAt === null) return false;
   return now - Date.parse(link.lastLeaderContactAt) <= maxLagMs;
 }
