@@ -41,6 +41,7 @@ import { countCollections } from './collection-counts.js';
 import type { ClusterConfig, ClusterShard } from './config.js';
 import { shardFor } from './hash.js';
 import { requirePlacement, routedPlan, routeOf } from './route-plan.js';
+import type { ShardNodes } from './shard-members.js';
 import type { ShardSet } from './shard-set.js';
 import {
   byId,
@@ -52,6 +53,9 @@ import {
   ownerOfDocument,
   withRouterIds,
 } from './write-plan.js';
+
+/** How long a router's `GET /stats` waits for each replica-set member's status. */
+export const STATS_MEMBERS_TIMEOUT_MS = 1_000;
 
 export class RouterDocuments {
   constructor(
@@ -382,10 +386,17 @@ export class RouterDocuments {
 
   /**
    * `GET /stats`: documents per collection (collection-counts.ts: a hash collection's summed
-   * over its shards, a replicated one's counted once), and each shard's own stats.
+   * over its shards, a replicated one's counted once), each shard's own stats from its
+   * leader, and its nodes: a replica set's members asked at once, beside the stats, within
+   * STATS_MEMBERS_TIMEOUT_MS, so a member that is down shows as down without failing or
+   * slowing the answer much.
    */
   async stats(): Promise<RouterStats> {
-    const all = await this.shards.all(async (c) => storeStats(await c.stats()));
+    const { shards } = this.config;
+    const [all, nodes] = await Promise.all([
+      this.shards.all(async (c) => storeStats(await c.stats())),
+      Promise.all(shards.map((s) => this.shards.membersOf(s).nodes(STATS_MEMBERS_TIMEOUT_MS))),
+    ]);
     const counts = countCollections(
       this.config,
       all.map((stats) => stats.collections),
@@ -393,8 +404,9 @@ export class RouterDocuments {
     return {
       collections: counts.map(({ name, count }) => ({ name, count })),
       shards: all.map((stats, k) => ({
-        name: (this.config.shards[k] as ClusterShard).name,
+        name: (shards[k] as ClusterShard).name,
         stats,
+        ...(nodes[k] as ShardNodes),
       })),
     };
   }

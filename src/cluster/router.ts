@@ -50,6 +50,7 @@ import { RouterDocuments } from './router-documents.js';
 import { checkShards } from './router-health.js';
 import { type RouterOptions, ShardSet } from './shard-set.js';
 
+export { STATS_MEMBERS_TIMEOUT_MS } from './router-documents.js';
 export { ROUTER_HEALTH_TIMEOUT_MS, type ShardsHealth } from './router-health.js';
 export type { RouterOptions };
 

@@ -5,7 +5,8 @@
 
 import { describe, expect, it } from 'vitest';
 import type { ReplicationStatus } from '../types/index.js';
-import { freshFollower, type MemberView } from './shard-members.js';
+import type { MemberView } from './member-status.js';
+import { freshFollower } from './shard-members.js';
 
 const NOW = Date.parse('2026-11-27T12:00:00.000Z');
 

@@ -9,18 +9,10 @@
 
 import type { ClientOptions, DocdbClient } from '../client/index.js';
 import { DbError } from '../errors/index.js';
-import type { ReplicationStatus } from '../types/index.js';
+import type { RouterShardStats } from '../types/index.js';
 import { type ClusterShard, describeShard, shardMembers } from './config.js';
+import { askMembers, leaderOf, type MemberView, memberHealth } from './member-status.js';
 import { shardClient } from './shard-client.js';
-
-/** What one member said when the router last looked for the leader. */
-export interface MemberView {
-  url: string;
-  /** Its replication status, or null when it did not answer. */
-  status: ReplicationStatus | null;
-  /** Why it did not answer. */
-  error: string | null;
-}
 
 /** How long discovery waits for each member's status. */
 const STATUS_TIMEOUT_MS = 2_000;
@@ -40,6 +32,9 @@ export function freshFollower(member: MemberView, maxLagMs: number, now = Date.n
   if (link.lastLeaderContactAt === null) return false;
   return now - Date.parse(link.lastLeaderContactAt) <= maxLagMs;
 }
+
+/** A shard's nodes as a router's `GET /stats` shows them. */
+export type ShardNodes = Pick<RouterShardStats, 'endpoint' | 'members' | 'leader'>;
 
 export class ShardMembers {
   private readonly clients = new Map<string, DocdbClient>();
@@ -108,28 +103,32 @@ export class ShardMembers {
     return describeShard(this.shard);
   }
 
+  /**
+   * The shard's nodes now: a one-endpoint shard's endpoint (not asked), or each member of a
+   * replica set asked at once within `timeoutMs` and which one leads. Leaves the leader the
+   * router sends to, and the statuses reads choose by, as they are; never throws for a
+   * member's failure.
+   */
+  async nodes(timeoutMs: number): Promise<ShardNodes> {
+    if (!this.replicaSet) {
+      const endpoint = shardMembers(this.shard)[0] ?? null;
+      return { endpoint, members: null, leader: endpoint };
+    }
+    const seen = await askMembers([...this.clients], timeoutMs);
+    const leader = leaderOf(seen);
+    return { endpoint: null, members: memberHealth(seen, leader), leader: leader?.url ?? null };
+  }
+
   /** Asks every member for its replication status at once. */
   private async look(): Promise<MemberView[]> {
-    this.lastSeen = await Promise.all(
-      [...this.clients].map(async ([url, client]): Promise<MemberView> => {
-        try {
-          const status = await withTimeout(client.replicationStatus(), STATUS_TIMEOUT_MS);
-          return { url, status, error: null };
-        } catch (error) {
-          return { url, status: null, error: (error as Error).message };
-        }
-      }),
-    );
+    this.lastSeen = await askMembers([...this.clients], STATUS_TIMEOUT_MS);
     this.seenAt = performance.now();
     return this.lastSeen;
   }
 
   private async find(): Promise<DocdbClient> {
     await this.look();
-    const leading = this.lastSeen
-      .filter((m) => m.status?.role === 'leader' && !m.status.readOnly && !m.status.fenced)
-      .sort((a, b) => (b.status?.term ?? 0) - (a.status?.term ?? 0));
-    const chosen = leading[0];
+    const chosen = leaderOf(this.lastSeen);
     if (chosen === undefined) throw this.noLeader();
     this.current = this.clients.get(chosen.url) as DocdbClient;
     return this.current;
@@ -152,12 +151,4 @@ export class ShardMembers {
   async close(): Promise<void> {
     await Promise.all([...this.clients.values()].map((c) => c.close()));
   }
-}
-
-function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`no answer within ${ms} ms`)), ms);
-  });
-  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
 }

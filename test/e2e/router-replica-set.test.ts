@@ -13,6 +13,7 @@ import {
   type ClusterConfig,
   checkClusterHealth,
   Router,
+  STATS_MEMBERS_TIMEOUT_MS,
   shardFor,
 } from '../../src/cluster/index.js';
 import { isDbError } from '../../src/errors/index.js';
@@ -24,6 +25,7 @@ import {
   kill,
   Nodes,
   post,
+  status,
   stop,
   waitForStatus,
 } from './replication-support.js';
@@ -122,6 +124,27 @@ describe('a replica-set shard behind the router', () => {
     expect(s2).toMatchObject({ shard: 's2', status: 'up', members: null });
   });
 
+  it("GET /stats lists each shard's nodes: a replica set's members with their roles and its leader", async () => {
+    const stats = await router.stats();
+    const [s1, s2] = stats.shards;
+    expect(s1).toMatchObject({ name: 's1', endpoint: null, leader: a.url });
+    expect(s1?.members?.map((m) => [m.endpoint, m.status, m.role, m.readOnly, m.lag])).toEqual([
+      [b.url, 'up', 'follower', true, 0],
+      [a.url, 'up', 'leader', false, 0],
+      [c.url, 'up', 'follower', true, 0],
+    ]);
+    const leaderSeq = (await status(a)).lastSeq;
+    expect(s1?.members?.map((m) => m.seq)).toEqual([leaderSeq, leaderSeq, leaderSeq]);
+    expect(s1?.members?.every((m) => m.term !== null && m.term > 0 && m.error === null)).toBe(true);
+    expect(s1?.stats.changeLog.lastSeq).toBe(leaderSeq);
+    expect(s2).toMatchObject({
+      name: 's2',
+      endpoint: single.url,
+      members: null,
+      leader: single.url,
+    });
+  });
+
   it('reads from fresh followers when the router allows it, and from the leader by default', async () => {
     await caughtUp(a, b);
     await caughtUp(a, c);
@@ -189,6 +212,17 @@ describe('a replica-set shard behind the router', () => {
     expect(cli.stdout).toContain('replica-set members');
     expect(cli.stdout).toMatch(new RegExp(`s1 +${c.url} +up +leader`));
     expect(cli.stdout).toContain(`s1 is degraded: member ${b.url} is down`);
+    // GET /stats still answers, quickly, showing the member down and the new leader.
+    const started = performance.now();
+    const stats = await router.stats();
+    expect(performance.now() - started).toBeLessThan(STATS_MEMBERS_TIMEOUT_MS + 1_000);
+    expect(stats.shards[0]).toMatchObject({ name: 's1', leader: c.url });
+    expect(stats.shards[0]?.members?.map((m) => [m.endpoint, m.status, m.role])).toEqual([
+      [b.url, 'down', null],
+      [a.url, 'up', 'follower'],
+      [c.url, 'up', 'leader'],
+    ]);
+    expect(stats.shards[0]?.members?.[0]?.error).toBeTruthy();
     a = await refollow(a, replicationPort.c);
     expect(await count()).toBe(31);
   }, 60_000);
