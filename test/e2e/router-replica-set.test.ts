@@ -231,6 +231,10 @@ describe('a replica-set shard behind the router', () => {
     expectStatus(await post(c, '/replication/read-only'), 200);
     const short = new Router(router.config, { leaderWaitMs: 500 });
     try {
+      // The router still reads the shard's stats from c, which no longer leads.
+      const stats = await router.stats();
+      expect(stats.shards[0]).toMatchObject({ leader: null });
+      expect(stats.shards[0]?.members?.[2]).toMatchObject({ role: 'leader', readOnly: true });
       const error = await short.insert('orders', { pnr: 'no-leader' }).catch((e) => e);
       expect(isDbError(error, 'ERR_SHARD_UNAVAILABLE'), String(error)).toBe(true);
       expect(error.message).toMatch(/shard s1/);
