@@ -7,7 +7,8 @@
  * and no Replication screen there; the Query screen reading the router's plans (a scatter
  * over both shards with its scan hint, and a single shard); and a replica-set shard's members
  * with their role badges (leader, follower, down), term, seq and lag, the shard marked
- * degraded while a member is down, beside a one-endpoint shard's endpoint.
+ * degraded while a member is down and without a leader while its leader is read-only, beside
+ * a one-endpoint shard's endpoint.
  */
 
 import type { ChildProcess } from 'node:child_process';
@@ -18,10 +19,12 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   caughtUp,
   type DocdbNode,
+  expectStatus,
   followerFlags,
   insert,
   leaderFlags,
   Nodes,
+  post,
   status,
 } from '../e2e/replication-support.js';
 import { freePort, request, startRouter, stopAll, waitFor } from '../e2e/support.js';
@@ -184,6 +187,19 @@ describe('the Cluster screen', () => {
     expect((await cells(gone)).slice(2, 5)).toEqual(['–', '–', '–']);
     expect(await page.getByRole('region', { name: 'shard one' }).count()).toBe(0);
     await screenshots(page, 'cluster-replica-set');
+
+    // A handover begun: the leader turns read-only, so no member leads; the router still
+    // reads the shard's stats from it.
+    expectStatus(await post(leader, '/replication/read-only'), 200);
+    try {
+      await page.reload();
+      await rs.getByText('no leader', { exact: true }).waitFor();
+      await rs.getByText('replica set, 3 members, no leader').waitFor();
+      await row(leader.url).getByText('read-only', { exact: true }).waitFor();
+      await section.getByText(`no member leads; ${gone} is down.`, { exact: true }).waitFor();
+    } finally {
+      expectStatus(await post(leader, '/replication/read-write'), 200);
+    }
     expect(page.errors).toEqual([]);
   });
 });
