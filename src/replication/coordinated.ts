@@ -1,0 +1,198 @@
+/**
+ * Coordinated mode (issue 24): a node's membership of its replica set in etcd, wired to its
+ * replication. It joins the set, reports the node's position as entries commit, runs the
+ * election loop, watches who leads, and tells the node what to do: lead in a won term, stop
+ * at once when the lease is lost, follow whoever leads otherwise. It decides nothing about
+ * the node's data or role itself; replication.ts carries the steps out, one at a time.
+ */
+
+import type {
+  Coordinator,
+  LeaderInfo,
+  Leadership,
+  LeadershipLost,
+  Member,
+  MemberIdentity,
+  MemberRecord,
+  Observation,
+  Position,
+} from '../coordinator/index.js';
+import type { CoordinatorView } from '../types/index.js';
+import type { ReplicationLog } from './log.js';
+
+/** How often the members list shown in the status is read again from etcd. */
+const MEMBERS_REFRESH_MS = 1000;
+/** How often the position is reported besides on every commit (a snapshot load, a rollback). */
+const POSITION_REFRESH_MS = 1000;
+
+/** What the coordination asks of the node's replication. */
+export interface CoordinatedReplica {
+  /** The node's replication position: the term of its last entry, and its last seq. */
+  position(): Position;
+  /** Resolves once the log moves past `seq` (storage's whenCommittedAfter). */
+  whenCommittedAfter(seq: number, signal: AbortSignal): Promise<number>;
+  /** This member won: lead in `leadership.term`, or refuse and resign. */
+  lead(leadership: Leadership): void;
+  /** The lease of a leadership was lost: stop acknowledging at once. */
+  lost(lost: LeadershipLost): void;
+  /** Another member leads: follow it (at its replication address), from whatever this node does. */
+  follow(leader: LeaderInfo): void;
+  log: ReplicationLog;
+}
+
+/** A node's part in its replica set, from joining to leaving. */
+export class Coordination {
+  private leader: LeaderInfo | undefined;
+  private members: MemberRecord[] = [];
+  private leadership: Leadership | undefined;
+  private readonly stopper = new AbortController();
+  private timers: NodeJS.Timeout[] = [];
+  private lastError: string | undefined;
+  private observation: Observation | undefined;
+
+  private constructor(
+    private readonly coordinator: Coordinator,
+    readonly set: string,
+    private readonly member: Member,
+    private readonly replica: CoordinatedReplica,
+  ) {}
+
+  /**
+   * Joins `set` as `identity`, then watches the leader key and runs the election loop. Rejects
+   * with ERR_COORDINATOR_UNREACHABLE when etcd does not take the join or the watch.
+   */
+  static async start(
+    coordinator: Coordinator,
+    set: string,
+    identity: MemberIdentity,
+    replica: CoordinatedReplica,
+  ): Promise<Coordination> {
+    const member = await coordinator.join(set, identity, replica.position());
+    const coordination = new Coordination(coordinator, set, member, replica);
+    try {
+      await coordination.run();
+    } catch (error) {
+      await coordination.stop();
+      await member.leave().catch(() => {});
+      throw error;
+    }
+    return coordination;
+  }
+
+  private async run(): Promise<void> {
+    const { log } = this.replica;
+    this.observation = await this.coordinator.observeLeader(this.set, (leader) =>
+      this.observed(leader),
+    );
+    await this.member.startElections({
+      onElected: (leadership) => this.elected(leadership),
+      onChoice: (choice) => {
+        if (!choice.campaign)
+          log.info(`replication: not campaigning in ${this.set}: ${choice.reason}`);
+      },
+      onError: (error) => this.failed(error),
+    });
+    void this.reportCommits();
+    this.timers.push(
+      setInterval(() => this.member.report(this.replica.position()), POSITION_REFRESH_MS),
+      setInterval(() => this.refreshMembers(), MEMBERS_REFRESH_MS),
+    );
+    this.refreshMembers();
+  }
+
+  /** What the status shows of the coordinator, as this node sees it now. */
+  view(): CoordinatorView {
+    const leading = this.leadership?.ended === false ? this.leadership : undefined;
+    const msLeft = leading?.msLeft() ?? 0;
+    return {
+      url: this.coordinator.url,
+      replicaSet: this.set,
+      leader: this.leader ? { name: this.leader.name, term: this.leader.term } : null,
+      lease: leading
+        ? {
+            valid: leading.canAcknowledge(),
+            validUntil: new Date(Date.now() + msLeft).toISOString(),
+          }
+        : null,
+      members: this.members.map(({ name, url, replication, term, seq }) => ({
+        name,
+        url,
+        replication,
+        term,
+        seq,
+      })),
+    };
+  }
+
+  /** The members as last read, for a handover's choice of target. */
+  get knownMembers(): readonly MemberRecord[] {
+    return this.members;
+  }
+
+  /**
+   * Leaves the set (stops watching and campaigning, resigns a leadership held) and closes the
+   * coordinator's connection.
+   */
+  async close(): Promise<void> {
+    await this.stop();
+    await this.coordinator.close();
+  }
+
+  private async stop(): Promise<void> {
+    this.stopper.abort();
+    for (const timer of this.timers) clearInterval(timer);
+    this.timers = [];
+    await this.observation?.close().catch(() => {});
+  }
+
+  private elected(leadership: Leadership): void {
+    if (this.stopper.signal.aborted) {
+      void leadership.resign().catch(() => false);
+      return;
+    }
+    this.leadership = leadership;
+    leadership.onLost((lost) => this.replica.lost(lost));
+    this.replica.lead(leadership);
+  }
+
+  private observed(leader: LeaderInfo | undefined): void {
+    this.leader = leader;
+    if (leader === undefined || this.stopper.signal.aborted) return;
+    // This member's own key: led by this process, or left by its previous run (killed while
+    // leading), which lapses within a TTL; either way there is no one else to follow.
+    if (leader.name === this.member.identity.name) return;
+    this.replica.follow(leader);
+  }
+
+  /** Reports the position after every commit, so an election reads it exact. */
+  private async reportCommits(): Promise<void> {
+    let seq = this.replica.position().seq;
+    while (!this.stopper.signal.aborted) {
+      try {
+        seq = await this.replica.whenCommittedAfter(seq, this.stopper.signal);
+      } catch {
+        return;
+      }
+      if (this.stopper.signal.aborted) return;
+      const position = this.replica.position();
+      seq = position.seq;
+      this.member.report(position);
+    }
+  }
+
+  private refreshMembers(): void {
+    this.coordinator.members(this.set).then(
+      (members) => {
+        this.members = members;
+      },
+      (error: Error) => this.failed(error),
+    );
+  }
+
+  /** An etcd step failed: logged once per distinct message, the loops carry on. */
+  private failed(error: Error): void {
+    if (error.message === this.lastError) return;
+    this.lastError = error.message;
+    this.replica.log.warn(`replication: coordinator: ${error.message}`);
+  }
+}
