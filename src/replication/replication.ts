@@ -188,6 +188,9 @@ export class Replication {
   /** read-write → read-only: the first step of a planned handover. */
   readOnly(): Promise<ReplicationStatus> {
     return this.serial(async () => {
+      // Coordinated, read-write comes from the lease alone: a read-only step by request could
+      // not be undone; a handover makes its own.
+      this.refuseCoordinated('made read-only by request');
       this.gate.setReadOnly(true);
       // Every write queued before this point has committed (or failed) when it answers.
       await this.storage.flush();
@@ -419,6 +422,9 @@ export class Replication {
           throw stateError('a node takes part in a replica set only from a single node');
         }
         this.checkPort(port);
+        // The port it leads on must be free now, or every election it won would end in a
+        // resignation.
+        await probePort(port, this.host, 'give the replication port another (--replication-port)');
         const tag = await this.ensureTermTag();
         this.gate.setReadOnly(true);
         this.coordinatedPort = port;
@@ -951,7 +957,7 @@ function parseAddress(address: string): { host: string; port: number } | undefin
 }
 
 /** Fails with a clear error when `port` cannot be bound, before anything changes. */
-function probePort(port: number, host: string): Promise<void> {
+function probePort(port: number, host: string, hint = 'promote with another port'): Promise<void> {
   return new Promise((resolve, reject) => {
     const server = net.createServer();
     server.once('error', (error: NodeJS.ErrnoException) =>
@@ -960,7 +966,7 @@ function probePort(port: number, host: string): Promise<void> {
         new DbError(
           'ERR_CONFIG_INVALID',
           error.code === 'EADDRINUSE'
-            ? `port ${port} is already in use; promote with another port`
+            ? `port ${port} is already in use; ${hint}`
             : `cannot listen on port ${port} (${error.code ?? error.message})`,
         ),
       ),

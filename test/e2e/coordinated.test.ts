@@ -11,6 +11,7 @@
  */
 
 import * as fs from 'node:fs';
+import * as net from 'node:net';
 import * as path from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { ReplicationStatus } from '../../src/replication/index.js';
@@ -27,6 +28,7 @@ import {
   Nodes,
   post,
   status,
+  stop,
   waitForStatus,
 } from './replication-support.js';
 import { freePort, runServeFailing, stopAll, waitFor } from './support.js';
@@ -73,8 +75,8 @@ async function proxy(port: number): Promise<NetProxy> {
   return link;
 }
 
-/** Starts member `name` of replica set `set`, syncFollowers 1, sync timeout 1 s. */
-async function startMember(set: string, name: string, extra: string[] = []): Promise<Member> {
+/** Starts member `name` of replica set `set`, syncFollowers 1 unless given, sync timeout 1 s. */
+async function startMember(set: string, name: string, syncFollowers = 1): Promise<Member> {
   const replicationPort = await freePort();
   const replicationLink = await proxy(replicationPort);
   const etcdLink = await proxy(etcd.clientPort);
@@ -90,17 +92,18 @@ async function startMember(set: string, name: string, extra: string[] = []): Pro
     '--coordinator-lease-seconds',
     String(TTL_SECONDS),
     '--sync-followers',
-    '1',
+    String(syncFollowers),
     '--sync-timeout-seconds',
     '1',
-    ...extra,
   ];
   const node = await nodes.start(name, { args });
   return { node, replicationLink, etcdLink, args };
 }
 
-async function startSet(set: string): Promise<Member[]> {
-  return Promise.all(['a', 'b', 'c'].map((name) => startMember(set, `${set}-${name}`)));
+async function startSet(set: string, syncFollowers = 1): Promise<Member[]> {
+  return Promise.all(
+    ['a', 'b', 'c'].map((name) => startMember(set, `${set}-${name}`, syncFollowers)),
+  );
 }
 
 /** True when the status is of a leader that holds its lease and takes writes. */
@@ -175,6 +178,13 @@ describe('a replica set coordinated by etcd', () => {
     const refused = await post(follower.node, '/collections/items', { n: -1 });
     expect(refused.status).toBe(503);
     expect(refused.text).toContain(leader.node.url);
+
+    // A leader stopped gracefully resigns: another member leads well before its lease's TTL.
+    const others = members.filter((m) => m !== leader);
+    await stop(leader.node);
+    const stoppedAt = performance.now();
+    await settled(others);
+    expect(performance.now() - stoppedAt).toBeLessThan(TTL_SECONDS * 1000);
   });
 
   it('refuses the transitions by request with 409, saying what to do instead', async () => {
@@ -188,6 +198,7 @@ describe('a replica set coordinated by etcd', () => {
       ['/replication/auto-failover/enable', { silenceSeconds: 5 }],
       ['/replication/auto-failover/disable', undefined],
       ['/replication/read-write', undefined],
+      ['/replication/read-only', undefined],
     ];
     for (const node of [leader.node, follower.node]) {
       for (const [route, body] of requests) {
@@ -247,7 +258,7 @@ describe('a replica set coordinated by etcd', () => {
  * failure.
  */
 function writeAllAlong(members: Member[]) {
-  const acked: Array<{ k: number; at: number }> = [];
+  const acked: Array<{ k: number; at: number; wallAt: number }> = [];
   let next = 0;
   let stopped = false;
   let target: Member | undefined;
@@ -265,7 +276,7 @@ function writeAllAlong(members: Member[]) {
           body: { k },
           timeoutMs: 5000,
         });
-        if (answer.status === 201) acked.push({ k, at: performance.now() });
+        if (answer.status === 201) acked.push({ k, at: performance.now(), wallAt: Date.now() });
         else target = undefined;
       } catch {
         target = undefined;
@@ -357,7 +368,8 @@ describe('failover by the lease', () => {
   });
 
   it('a leader cut off from etcd stops acknowledging before another member is elected, and follows it after the heal', async () => {
-    const members = await startSet('cut');
+    // syncFollowers 0: the lease alone must stop the old leader (its followers would too).
+    const members = await startSet('cut', 0);
     const old = await settled(members);
     const others = members.filter((m) => m !== old);
     const writer = writeAllAlong([old]);
@@ -375,18 +387,24 @@ describe('failover by the lease', () => {
     );
     const electedSeenAt = performance.now();
     await writer.stop();
-    const lastAck = writer.acked.at(-1)?.at ?? 0;
-    const stoppedMs = lastAck - cutAt;
+    const lastAck = writer.acked.at(-1) ?? { at: 0, wallAt: 0 };
+    const stoppedMs = lastAck.at - cutAt;
     const electedMs = electedSeenAt - cutAt;
-    expect(
-      lastAck,
-      `last ack ${Math.round(stoppedMs)} ms after the cut, another leader seen at ${Math.round(electedMs)} ms`,
-    ).toBeLessThan(electedSeenAt);
+    // The new leader takes writes only from the moment it logs its election (same machine,
+    // same wall clock); the old one's last acknowledgement reached the client before that.
+    const electedLine = next.node.proc
+      .stdout()
+      .split('\n')
+      .find((line) => line.includes('elected leader of replica set cut'));
+    const electedAt = (JSON.parse(electedLine ?? '{}') as { time?: number }).time ?? 0;
+    expect(electedAt).toBeGreaterThan(0);
+    const gapMs = electedAt - lastAck.wallAt;
+    expect(gapMs, `the last ack ${Math.round(stoppedMs)} ms after the cut`).toBeGreaterThan(0);
     const refused = await post(old.node, '/collections/set', { k: -1 });
     expect(refused.status).toBe(503);
     expect((await status(old.node)).readOnly).toBe(true);
     console.log(
-      `coordinated write-stop: the cut-off leader's last acknowledged write ${Math.round(stoppedMs)} ms after the cut; another member seen leading ${Math.round(electedMs)} ms after it (TTL ${TTL_SECONDS} s)`,
+      `coordinated write-stop: the cut-off leader's last acknowledged write ${Math.round(stoppedMs)} ms after the cut; another member elected ${gapMs} ms after that ack, seen leading ${Math.round(electedMs)} ms after the cut (TTL ${TTL_SECONDS} s)`,
     );
 
     old.etcdLink.up();
@@ -415,6 +433,32 @@ describe('settings', () => {
       expect(run.exit.code, run.stderr).toBe(2);
       expect(run.stderr).toContain('ERR_CONFIG_INVALID');
       expect(run.stderr).toContain(message);
+    }
+    const busy = net.createServer();
+    const busyPort = await freePort();
+    await new Promise<void>((resolve) => busy.listen(busyPort, '127.0.0.1', resolve));
+    try {
+      const run = await runServeFailing(
+        [
+          '--port',
+          String(await freePort()),
+          '--data-dir',
+          path.join(dir, 'busy'),
+          '--coordinator',
+          etcd.url,
+          '--replica-set',
+          'x',
+          '--replication-port',
+          String(busyPort),
+        ],
+        { cwd: dir },
+      );
+      expect(run.exit.code, run.stderr).toBe(2);
+      expect(run.stderr).toContain(
+        `port ${busyPort} is already in use; give the replication port another`,
+      );
+    } finally {
+      busy.close();
     }
     const silent = await runServeFailing(
       [
