@@ -415,6 +415,14 @@ describe('failover by the lease', () => {
 });
 
 describe('settings', () => {
+  /** Runs `docdb serve` with `args` on a fresh port and data dir, expecting it to fail. */
+  async function failingStart(args: string[]) {
+    const dataDir = path.join(dir, `bad-${await freePort()}`);
+    return runServeFailing(['--port', String(await freePort()), '--data-dir', dataDir, ...args], {
+      cwd: dir,
+    });
+  }
+
   it('fails the start with a clear error on bad coordinator settings and on a silent etcd', async () => {
     const cases: Array<[string[], string]> = [
       [['--coordinator', 'http://127.0.0.1:2379', '--replica-set', 'x'], 'the scheme is http://'],
@@ -426,33 +434,17 @@ describe('settings', () => {
       [['--replica-set', 'x'], '--replica-set: set, but no coordinator is'],
     ];
     for (const [args, message] of cases) {
-      const run = await runServeFailing(
-        ['--port', String(await freePort()), '--data-dir', path.join(dir, 'bad'), ...args],
-        { cwd: dir },
-      );
+      const run = await failingStart(args);
       expect(run.exit.code, run.stderr).toBe(2);
       expect(run.stderr).toContain('ERR_CONFIG_INVALID');
       expect(run.stderr).toContain(message);
     }
+    const coordinated = ['--coordinator', etcd.url, '--replica-set', 'x'];
     const busy = net.createServer();
     const busyPort = await freePort();
     await new Promise<void>((resolve) => busy.listen(busyPort, '127.0.0.1', resolve));
     try {
-      const run = await runServeFailing(
-        [
-          '--port',
-          String(await freePort()),
-          '--data-dir',
-          path.join(dir, 'busy'),
-          '--coordinator',
-          etcd.url,
-          '--replica-set',
-          'x',
-          '--replication-port',
-          String(busyPort),
-        ],
-        { cwd: dir },
-      );
+      const run = await failingStart([...coordinated, '--replication-port', String(busyPort)]);
       expect(run.exit.code, run.stderr).toBe(2);
       expect(run.stderr).toContain(
         `port ${busyPort} is already in use; give the replication port another`,
@@ -460,20 +452,10 @@ describe('settings', () => {
     } finally {
       busy.close();
     }
-    const silent = await runServeFailing(
-      [
-        '--port',
-        String(await freePort()),
-        '--data-dir',
-        path.join(dir, 'silent'),
-        '--coordinator',
-        `etcd://127.0.0.1:${await freePort()}`,
-        '--replica-set',
-        'x',
-      ],
-      { cwd: dir },
-    );
+    const silentUrl = `etcd://127.0.0.1:${await freePort()}`;
+    const silent = await failingStart(['--coordinator', silentUrl, '--replica-set', 'x']);
     expect(silent.exit.code, silent.stderr).not.toBe(0);
     expect(silent.stderr).toContain('ERR_COORDINATOR_UNREACHABLE');
+    expect(silent.stderr).toContain(silentUrl);
   });
 });
