@@ -3,8 +3,8 @@
  * three members of one replica set elect exactly one leader, and the others follow it and
  * replicate; a handover to a named member moves the lease and the others follow the new
  * leader; after kill -9 of the leader a caught-up follower leads within TTL + 2 s, the third
- * member follows it and no acknowledged write is lost (syncFollowers 1, a client writing all
- * along); the old leader restarted rejoins as a follower, with rollback files for the entries
+ * member follows it and no acknowledged write is lost (syncFollowers 1, four clients writing
+ * all along); the old leader restarted rejoins as a follower, with rollback files for the entries
  * it alone had; a leader cut off from etcd stops acknowledging before another member is
  * elected, and follows it after the heal; the transitions by request answer 409 in
  * coordinated mode; bad settings and an unreachable etcd fail the start with clear errors.
@@ -252,17 +252,20 @@ describe('a replica set coordinated by etcd', () => {
   });
 });
 
+/** Clients writing at once through writeAllAlong. */
+const WRITERS = 4;
+
 /**
- * Inserts documents with unique keys into whichever member leads, one at a time, until
- * stopped; records those acknowledged (201) and when, and finds the leader again after a
- * failure.
+ * WRITERS clients insert documents with unique keys into whichever member leads, each one
+ * write at a time, until stopped; records those acknowledged (201) and when (in the order the
+ * answers came), and each client finds the leader again after a failure.
  */
 function writeAllAlong(members: Member[]) {
   const acked: Array<{ k: number; at: number; wallAt: number }> = [];
   let next = 0;
   let stopped = false;
-  let target: Member | undefined;
-  const run = (async () => {
+  const client = async () => {
+    let target: Member | undefined;
     while (!stopped) {
       target ??= await currentLeader(members);
       if (target === undefined) {
@@ -282,7 +285,8 @@ function writeAllAlong(members: Member[]) {
         target = undefined;
       }
     }
-  })();
+  };
+  const run = Promise.all(Array.from({ length: WRITERS }, client));
   return {
     acked,
     stop: async () => {
@@ -309,7 +313,7 @@ describe('failover by the lease', () => {
     const old = await settled(members);
     const writer = writeAllAlong(members);
     await waitFor(
-      () => (writer.acked.length >= 30 ? true : undefined),
+      () => (writer.acked.length >= 100 ? true : undefined),
       10_000,
       () => 'no writes were acknowledged',
     );
@@ -331,9 +335,9 @@ describe('failover by the lease', () => {
       FAILOVER_MS_MAX,
     );
     await waitFor(
-      () => (writer.acked.some((w) => w.at > killedAt) ? true : undefined),
+      () => (writer.acked.filter((w) => w.at > killedAt).length >= 100 ? true : undefined),
       10_000,
-      () => 'no write was acknowledged after the failover',
+      () => 'fewer than 100 writes were acknowledged after the failover',
     );
     await writer.stop();
     const held = await keys(next.node);
@@ -374,7 +378,7 @@ describe('failover by the lease', () => {
     const others = members.filter((m) => m !== old);
     const writer = writeAllAlong([old]);
     await waitFor(
-      () => (writer.acked.length >= 10 ? true : undefined),
+      () => (writer.acked.length >= 40 ? true : undefined),
       10_000,
       () => 'no writes were acknowledged',
     );
