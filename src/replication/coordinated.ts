@@ -47,7 +47,8 @@ export class Coordination {
   private leadership: Leadership | undefined;
   private readonly stopper = new AbortController();
   private timers: NodeJS.Timeout[] = [];
-  private lastError: string | undefined;
+  /** The etcd failures logged since etcd last answered, so an outage logs each once. */
+  private readonly logged = new Set<string>();
   private observation: Observation | undefined;
 
   private constructor(
@@ -174,9 +175,9 @@ export class Coordination {
         return;
       }
       if (this.stopper.signal.aborted) return;
-      const position = this.replica.position();
-      seq = position.seq;
-      this.member.report(position);
+      // The next wait starts from the seq the log answered (always past the last one), so a
+      // position read a moment behind it cannot make the loop spin.
+      this.member.report(this.replica.position());
     }
   }
 
@@ -184,15 +185,16 @@ export class Coordination {
     this.coordinator.members(this.set).then(
       (members) => {
         this.members = members;
+        this.logged.clear();
       },
       (error: Error) => this.failed(error),
     );
   }
 
-  /** An etcd step failed: logged once per distinct message, the loops carry on. */
+  /** An etcd step failed: each message logged once until etcd answers again; the loops go on. */
   private failed(error: Error): void {
-    if (error.message === this.lastError) return;
-    this.lastError = error.message;
+    if (this.logged.has(error.message)) return;
+    this.logged.add(error.message);
     this.replica.log.warn(`replication: coordinator: ${error.message}`);
   }
 }
