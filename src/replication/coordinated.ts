@@ -125,11 +125,6 @@ export class Coordination {
     };
   }
 
-  /** The members as last read, for a handover's choice of target. */
-  get knownMembers(): readonly MemberRecord[] {
-    return this.members;
-  }
-
   /**
    * Leaves the set (stops watching and campaigning, resigns a leadership held) and closes the
    * coordinator's connection.
