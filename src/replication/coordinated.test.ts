@@ -2,7 +2,8 @@
  * Coordinated mode on real databases in one process, against a real etcd: a lone member wins
  * the election and leads in the won term (above its own), taking writes while its lease holds;
  * a member whose own term is above the one it won refuses to lead, resigns and says so, and
- * stays read-only; the transitions by request are refused while a coordinator decides. The
+ * stays read-only; the transitions by request are refused while a coordinator decides; a
+ * handover goes to the named follower or the one that applied most. The
  * cross-node behaviour (following, failover, handover, the write-stop) is proved with real
  * processes in test/e2e/coordinated.test.ts.
  */
@@ -14,6 +15,8 @@ import { makeTempDir } from '../../test/support/temp-dir.js';
 import { Coordinator } from '../coordinator/index.js';
 import { type Database, open } from '../engine/index.js';
 import { TERM_TAGS } from '../util/index.js';
+import type { FollowerLink } from '../types/index.js';
+import { handoverTarget } from './coordinated.js';
 import { Replication } from './replication.js';
 
 let etcd: TestEtcd;
@@ -121,5 +124,32 @@ describe('coordinated mode', () => {
         message: expect.stringContaining('takes its role from the coordinator (replica set asked)'),
       });
     }
+  });
+});
+
+describe('the target of a handover', () => {
+  const link = (name: string, acknowledgedSeq: number, state = 'streaming'): FollowerLink => ({
+    name,
+    address: '127.0.0.1:1',
+    connectedAt: '2026-11-27T00:00:00.000Z',
+    state: state as FollowerLink['state'],
+    sentSeq: acknowledgedSeq,
+    acknowledgedSeq,
+    gaps: 0,
+  });
+
+  it('is the named follower, or else the streaming one that applied most, ties by name', () => {
+    const followers = [link('c', 9), link('b', 12), link('a', 12), link('d', 20, 'snapshot')];
+    expect(handoverTarget(followers, 'x', 'c')).toBe('c');
+    expect(handoverTarget(followers, 'x', undefined)).toBe('a');
+  });
+
+  it('refuses itself, a member that does not stream from it, and an empty set of followers', () => {
+    const followers = [link('b', 3), link('d', 20, 'snapshot')];
+    expect(() => handoverTarget(followers, 'x', 'x')).toThrow('x is this node');
+    expect(() => handoverTarget(followers, 'x', 'd')).toThrow(
+      'd does not follow this leader now, so it cannot be handed the leadership; these follow it: b',
+    );
+    expect(() => handoverTarget([], 'x', undefined)).toThrow('no follower is connected');
   });
 });

@@ -2,8 +2,9 @@
  * Coordinated mode (issue 24): a node's membership of its replica set in etcd, wired to its
  * replication. It joins the set, reports the node's position as entries commit, runs the
  * election loop, watches who leads, and tells the node what to do: lead in a won term, stop
- * at once when the lease is lost, follow whoever leads otherwise. It decides nothing about
- * the node's data or role itself; replication.ts carries the steps out, one at a time.
+ * at once when the lease is lost, follow whoever leads otherwise; and which follower a
+ * handover goes to, and when it is caught up. It changes nothing of the node's data or role
+ * itself; replication.ts carries the steps out, one at a time.
  */
 
 import type {
@@ -17,13 +18,16 @@ import type {
   Observation,
   Position,
 } from '../coordinator/index.js';
-import type { CoordinatorView } from '../types/index.js';
+import { DbError } from '../errors/index.js';
+import type { CoordinatorView, FollowerLink } from '../types/index.js';
 import type { ReplicationLog } from './log.js';
 
 /** How often the members list shown in the status is read again from etcd. */
 const MEMBERS_REFRESH_MS = 1000;
 /** How often the position is reported besides on every commit (a snapshot load, a rollback). */
 const POSITION_REFRESH_MS = 1000;
+/** How often a handover looks whether its target applied the leader's last seq. */
+const HANDOVER_POLL_MS = 20;
 
 /** What the coordination asks of the node's replication. */
 export interface CoordinatedReplica {
@@ -192,4 +196,51 @@ export class Coordination {
     this.logged.add(error.message);
     this.replica.log.warn(`replication: coordinator: ${error.message}`);
   }
+}
+
+/**
+ * The member a coordinated leader named `self` hands over to, among its `followers`: `to`
+ * when it streams from this leader, else the one that acknowledged most (ties by name).
+ * Throws ERR_REPLICATION_STATE naming the followers when there is none to hand over to.
+ */
+export function handoverTarget(
+  followers: readonly FollowerLink[],
+  self: string,
+  to: string | undefined,
+): string {
+  const streaming = followers.filter((follower) => follower.state === 'streaming');
+  if (to === self) throw stateError(`${to} is this node, which leads already`);
+  if (to !== undefined) {
+    if (streaming.some((follower) => follower.name === to)) return to;
+    const names = streaming.map((follower) => follower.name);
+    throw stateError(
+      `${to} does not follow this leader now, so it cannot be handed the leadership; ${names.length === 0 ? 'no follower is connected' : `these follow it: ${names.join(', ')}`}`,
+    );
+  }
+  const best = [...streaming].sort(
+    (a, b) => b.acknowledgedSeq - a.acknowledgedSeq || (a.name < b.name ? -1 : 1),
+  )[0];
+  if (best === undefined)
+    throw stateError('no follower is connected to hand the leadership over to');
+  return best.name;
+}
+
+/** Resolves true once follower `name` acknowledged `seq`, false after `timeoutMs`. */
+export async function followerApplied(
+  followers: () => readonly FollowerLink[],
+  name: string,
+  seq: number,
+  timeoutMs: number,
+): Promise<boolean> {
+  const deadline = performance.now() + timeoutMs;
+  for (;;) {
+    const link = followers().find((follower) => follower.name === name);
+    if (link !== undefined && link.acknowledgedSeq >= seq) return true;
+    if (performance.now() > deadline) return false;
+    await new Promise((resolve) => setTimeout(resolve, HANDOVER_POLL_MS));
+  }
+}
+
+function stateError(message: string): DbError {
+  return new DbError('ERR_REPLICATION_STATE', message);
 }

@@ -21,7 +21,7 @@ import { ReplicationFollower } from './follower.js';
 import type { Introduction } from './handshake.js';
 import { type NoticeFrom, ReplicationLeader } from './leader.js';
 import { Lease } from './lease.js';
-import { Coordination } from './coordinated.js';
+import { Coordination, followerApplied, handoverTarget } from './coordinated.js';
 import { newCounters, type ReplicationLog, SILENT_LOG } from './log.js';
 import { Notifier } from './notice.js';
 import type { ReplicationGate, ReplicationPort, ReplicationStorage } from './port.js';
@@ -59,8 +59,6 @@ export interface ReplicationOptions {
 }
 
 const SYNC_TIMEOUT_MS_DEFAULT = 10_000;
-/** How often a handover looks whether its target applied the leader's last seq. */
-const HANDOVER_POLL_MS = 20;
 
 /** What `docdb serve` hands a coordinated node's replication (issue 24). */
 export interface CoordinatedSettings {
@@ -584,11 +582,12 @@ export class Replication {
           `only the leader hands over, and this node does not lead replica set ${coordination.set}${leader ? `; ${leader.name} does: send it there` : '; no member does now'}`,
         );
       }
-      const target = this.handoverTarget(request.to);
+      const followers = () => this.leader?.followers() ?? [];
+      const target = handoverTarget(followers(), this.options.nodeName, request.to);
       this.gate.setReadOnly(true);
       const { lastSeq } = await this.storage.flush();
       const timeoutMs = this.options.syncTimeoutMs ?? SYNC_TIMEOUT_MS_DEFAULT;
-      if (!(await this.followerApplied(target, lastSeq, timeoutMs))) {
+      if (!(await followerApplied(followers, target, lastSeq, timeoutMs))) {
         if (leadership.canAcknowledge()) this.gate.setReadOnly(false);
         throw new DbError(
           'ERR_REPLICATION_TIMEOUT',
@@ -601,37 +600,6 @@ export class Replication {
       );
       return this.status();
     });
-  }
-
-  /** The follower a handover goes to: `to` when connected, else the one that applied most. */
-  private handoverTarget(to: string | undefined): string {
-    const followers = (this.leader?.followers() ?? []).filter((f) => f.state === 'streaming');
-    if (to === this.options.nodeName) throw stateError(`${to} is this node, which leads already`);
-    if (to !== undefined) {
-      if (followers.some((follower) => follower.name === to)) return to;
-      const names = followers.map((follower) => follower.name);
-      throw stateError(
-        `${to} does not follow this leader now, so it cannot be handed the leadership; ${names.length === 0 ? 'no follower is connected' : `these follow it: ${names.join(', ')}`}`,
-      );
-    }
-    const best = [...followers].sort(
-      (a, b) => b.acknowledgedSeq - a.acknowledgedSeq || (a.name < b.name ? -1 : 1),
-    )[0];
-    if (best === undefined) {
-      throw stateError('no follower is connected to hand the leadership over to');
-    }
-    return best.name;
-  }
-
-  /** Resolves true once follower `name` acknowledged `seq`, false after `timeoutMs`. */
-  private async followerApplied(name: string, seq: number, timeoutMs: number): Promise<boolean> {
-    const deadline = performance.now() + timeoutMs;
-    for (;;) {
-      const link = this.leader?.followers().find((follower) => follower.name === name);
-      if (link !== undefined && link.acknowledgedSeq >= seq) return true;
-      if (performance.now() > deadline) return false;
-      await new Promise((resolve) => setTimeout(resolve, HANDOVER_POLL_MS));
-    }
   }
 
   // ---- status ------------------------------------------------------------------------------
