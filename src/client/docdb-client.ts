@@ -419,6 +419,14 @@ export class DocdbClientBase implements api.NodeApi {
     return this.call({ method: 'POST', path: '/replication/forget-follower', json: request });
   }
 
+  /**
+   * `POST /replication/handover`: a coordinated leader hands its lease over to member `to`
+   * (default: its most caught-up follower) once that member has every write.
+   */
+  handover(request: { to?: string } = {}): Promise<TransitionAnswer> {
+    return this.call({ method: 'POST', path: '/replication/handover', json: request });
+  }
+
   /** Closes the connections once the requests in flight are answered. */
   close(): Promise<void> {
     return this.transport.close();

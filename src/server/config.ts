@@ -8,6 +8,12 @@
  */
 
 import * as fs from 'node:fs';
+import {
+  checkName,
+  leaseTiming,
+  parseCoordinatorUrl,
+  writeStopMarginMs,
+} from '../coordinator/index.js';
 import { DbError } from '../errors/index.js';
 import type { NodeConfig, SettingSource } from './node-config.js';
 import {
@@ -19,6 +25,8 @@ import {
   fileShape,
   flagKey,
   flagName,
+  LEASE_TTL_SECONDS_MAX,
+  LEASE_TTL_SECONDS_MIN,
   PORT_MAX,
   PORT_MIN,
   REPLICATION_FOLLOWERS_MAX,
@@ -29,6 +37,7 @@ import {
   type SettingName,
   type SettingSpec,
   settingSpec,
+  WRITE_STOP_MARGIN_MS_MAX,
   whereToSet,
 } from './settings.js';
 
@@ -189,6 +198,8 @@ const RANGES = {
   seconds: [1, AUTO_FAILOVER_SECONDS_MAX],
   count: [0, REPLICATION_FOLLOWERS_MAX],
   mebibytes: [1, CHANGE_LOG_RETAIN_MIB_MAX],
+  leaseSeconds: [LEASE_TTL_SECONDS_MIN, LEASE_TTL_SECONDS_MAX],
+  milliseconds: [1, WRITE_STOP_MARGIN_MS_MAX],
 } as const;
 
 type NumericKind = keyof typeof RANGES;
@@ -255,7 +266,18 @@ function checkText(kind: SettingKind, value: string, label: string): string {
   }
   if (kind === 'address') return checkAddress(value, label);
   if (kind === 'origin') return checkOrigin(value, label);
+  if (kind === 'coordinatorUrl') return labelled(label, () => parseCoordinatorUrl(value).url);
+  if (kind === 'setName') labelled(label, () => checkName('replica set', value));
   return value;
+}
+
+/** Runs a check of another module, its error message prefixed with the setting's label. */
+function labelled<T>(label: string, check: () => T): T {
+  try {
+    return check();
+  } catch (error) {
+    throw invalid(`${label}: ${(error as Error).message}`);
+  }
 }
 
 /** `host:port`: a host name or address (an IPv6 one in brackets) and a port. */
@@ -402,7 +424,20 @@ function inScope(run: Resolution, spec: SettingSpec): boolean {
     }
     return false;
   }
+  // A role beside a coordinator is named before the role's own needs (a leader host…).
+  if (run.values.coordinator !== undefined && run.given.role) {
+    throw conflictWithCoordinator(run, run.given.role.label);
+  }
+  if (spec.scope === 'coordinator') return coordinatorScope(run, spec);
   const role = run.values.role;
+  if (role === undefined && run.values.coordinator !== undefined) {
+    if (spec.scope === 'replication') return true;
+    // Who leads, and so whom to follow, comes from etcd: a leader address or an
+    // auto-failover silence would contradict it, from whichever source.
+    const given = run.resolver.get(spec);
+    if (given) throw conflictWithCoordinator(run, given.label);
+    return false;
+  }
   if (role === undefined) {
     // Replication settings without a role are a mistake when the user wrote them; variables
     // are ambient (a shared environment), so they are simply not read on a single node.
@@ -429,7 +464,54 @@ function inScope(run: Resolution, spec: SettingSpec): boolean {
   return false;
 }
 
+/** A coordinator's own settings are read with one, and are a mistake written without. */
+function coordinatorScope(run: Resolution, spec: SettingSpec): boolean {
+  if (run.values.coordinator !== undefined) return true;
+  const written = run.resolver.explicit(spec);
+  if (written) {
+    throw invalid(
+      `${written.label}: set, but no coordinator is; add ${whereToSet(SETTINGS.coordinator)}, or remove it`,
+    );
+  }
+  return false;
+}
+
+function conflictWithCoordinator(run: Resolution, label: string): DbError {
+  const coordinator = run.given.coordinator?.label ?? flagName(SETTINGS.coordinator);
+  return invalid(
+    `${label}: set, but so is a coordinator (${coordinator}): a coordinated node leads while it ` +
+      'holds the lease in etcd and follows whoever holds it otherwise, so it takes no role, ' +
+      'leader host or port, or auto-failover; remove one of them',
+  );
+}
+
+/**
+ * The rules that tie a coordinated node's settings together: no role besides the
+ * coordinator; a node name that can be a member's name in etcd; a write-stop margin that fits
+ * the lease TTL (lease-timing.ts, whose rules these are).
+ */
+function requireCoordinated(run: Resolution): void {
+  if (run.values.coordinator === undefined) return;
+  const nodeName = run.given.nodeName?.label ?? `${SETTINGS.nodeName.title} (default)`;
+  labelled(nodeName, () => checkName('member', String(run.values.nodeName)));
+  const ttlSeconds = run.values.leaseSeconds as number;
+  const margin = run.given.writeStopMarginMs;
+  labelled(margin?.label ?? `${SETTINGS.writeStopMarginMs.title} (default)`, () =>
+    leaseTiming({
+      ttlSeconds,
+      marginMs: (margin?.value as number | undefined) ?? writeStopMarginMs(ttlSeconds),
+      callTimeoutMs: 1,
+    }),
+  );
+}
+
 function missing(run: Resolution, spec: SettingSpec): DbError {
+  if (spec.scope === 'coordinator') {
+    const coordinator = run.given.coordinator?.label;
+    return invalid(
+      `${coordinator}: a coordinated node needs its ${spec.title} (${whereToSet(spec)})`,
+    );
+  }
   if (spec.scope === 'tls') {
     const section = sectionOf(spec.file);
     return invalid(
@@ -526,8 +608,12 @@ export function resolveConfig(input: ResolveInput): ResolvedConfig {
     if (inScope(run, spec)) resolveSetting(run, name, spec);
   }
   requireOwnPorts(run);
+  requireCoordinated(run);
   run.sources.tls = file.has(TLS_SECTION) ? 'file' : (run.sources['tls.certPath'] ?? 'default');
-  run.sources.replication = run.sources['replication.role'] ?? 'default';
+  run.sources.replication =
+    run.sources[
+      run.values.coordinator === undefined ? 'replication.role' : 'replication.coordinator'
+    ] ?? 'default';
   // Every row's config path is a field of NodeConfig (_everyConfigPathIsAField), and the
   // scopes keep each section whole.
   return { config: run.config as unknown as NodeConfig, sources: run.sources };

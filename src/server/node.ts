@@ -10,13 +10,14 @@ import * as os from 'node:os';
 import { createSecureContext } from 'node:tls';
 import type { FastifyInstance } from 'fastify';
 import { type Database, open } from '../engine/index.js';
+import { CALL_TIMEOUT_MS_DEFAULT, Coordinator, writeStopMarginMs } from '../coordinator/index.js';
 import { DbError } from '../errors/index.js';
 import { Replication, type ReplicationLog } from '../replication/index.js';
 import { buildApp, requestsInFlight } from './app.js';
 import type { SettingKey } from './config.js';
 import { listenQuietly } from './listen.js';
 import { type LogArchive, startLogArchive } from './log-archive.js';
-import type { NodeConfig, SettingSource } from './node-config.js';
+import type { NodeConfig, ReplicationSettings, SettingSource } from './node-config.js';
 import { type NodeStatus, newNodeStatus } from './node-status.js';
 import { replicationPort } from './replication-port.js';
 import { removeStaleBackupCopies } from './routes/admin.js';
@@ -116,8 +117,13 @@ export function describeSettings(
     if (spec.log === undefined) continue;
     const value = valueAt(config, spec.config);
     const secret = spec.kind === 'secret' || spec.kind === 'password';
+    // A coordinated node has no role of its own: the coordinator gives it (issue 24).
+    const off =
+      spec === SETTINGS.role && config.replication?.coordinator !== undefined
+        ? 'coordinated'
+        : 'off';
     const shown =
-      value === undefined ? 'off' : secret ? 'set' : (spec.shown?.(value) ?? String(value));
+      value === undefined ? off : secret ? 'set' : (spec.shown?.(value) ?? String(value));
     // A setting of a section that is off (no TLS) reports the section's source.
     const section = spec.config.split('.')[0] as SettingKey;
     const source = sources[spec.config as SettingKey] ?? sources[section];
@@ -214,7 +220,7 @@ export async function startNode(
         error: (message) => app.log.error(message),
       });
     }
-    if (config.replication) await replication.startFromSettings(config.replication);
+    if (config.replication) await startReplication(replication, config.replication);
   } catch (error) {
     await archive?.close();
     await replication.close();
@@ -257,6 +263,43 @@ export async function startNode(
     process.once('SIGTERM', onSignal);
   }
   return { app, db, status, replication, url, archive, close };
+}
+
+/**
+ * Leads or follows as the settings say: with a coordinator, by its lease (issue 24);
+ * otherwise in the role given.
+ */
+async function startReplication(
+  replication: Replication,
+  settings: ReplicationSettings,
+): Promise<void> {
+  const { coordinator: url, replicaSet, role } = settings;
+  if (url !== undefined && replicaSet !== undefined) {
+    const coordinator = await Coordinator.open(url, coordinatorTiming(settings));
+    await replication.startCoordinated({ coordinator, replicaSet, port: settings.port });
+  } else if (role !== undefined) {
+    await replication.startFromSettings({ ...settings, role });
+  }
+}
+
+/**
+ * The coordinator's timing from the settings. Each etcd call may take at most half the time
+ * a lease stays valid (TTL − margin), and CALL_TIMEOUT_MS_DEFAULT at most, so a short TTL's
+ * renewal that gets no answer still leaves time for the next one.
+ */
+function coordinatorTiming(settings: ReplicationSettings): {
+  ttlSeconds: number;
+  marginMs: number;
+  callTimeoutMs: number;
+} {
+  const ttlSeconds = settings.leaseSeconds ?? SETTINGS.leaseSeconds.default;
+  const marginMs = settings.writeStopMarginMs ?? writeStopMarginMs(ttlSeconds);
+  const validMs = ttlSeconds * 1000 - marginMs;
+  return {
+    ttlSeconds,
+    marginMs,
+    callTimeoutMs: Math.min(CALL_TIMEOUT_MS_DEFAULT, Math.floor(validMs / 2)),
+  };
 }
 
 /** The address the node listens on, as the log line shows it. */
