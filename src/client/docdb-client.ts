@@ -423,7 +423,7 @@ export class DocdbClientBase implements api.NodeApi {
    * `POST /replication/handover`: a coordinated leader hands its lease over to member `to`
    * (default: its most caught-up follower) once that member has every write.
    */
-  handover(request: { to?: string } = {}): Promise<TransitionAnswer> {
+  handover(request: { to?: string } = {}): Promise<api.TransitionAnswer> {
     return this.call({ method: 'POST', path: '/replication/handover', json: request });
   }
 
