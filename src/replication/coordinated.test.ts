@@ -32,7 +32,8 @@ afterEach(async () => {
   for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
 });
 
-const TIMING = { ttlSeconds: 2, marginMs: 1000, callTimeoutMs: 500, settleMs: 100 };
+// A lease long enough that a loaded machine's pauses do not lapse it while a test looks.
+const TIMING = { ttlSeconds: 6, marginMs: 1000, callTimeoutMs: 500, settleMs: 100 };
 
 /** A coordinated node of set `set` on a fresh database, with what it logged. */
 async function member(
