@@ -1,7 +1,8 @@
 /**
- * The one catalogue of error codes: each code's HTTP status and a one-line meaning.
- * A code is never reused for something else; docs/errors.md lists the same codes and a test
- * keeps the two in step.
+ * The one catalogue of error codes: each code's HTTP status, a one-line meaning and the
+ * templates of its messages. A code is never reused for something else; docs/errors.md lists
+ * the same codes and a test keeps the two in step. Throw sites name a template and pass its
+ * values (`dbError` in db-error.ts); they never compose a sentence of their own.
  */
 
 /** One code's entry. */
@@ -14,12 +15,24 @@ export interface CatalogueEntry {
    * log keeps the error's own message under that request id.
    */
   publicMessage?: string;
+  /**
+   * The messages this code is raised with, by name: each a sentence for the user with named
+   * placeholders (`{collection}`: letters, digits and `_`), filled by `dbError` from the
+   * values a throw site passes. Literal braces never appear in a template.
+   */
+  messages?: Readonly<Record<string, string>>;
 }
 
 export const ERROR_CATALOGUE = {
   ERR_COLLECTION_NAME_INVALID: {
     status: 400,
     meaning: 'A collection name breaks the naming rules.',
+    messages: {
+      empty: 'a collection name must be a non-empty string',
+      tooLong: "collection name '{name}…' is {nameLength} characters; the limit is {limit}",
+      badCharacter:
+        "collection name '{name}' contains '{bad}': use letters, digits, '.', '_' and '-' only",
+    },
   },
   ERR_COLLECTION_NOT_FOUND: { status: 404, meaning: 'The collection does not exist.' },
   ERR_COLLECTION_LIMIT: { status: 400, meaning: 'Creating the collection would pass the limit.' },
@@ -38,7 +51,14 @@ export const ERROR_CATALOGUE = {
     status: 412,
     meaning: 'A conditional write named a version of the document that is no longer current.',
   },
-  ERR_PATH_INVALID: { status: 400, meaning: 'A JSON path cannot be parsed or is not allowed.' },
+  ERR_PATH_INVALID: {
+    status: 400,
+    meaning: 'A JSON path cannot be parsed or is not allowed.',
+    messages: {
+      invalid: "invalid JSON path '{path}': {why}",
+      notString: 'a JSON path must be a non-empty string',
+    },
+  },
   ERR_INDEX_INVALID: { status: 400, meaning: 'An index definition is not valid.' },
   ERR_INDEX_EXISTS: {
     status: 409,
@@ -51,7 +71,13 @@ export const ERROR_CATALOGUE = {
     meaning: 'A write would store a duplicate value in a unique index.',
   },
   ERR_BULK_TOO_LARGE: { status: 413, meaning: 'A bulk insert holds more documents than allowed.' },
-  ERR_BAD_ARGUMENT: { status: 400, meaning: 'An argument of an API call is not valid.' },
+  ERR_BAD_ARGUMENT: {
+    status: 400,
+    meaning: 'An argument of an API call is not valid.',
+    messages: {
+      seedCount: 'the seed count must be an integer from 0 to {max}; got {count}',
+    },
+  },
   ERR_SQL_SYNTAX: {
     status: 400,
     meaning: 'A SQL statement cannot be parsed; the message gives line and column.',
@@ -283,4 +309,47 @@ export function statusOf(code: ErrorCode): number {
 /** The fixed message a client reads for a code whose own messages stay in the log, if any. */
 export function publicMessageOf(code: ErrorCode): string | undefined {
   return (ERROR_CATALOGUE[code] as CatalogueEntry).publicMessage;
+}
+
+/** The placeholder names of a template: `'no {a} in {b}'` gives `'a' | 'b'`. */
+export type Placeholders<T extends string> = T extends `${string}{${infer Name}}${infer Rest}`
+  ? Name | Placeholders<Rest>
+  : never;
+
+/** The message templates of a code, by name (none for a code no throw site raises). */
+export type MessagesOf<C extends ErrorCode> = (typeof ERROR_CATALOGUE)[C] extends {
+  messages: infer M;
+}
+  ? M
+  : Record<never, string>;
+
+/** The names of a code's message templates. */
+export type MessageKey<C extends ErrorCode> = keyof MessagesOf<C> & string;
+
+/** The template text of one message of a code. */
+export type TemplateOf<
+  C extends ErrorCode,
+  K extends MessageKey<C>,
+> = MessagesOf<C>[K] extends string ? MessagesOf<C>[K] : never;
+
+/** What may fill a placeholder: anything `String()` turns into the text a user reads. */
+export type TemplateValue = string | number | bigint | boolean | null | undefined;
+
+/** The values a template needs: exactly one per placeholder. */
+export type TemplateValues<T extends string> = {
+  readonly [Name in Placeholders<T>]: TemplateValue;
+};
+
+/** A placeholder as templates write it; the test of the catalogue holds every `{…}` to it. */
+export const PLACEHOLDER = /\{([A-Za-z_][A-Za-z0-9_]*)\}/g;
+
+/** The template of one message of a code, or undefined when the catalogue has no such one. */
+export function templateOf(code: ErrorCode, key: string): string | undefined {
+  const entry: CatalogueEntry = ERROR_CATALOGUE[code];
+  return entry.messages?.[key];
+}
+
+/** `template` with each placeholder replaced by its value, as a template literal would. */
+export function fillTemplate(template: string, values: Readonly<Record<string, unknown>>): string {
+  return template.replace(PLACEHOLDER, (_, name: string) => String(values[name]));
 }

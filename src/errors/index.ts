@@ -15,4 +15,4 @@ export {
   publicMessageOf,
   statusOf,
 } from './catalogue.js';
-export { DbError, type ErrorDetails, isDbError } from './db-error.js';
+export { DbError, dbError, type ErrorDetails, isDbError } from './db-error.js';
