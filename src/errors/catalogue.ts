@@ -35,16 +35,47 @@ export const ERROR_CATALOGUE = {
     },
   },
   ERR_COLLECTION_NOT_FOUND: { status: 404, meaning: 'The collection does not exist.' },
-  ERR_COLLECTION_LIMIT: { status: 400, meaning: 'Creating the collection would pass the limit.' },
+  ERR_COLLECTION_LIMIT: {
+    status: 400,
+    meaning: 'Creating the collection would pass the limit.',
+    messages: {
+      tooMany: "cannot create collection '{name}': a data file holds at most {limit} collections",
+    },
+  },
   ERR_DOCUMENT_INVALID: {
     status: 400,
     meaning: 'A document is not a JSON object of JSON values.',
+    messages: {
+      loneSurrogate:
+        "field '{field}' holds a string with a lone UTF-16 surrogate (not valid Unicode)",
+      notJsonValue: "field '{field}' holds {what}",
+      tooDeep: "field '{field}' nests deeper than {limit} levels",
+      protoField: "field name '{prefix}__proto__' is not allowed",
+      loneSurrogateInName: "field name '{prefix}{key}' holds a lone UTF-16 surrogate",
+      notObject: 'a document must be a JSON object, not {what}',
+    },
   },
-  ERR_DOCUMENT_TOO_LARGE: { status: 413, meaning: 'A document is larger than the limit.' },
-  ERR_DOCUMENT_ID_INVALID: { status: 400, meaning: 'An `_id` is not a valid UUID.' },
+  ERR_DOCUMENT_TOO_LARGE: {
+    status: 413,
+    meaning: 'A document is larger than the limit.',
+    messages: {
+      tooLarge: 'the document takes {bytes} bytes stored; the limit is {limit}',
+    },
+  },
+  ERR_DOCUMENT_ID_INVALID: {
+    status: 400,
+    meaning: 'An `_id` is not a valid UUID.',
+    messages: {
+      notId: '{id} is not a document id',
+      notUuid: '_id {id} is not a UUID; leave _id out to get a generated one',
+    },
+  },
   ERR_DOCUMENT_ID_EXISTS: {
     status: 409,
     meaning: 'An insert supplied an `_id` that is already in the collection.',
+    messages: {
+      exists: '_id {id} already exists in {collection}; use replace to change it',
+    },
   },
   ERR_DOCUMENT_NOT_FOUND: { status: 404, meaning: 'No document has that `_id`.' },
   ERR_DOCUMENT_CHANGED: {
@@ -59,16 +90,49 @@ export const ERROR_CATALOGUE = {
       notString: 'a JSON path must be a non-empty string',
     },
   },
-  ERR_INDEX_INVALID: { status: 400, meaning: 'An index definition is not valid.' },
+  ERR_INDEX_INVALID: {
+    status: 400,
+    meaning: 'An index definition is not valid.',
+    messages: {
+      notObject: 'an index spec must be an object',
+      noPath: 'an index needs at least one path',
+      tooManyPaths: 'an index has at most {limit} paths; got {count}',
+      repeatedPath: 'an index lists the same path twice',
+      onId: "'_id' is the primary key and needs no index",
+      manyEach: 'a composite index may hold at most one path with [*]',
+      uniqueNotBoolean: "'unique' must be true or false",
+      nameLength: 'an index name must be 1 to {limit} characters',
+      nameCharacter: "index name '{name}' may hold letters, digits, '.', '_' and '-' only",
+    },
+  },
   ERR_INDEX_EXISTS: {
     status: 409,
     meaning: 'An index with that name already exists on the collection.',
+    messages: {
+      exists: "collection {collection} already has an index named '{index}'",
+    },
   },
-  ERR_INDEX_NOT_FOUND: { status: 404, meaning: 'The collection has no index of that name.' },
-  ERR_INDEX_LIMIT: { status: 400, meaning: 'Creating the index would pass the limit.' },
+  ERR_INDEX_NOT_FOUND: {
+    status: 404,
+    meaning: 'The collection has no index of that name.',
+    messages: {
+      noIndex: "collection {collection} has no index named '{index}' (indexes: {known})",
+    },
+  },
+  ERR_INDEX_LIMIT: {
+    status: 400,
+    meaning: 'Creating the index would pass the limit.',
+    messages: {
+      tooMany: 'collection {collection} already has {count} indexes, the most allowed',
+    },
+  },
   ERR_UNIQUE_VIOLATION: {
     status: 409,
     meaning: 'A write would store a duplicate value in a unique index.',
+    messages: {
+      duplicate:
+        "unique index '{index}' on {collection} ({paths}) already holds {shown}; nothing of this write was stored",
+    },
   },
   ERR_BULK_TOO_LARGE: { status: 413, meaning: 'A bulk insert holds more documents than allowed.' },
   ERR_BAD_ARGUMENT: {
@@ -76,6 +140,25 @@ export const ERROR_CATALOGUE = {
     meaning: 'An argument of an API call is not valid.',
     messages: {
       seedCount: 'the seed count must be an integer from 0 to {max}; got {count}',
+      term: 'a term is a positive integer; got {term}',
+      termTagNegative: 'a term tag is an integer from 0; got {tag}',
+      checkpointBytes: 'checkpointBytes must be an integer of at least {min} (1 MiB); got {bytes}',
+      maxFileBytes:
+        'maxFileBytes must be a whole number of bytes, at least {min} (1 MiB); got {capBytes}',
+      snapshotDocuments: 'documents to load come as an array',
+      snapshotSeq: "a snapshot's seq is an integer from 0; got {seq}",
+      snapshotTerm: "a snapshot's term is a positive integer; got {term}",
+      snapshotLastTerm:
+        "a snapshot's last term is an integer from 0 to its term {term}; got {lastTerm}",
+      snapshotLastChain: "a snapshot's last chain link is 32 hex digits; got {lastChain}",
+      snapshotRuns: "a snapshot's term history comes as an array",
+      snapshotRunOrder:
+        "a snapshot's term history runs forward in seq and term up to its seq {seq}; got {run} after {previous}",
+      snapshotIndexes: 'index definitions come as an array',
+      snapshotIndexState: "an index state is 'ready' or 'stale'; got {state}",
+      snapshotLoadOver:
+        'the snapshot load at seq {seq} is over (it finished, or a newer load started over); start a new one',
+      snapshotCollectionTwice: "collection '{name}' was already added to this snapshot load",
     },
   },
   ERR_SQL_SYNTAX: {
@@ -117,6 +200,10 @@ export const ERROR_CATALOGUE = {
     status: 503,
     meaning:
       "The node refuses writes: it is read-only (handover), a follower, or loading its leader's snapshot.",
+    messages: {
+      loadingSnapshot:
+        "this node is loading its leader's snapshot at seq {seq}: it takes no writes until the load finishes",
+    },
   },
   ERR_CONFIG_INVALID: {
     status: 400,
@@ -154,53 +241,172 @@ export const ERROR_CATALOGUE = {
   ERR_STORAGE_LOCKED: {
     status: 409,
     meaning: 'Another process holds the data file for writing.',
+    messages: {
+      catalogChanging:
+        'another process kept changing the catalog of {file} while verify started; run it again when it is quieter',
+      lockNotTaken: 'could not take the writer lock of {file}',
+      held: '{file} is held for writing: {reason} since {since}. Stop that process first, or send the work to it (a running node takes writes over its API).',
+    },
   },
   ERR_STORAGE_READ_ONLY: {
     status: 503,
     meaning: 'The data file was opened read-only and cannot take writes.',
+    messages: {
+      readOnly: '{file} is open read-only',
+      readOnlyWrites: '{file} is open read-only; writes go through the process that holds it',
+    },
   },
-  ERR_STORAGE_NOT_FOUND: { status: 404, meaning: 'No data file exists at the given path.' },
+  ERR_STORAGE_NOT_FOUND: {
+    status: 404,
+    meaning: 'No data file exists at the given path.',
+    messages: {
+      noFile: 'no docdb data file at {file}',
+    },
+  },
   ERR_STORAGE_FORMAT: {
     status: 409,
     meaning: 'The data file was written by an incompatible version of docdb.',
+    messages: {
+      unreadableFormat: '{file} has data format {format}; this docdb reads formats {formatsRead}',
+    },
   },
-  ERR_STORAGE_CLOSED: { status: 503, meaning: 'The database has been closed.' },
+  ERR_STORAGE_CLOSED: {
+    status: 503,
+    meaning: 'The database has been closed.',
+    messages: {
+      closed: 'the database is closed',
+    },
+  },
   ERR_STORAGE_FAILED: {
     status: 503,
     meaning: 'The storage engine could not commit a write (for example, the disk is full).',
     publicMessage:
       "the storage engine could not commit the write, so it was not stored; the node's log " +
       'has the cause under this request id',
+    messages: {
+      logNotDurable:
+        'the write-ahead log in {dir} could not be written or flushed ({cause}); the writes waiting on it are not acknowledged (they may be there after a restart, or not)',
+      checkpointNotDurable:
+        'the checkpoint of {file} could not be made ({cause}); the writes waiting on it are not acknowledged (they may be there after a restart, or not)',
+      catalogUnreadable:
+        'the database takes no more writes: after an earlier commit its catalog could not be read again ({cause}); close and reopen it',
+      engineFailed:
+        'the write was not committed: the storage engine failed (the log has the cause)',
+    },
   },
   ERR_STORAGE_TRUNCATED: {
     status: 500,
     meaning:
       'The data file is shorter than its own header says: it was cut (a copy or disk failed).',
+    messages: {
+      shorterThanMeta: 'the data file is shorter than its meta pages',
+      empty:
+        '{file} is empty (0 bytes): the data file was cut or never written. Restore it from a backup, or delete it to start an empty database.',
+      shorterThanHeader:
+        '{file} is truncated: it is {sizeBytes} bytes, shorter than the header of a data file (two pages). Restore it from a backup or a follower; docdb will not read a cut file.',
+      shorterThanRecorded:
+        '{file} is truncated: it should be at least {expectedBytes} bytes ({expectedPages} pages of {pageSize} bytes) but is {sizeBytes} bytes. Restore it from a backup or a follower; docdb will not read a cut file.',
+    },
   },
   ERR_STORAGE_CORRUPT: {
     status: 500,
     meaning: 'A stored page or record of the data file is damaged and cannot be read.',
+    messages: {
+      recordUndecodable: 'a stored record cannot be decoded',
+      unreadable:
+        'the data file {file} is damaged: {what} cannot be read. Run docdb verify on the file to list the damage, and restore it from a backup or a follower.',
+      pagesDamaged:
+        'the data file {file} is damaged: {what} do not hold together ({faults}). docdb does not open it, since reading those pages could crash the process. Run docdb verify on the file to list the damage, and restore it from a backup or a follower.',
+      indexEntryNotId: 'an index entry holds {bytes} bytes, not an id',
+      noMetaPage:
+        '{file} is not a docdb data file, or its header is damaged: neither meta page is readable. Restore it from a backup or a follower.',
+      badHeader:
+        '{file} is damaged: its header is not a valid data file header. Restore it from a backup or a follower.',
+      checkpointNotRecord:
+        "{file} is damaged (it is not a checkpoint record): it records the data file's last durable state; restore the data directory from a backup or a follower",
+      checkpointFormat:
+        "{file} is damaged (format version {version}; this docdb reads {versionRead}): it records the data file's last durable state; restore the data directory from a backup or a follower",
+      checkpointLength:
+        "{file} is damaged (its length does not fit a page size of {pageSize}): it records the data file's last durable state; restore the data directory from a backup or a follower",
+      checkpointChecksum:
+        "{file} is damaged (its checksum does not match): it records the data file's last durable state; restore the data directory from a backup or a follower",
+    },
   },
   ERR_STORAGE_FULL: {
     status: 507,
     meaning:
       'The disk holding the data file is full, or the file reached its size cap: the write was not stored.',
+    messages: {
+      logNotDurable:
+        'the disk holding {dir} is full: the write-ahead log in {dir} could not be written or flushed ({cause}); the writes waiting on it are not acknowledged (they may be there after a restart, or not); free space and write again (reads go on)',
+      checkpointNotDurable:
+        'the disk holding {dir} is full: the checkpoint of {file} could not be made ({cause}); the writes waiting on it are not acknowledged (they may be there after a restart, or not); free space and write again (reads go on)',
+      sizeCap:
+        'the write was not stored: the data file {file} reached its size cap of {cap} (storage.maxFileMiB, --max-file-mib or DOCDB_MAX_FILE_MIB on a node; maxFileBytes when opened embedded); delete documents, or restart with a larger cap (reads go on)',
+      diskFull:
+        'the write was not stored: the disk holding {dir} is full{freeText}; free space and write again (reads go on)',
+      diskFullAtOpen:
+        '{file} cannot be opened for writing: the disk holding it is full, so its writer lock cannot be written; free space and open it again (a read-only open works meanwhile)',
+    },
   },
   ERR_CHANGE_INVALID: {
     status: 400,
     meaning: 'A change-log entry cannot be read or applied on this node.',
+    messages: {
+      badChainLink: 'change {seq} has a chain link that is not 32 hex digits',
+      structuresOutOfOrder:
+        "the leader's shared structures from id {from} came before those from id {expected}",
+      entryCut: 'a change-log entry is cut short after its chain link',
+      entryChainLink: 'a change-log entry has a chain link that is not 32 hex digits ({chain})',
+      entryDocument: 'a change-log entry (seq {seq}) holds a document that is not stored bytes',
+      entryTerm: 'a change-log entry has no valid term ({term})',
+      entryNotMessagePack: 'a change-log entry is not MessagePack',
+      entryNotMap: 'a change-log entry is not a map',
+      entryFormat:
+        'a change-log entry has format version {version}; this docdb reads versions 0 and {versionRead}',
+      entryOp: 'a change-log entry has an unknown op {op}',
+      entryField: 'a change-log entry has no valid {field} ({value})',
+      entryCollection: 'a change-log entry names no collection',
+      applyBadId:
+        "change {seq} ({op} on {collection}) cannot be applied: {id} is not a document id; this node's data no longer matches the leader's",
+      applyNoDocument:
+        "change {seq} ({op} on {collection}) cannot be applied: document {id} does not exist; this node's data no longer matches the leader's",
+      applyNoCollection:
+        "change {seq} ({op} on {collection}) cannot be applied: the collection does not exist; this node's data no longer matches the leader's",
+      applyCollectionNotCreated:
+        "change {seq} ({op} on {collection}) cannot be applied: the collection cannot be created; this node's data no longer matches the leader's",
+      applyUnknownOp:
+        "change {seq} ({op} on {collection}) cannot be applied: its op is unknown; this node's data no longer matches the leader's",
+      applyUndecodable:
+        "change {seq} ({op} on {collection}) cannot be applied: a document does not decode with the leader's structures; this node's data no longer matches the leader's",
+    },
   },
   ERR_CHANGE_OUT_OF_ORDER: {
     status: 409,
     meaning: 'A change-log entry does not follow the last applied seq without a gap.',
+    messages: {
+      gap: 'change {seq} cannot be applied after {lastSeq}: entries apply in seq order without gaps; ask for the entries after {lastSeq}',
+    },
   },
   ERR_CHANGE_STALE_TERM: {
     status: 409,
     meaning: 'A change-log entry or term is older than the term this node is in.',
+    messages: {
+      olderThanPrevious:
+        'change {seq} is of term {term}, older than the entry before it (term {previousTerm}): it comes from a stale leader',
+      olderThanNode:
+        "term {term} is older than this node's term {current}: a leader of an older term is stale",
+    },
   },
   ERR_CHANGES_TRIMMED: {
     status: 410,
     meaning: 'The change-log entries asked for were trimmed; resync from a snapshot.',
+    messages: {
+      trimmed:
+        'the change log no longer holds the entries after {since}: it starts after {seqFloor}; read a snapshot, then the entries after its seq',
+      replacedBySnapshot:
+        'the change log followed after {since} was replaced by a snapshot load: it now starts after {seqFloor}; read a snapshot, then the entries after its seq',
+    },
   },
   ERR_BACKUP_TARGET_EXISTS: {
     status: 409,
