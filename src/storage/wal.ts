@@ -20,7 +20,7 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import * as zlib from 'node:zlib';
-import { DbError, dbError } from '../errors/index.js';
+import { type DbError, dbError } from '../errors/index.js';
 import { fsyncDirectory, makeDirectoryDurably, namesInDirectory } from '../util/index.js';
 
 /** A segment is closed and the next begun once it holds this many bytes. */
