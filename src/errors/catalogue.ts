@@ -164,14 +164,52 @@ export const ERROR_CATALOGUE = {
   ERR_SQL_SYNTAX: {
     status: 400,
     meaning: 'A SQL statement cannot be parsed; the message gives line and column.',
+    messages: {
+      at: '{problem} at {line}:{column}',
+      unexpectedCharacter: "unexpected character '{ch}' at {line}:{column}",
+      neverClosed: "'[' is never closed at {line}:{column}",
+      unterminatedQuoted: 'unterminated quoted identifier at {line}:{column}',
+      malformedNumber: "malformed number '{text}{next}' at {line}:{column}",
+      unterminatedString: 'unterminated string literal at {line}:{column}',
+      unterminatedJson: 'unterminated JSON literal at {line}:{column}',
+      invalidJsonLiteral: 'invalid JSON literal ({cause}) at {line}:{column}',
+      notString: 'the SQL text must be a string',
+    },
   },
   ERR_SQL_PARAM: {
     status: 400,
     meaning: 'The `?` placeholders and the parameter values do not match.',
+    messages: {
+      notArray: 'parameters must be an array of values',
+      notJsonValue:
+        'parameter {position} is {value}; parameters are JSON values (finite numbers, strings, booleans, null, arrays, objects)',
+      countMismatch:
+        'the statement has {placeholders} placeholder(s) but {given} parameter(s) were given',
+      noValue:
+        'placeholder {position} at {line}:{column} has no value; pass {position} or more parameters',
+      notCount: '{clause} must be a non-negative integer; got {value}',
+    },
   },
   ERR_SQL_INVALID: {
     status: 400,
     meaning: 'A SQL statement parses but asks for something the dialect does not allow.',
+    messages: {
+      starWithGroupBy:
+        'SELECT * cannot be combined with GROUP BY; list the grouping columns and aggregates',
+      notGrouped:
+        "column '{path}' must appear in GROUP BY or inside an aggregate such as COUNT({path})",
+      joinCondition:
+        'JOIN {collection} ON must compare a path of {collection} with a path of a collection before it',
+      pathSource:
+        "path '{path}' at {line}:{column} must start with one of the joined collections ({sources})",
+      updateId: '_id cannot be changed by UPDATE',
+      setPastEnd:
+        'cannot SET {path}: {holder} has {count} {elements}, and a position may be at most {count} (the next one)',
+      setThroughValue:
+        'cannot SET {path}: {holder} holds {found}, not {wanted}; SET {holder} = {empty} first to make it one',
+      findConditionText:
+        'a find condition ({kind}) has no SQL text; it comes from the embedded API or a REST by-key lookup',
+    },
   },
   ERR_SQL_TOO_LONG: { status: 413, meaning: 'A SQL text is longer than the limit.' },
   ERR_BAD_REQUEST: {
@@ -503,6 +541,21 @@ export const ERROR_CATALOGUE = {
       'An answer is not what the REST API promises (not docdb JSON, an NDJSON stream cut short).',
   },
 } as const satisfies Record<string, CatalogueEntry>;
+
+/**
+ * The messages of errors passed on with the code of the error they pass on: a bulk item's
+ * error numbered, a query parameter's named. The code is the passed-on error's, so these
+ * belong to no entry; `relayedError` fills them.
+ */
+export const RELAYED_MESSAGES = {
+  bulkItem: 'document {position} of {count}: {message}',
+  nothingStored: '{message}; nothing of this write was stored',
+  bulkItemNothingStored:
+    'document {position} of {count}: {message}; nothing of this write was stored',
+} as const satisfies Record<string, string>;
+
+/** The name of a relayed message. */
+export type RelayedKey = keyof typeof RELAYED_MESSAGES;
 
 /** Every stable error code docdb can report. */
 export type ErrorCode = keyof typeof ERROR_CATALOGUE;

@@ -9,6 +9,8 @@ import {
   fillTemplate,
   type MessageKey,
   type Placeholders,
+  RELAYED_MESSAGES,
+  type RelayedKey,
   statusOf,
   type TemplateOf,
   type TemplateValues,
@@ -69,4 +71,17 @@ export function dbError<C extends ErrorCode, K extends MessageKey<C>>(
       ? `${code} has no message '${key}'`
       : fillTemplate(template, values ?? {});
   return new DbError(code, message, details);
+}
+
+/**
+ * A DbError of `code`, the code of an error being passed on, whose message is the relayed
+ * template `key` (RELAYED_MESSAGES) filled with `values`: `relayedError(error.code, 'bulkItem',
+ * { position, count, message: error.message }, error.details)`.
+ */
+export function relayedError<K extends RelayedKey>(
+  code: ErrorCode,
+  key: K,
+  ...[values, details]: MessageArgs<(typeof RELAYED_MESSAGES)[K]>
+): DbError {
+  return new DbError(code, fillTemplate(RELAYED_MESSAGES[key], values ?? {}), details);
 }

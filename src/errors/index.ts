@@ -13,6 +13,7 @@ export {
   ERROR_CATALOGUE,
   type ErrorCode,
   publicMessageOf,
+  RELAYED_MESSAGES,
   statusOf,
 } from './catalogue.js';
-export { DbError, dbError, type ErrorDetails, isDbError } from './db-error.js';
+export { DbError, dbError, type ErrorDetails, isDbError, relayedError } from './db-error.js';
