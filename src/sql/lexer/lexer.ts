@@ -6,7 +6,7 @@
  * expects one, and the malformed number it also is anywhere else. Pure.
  */
 
-import { DbError, dbError } from '../../errors/index.js';
+import { type DbError, dbError } from '../../errors/index.js';
 import type { JsonValue, Position } from '../ast/index.js';
 
 export type TokenKind =

@@ -5,7 +5,7 @@
  * Pure.
  */
 
-import { DbError, dbError } from '../../errors/index.js';
+import { type DbError, dbError } from '../../errors/index.js';
 import { parsePath, SQL_NESTING_MAX } from '../../util/index.js';
 import {
   type AggregateFn,
