@@ -28,13 +28,11 @@ import type {
   WriteCondition,
 } from '../client/index.js';
 import {
-  ambiguousMatch,
   atomicBulkRefused,
   collectionNotFound,
   DbError,
-  documentNotFound,
+  dbError,
   isDbError,
-  keyNotFound,
 } from '../errors/index.js';
 import { LIST_LIMIT_DEFAULT, normalizeCollectionName, parsePath } from '../util/index.js';
 import { countCollections } from './collection-counts.js';
@@ -242,8 +240,15 @@ export class RouterDocuments {
       'any',
     );
     const matched = found.reduce((n, f) => n + f.answer.count, 0);
-    if (matched === 0) throw keyNotFound(collection, field, text);
-    if (matched > 1) throw ambiguousMatch(collection, field, text, matched);
+    if (matched === 0)
+      throw dbError('ERR_DOCUMENT_NOT_FOUND', 'byKey', { collection, field, value: text });
+    if (matched > 1)
+      throw dbError(
+        'ERR_AMBIGUOUS_MATCH',
+        'byKey',
+        { matched, collection, field, value: text },
+        { matched },
+      );
     const owner = (found.find((f) => f.answer.count === 1) as { shard: ClusterShard }).shard;
     if (isPlainObject(doc)) keepsOwner(this.config, placement, doc, owner);
     return this.shards.ask(owner, (c) =>
@@ -272,7 +277,7 @@ export class RouterDocuments {
   ): Promise<{ shard: ClusterShard; found: TaggedDocument }> {
     const found = await this.shards.parts((c) => c.getTagged(collection, id), undefined, 'any');
     const hit = found.find((f) => f.answer !== undefined);
-    if (!hit) throw documentNotFound(collection, id);
+    if (!hit) throw dbError('ERR_DOCUMENT_NOT_FOUND', 'byId', { id, collection });
     return { shard: hit.shard, found: hit.answer as TaggedDocument };
   }
 
@@ -322,7 +327,7 @@ export class RouterDocuments {
       return doc === undefined ? 0 : (await c.delete(collection, id, condition)).deleted;
     });
     const deleted = answers.reduce((n, d) => n + d, 0);
-    if (deleted === 0) throw documentNotFound(collection, id);
+    if (deleted === 0) throw dbError('ERR_DOCUMENT_NOT_FOUND', 'byId', { id, collection });
     return { deleted: Math.min(deleted, 1) };
   }
 

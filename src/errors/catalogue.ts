@@ -34,7 +34,14 @@ export const ERROR_CATALOGUE = {
         "collection name '{name}' contains '{bad}': use letters, digits, '.', '_' and '-' only",
     },
   },
-  ERR_COLLECTION_NOT_FOUND: { status: 404, meaning: 'The collection does not exist.' },
+  ERR_COLLECTION_NOT_FOUND: {
+    status: 404,
+    meaning: 'The collection does not exist.',
+    messages: {
+      unknown: "unknown collection '{name}' (known: {shown}{more}){hint}",
+      noneYet: "unknown collection '{name}' (there are no collections yet){hint}",
+    },
+  },
   ERR_COLLECTION_LIMIT: {
     status: 400,
     meaning: 'Creating the collection would pass the limit.',
@@ -68,6 +75,9 @@ export const ERROR_CATALOGUE = {
     messages: {
       notId: '{id} is not a document id',
       notUuid: '_id {id} is not a UUID; leave _id out to get a generated one',
+      notUuidId: '{id} is not a document id (a UUID)',
+      idChanged: "the new document's _id {given} differs from {id}; _id cannot change",
+      bodyIdDiffers: "the body's _id {given} differs from {id}; _id cannot change",
     },
   },
   ERR_DOCUMENT_ID_EXISTS: {
@@ -77,10 +87,21 @@ export const ERROR_CATALOGUE = {
       exists: '_id {id} already exists in {collection}; use replace to change it',
     },
   },
-  ERR_DOCUMENT_NOT_FOUND: { status: 404, meaning: 'No document has that `_id`.' },
+  ERR_DOCUMENT_NOT_FOUND: {
+    status: 404,
+    meaning: 'No document has that `_id`.',
+    messages: {
+      byId: 'no document with _id {id} in {collection}',
+      byKey: 'no document in {collection} has {field} = {value}',
+    },
+  },
   ERR_DOCUMENT_CHANGED: {
     status: 412,
     meaning: 'A conditional write named a version of the document that is no longer current.',
+    messages: {
+      changed:
+        'the document with _id {id} in {collection} changed since tag {ifMatch} was read; its tag is now {tag}',
+    },
   },
   ERR_PATH_INVALID: {
     status: 400,
@@ -134,7 +155,13 @@ export const ERROR_CATALOGUE = {
         "unique index '{index}' on {collection} ({paths}) already holds {shown}; nothing of this write was stored",
     },
   },
-  ERR_BULK_TOO_LARGE: { status: 413, meaning: 'A bulk insert holds more documents than allowed.' },
+  ERR_BULK_TOO_LARGE: {
+    status: 413,
+    meaning: 'A bulk insert holds more documents than allowed.',
+    messages: {
+      tooMany: 'a bulk insert takes at most {limit} documents; got {count}',
+    },
+  },
   ERR_BAD_ARGUMENT: {
     status: 400,
     meaning: 'An argument of an API call is not valid.',
@@ -159,6 +186,24 @@ export const ERROR_CATALOGUE = {
       snapshotLoadOver:
         'the snapshot load at seq {seq} is over (it finished, or a newer load started over); start a new one',
       snapshotCollectionTwice: "collection '{name}' was already added to this snapshot load",
+      logDirMissing:
+        "log directory {dir} does not exist; give a node's backup.logArchiveDir or another backup's log/ directory",
+      logDirNotDirectory:
+        "log directory {dir} is not a directory; give a node's backup.logArchiveDir or another backup's log/ directory",
+      logDirEmpty:
+        "log directory {dir} holds no change-log segments (changes-<seq>.ndjson); give a node's backup.logArchiveDir or another backup's log/ directory",
+      findLimit: 'limit must be a non-negative integer; got {limit}',
+      rangeBounds: 'a range find needs at least one of gt, gte, lt, lte',
+      insertManyArray: 'insertMany takes an array of documents',
+      listLimit:
+        'limit must be an integer from 0 to {max}; got {limit} (use scan() for everything)',
+      tupleLength: 'findByTuple takes as many values as paths',
+      role: 'a role is leader, follower or none; got {role}',
+      readOnlyFlag: 'read-only is true or false; got {readOnly}',
+      since: 'since must be an integer seq >= 0 (0 reads the whole retained log); got {since}',
+      sincePastLast:
+        "since {since} is past this node's last seq {lastSeq}: give a seq this node's feed sent",
+      feedIteratedTwice: 'a change feed is iterated once; open another',
     },
   },
   ERR_SQL_SYNTAX: {
@@ -233,6 +278,10 @@ export const ERROR_CATALOGUE = {
   ERR_AMBIGUOUS_MATCH: {
     status: 409,
     meaning: 'A replace by key matched more than one document.',
+    messages: {
+      byKey:
+        '{matched} documents in {collection} have {field} = {value}; replace one by its _id instead',
+    },
   },
   ERR_NODE_READ_ONLY: {
     status: 503,
@@ -241,6 +290,8 @@ export const ERROR_CATALOGUE = {
     messages: {
       loadingSnapshot:
         "this node is loading its leader's snapshot at seq {seq}: it takes no writes until the load finishes",
+      follower: 'this node is a follower{hint}',
+      readOnly: 'this node is read-only (handover){hint}',
     },
   },
   ERR_CONFIG_INVALID: {
@@ -284,6 +335,8 @@ export const ERROR_CATALOGUE = {
         'another process kept changing the catalog of {file} while verify started; run it again when it is quieter',
       lockNotTaken: 'could not take the writer lock of {file}',
       held: '{file} is held for writing: {reason} since {since}. Stop that process first, or send the work to it (a running node takes writes over its API).',
+      inUseByRestore:
+        '{file} is in use by process {pid} ({command}); stop it before restoring over it',
     },
   },
   ERR_STORAGE_READ_ONLY: {
@@ -444,36 +497,88 @@ export const ERROR_CATALOGUE = {
         'the change log no longer holds the entries after {since}: it starts after {seqFloor}; read a snapshot, then the entries after its seq',
       replacedBySnapshot:
         'the change log followed after {since} was replaced by a snapshot load: it now starts after {seqFloor}; read a snapshot, then the entries after its seq',
+      feedTrimmed:
+        'the change log no longer holds the entries after {since}: it keeps those after {seqFloor}; read the data again (a snapshot), then follow from the last seq',
     },
   },
   ERR_BACKUP_TARGET_EXISTS: {
     status: 409,
     meaning: 'A backup was asked to write into a directory that exists and is not empty.',
+    messages: {
+      notEmpty: '{dir} exists and is not empty: a backup goes into a new or empty directory',
+    },
   },
   ERR_BACKUP_INVALID: {
     status: 400,
     meaning: 'The path is not a docdb backup, or its manifest cannot be read.',
+    messages: {
+      noBackup: 'no backup at {source}',
+      noManifest:
+        '{dir} is not a usable docdb backup: it has no {manifestName} (not a backup, or one that never finished)',
+      manifestNotJson: '{dir} is not a usable docdb backup: {manifestName} is not JSON ({cause})',
+      noDataFile: '{dir} is not a usable docdb backup: {manifestName} lists no {dataFileName}',
+      badFileEntry:
+        '{dir} is not a usable docdb backup: {manifestName} lists a file it cannot describe: {entry}',
+      noManifestLine:
+        '{source} is not a docdb backup: it does not start with a manifest line (of at most {limit} bytes)',
+    },
   },
   ERR_BACKUP_CORRUPT: {
     status: 400,
     meaning: "A backup's file is missing, truncated or altered: its size or checksum differs.",
+    messages: {
+      missing: '{dir}: {path} is missing; the backup is damaged: use another copy of it',
+      truncated:
+        '{dir}: {path} is truncated: {size} of its {bytes} bytes are there; the backup is damaged: use another copy of it',
+      sizeDiffers:
+        '{dir}: {path} has {size} bytes where the backup wrote {bytes}; the backup is damaged: use another copy of it',
+      checksum:
+        '{dir}: {path} does not match its checksum (a byte changed since the backup); the backup is damaged: use another copy of it',
+      streamTruncated:
+        '{source}: it ends inside {path} ({bytes} of {total} bytes): truncated; the backup stream is damaged',
+      streamTrailing: '{source}: it has bytes past its last file; the backup stream is damaged',
+    },
   },
   ERR_BACKUP_FORMAT: {
     status: 400,
     meaning:
       'A backup was written in a format, or holds a data file format, this docdb cannot read.',
+    messages: {
+      backupFormat: '{dir} has backup format {backupFormat}; this docdb reads format {formatRead}',
+      dataFileFormat:
+        '{dir} holds a data file of format {fileFormat} (docdb {docdbVersion}); this docdb reads formats {formatVersionsRead}',
+    },
   },
   ERR_BACKUP_LOG_INVALID: {
     status: 400,
     meaning: 'A change-log segment has a line that is not an entry.',
+    messages: {
+      notJson:
+        '{file} line {line}: not JSON ({cause}); a change-log segment holds one JSON entry per line',
+      notEntry:
+        '{file} line {line}: not a change-log entry (no seq or op); a change-log segment holds one JSON entry per line',
+    },
   },
   ERR_RESTORE_TARGET_NOT_EMPTY: {
     status: 409,
     meaning: 'A restore would replace a data directory that holds data, without --force.',
+    messages: {
+      notEmpty:
+        '{dir} is not empty; restore into a new directory, or pass --force to replace its data file',
+    },
   },
   ERR_RESTORE_POINT_UNREACHABLE: {
     status: 400,
     meaning: 'The backup and the change-log segments given cannot reach the point asked for.',
+    messages: {
+      otherHistory:
+        "{segment} holds seq {base} of term {term}, but the backup's seq {base} is of term {lastTerm}: the log is of another history",
+      gap: 'the logs have no entry {next}: they cannot be replayed past seq {last}; add the log directory that holds it',
+      backupNewer:
+        'the backup was taken at seq {base}, after seq {toSeq}: restore an older backup to reach it',
+      logsShort:
+        'the logs given reach seq {reached}, not {toSeq}: add the log directory that holds the rest (--log-dir)',
+    },
   },
   ERR_IMPORT_INVALID: {
     status: 400,
@@ -550,6 +655,8 @@ export const ERROR_CATALOGUE = {
 export const RELAYED_MESSAGES = {
   bulkItem: 'document {position} of {count}: {message}',
   nothingStored: '{message}; nothing of this write was stored',
+  atomicBulkRefused:
+    'atomic bulk insert rejected {failed} of {total} documents; nothing was inserted',
   bulkItemNothingStored:
     'document {position} of {count}: {message}; nothing of this write was stored',
 } as const satisfies Record<string, string>;

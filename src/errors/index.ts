@@ -1,12 +1,6 @@
 /** The error layer: the code catalogue and the DbError type. Imports nothing internal. */
 
-export {
-  ambiguousMatch,
-  atomicBulkRefused,
-  collectionNotFound,
-  documentNotFound,
-  keyNotFound,
-} from './answers.js';
+export { atomicBulkRefused, collectionNotFound } from './answers.js';
 export { AssertionFailure, assert } from './assert.js';
 export {
   type CatalogueEntry,

@@ -7,7 +7,7 @@
  */
 
 import type { FastifyInstance } from 'fastify';
-import { DbError, documentNotFound } from '../../errors/index.js';
+import { DbError, dbError } from '../../errors/index.js';
 import type { WriteCondition } from '../../types/index.js';
 import { LIST_LIMIT_DEFAULT, LIST_LIMIT_MAX, normalizeCollectionName } from '../../util/index.js';
 import { NO_BODY } from '../json-body.js';
@@ -162,7 +162,11 @@ export function registerDocumentRoutes(app: FastifyInstance, { api }: ApiContext
     async (request, reply) => {
       const { name, id } = request.params;
       const found = await api().getTagged(name, id);
-      if (!found) throw documentNotFound(normalizeCollectionName(name), id);
+      if (!found)
+        throw dbError('ERR_DOCUMENT_NOT_FOUND', 'byId', {
+          id,
+          collection: normalizeCollectionName(name),
+        });
       if (found.tag !== undefined) reply.header('etag', `"${found.tag}"`);
       return found.doc;
     },
