@@ -204,6 +204,11 @@ export const ERROR_CATALOGUE = {
       sincePastLast:
         "since {since} is past this node's last seq {lastSeq}: give a seq this node's feed sent",
       feedIteratedTwice: 'a change feed is iterated once; open another',
+      promotePort:
+        "body: missing field 'port': the replication port this node listens on once it leads",
+      port: 'a port is {range}; got {port}',
+      replicationPortIsHttp: 'the replication port must differ from the HTTP port {port}',
+      termTagTooLarge: 'a term tag is an integer below {limit}; got {tag}',
     },
   },
   ERR_SQL_SYNTAX: {
@@ -297,6 +302,17 @@ export const ERROR_CATALOGUE = {
   ERR_CONFIG_INVALID: {
     status: 400,
     meaning: 'A node setting (config file, flag or environment variable) is invalid.',
+    messages: {
+      promotePortInUse: 'port {port} is already in use; promote with another port',
+      replicationPortTaken:
+        'port {port} is already in use; give the replication port another (--replication-port)',
+      cannotListen: 'cannot listen on port {port} ({cause})',
+      replicationPortInUse: 'replication port {port} is already in use; pick another',
+      cannotListenReplication: 'cannot listen on replication port {port} ({cause})',
+      followerLeader: 'a follower needs the leader host and port',
+      leaseUnreadable:
+        '{file} cannot be read ({cause}): it records which followers may promote themselves; restore it, or remove it if no follower of this node watches it',
+    },
   },
   ERR_CLUSTER_CONFIG_INVALID: {
     status: 400,
@@ -499,6 +515,8 @@ export const ERROR_CATALOGUE = {
         'the change log followed after {since} was replaced by a snapshot load: it now starts after {seqFloor}; read a snapshot, then the entries after its seq',
       feedTrimmed:
         'the change log no longer holds the entries after {since}: it keeps those after {seqFloor}; read the data again (a snapshot), then follow from the last seq',
+      followerBehindFloor:
+        'the follower needs the entries after {next} but the log starts after {seqFloor}; it catches up from a snapshot when it reconnects',
     },
   },
   ERR_BACKUP_TARGET_EXISTS: {
@@ -587,45 +605,139 @@ export const ERROR_CATALOGUE = {
   ERR_REPLICATION_STATE: {
     status: 409,
     meaning: "A replication request does not fit the node's role or state (promote on a leader).",
+    messages: {
+      alreadyLeads: 'this node already leads, on replication port {port}',
+      followerCannotLead:
+        'this node is a follower; a follower takes over with POST /replication/promote',
+      promoteLeader: 'this node already leads',
+      promoteSingle:
+        'only a follower is promoted; a single node starts leading with POST /replication/start-leader',
+      noLeaseHolder: "no follower named {name} holds this leader's lease; none does",
+      notLeaseHolder: "no follower named {name} holds this leader's lease; these do: {held}",
+      alreadyFollows: 'this node already follows {leader}',
+      leaderTakesWrites:
+        'this node leads and takes writes; turn it read-only first (POST /replication/read-only), then let it follow the new leader',
+      followerTakesNoWrites:
+        'this node is a follower: it takes writes only once it leads; promote it (POST /replication/promote) or send writes to its leader',
+      newerTermSeen:
+        'this node saw {term} (from {by}), newer than its own: another node leads; let it follow that leader (POST /replication/start-follower), or restart it as a follower',
+      dataIncomplete:
+        "this node's data is incomplete (a snapshot load from its leader was cut short); let it finish catching up before promoting it",
+      autoFailoverOnFollower: 'auto-failover watches a leader: only a follower enables it',
+      leaseOnLeader: 'only a leader holds a lease from its followers',
+      termRoundsSpent:
+        'this history has been through {limit} promotions, the most a term can count; copy the data into a new node to start a new history',
+      joinFromSingle: 'a node takes part in a replica set only from a single node',
+      coordinated:
+        'this node takes its role from the coordinator (replica set {set}), so it is not {what} by request: the member holding the etcd lease leads and the others follow it. To move leadership, POST /replication/handover to the leader; to take a node out, stop it',
+      leaderAddress: "the leader {name}'s replication address {address} is not host:port",
+      handoverUncoordinated:
+        'a handover by the coordinator needs one (--coordinator); without it, hand over with read-only, then promote the follower (docs/replication.md)',
+      handoverOtherLeads:
+        'only the leader hands over, and this node does not lead replica set {set}; {leader} does: send it there',
+      handoverNoLeader:
+        'only the leader hands over, and this node does not lead replica set {set}; no member does now',
+    },
   },
   ERR_REPLICATION_TIMEOUT: {
     status: 503,
     meaning:
       'A write committed on the leader but not acknowledged: not enough followers applied it in time (syncFollowers). A failover may roll it back.',
+    messages: {
+      notAcknowledged:
+        "the write is committed on this node as seq {seq} but not acknowledged: only {applied} of the {required} followers it waits for applied it within {seconds} s. It may yet reach the followers when they catch up, or be rolled back by a failover (into this node's rollback files); read it back to know",
+      handoverTimeout:
+        'the handover to {target} did not happen: it had not applied seq {lastSeq} within {seconds} s; this node leads on and takes writes again',
+    },
   },
   ERR_REPLICATION_NO_LEASE: {
     status: 503,
     meaning:
       'A leader refused a write (or did not acknowledge one it committed) because it has not heard from an auto-failover follower that may be promoting itself.',
+    messages: {
+      leadershipLapsed:
+        "this node's lease on the leadership of replica set {set} is not valid (lost, resigned, or never won), so it acknowledges no write; send writes to the leader the coordinator names (GET /replication/status, coordinator.leader)",
+      lapsed:
+        'this leader has not heard from its auto-failover follower {name}{others} {heard}, and {name} promotes itself after {silenceSeconds} s of silence: writes are refused so that two nodes never acknowledge at once (reads go on). They resume once {name} answers again; if it is gone for good, release it with POST /replication/forget-follower {body}',
+      notAcknowledged:
+        "the write is committed on this node as seq {seq} but not acknowledged: {lapse}. It may yet reach the followers when they catch up, or be rolled back by a failover (into this node's rollback files); read it back to know",
+    },
   },
   ERR_REPLICATION_PROTOCOL: {
     status: 502,
     meaning: 'A replication peer sent something the protocol does not allow.',
+    messages: {
+      noType: 'a replication message has no known type (t)',
+      unexpectedType: 'a replication message of type {type} came where {expected} was expected',
+      badField: 'the replication message {type} has a missing or bad field {key}',
+      badHelloField: 'the replication message hello has a missing or bad field {key}',
+      otherVersion:
+        'the node at {address} speaks replication protocol {protocol}; this node speaks {ours}: run the same docdb version on both',
+      forkSearchTooLong:
+        "the search for where the follower's history parts from this leader's took more than {limit} probes",
+      frameTooLarge: 'a replication frame of {bytes} bytes is larger than the limit of {limit}',
+      frameAnnouncedTooLarge:
+        'a replication frame announces {bytes} bytes, more than the limit of {limit}; the peer does not speak this protocol',
+      frameNotMessagePack: 'a replication frame is not valid MessagePack ({cause})',
+    },
   },
   ERR_REPLICATION_CONNECTION: {
     status: 502,
     meaning: 'A replication connection could not be made or was lost.',
+    messages: {
+      leaderStopped: 'the leader stopped replicating',
+      // The failure's own words: what ended the session is said by the error that ended it.
+      sessionFailed: '{cause}',
+      failed: 'the connection to {address} failed ({cause})',
+      closedByPeer: '{address} closed the connection',
+      silent: '{address} sent nothing for {seconds} s',
+      closed: 'the connection was closed',
+      noAnswer: 'no answer from {address}',
+      unreachable: 'cannot reach {address} ({cause})',
+      followerStopped: 'this follower stopped following',
+    },
   },
   ERR_REPLICATION_AUTH: {
     status: 403,
     meaning: 'The replication handshake failed: the shared secret is missing or does not match.',
+    messages: {
+      noticeProof:
+        '{target} did not prove it knows the replication secret; its answer is not taken',
+      leaderProof:
+        'the leader at {leader} did not prove it knows the replication secret{enforced}; this follower does not take its entries',
+    },
   },
   ERR_REPLICATION_REFUSED: {
     status: 502,
     meaning: 'The node this one connected to (its leader) refused it, with a reason.',
+    messages: {
+      notice: '{target} refused the notice: {reason}',
+      handshake: 'the node at {address} refused this one: {reason}',
+    },
   },
   ERR_REPLICATION_STALE_LEADER: {
     status: 409,
     meaning: 'A leader of an older term than its follower: another node was promoted since.',
+    messages: {
+      olderTerm:
+        "the leader at {leader} ({node}) is in {term}, older than this node's {ourTerm}: it is a stale leader, replaced by a promotion; this follower takes no entries from it",
+    },
   },
   ERR_REPLICATION_DIVERGED: {
     status: 409,
     meaning:
       'A follower holds writes its leader never had, older than its change log keeps: it cannot roll them back safely.',
+    messages: {
+      unrecoverable:
+        'this node holds writes the leader {node} never had, from before seq {firstSeq}, where its change log starts: they cannot be rolled back into a file, so it does not follow. Keep its data directory aside and start this node with an empty one to follow {node}',
+    },
   },
   ERR_REPLICATION_APPLY: {
     status: 500,
     meaning: "A follower could not apply its leader's entries.",
+    messages: {
+      failed: "applying the leader's entries up to seq {last} failed: {cause}",
+    },
   },
   ERR_COORDINATOR_UNREACHABLE: {
     status: 503,

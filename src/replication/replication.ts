@@ -14,7 +14,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import type * as tls from 'node:tls';
 import type { Coordinator, LeaderInfo, Leadership, LeadershipLost } from '../coordinator/index.js';
-import { DbError } from '../errors/index.js';
+import { type DbError, dbError } from '../errors/index.js';
 import type { AutoFailoverView, FencedView, ReplicationStatus } from '../types/index.js';
 import { isPort, PORT_RANGE_TEXT } from '../util/index.js';
 import { ReplicationFollower } from './follower.js';
@@ -122,11 +122,9 @@ export class Replication {
       this.refuseCoordinated('started as a leader');
       const role = this.gate.role;
       if (role !== 'none') {
-        throw stateError(
-          role === 'leader'
-            ? `this node already leads, on replication port ${this.leader?.port}`
-            : 'this node is a follower; a follower takes over with POST /replication/promote',
-        );
+        throw role === 'leader'
+          ? dbError('ERR_REPLICATION_STATE', 'alreadyLeads', { port: this.leader?.port })
+          : dbError('ERR_REPLICATION_STATE', 'followerCannotLead');
       }
       await this.ensureTermTag();
       this.lease.load();
@@ -158,12 +156,12 @@ export class Replication {
   private async followNow(host: string, port: number, secret: string | undefined): Promise<void> {
     const { role, readOnly } = this.gate;
     if (role === 'follower') {
-      throw stateError(`this node already follows ${this.follower?.status().leader}`);
+      throw dbError('ERR_REPLICATION_STATE', 'alreadyFollows', {
+        leader: this.follower?.status().leader,
+      });
     }
     if (role === 'leader' && !readOnly) {
-      throw stateError(
-        'this node leads and takes writes; turn it read-only first (POST /replication/read-only), then let it follow the new leader',
-      );
+      throw dbError('ERR_REPLICATION_STATE', 'leaderTakesWrites');
     }
     await this.stopLeading();
     // A fenced leader that follows the new one has done what the fence asked; its own
@@ -202,14 +200,13 @@ export class Replication {
     return this.serial(async () => {
       this.refuseCoordinated('made read-write by request');
       if (this.gate.role === 'follower') {
-        throw stateError(
-          'this node is a follower: it takes writes only once it leads; promote it (POST /replication/promote) or send writes to its leader',
-        );
+        throw dbError('ERR_REPLICATION_STATE', 'followerTakesNoWrites');
       }
       if (this.fenced) {
-        throw stateError(
-          `this node saw ${describeTerm(this.fenced.term)} (from ${this.fenced.by}), newer than its own: another node leads; let it follow that leader (POST /replication/start-follower), or restart it as a follower`,
-        );
+        throw dbError('ERR_REPLICATION_STATE', 'newerTermSeen', {
+          term: describeTerm(this.fenced.term),
+          by: this.fenced.by,
+        });
       }
       this.gate.setReadOnly(false);
       this.log.info('replication: read-write');
@@ -227,10 +224,7 @@ export class Replication {
       this.refuseCoordinated('promoted');
       this.checkPromotable();
       if (request.port === undefined) {
-        throw new DbError(
-          'ERR_BAD_ARGUMENT',
-          "body: missing field 'port': the replication port this node listens on once it leads",
-        );
+        throw dbError('ERR_BAD_ARGUMENT', 'promotePort');
       }
       return this.promoteNow(request.port, 'promoted by request', this.watchSilenceMs());
     });
@@ -240,11 +234,9 @@ export class Replication {
   private checkPromotable(): ReplicationFollower {
     const follower = this.follower;
     if (this.gate.role !== 'follower' || !follower) {
-      throw stateError(
-        this.gate.role === 'leader'
-          ? 'this node already leads'
-          : 'only a follower is promoted; a single node starts leading with POST /replication/start-leader',
-      );
+      throw this.gate.role === 'leader'
+        ? dbError('ERR_REPLICATION_STATE', 'promoteLeader')
+        : dbError('ERR_REPLICATION_STATE', 'promoteSingle');
     }
     return follower;
   }
@@ -265,9 +257,7 @@ export class Replication {
   ): Promise<ReplicationStatus> {
     const follower = this.checkPromotable();
     if (this.storage.snapshotLoadPending()) {
-      throw stateError(
-        "this node's data is incomplete (a snapshot load from its leader was cut short); let it finish catching up before promoting it",
-      );
+      throw dbError('ERR_REPLICATION_STATE', 'dataIncomplete');
     }
     this.checkPort(port);
     await probePort(port, this.host);
@@ -315,7 +305,7 @@ export class Replication {
     return this.serial(async () => {
       this.refuseCoordinated('given auto-failover');
       if (this.gate.role !== 'follower' || !this.follower) {
-        throw stateError('auto-failover watches a leader: only a follower enables it');
+        throw dbError('ERR_REPLICATION_STATE', 'autoFailoverOnFollower');
       }
       const newLeaderPort = request.newLeaderPort ?? this.follower.target().port;
       this.checkPort(newLeaderPort);
@@ -343,13 +333,16 @@ export class Replication {
   forgetFollower(request: { name: string }): Promise<ReplicationStatus> {
     return this.serial(async () => {
       if (this.gate.role !== 'leader') {
-        throw stateError('only a leader holds a lease from its followers');
+        throw dbError('ERR_REPLICATION_STATE', 'leaseOnLeader');
       }
       if (!this.lease.release(request.name)) {
         const held = this.lease.view().holders.map((h) => h.name);
-        throw stateError(
-          `no follower named ${request.name} holds this leader's lease; ${held.length === 0 ? 'none does' : `these do: ${held.join(', ')}`}`,
-        );
+        throw held.length === 0
+          ? dbError('ERR_REPLICATION_STATE', 'noLeaseHolder', { name: request.name })
+          : dbError('ERR_REPLICATION_STATE', 'notLeaseHolder', {
+              name: request.name,
+              held: held.join(', '),
+            });
       }
       this.log.warn(
         `replication: released the lease of follower ${request.name} by request; this leader no longer waits for it`,
@@ -375,7 +368,7 @@ export class Replication {
     }
     const { leaderHost, leaderPort, autoFailover } = settings;
     if (leaderHost === undefined || leaderPort === undefined) {
-      throw new DbError('ERR_CONFIG_INVALID', 'a follower needs the leader host and port');
+      throw dbError('ERR_CONFIG_INVALID', 'followerLeader');
     }
     await this.startFollower({ host: leaderHost, port: leaderPort });
     if (autoFailover) {
@@ -417,12 +410,12 @@ export class Replication {
       const { coordinator, replicaSet, port } = settings;
       try {
         if (this.gate.role !== 'none') {
-          throw stateError('a node takes part in a replica set only from a single node');
+          throw dbError('ERR_REPLICATION_STATE', 'joinFromSingle');
         }
         this.checkPort(port);
         // The port it leads on must be free now, or every election it won would end in a
         // resignation.
-        await probePort(port, this.host, 'give the replication port another (--replication-port)');
+        await probePort(port, this.host, 'replicationPortTaken');
         const tag = await this.ensureTermTag();
         this.gate.setReadOnly(true);
         this.coordinatedPort = port;
@@ -462,9 +455,7 @@ export class Replication {
   private refuseCoordinated(what: string): void {
     const coordination = this.coordination;
     if (coordination === undefined) return;
-    throw stateError(
-      `this node takes its role from the coordinator (replica set ${coordination.set}), so it is not ${what} by request: the member holding the etcd lease leads and the others follow it. To move leadership, POST /replication/handover to the leader; to take a node out, stop it`,
-    );
+    throw dbError('ERR_REPLICATION_STATE', 'coordinated', { set: coordination.set, what });
   }
 
   /** The election loop won: lead in the won term, unless that would not move the term up. */
@@ -533,10 +524,10 @@ export class Replication {
       if (this.closing) return;
       const target = parseAddress(leader.replication);
       if (!target) {
-        throw new DbError(
-          'ERR_REPLICATION_STATE',
-          `the leader ${leader.name}'s replication address ${leader.replication} is not host:port`,
-        );
+        throw dbError('ERR_REPLICATION_STATE', 'leaderAddress', {
+          name: leader.name,
+          address: leader.replication,
+        });
       }
       const current = this.follower?.target();
       if (current?.host === target.host && current.port === target.port) return;
@@ -572,15 +563,14 @@ export class Replication {
       const leadership = this.leadership;
       const coordination = this.coordination;
       if (coordination === undefined) {
-        throw stateError(
-          'a handover by the coordinator needs one (--coordinator); without it, hand over with read-only, then promote the follower (docs/replication.md)',
-        );
+        throw dbError('ERR_REPLICATION_STATE', 'handoverUncoordinated');
       }
       if (!this.leader || leadership?.canAcknowledge() !== true) {
         const leader = coordination.view().leader;
-        throw stateError(
-          `only the leader hands over, and this node does not lead replica set ${coordination.set}${leader ? `; ${leader.name} does: send it there` : '; no member does now'}`,
-        );
+        const set = coordination.set;
+        throw leader
+          ? dbError('ERR_REPLICATION_STATE', 'handoverOtherLeads', { set, leader: leader.name })
+          : dbError('ERR_REPLICATION_STATE', 'handoverNoLeader', { set });
       }
       const followers = () => this.leader?.followers() ?? [];
       const target = handoverTarget(followers(), this.options.nodeName, request.to);
@@ -589,10 +579,11 @@ export class Replication {
       const timeoutMs = this.options.syncTimeoutMs ?? SYNC_TIMEOUT_MS_DEFAULT;
       if (!(await followerApplied(followers, target, lastSeq, timeoutMs))) {
         if (leadership.canAcknowledge()) this.gate.setReadOnly(false);
-        throw new DbError(
-          'ERR_REPLICATION_TIMEOUT',
-          `the handover to ${target} did not happen: it had not applied seq ${lastSeq} within ${timeoutMs / 1000} s; this node leads on and takes writes again`,
-        );
+        throw dbError('ERR_REPLICATION_TIMEOUT', 'handoverTimeout', {
+          target,
+          lastSeq,
+          seconds: timeoutMs / 1000,
+        });
       }
       await leadership.resign(target);
       this.log.info(
@@ -658,13 +649,10 @@ export class Replication {
 
   private checkPort(port: number): void {
     if (!isPort(port)) {
-      throw new DbError('ERR_BAD_ARGUMENT', `a port is ${PORT_RANGE_TEXT}; got ${port}`);
+      throw dbError('ERR_BAD_ARGUMENT', 'port', { range: PORT_RANGE_TEXT, port });
     }
     if (port === this.options.httpPort) {
-      throw new DbError(
-        'ERR_BAD_ARGUMENT',
-        `the replication port must differ from the HTTP port ${port}`,
-      );
+      throw dbError('ERR_BAD_ARGUMENT', 'replicationPortIsHttp', { port });
     }
   }
 
@@ -853,16 +841,17 @@ export class Replication {
   /** The write gate's check on a leader: refused while the lease lapsed. */
   private requireLease(): void {
     if (!this.leader) return;
-    const why = this.lease.lapsed() ?? this.leadershipLapsed();
-    if (why !== undefined) throw new DbError('ERR_REPLICATION_NO_LEASE', why, { role: 'leader' });
+    const lapse = this.lease.lapsed() ?? this.leadershipLapsed();
+    if (lapse !== undefined) throw lapse;
   }
 
-  /** Why a coordinated leader may not acknowledge (its etcd lease), or undefined when it may. */
-  private leadershipLapsed(): string | undefined {
+  /** The refusal of a coordinated leader that may not acknowledge (its etcd lease), if any. */
+  private leadershipLapsed(): DbError | undefined {
     const leadership = this.leadership;
     if (this.coordination === undefined && leadership === undefined) return undefined;
     if (leadership?.canAcknowledge() === true) return undefined;
-    return `this node's lease on the leadership of replica set ${this.coordination?.set ?? leadership?.set} is not valid (lost, resigned, or never won), so it acknowledges no write; send writes to the leader the coordinator names (GET /replication/status, coordinator.leader)`;
+    const set = this.coordination?.set ?? leadership?.set;
+    return dbError('ERR_REPLICATION_NO_LEASE', 'leadershipLapsed', { set }, { role: 'leader' });
   }
 
   /**
@@ -872,9 +861,10 @@ export class Replication {
   private async beforeAcknowledging(seq: number): Promise<void> {
     await this.waitForFollowers(seq);
     // Checked after the wait: the lease may have lapsed while the followers applied it.
-    const why = this.leader ? (this.lease.lapsed() ?? this.leadershipLapsed()) : undefined;
-    if (why === undefined) return;
-    throw notAcknowledged(seq, 'ERR_REPLICATION_NO_LEASE', why);
+    const lapse = this.leader ? (this.lease.lapsed() ?? this.leadershipLapsed()) : undefined;
+    if (lapse === undefined) return;
+    const values = { seq, lapse: lapse.message };
+    throw dbError('ERR_REPLICATION_NO_LEASE', 'notAcknowledged', values, notAcknowledged(seq));
   }
 
   /** Waits until `syncFollowers` followers applied `seq`. */
@@ -885,35 +875,26 @@ export class Replication {
     const timeoutMs = this.options.syncTimeoutMs ?? SYNC_TIMEOUT_MS_DEFAULT;
     if (await leader.waitForAcks(seq, required, timeoutMs)) return;
     const applied = leader.ackedBy(seq);
-    throw notAcknowledged(
-      seq,
-      'ERR_REPLICATION_TIMEOUT',
-      `only ${applied} of the ${required} followers it waits for applied it within ${timeoutMs / 1000} s`,
-      { followersApplied: applied, followersRequired: required },
-    );
+    const values = { seq, applied, required, seconds: timeoutMs / 1000 };
+    throw dbError('ERR_REPLICATION_TIMEOUT', 'notAcknowledged', values, {
+      ...notAcknowledged(seq),
+      followersApplied: applied,
+      followersRequired: required,
+    });
   }
 }
 
 /**
- * A write committed on this leader but not acknowledged. It may still reach the followers
- * when they catch up, or be rolled back by a failover into the rollback files of this node:
- * a client that must know reads it back from the leader after the dust settles.
+ * The details of a write committed on this leader but not acknowledged. It may still reach the
+ * followers when they catch up, or be rolled back by a failover into the rollback files of this
+ * node: a client that must know reads it back from the leader after the dust settles.
  */
-function notAcknowledged(
-  seq: number,
-  code: 'ERR_REPLICATION_TIMEOUT' | 'ERR_REPLICATION_NO_LEASE',
-  why: string,
-  details: Record<string, number> = {},
-): DbError {
-  return new DbError(
-    code,
-    `the write is committed on this node as seq ${seq} but not acknowledged: ${why}. It may yet reach the followers when they catch up, or be rolled back by a failover (into this node's rollback files); read it back to know`,
-    { committedLocally: true, acknowledged: false, seq, ...details },
-  );
-}
-
-function stateError(message: string): DbError {
-  return new DbError('ERR_REPLICATION_STATE', message);
+function notAcknowledged(seq: number): {
+  committedLocally: true;
+  acknowledged: false;
+  seq: number;
+} {
+  return { committedLocally: true, acknowledged: false, seq };
 }
 
 /** `host:port` (an IPv6 host in brackets) as its parts, or undefined. */
@@ -925,18 +906,22 @@ function parseAddress(address: string): { host: string; port: number } | undefin
 }
 
 /** Fails with a clear error when `port` cannot be bound, before anything changes. */
-function probePort(port: number, host: string, hint = 'promote with another port'): Promise<void> {
+function probePort(
+  port: number,
+  host: string,
+  inUse: 'promotePortInUse' | 'replicationPortTaken' = 'promotePortInUse',
+): Promise<void> {
   return new Promise((resolve, reject) => {
     const server = net.createServer();
     server.once('error', (error: NodeJS.ErrnoException) =>
       reject(
         // The same code as any port in use (leader.ts, server/node.ts).
-        new DbError(
-          'ERR_CONFIG_INVALID',
-          error.code === 'EADDRINUSE'
-            ? `port ${port} is already in use; ${hint}`
-            : `cannot listen on port ${port} (${error.code ?? error.message})`,
-        ),
+        error.code === 'EADDRINUSE'
+          ? dbError('ERR_CONFIG_INVALID', inUse, { port })
+          : dbError('ERR_CONFIG_INVALID', 'cannotListen', {
+              port,
+              cause: error.code ?? error.message,
+            }),
       ),
     );
     server.listen(port, host, () => server.close(() => resolve()));
