@@ -209,6 +209,7 @@ export const ERROR_CATALOGUE = {
       port: 'a port is {range}; got {port}',
       replicationPortIsHttp: 'the replication port must differ from the HTTP port {port}',
       termTagTooLarge: 'a term tag is an integer below {limit}; got {tag}',
+      ifMatch: 'If-Match takes one entity tag as a GET\'s ETag gives it ("…") or *; got {got}',
     },
   },
   ERR_SQL_SYNTAX: {
@@ -265,20 +266,55 @@ export const ERROR_CATALOGUE = {
   ERR_BAD_REQUEST: {
     status: 400,
     meaning: 'A request is malformed: a missing or invalid field, parameter or header.',
+    messages: {
+      // Fastify's own words, for a 4xx it raises that no other template covers.
+      fastify: '{message}',
+      missingField: "{where}: missing field '{field}'",
+      unknownParameter: "querystring: unknown parameter '{parameter}'; {route} takes {takes}",
+      unknownParameterNone: "querystring: unknown parameter '{parameter}'; {route} takes none",
+      unknownField: "{where}: unknown field '{field}'",
+      fieldNotWanted: "{where} field '{field}' must be {wanted}; got {got}",
+      // Ajv's message: what is wrong with the field, in the validator's words.
+      fieldInvalid: "{where} field '{field}' {problem}",
+      invalid: '{where} {problem}',
+      emptyBody: 'the request body is empty; send a JSON value',
+      bodyNotJson: 'the request body is not valid JSON: {cause}',
+      limitTooLarge: "querystring field 'limit' must be <= {max}; got {limit}",
+    },
   },
   ERR_UNAUTHORIZED: {
     status: 401,
     meaning: 'The API key is missing or wrong (`Authorization: Bearer <key>`).',
+    messages: {
+      missingKey: 'missing API key: send the header Authorization: Bearer <key>',
+      headerNotBearer:
+        'the Authorization header is not of the form Bearer <key>: send the header Authorization: Bearer <key>',
+      wrongKey: 'wrong API key',
+    },
   },
   ERR_ROUTE_NOT_FOUND: { status: 404, meaning: 'No endpoint has that method and path.' },
-  ERR_BODY_TOO_LARGE: { status: 413, meaning: 'The request body is larger than the limit.' },
+  ERR_BODY_TOO_LARGE: {
+    status: 413,
+    meaning: 'The request body is larger than the limit.',
+    messages: {
+      tooLarge:
+        'the request body is larger than the limit of {limit} bytes ({limitText}); send less, or split a bulk insert into several',
+    },
+  },
   ERR_UNSUPPORTED_MEDIA_TYPE: {
     status: 415,
     meaning: 'The request body is not JSON (send Content-Type: application/json).',
+    messages: {
+      notJson: 'unsupported content type; send JSON with Content-Type: application/json',
+    },
   },
   ERR_CONFIRMATION_REQUIRED: {
     status: 400,
     meaning: 'Dropping a collection needs the header `X-Confirm: true`.',
+    messages: {
+      dropCollection:
+        'dropping a collection deletes every document in it; send the header X-Confirm: true to confirm',
+    },
   },
   ERR_AMBIGUOUS_MATCH: {
     status: 409,
@@ -312,6 +348,54 @@ export const ERROR_CATALOGUE = {
       followerLeader: 'a follower needs the leader host and port',
       leaseUnreadable:
         '{file} cannot be read ({cause}): it records which followers may promote themselves; restore it, or remove it if no follower of this node watches it',
+      configUnreadable: '--config: cannot read the config file {configPath} ({code})',
+      configNotJson: '--config: {configPath} is not valid JSON ({cause}); fix the file',
+      configNotObject: '--config: {configPath} must hold a JSON object, not {type}',
+      requiredKey: '{key} in {configPath}: missing; the config file must set {list}',
+      unknownKey: '{path} in {configPath}: unknown key; the keys here are {known}',
+      sectionNotObject: '{path} in {configPath}: must be an object, not {type}',
+      invalidValue: '{label}: {value} is not valid; give {wanted}',
+      badEnvReference:
+        '{label}: {reference} does not name an environment variable; write env:VAR_NAME (letters, digits, underscores)',
+      envUnset:
+        '{label}: reads the environment variable {variable} (env:{variable}), which is not set; set it or put the password in the file',
+      envEmpty:
+        '{label}: the environment variable {variable} (env:{variable}) is empty; set it to the certificate password',
+      empty: '{label}: must not be empty; give a value or leave it out',
+      controlCharacters: '{label}: {value} contains control characters',
+      notRole: '{label}: {value} is not a role; give {wanted}',
+      notHost: '{label}: {value} is not a host name or address (no URL, no spaces)',
+      wrongType: '{label}: must be {wanted}, not {type}',
+      notString: '{label}: must be a string, not {type}',
+      withoutCertificate: '{label}: set, but no TLS certificate is; add {certPath}, or remove it',
+      withoutRole:
+        '{label}: set, but no replication role is; add {role} (or {file} in the config file) with leader or follower, or remove it',
+      withoutAutoFailover:
+        '{label}: only used with auto-failover; set {silenceSeconds} ({file}) too, or remove it',
+      sectionMissingKey: '{file}: missing; {section} needs {setting} ({help}), or remove {section}',
+      followerNeeds: '{label}: a follower needs {title} ({whereToSet})',
+      replicationPortIsHttp:
+        '{replicationPort}: {value} is also the HTTP port ({httpPort}); replication needs a port of its own',
+      logArchiveAhead:
+        "backup.logArchiveDir: {dir} holds entries up to seq {seq}, past this node's {lastSeq}; point backup.logArchiveDir at a new directory (a restored node starts a new archive)",
+      logArchiveOtherTerm:
+        "backup.logArchiveDir: {dir} holds seq {seq} of term {term}; this node's is of term {ourTerm}; point backup.logArchiveDir at a new directory (a restored node starts a new archive)",
+      headerTimeout:
+        'the header timeout ({headerSeconds} s) may not be longer than the request timeout ({requestSeconds} s)',
+      tlsFileUnreadable: '{title} ({whereToSet}): cannot read {file} ({code})',
+      keyWithPkcs12:
+        '{title} ({whereToSet}): {certPath} is a PKCS#12 file, which holds its key; give a key file only with a PEM certificate',
+      tlsUnusable:
+        'security.tls: cannot use {certPath}{withKey} ({cause}); check the certificate ({certFlag}, certPath: a .pfx/.p12, or a PEM with the certificate chain and the private key), the key ({keyFlag}, keyPath) and the password ({passwordFlag}, certPassword)',
+      dataDirIsFile:
+        'data directory {dataDir} is a file, not a directory; set {whereToSet} to a directory (it is created when missing)',
+      portInUse: 'port {port} is already in use; pick another with {whereToSet}',
+      portPrivileged: 'port {port} needs privileges this process lacks',
+      labelled: '{label}: {cause}',
+      withoutCoordinator: '{label}: set, but no coordinator is; add {coordinator}, or remove it',
+      withCoordinator:
+        '{label}: set, but so is a coordinator ({coordinator}): a coordinated node leads while it holds the lease in etcd and follows whoever holds it otherwise, so it takes no role, leader host or port, or auto-failover; remove one of them',
+      coordinatedNeeds: '{coordinator}: a coordinated node needs its {title} ({whereToSet})',
     },
   },
   ERR_CLUSTER_CONFIG_INVALID: {

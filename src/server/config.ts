@@ -14,7 +14,7 @@ import {
   parseCoordinatorUrl,
   writeStopMarginMs,
 } from '../coordinator/index.js';
-import { DbError } from '../errors/index.js';
+import { type DbError, dbError } from '../errors/index.js';
 import type { NodeConfig, SettingSource } from './node-config.js';
 import {
   AUTO_FAILOVER_SECONDS_MAX,
@@ -77,10 +77,6 @@ export interface ResolvedConfig {
   sources: Partial<Record<SettingKey, SettingSource>>;
 }
 
-function invalid(message: string): DbError {
-  return new DbError('ERR_CONFIG_INVALID', message);
-}
-
 /** A value for an error message: quoted, and cut short so a huge value cannot flood stderr. */
 function show(value: unknown): string {
   const text = JSON.stringify(value) ?? String(value);
@@ -128,26 +124,29 @@ function readConfigFile(configPath: string): FileValues {
     text = fs.readFileSync(configPath, 'utf8');
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code ?? (error as Error).message;
-    throw invalid(`--config: cannot read the config file ${configPath} (${code})`);
+    throw dbError('ERR_CONFIG_INVALID', 'configUnreadable', { configPath, code });
   }
   let json: unknown;
   try {
     json = JSON.parse(text);
   } catch (error) {
-    throw invalid(
-      `--config: ${configPath} is not valid JSON (${(error as Error).message}); fix the file`,
-    );
+    throw dbError('ERR_CONFIG_INVALID', 'configNotJson', {
+      configPath,
+      cause: (error as Error).message,
+    });
   }
   if (!isPlainObject(json)) {
-    throw invalid(`--config: ${configPath} must hold a JSON object, not ${typeName(json)}`);
+    throw dbError('ERR_CONFIG_INVALID', 'configNotObject', { configPath, type: typeName(json) });
   }
   const values: FileValues = new Map();
   flatten(json, FILE_SHAPE, '', configPath, values);
   for (const key of FILE_REQUIRED) {
     if (!values.has(key)) {
-      throw invalid(
-        `${key} in ${configPath}: missing; the config file must set ${listOf(FILE_REQUIRED)}`,
-      );
+      throw dbError('ERR_CONFIG_INVALID', 'requiredKey', {
+        key,
+        configPath,
+        list: listOf(FILE_REQUIRED),
+      });
     }
   }
   return values;
@@ -168,7 +167,7 @@ function flatten(
       const known = Object.keys(shape)
         .map((name) => `${prefix}${name}`)
         .join(', ');
-      throw invalid(`${path} in ${configPath}: unknown key; the keys here are ${known}`);
+      throw dbError('ERR_CONFIG_INVALID', 'unknownKey', { path, configPath, known });
     }
     if (expected === true) {
       into.set(path, value);
@@ -177,7 +176,11 @@ function flatten(
       into.set(path, value);
       flatten(value, expected, `${path}.`, configPath, into);
     } else {
-      throw invalid(`${path} in ${configPath}: must be an object, not ${typeName(value)}`);
+      throw dbError('ERR_CONFIG_INVALID', 'sectionNotObject', {
+        path,
+        configPath,
+        type: typeName(value),
+      });
     }
   }
 }
@@ -211,7 +214,11 @@ function isNumeric(kind: SettingKind): kind is NumericKind {
 function checkRange(kind: NumericKind, value: number, label: string, raw: unknown): number {
   const [min, max] = RANGES[kind];
   if (!Number.isInteger(value) || value < min || value > max) {
-    throw invalid(`${label}: ${show(raw)} is not valid; give ${describeKind(kind)}`);
+    throw dbError('ERR_CONFIG_INVALID', 'invalidValue', {
+      label,
+      value: show(raw),
+      wanted: describeKind(kind),
+    });
   }
   return value;
 }
@@ -225,23 +232,17 @@ function readPassword(value: string, label: string, env: ResolveInput['env']): s
   if (!reference) return value;
   const variable = reference[1] as string;
   if (!ENV_NAME.test(variable)) {
-    throw invalid(
-      `${label}: ${show(`env:${variable}`)} does not name an environment variable; ` +
-        'write env:VAR_NAME (letters, digits, underscores)',
-    );
+    throw dbError('ERR_CONFIG_INVALID', 'badEnvReference', {
+      label,
+      reference: show(`env:${variable}`),
+    });
   }
   const text = env[variable];
   if (text === undefined) {
-    throw invalid(
-      `${label}: reads the environment variable ${variable} (env:${variable}), ` +
-        'which is not set; set it or put the password in the file',
-    );
+    throw dbError('ERR_CONFIG_INVALID', 'envUnset', { label, variable });
   }
   if (text === '') {
-    throw invalid(
-      `${label}: the environment variable ${variable} (env:${variable}) is empty; ` +
-        'set it to the certificate password',
-    );
+    throw dbError('ERR_CONFIG_INVALID', 'envEmpty', { label, variable });
   }
   return text;
 }
@@ -249,20 +250,28 @@ function readPassword(value: string, label: string, env: ResolveInput['env']): s
 function checkText(kind: SettingKind, value: string, label: string): string {
   const secret = kind === 'secret' || kind === 'password';
   if (value.length === 0) {
-    throw invalid(`${label}: must not be empty; give a value or leave it out`);
+    throw dbError('ERR_CONFIG_INVALID', 'empty', { label });
   }
   // Names and paths end up in logs and file names: control characters are always a mistake.
   if (!secret && /[\u0000-\u001f\u007f]/.test(value)) {
-    throw invalid(`${label}: ${show(value)} contains control characters`);
+    throw dbError('ERR_CONFIG_INVALID', 'controlCharacters', { label, value: show(value) });
   }
   if (kind === 'role' && value !== 'leader' && value !== 'follower') {
-    throw invalid(`${label}: ${show(value)} is not a role; give ${describeKind('role')}`);
+    throw dbError('ERR_CONFIG_INVALID', 'notRole', {
+      label,
+      value: show(value),
+      wanted: describeKind('role'),
+    });
   }
   if (kind === 'pageCheck' && value !== 'open' && value !== 'off') {
-    throw invalid(`${label}: ${show(value)} is not valid; give ${describeKind('pageCheck')}`);
+    throw dbError('ERR_CONFIG_INVALID', 'invalidValue', {
+      label,
+      value: show(value),
+      wanted: describeKind('pageCheck'),
+    });
   }
   if (kind === 'host' && /[\s/]/.test(value)) {
-    throw invalid(`${label}: ${show(value)} is not a host name or address (no URL, no spaces)`);
+    throw dbError('ERR_CONFIG_INVALID', 'notHost', { label, value: show(value) });
   }
   if (kind === 'address') return checkAddress(value, label);
   if (kind === 'origin') return checkOrigin(value, label);
@@ -276,7 +285,7 @@ function labelled<T>(label: string, check: () => T): T {
   try {
     return check();
   } catch (error) {
-    throw invalid(`${label}: ${(error as Error).message}`);
+    throw dbError('ERR_CONFIG_INVALID', 'labelled', { label, cause: (error as Error).message });
   }
 }
 
@@ -285,7 +294,11 @@ function checkAddress(value: string, label: string): string {
   const match = /^(\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9._-]+):(\d{1,5})$/.exec(value);
   const port = Number(match?.[2]);
   if (!match || port < PORT_MIN || port > PORT_MAX) {
-    throw invalid(`${label}: ${show(value)} is not valid; give ${describeKind('address')}`);
+    throw dbError('ERR_CONFIG_INVALID', 'invalidValue', {
+      label,
+      value: show(value),
+      wanted: describeKind('address'),
+    });
   }
   return value;
 }
@@ -303,7 +316,11 @@ function checkOrigin(value: string, label: string): string {
   }
   const bare = url !== undefined && url.pathname === '/' && !url.search && !url.hash;
   if (!url || !/^https?:$/.test(url.protocol) || !bare || url.username || url.password) {
-    throw invalid(`${label}: ${show(value)} is not valid; give ${describeKind('origin')}`);
+    throw dbError('ERR_CONFIG_INVALID', 'invalidValue', {
+      label,
+      value: show(value),
+      wanted: describeKind('origin'),
+    });
   }
   return url.origin;
 }
@@ -312,13 +329,21 @@ function checkOrigin(value: string, label: string): string {
 function parseText(kind: SettingKind, raw: string, label: string, env: ResolveInput['env']): Value {
   if (isNumeric(kind)) {
     if (!/^\d+$/.test(raw)) {
-      throw invalid(`${label}: ${show(raw)} is not valid; give ${describeKind(kind)}`);
+      throw dbError('ERR_CONFIG_INVALID', 'invalidValue', {
+        label,
+        value: show(raw),
+        wanted: describeKind(kind),
+      });
     }
     return checkRange(kind, Number(raw), label, raw);
   }
   if (kind === 'boolean') {
     if (raw !== 'true' && raw !== 'false') {
-      throw invalid(`${label}: ${show(raw)} is not valid; give ${describeKind(kind)}`);
+      throw dbError('ERR_CONFIG_INVALID', 'invalidValue', {
+        label,
+        value: show(raw),
+        wanted: describeKind(kind),
+      });
     }
     return raw === 'true';
   }
@@ -335,18 +360,26 @@ function parseJson(
 ): Value {
   if (isNumeric(kind)) {
     if (typeof raw !== 'number') {
-      throw invalid(`${label}: must be ${describeKind(kind)}, not ${typeName(raw)}`);
+      throw dbError('ERR_CONFIG_INVALID', 'wrongType', {
+        label,
+        wanted: describeKind(kind),
+        type: typeName(raw),
+      });
     }
     return checkRange(kind, raw, label, raw);
   }
   if (kind === 'boolean') {
     if (typeof raw !== 'boolean') {
-      throw invalid(`${label}: must be ${describeKind(kind)}, not ${typeName(raw)}`);
+      throw dbError('ERR_CONFIG_INVALID', 'wrongType', {
+        label,
+        wanted: describeKind(kind),
+        type: typeName(raw),
+      });
     }
     return raw;
   }
   if (typeof raw !== 'string') {
-    throw invalid(`${label}: must be a string, not ${typeName(raw)}`);
+    throw dbError('ERR_CONFIG_INVALID', 'notString', { label, type: typeName(raw) });
   }
   const text = checkText(kind, raw, label);
   return kind === 'password' ? readPassword(text, label, env) : text;
@@ -418,9 +451,10 @@ function inScope(run: Resolution, spec: SettingSpec): boolean {
     // A key or password without a certificate is a mistake when the user wrote it.
     const written = run.resolver.explicit(spec);
     if (written) {
-      throw invalid(
-        `${written.label}: set, but no TLS certificate is; add ${whereToSet(SETTINGS.certPath)}, or remove it`,
-      );
+      throw dbError('ERR_CONFIG_INVALID', 'withoutCertificate', {
+        label: written.label,
+        certPath: whereToSet(SETTINGS.certPath),
+      });
     }
     return false;
   }
@@ -443,10 +477,11 @@ function inScope(run: Resolution, spec: SettingSpec): boolean {
     // are ambient (a shared environment), so they are simply not read on a single node.
     const written = run.resolver.explicit(spec);
     if (written) {
-      throw invalid(
-        `${written.label}: set, but no replication role is; add ${flagName(SETTINGS.role)} ` +
-          `(or ${SETTINGS.role.file} in the config file) with leader or follower, or remove it`,
-      );
+      throw dbError('ERR_CONFIG_INVALID', 'withoutRole', {
+        label: written.label,
+        role: flagName(SETTINGS.role),
+        file: SETTINGS.role.file,
+      });
     }
     return false;
   }
@@ -456,10 +491,11 @@ function inScope(run: Resolution, spec: SettingSpec): boolean {
   if (spec.scope === 'follower' || run.values.silenceSeconds !== undefined) return true;
   const given = run.resolver.get(spec);
   if (given) {
-    throw invalid(
-      `${given.label}: only used with auto-failover; set ${flagName(SETTINGS.silenceSeconds)} ` +
-        `(${SETTINGS.silenceSeconds.file}) too, or remove it`,
-    );
+    throw dbError('ERR_CONFIG_INVALID', 'withoutAutoFailover', {
+      label: given.label,
+      silenceSeconds: flagName(SETTINGS.silenceSeconds),
+      file: SETTINGS.silenceSeconds.file,
+    });
   }
   return false;
 }
@@ -469,20 +505,17 @@ function coordinatorScope(run: Resolution, spec: SettingSpec): boolean {
   if (run.values.coordinator !== undefined) return true;
   const written = run.resolver.explicit(spec);
   if (written) {
-    throw invalid(
-      `${written.label}: set, but no coordinator is; add ${whereToSet(SETTINGS.coordinator)}, or remove it`,
-    );
+    throw dbError('ERR_CONFIG_INVALID', 'withoutCoordinator', {
+      label: written.label,
+      coordinator: whereToSet(SETTINGS.coordinator),
+    });
   }
   return false;
 }
 
 function conflictWithCoordinator(run: Resolution, label: string): DbError {
   const coordinator = run.given.coordinator?.label ?? flagName(SETTINGS.coordinator);
-  return invalid(
-    `${label}: set, but so is a coordinator (${coordinator}): a coordinated node leads while it ` +
-      'holds the lease in etcd and follows whoever holds it otherwise, so it takes no role, ' +
-      'leader host or port, or auto-failover; remove one of them',
-  );
+  return dbError('ERR_CONFIG_INVALID', 'withCoordinator', { label, coordinator });
 }
 
 /**
@@ -508,19 +541,27 @@ function requireCoordinated(run: Resolution): void {
 function missing(run: Resolution, spec: SettingSpec): DbError {
   if (spec.scope === 'coordinator') {
     const coordinator = run.given.coordinator?.label;
-    return invalid(
-      `${coordinator}: a coordinated node needs its ${spec.title} (${whereToSet(spec)})`,
-    );
+    return dbError('ERR_CONFIG_INVALID', 'coordinatedNeeds', {
+      coordinator,
+      title: spec.title,
+      whereToSet: whereToSet(spec),
+    });
   }
   if (spec.scope === 'tls') {
     const section = sectionOf(spec.file);
-    return invalid(
-      `${run.resolver.fileLabel(spec.file)}: missing; ${section} needs ` +
-        `${spec.file.slice(section.length + 1)} (${spec.help}), or remove ${section}`,
-    );
+    return dbError('ERR_CONFIG_INVALID', 'sectionMissingKey', {
+      file: run.resolver.fileLabel(spec.file),
+      section,
+      setting: spec.file.slice(section.length + 1),
+      help: spec.help,
+    });
   }
   const role = run.given.role;
-  return invalid(`${role?.label}: a follower needs ${spec.title} (${whereToSet(spec)})`);
+  return dbError('ERR_CONFIG_INVALID', 'followerNeeds', {
+    label: role?.label,
+    title: spec.title,
+    whereToSet: whereToSet(spec),
+  });
 }
 
 /** Puts a value at a dotted path, making the objects on the way. */
@@ -568,10 +609,11 @@ function requireOwnPorts(run: Resolution): void {
   for (const name of SETTING_NAMES) {
     const value = run.values[name];
     if (!settingSpec(name).ownPort || value === undefined || value !== run.values.port) continue;
-    throw invalid(
-      `${portLabel(run, name)}: ${value} is also the HTTP port (${portLabel(run, 'port')}); ` +
-        'replication needs a port of its own',
-    );
+    throw dbError('ERR_CONFIG_INVALID', 'replicationPortIsHttp', {
+      replicationPort: portLabel(run, name),
+      value,
+      httpPort: portLabel(run, 'port'),
+    });
   }
 }
 

@@ -11,7 +11,7 @@ import { createSecureContext } from 'node:tls';
 import type { FastifyInstance } from 'fastify';
 import { type Database, open } from '../engine/index.js';
 import { CALL_TIMEOUT_MS_DEFAULT, Coordinator, writeStopMarginMs } from '../coordinator/index.js';
-import { DbError } from '../errors/index.js';
+import { dbError } from '../errors/index.js';
 import { Replication, type ReplicationLog } from '../replication/index.js';
 import { buildApp, requestsInFlight } from './app.js';
 import type { SettingKey } from './config.js';
@@ -59,10 +59,12 @@ function readTlsFile(file: string, spec: SettingSpec): Buffer {
   try {
     return fs.readFileSync(file);
   } catch (error) {
-    throw new DbError(
-      'ERR_CONFIG_INVALID',
-      `${spec.title} (${whereToSet(spec)}): cannot read ${file} (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`,
-    );
+    throw dbError('ERR_CONFIG_INVALID', 'tlsFileUnreadable', {
+      title: spec.title,
+      whereToSet: whereToSet(spec),
+      file,
+      code: (error as NodeJS.ErrnoException).code ?? (error as Error).message,
+    });
   }
 }
 
@@ -71,10 +73,11 @@ function tlsOptions(config: NodeConfig): { https: Record<string, unknown> } | un
   const { certPath, keyPath, certPassword } = config.tls;
   const pkcs12 = /\.(pfx|p12)$/i.test(certPath);
   if (pkcs12 && keyPath !== undefined) {
-    throw new DbError(
-      'ERR_CONFIG_INVALID',
-      `${SETTINGS.keyPath.title} (${whereToSet(SETTINGS.keyPath)}): ${certPath} is a PKCS#12 file, which holds its key; give a key file only with a PEM certificate`,
-    );
+    throw dbError('ERR_CONFIG_INVALID', 'keyWithPkcs12', {
+      title: SETTINGS.keyPath.title,
+      whereToSet: whereToSet(SETTINGS.keyPath),
+      certPath,
+    });
   }
   const content = readTlsFile(certPath, SETTINGS.certPath);
   const key = keyPath === undefined ? content : readTlsFile(keyPath, SETTINGS.keyPath);
@@ -87,10 +90,14 @@ function tlsOptions(config: NodeConfig): { https: Record<string, unknown> } | un
     // Build the context now, so a bad file or password fails here with a clear message.
     createSecureContext(https);
   } catch (error) {
-    throw new DbError(
-      'ERR_CONFIG_INVALID',
-      `security.tls: cannot use ${certPath}${keyPath === undefined ? '' : ` with the key ${keyPath}`} (${(error as Error).message}); check the certificate (${flagName(SETTINGS.certPath)}, certPath: a .pfx/.p12, or a PEM with the certificate chain and the private key), the key (${flagName(SETTINGS.keyPath)}, keyPath) and the password (${flagName(SETTINGS.certPassword)}, certPassword)`,
-    );
+    throw dbError('ERR_CONFIG_INVALID', 'tlsUnusable', {
+      certPath,
+      withKey: keyPath === undefined ? '' : ` with the key ${keyPath}`,
+      cause: (error as Error).message,
+      certFlag: flagName(SETTINGS.certPath),
+      keyFlag: flagName(SETTINGS.keyPath),
+      passwordFlag: flagName(SETTINGS.certPassword),
+    });
   }
   return { https };
 }
@@ -140,10 +147,10 @@ export function describeSettings(
 function requireDataDirectory(dataDir: string): void {
   const stat = fs.statSync(dataDir, { throwIfNoEntry: false });
   if (stat === undefined || stat.isDirectory() || dataDir.endsWith('.docdb')) return;
-  throw new DbError(
-    'ERR_CONFIG_INVALID',
-    `data directory ${dataDir} is a file, not a directory; set ${whereToSet(SETTINGS.dataDir)} to a directory (it is created when missing)`,
-  );
+  throw dbError('ERR_CONFIG_INVALID', 'dataDirIsFile', {
+    dataDir,
+    whereToSet: whereToSet(SETTINGS.dataDir),
+  });
 }
 
 /** Starts a node with resolved settings. Rejects with a DbError naming what is wrong. */
@@ -310,16 +317,13 @@ function bindAddress(config: NodeConfig): string {
 function listenError(error: unknown, config: NodeConfig): unknown {
   const code = (error as NodeJS.ErrnoException).code;
   if (code === 'EADDRINUSE') {
-    return new DbError(
-      'ERR_CONFIG_INVALID',
-      `port ${config.port} is already in use; pick another with ${whereToSet(SETTINGS.port)}`,
-    );
+    return dbError('ERR_CONFIG_INVALID', 'portInUse', {
+      port: config.port,
+      whereToSet: whereToSet(SETTINGS.port),
+    });
   }
   if (code === 'EACCES') {
-    return new DbError(
-      'ERR_CONFIG_INVALID',
-      `port ${config.port} needs privileges this process lacks`,
-    );
+    return dbError('ERR_CONFIG_INVALID', 'portPrivileged', { port: config.port });
   }
   return error;
 }
