@@ -7,7 +7,7 @@
  */
 
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
-import { DbError, dbError, type ErrorCode, isDbError, publicMessageOf } from '../errors/index.js';
+import { type DbError, dbError, type ErrorCode, isDbError, publicMessageOf } from '../errors/index.js';
 import type { ErrorBody } from '../types/index.js';
 import { declaredParameters } from './routes/query-string.js';
 
