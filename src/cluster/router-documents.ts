@@ -27,13 +27,7 @@ import type {
   TaggedDocument,
   WriteCondition,
 } from '../client/index.js';
-import {
-  atomicBulkRefused,
-  collectionNotFound,
-  DbError,
-  dbError,
-  isDbError,
-} from '../errors/index.js';
+import { atomicBulkRefused, collectionNotFound, dbError, isDbError } from '../errors/index.js';
 import { LIST_LIMIT_DEFAULT, normalizeCollectionName, parsePath } from '../util/index.js';
 import { countCollections } from './collection-counts.js';
 import type { ClusterConfig, ClusterShard } from './config.js';
@@ -426,10 +420,7 @@ export class RouterDocuments {
 /** A shard's stats: a node's, never a router's (a router is no shard). */
 function storeStats(stats: NodeStats): StoreStats {
   if ('shards' in stats) {
-    throw new DbError(
-      'ERR_CLUSTER_CONFIG_INVALID',
-      'a shard answered GET /stats as a router does; a shard must be a node, not a router',
-    );
+    throw dbError('ERR_CLUSTER_CONFIG_INVALID', 'shardIsRouter');
   }
   return stats;
 }
@@ -437,8 +428,5 @@ function storeStats(stats: NodeStats): StoreStats {
 /** A replicated collection's copies each have their own tag: no one tag can guard them all. */
 function unconditional(collection: string, condition: WriteCondition): void {
   if (condition.ifMatch === undefined) return;
-  throw new DbError(
-    'ERR_BAD_ARGUMENT',
-    `If-Match is not taken for ${collection}: it is replicated, and each shard's copy has its own tag; send the write without If-Match`,
-  );
+  throw dbError('ERR_BAD_ARGUMENT', 'ifMatchReplicated', { collection });
 }

@@ -6,7 +6,7 @@
  */
 
 import type { DocdbClient } from '../client/index.js';
-import { DbError, isDbError } from '../errors/index.js';
+import { dbError, isDbError, relayedError } from '../errors/index.js';
 import { normalizeCollectionName } from '../util/index.js';
 import { type ClusterConfig, type ClusterShard, shardMembers } from './config.js';
 import { ShardMembers } from './shard-members.js';
@@ -146,7 +146,7 @@ export class ShardSet {
         last = error;
       }
     }
-    throw last ?? new DbError('ERR_SHARD_UNAVAILABLE', 'the cluster config lists no shards');
+    throw last ?? dbError('ERR_SHARD_UNAVAILABLE', 'noShards');
   }
 
   /**
@@ -308,26 +308,28 @@ function mayTryAgain(error: unknown, retry: Retry): boolean {
 function shardError(shard: ClusterShard, url: string | undefined, error: unknown): unknown {
   if (!isDbError(error)) return error;
   if (error.code === 'ERR_SHARD_UNAVAILABLE') return error;
-  const where = `shard ${shard.name} (${url ?? shardMembers(shard).join(', ')})`;
+  const [name, urls] = [shard.name, url ?? shardMembers(shard).join(', ')];
+  const details = { shard: shard.name };
   if (SHARD_UNANSWERED_CODES.includes(error.code)) {
-    return new DbError('ERR_SHARD_UNAVAILABLE', `${where} did not answer: ${error.message}`, {
-      shard: shard.name,
-    });
+    return dbError(
+      'ERR_SHARD_UNAVAILABLE',
+      'noAnswer',
+      { name, urls, cause: error.message },
+      details,
+    );
   }
   if (error.code === 'ERR_UNAUTHORIZED') {
-    return new DbError(
-      'ERR_SHARD_UNAVAILABLE',
-      `${where} refused the router's API key: set shards[].apiKey of ${shard.name} in cluster.json to the key that node runs with`,
-      { shard: shard.name },
-    );
+    return dbError('ERR_SHARD_UNAVAILABLE', 'keyRefused', { name, urls }, details);
   }
   // A refusal of the request (400, 404, 409…) is the cluster's answer, as a node would give
   // it; a shard's own trouble (read-only, storage, a bug) says which shard has it.
   if (error.status < 500 || error.details?.shard !== undefined) return error;
-  return new DbError(
+  const values = { name, urls, message: error.message };
+  return relayedError(
     error.code,
-    `${where}: ${error.message}`,
-    { ...error.details, shard: shard.name },
+    'fromShard',
+    values,
+    { ...error.details, ...details },
     error.status,
   );
 }

@@ -210,6 +210,31 @@ export const ERROR_CATALOGUE = {
       replicationPortIsHttp: 'the replication port must differ from the HTTP port {port}',
       termTagTooLarge: 'a term tag is an integer below {limit}; got {tag}',
       ifMatch: 'If-Match takes one entity tag as a GET\'s ETag gives it ("…") or *; got {got}',
+      targetExists: '{target} already exists',
+      rebalanceRunning:
+        'another rebalance (pid {pid}) is moving to this topology; wait for it, or remove {lock} if that process is not a rebalance',
+      ifMatchReplicated:
+        "If-Match is not taken for {collection}: it is replicated, and each shard's copy has its own tag; send the write without If-Match",
+      placementChanged:
+        "collection {name} changes placement ({old} → {placement}); rebalance moves documents between shards, it does not change a collection's placement",
+      copyFailed:
+        'cannot copy {collection} {id} to its new shard: {cause}; nothing of it was deleted',
+      copyDiffers:
+        'the copy of {collection} {id} on its new shard does not match; nothing of it was deleted',
+      keptChanging:
+        '{collection} {id} kept changing on its old shard while it moved; it stays there (its copy holds its latest state); run rebalance again (last: {last})',
+      journalUnknownShard:
+        '{file} holds a move from {from} to {to}, and one of them is in neither config; run rebalance with the configs of the stopped run first',
+      shardKeyNotScalar:
+        'a shard key must be a scalar (null, a boolean, a finite number or a string), not {kind}',
+      notUrl: "not a URL: '{baseUrl}' (give e.g. http://host:5000)",
+      notHttpUrl: "a node's URL is http: or https:, not '{baseUrl}'",
+      clientPositive: 'client option {name} must be a positive integer',
+      clientNonNegative: 'client option {name} must be an integer >= 0',
+      clientTlsInBrowser:
+        'client option tls is not taken in a browser: the browser decides which certificates it trusts',
+      shardMoved:
+        'shard {before} in the old config is {after} in the new one, with no node in common; a shard keeps its nodes (give a moved node a new name)',
     },
   },
   ERR_SQL_SYNTAX: {
@@ -402,6 +427,55 @@ export const ERROR_CATALOGUE = {
     status: 400,
     meaning:
       'A cluster.json is missing, not JSON, or breaks its format; the message names the field.',
+    messages: {
+      notObject: '{at}must be an object, not {value}',
+      unknownField: '{at}unknown field (allowed: {keys})',
+      missing: '{at}is missing',
+      notPort: '{at}{value} is not a port ({range})',
+      notShardName:
+        "{at}{value} is not a shard name (1 to {limit} letters, digits, '.', '_' or '-')",
+      notHttpUrl: '{at}{value} is not an http(s) URL',
+      portZero: "{at}{value} has port 0: give the node's port",
+      credentials: '{at}must not carry credentials: give the key as apiKey',
+      urlPath:
+        '{at}{value} has a path, query or fragment: give only scheme, host and port ({origin})',
+      emptyString: '{at}must be a non-empty string',
+      controlCharacter: '{at}contains a control character',
+      notArray: '{at}must be an array, not {value}',
+      tooManyShards: '{at}holds {count} shards; the limit is {limit}',
+      sameName:
+        '{at}{name} is already the name of shards[{sameName}] (shard names compare without letter case)',
+      sameEndpoint: '{at}{endpoint} is already the endpoint of shards[{sameEndpoint}] ({name})',
+      replicatedWithPath: '{at}a replicated collection has no shard-key path',
+      notStrategy: '{at}{strategy} is not a strategy (hash or replicated)',
+      nested: '{at}{cause}',
+      tooManyCollections: '{at}holds {count} collections; the limit is {limit}',
+      sameCollection:
+        '{at}is collection "{name}" again (collection names compare without letter case)',
+      version: '{at}{version} is not supported: this docdb reads version {versionRead}',
+      tooLarge: '{at}is {size} bytes; the limit is {limit}',
+      noFile: '{at}no such file: create it with docdb cluster init {file}',
+      unreadable: '{at}cannot be read: {cause}',
+      notJson: '{at}is not JSON: {cause}',
+      collectionExists:
+        'collection "{canonical}" is already in the cluster ({existing}); a placement does not change by add-collection',
+      shardIsRouter:
+        'a shard answered GET /stats as a router does; a shard must be a node, not a router',
+      noShards: 'the cluster has no shards: add one with docdb cluster add-shard',
+      ringNameTwice: 'a shard name appears twice in the ring',
+      notMemberList: '{at}must be a non-empty array of node URLs, not {value}',
+      tooManyMembers: '{at}lists {count} members; a replica set has at most {limit}',
+      sameMember: '{at}{member} is {field}[{same}] again',
+      endpointAndMembers:
+        '{at}has both endpoint and members: give one node as endpoint, or a replica set as members',
+      nodeInTwoShards: '{at}{url} is already {shards} ({name}): a node serves one shard',
+      shardExists: 'shard {shard} is already in the cluster: choose another name',
+      noShard: 'no shard named {name} (shards: {known})',
+      memberInOtherShard: '{member} is already a node of shard {holder}: a node serves one shard',
+      notMember: '{member} is not a member of shard {shard}',
+      onlyMember:
+        '{member} is the only node of shard {name}, which holds its documents: move them away with docdb rebalance first',
+    },
   },
   ERR_CLUSTER_COLLECTION_UNKNOWN: {
     status: 400,
@@ -416,11 +490,25 @@ export const ERROR_CATALOGUE = {
   ERR_SHARD_KEY_MISSING: {
     status: 400,
     meaning: "A document written through a router lacks its collection's shard key, or changes it.",
+    messages: {
+      missing:
+        'the document has no shard key "{path}"; every document of a hash collection needs one, so the router knows its shard',
+      notScalar:
+        'the shard key "{path}" holds an {kind}; a shard key must be a string, number, boolean or null',
+      keyChanged:
+        'the replacement changes the shard key "{path}" to a value shard {shard} owns; delete the document and insert the new one instead',
+    },
   },
   ERR_SHARD_UNAVAILABLE: {
     status: 503,
     meaning:
       "A shard the router needs did not answer or refused the router's API key; the router never answers a partial result.",
+    messages: {
+      noShards: 'the cluster config lists no shards',
+      noAnswer: 'shard {name} ({urls}) did not answer: {cause}',
+      keyRefused:
+        "shard {name} ({urls}) refused the router's API key: set shards[].apiKey of {name} in cluster.json to the key that node runs with",
+    },
   },
   ERR_INTERNAL: {
     status: 500,
@@ -831,15 +919,31 @@ export const ERROR_CATALOGUE = {
   ERR_CLIENT_UNREACHABLE: {
     status: 503,
     meaning: 'The typed client could not reach the node, or lost the connection before the answer.',
+    messages: {
+      closed: '{url}: this client is closed; connect again',
+      unreachable:
+        '{url}: cannot reach the node, or lost the connection before the whole answer ({codePrefix}{cause}); check that it runs and the URL',
+    },
   },
   ERR_CLIENT_TIMEOUT: {
     status: 504,
     meaning: 'The typed client gave up on a node that did not answer within its timeout.',
+    messages: {
+      timeout:
+        "{url}: no complete answer within {timeoutMs} ms (the client's timeoutMs); the node may be overloaded or stuck{writeHint}",
+    },
   },
   ERR_CLIENT_PROTOCOL: {
     status: 502,
     meaning:
       'An answer is not what the REST API promises (not docdb JSON, an NDJSON stream cut short).',
+    messages: {
+      notDocdbError:
+        '{url}: answered {status} without a docdb error body ({text}); is this a docdb node?',
+      lineNotJson: '{where}: an NDJSON line is not JSON ({text})',
+      lineTooLong: '{where}: an NDJSON line is longer than {limit} bytes',
+      answerNotJson: '{url}: the answer is not JSON ({text}); is this a docdb node?',
+    },
   },
 } as const satisfies Record<string, CatalogueEntry>;
 
@@ -849,6 +953,10 @@ export const ERROR_CATALOGUE = {
  * belong to no entry; `relayedError` fills them.
  */
 export const RELAYED_MESSAGES = {
+  // An error's own message under the code of the layer that reports it.
+  recoded: '{message}',
+  // A shard's own trouble (read-only, storage, a bug), told by the router: which shard has it.
+  fromShard: 'shard {name} ({urls}): {message}',
   bulkItem: 'document {position} of {count}: {message}',
   nothingStored: '{message}; nothing of this write was stored',
   atomicBulkRefused:

@@ -47,11 +47,12 @@ export function isDbError(error: unknown, code?: ErrorCode): error is DbError {
 
 /**
  * What `dbError` takes after the template's name: the template's values (left out when it has
- * no placeholder), then optional details.
+ * no placeholder), then optional details, then the HTTP status when it is not the code's own
+ * (the typed client gives the status it received, see the DbError constructor).
  */
 export type MessageArgs<T extends string> = [Placeholders<T>] extends [never]
-  ? [values?: Record<string, never>, details?: ErrorDetails]
-  : [values: TemplateValues<T>, details?: ErrorDetails];
+  ? [values?: Record<string, never>, details?: ErrorDetails, status?: number]
+  : [values: TemplateValues<T>, details?: ErrorDetails, status?: number];
 
 /**
  * A DbError of `code` whose message is the catalogue's template `key` of that code, filled
@@ -62,7 +63,7 @@ export type MessageArgs<T extends string> = [Placeholders<T>] extends [never]
 export function dbError<C extends ErrorCode, K extends MessageKey<C>>(
   code: C,
   key: K,
-  ...[values, details]: MessageArgs<TemplateOf<C, K>>
+  ...[values, details, status]: MessageArgs<TemplateOf<C, K>>
 ): DbError {
   const template = templateOf(code, key);
   // Only a cast past the types reaches this; the message still says what was asked.
@@ -70,7 +71,7 @@ export function dbError<C extends ErrorCode, K extends MessageKey<C>>(
     template === undefined
       ? `${code} has no message '${key}'`
       : fillTemplate(template, values ?? {});
-  return new DbError(code, message, details);
+  return new DbError(code, message, details, status);
 }
 
 /**
@@ -81,7 +82,7 @@ export function dbError<C extends ErrorCode, K extends MessageKey<C>>(
 export function relayedError<K extends RelayedKey>(
   code: ErrorCode,
   key: K,
-  ...[values, details]: MessageArgs<(typeof RELAYED_MESSAGES)[K]>
+  ...[values, details, status]: MessageArgs<(typeof RELAYED_MESSAGES)[K]>
 ): DbError {
-  return new DbError(code, fillTemplate(RELAYED_MESSAGES[key], values ?? {}), details);
+  return new DbError(code, fillTemplate(RELAYED_MESSAGES[key], values ?? {}), details, status);
 }
