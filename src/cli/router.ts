@@ -7,7 +7,7 @@
  */
 
 import { ReloadingRouter, readClusterConfig } from '../cluster/index.js';
-import { DbError } from '../errors/index.js';
+import { dbError } from '../errors/index.js';
 import { buildRouterApp, listenQuietly } from '../server/index.js';
 
 interface RouterFlags {
@@ -57,10 +57,10 @@ export async function startRouter(
   } catch (error) {
     await app.close();
     if ((error as NodeJS.ErrnoException).code === 'EADDRINUSE') {
-      throw new DbError(
-        'ERR_CONFIG_INVALID',
-        `port ${wanted} is already in use; pick another with --port or router.port in ${flags.config}`,
-      );
+      throw dbError('ERR_CONFIG_INVALID', 'routerPortInUse', {
+        port: wanted,
+        config: flags.config,
+      });
     }
     throw error;
   }

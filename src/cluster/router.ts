@@ -18,7 +18,7 @@ import type {
   RouterStats,
   SeedResult,
 } from '../client/index.js';
-import { DbError, isDbError } from '../errors/index.js';
+import { dbError, isDbError } from '../errors/index.js';
 import { type InsertStatement, printStatement, type Statement } from '../sql/ast/index.js';
 import { checkParams, parse } from '../sql/parser/index.js';
 import { PathResolver } from '../sql/planner/index.js';
@@ -90,9 +90,10 @@ function checkAssignments(statement: Statement, keyPath: string): void {
     const above =
       set.length <= key.length && set.every((s, k) => JSON.stringify(s) === JSON.stringify(key[k]));
     if (above) {
-      throw new DbError(
+      throw dbError(
         'ERR_SHARD_KEY_MISSING',
-        `UPDATE may not SET ${a.path.text}: it changes the shard key "${keyPath}", which decides the document's shard; delete the document and insert the new one instead`,
+        'updateSetsKey',
+        { path: a.path.text, keyPath },
         { path: keyPath },
       );
     }
@@ -107,10 +108,7 @@ function shardOptions(route: SelectRoute): api.QueryOptions {
 /** A router answers whole results: the parts it asks of shards (`shard`) are no query of its own. */
 function wholeOnly(options: api.QueryOptions): void {
   if (options.shard === undefined) return;
-  throw new DbError(
-    'ERR_BAD_REQUEST',
-    "body field 'shard' is what a router asks of a shard; a router answers whole results only",
-  );
+  throw dbError('ERR_BAD_REQUEST', 'routerShardField');
 }
 
 /**

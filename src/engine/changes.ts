@@ -4,7 +4,7 @@
  * It checks its arguments and the log's floor at once; it never holds entries from trims.
  */
 
-import { DbError, dbError } from '../errors/index.js';
+import { dbError } from '../errors/index.js';
 import type { ChangeEntry, LogPosition } from '../storage/index.js';
 import { normalizeCollectionName } from '../util/index.js';
 
@@ -78,9 +78,10 @@ function checkSince(since: unknown, state: LogPosition): number {
 export function seqOfText(since: string | undefined): number | undefined {
   if (since === undefined) return undefined;
   if (!/^(0|[1-9][0-9]{0,14})$/.test(since)) {
-    throw new DbError(
+    throw dbError(
       'ERR_BAD_ARGUMENT',
-      `query parameter since (or the Last-Event-ID header) must be a seq, an integer >= 0; got '${since.slice(0, 40)}'`,
+      'sinceNotSeq',
+      { since: since.slice(0, 40) },
       { parameter: 'since' },
     );
   }

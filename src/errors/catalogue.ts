@@ -131,6 +131,8 @@ export const ERROR_CATALOGUE = {
     meaning: 'An index with that name already exists on the collection.',
     messages: {
       exists: "collection {collection} already has an index named '{index}'",
+      differsFromFile:
+        "the collection already has an index {name} on {paths}{unique}; the file's is on {filePaths}{fileUnique}",
     },
   },
   ERR_INDEX_NOT_FOUND: {
@@ -160,6 +162,8 @@ export const ERROR_CATALOGUE = {
     meaning: 'A bulk insert holds more documents than allowed.',
     messages: {
       tooMany: 'a bulk insert takes at most {limit} documents; got {count}',
+      atomicImport:
+        '--atomic imports at most {limit} documents (one transaction); import without --atomic, in batches',
     },
   },
   ERR_BAD_ARGUMENT: {
@@ -235,6 +239,14 @@ export const ERROR_CATALOGUE = {
         'client option tls is not taken in a browser: the browser decides which certificates it trusts',
       shardMoved:
         'shard {before} in the old config is {after} in the new one, with no node in common; a shard keeps its nodes (give a moved node a new name)',
+      noImportFile: 'no file to import at {file}',
+      clusterConfigExists:
+        '{file} already exists: pass --force to replace it, or add to it with docdb cluster add-shard',
+      notRouterCursor:
+        "query parameter since (or the Last-Event-ID header) is not a router cursor: give 0, or a cursor from a line or heartbeat this router sent (got '{since}')",
+      shardOptionsOnWrite: "a shard's partial phase and sort keys are for SELECT, not {kind}",
+      sinceNotSeq:
+        "query parameter since (or the Last-Event-ID header) must be a seq, an integer >= 0; got '{since}'",
     },
   },
   ERR_SQL_SYNTAX: {
@@ -287,7 +299,13 @@ export const ERROR_CATALOGUE = {
         'a find condition ({kind}) has no SQL text; it comes from the embedded API or a REST by-key lookup',
     },
   },
-  ERR_SQL_TOO_LONG: { status: 413, meaning: 'A SQL text is longer than the limit.' },
+  ERR_SQL_TOO_LONG: {
+    status: 413,
+    meaning: 'A SQL text is longer than the limit.',
+    messages: {
+      tooLong: 'the SQL text has {length} characters; the limit is {limit}',
+    },
+  },
   ERR_BAD_REQUEST: {
     status: 400,
     meaning: 'A request is malformed: a missing or invalid field, parameter or header.',
@@ -305,12 +323,19 @@ export const ERROR_CATALOGUE = {
       emptyBody: 'the request body is empty; send a JSON value',
       bodyNotJson: 'the request body is not valid JSON: {cause}',
       limitTooLarge: "querystring field 'limit' must be <= {max}; got {limit}",
+      routerShardField:
+        "body field 'shard' is what a router asks of a shard; a router answers whole results only",
     },
   },
   ERR_UNAUTHORIZED: {
     status: 401,
     meaning: 'The API key is missing or wrong (`Authorization: Bearer <key>`).',
     messages: {
+      keyNeeded: 'the node needs an API key: pass --api-key <key> or set DOCDB_API_KEY',
+      flagKeyRefused:
+        'the node refused the key given with --api-key ({cause}): give the key the node was started with',
+      envKeyRefused:
+        'the node refused the key in DOCDB_API_KEY ({cause}): give the key the node was started with',
       missingKey: 'missing API key: send the header Authorization: Bearer <key>',
       headerNotBearer:
         'the Authorization header is not of the form Bearer <key>: send the header Authorization: Bearer <key>',
@@ -421,6 +446,8 @@ export const ERROR_CATALOGUE = {
       withCoordinator:
         '{label}: set, but so is a coordinator ({coordinator}): a coordinated node leads while it holds the lease in etcd and follows whoever holds it otherwise, so it takes no role, leader host or port, or auto-failover; remove one of them',
       coordinatedNeeds: '{coordinator}: a coordinated node needs its {title} ({whereToSet})',
+      routerPortInUse:
+        'port {port} is already in use; pick another with --port or router.port in {config}',
     },
   },
   ERR_CLUSTER_CONFIG_INVALID: {
@@ -481,11 +508,21 @@ export const ERROR_CATALOGUE = {
     status: 400,
     meaning:
       'A router was asked about a collection its cluster.json does not place; add it with docdb cluster add-collection.',
+    messages: {
+      notPlaced:
+        'collection "{name}" is not in the cluster config; place it with docdb cluster add-collection <config> {name} (hash <path> | replicated)',
+    },
   },
   ERR_CLUSTER_JOIN_UNROUTABLE: {
     status: 400,
     meaning:
       'A router cannot run a JOIN whose rows may live on different shards (the right side is neither replicated nor hashed on the join key).',
+    messages: {
+      fromReplicated:
+        'JOIN {name}: {name} is hash-sharded but {from} is replicated, so each shard holds only part of {name}; make {name} replicated or put the hash-sharded collection in FROM',
+      notOnKeys:
+        'JOIN {name}: the rows to join may live on different shards; a JOIN needs its right side replicated, or both sides hash-sharded on the join paths ({from} on "{fromPath}", {name} on "{rightPath}")',
+    },
   },
   ERR_SHARD_KEY_MISSING: {
     status: 400,
@@ -497,6 +534,8 @@ export const ERROR_CATALOGUE = {
         'the shard key "{path}" holds an {kind}; a shard key must be a string, number, boolean or null',
       keyChanged:
         'the replacement changes the shard key "{path}" to a value shard {shard} owns; delete the document and insert the new one instead',
+      updateSetsKey:
+        'UPDATE may not SET {path}: it changes the shard key "{keyPath}", which decides the document\'s shard; delete the document and insert the new one instead',
     },
   },
   ERR_SHARD_UNAVAILABLE: {
@@ -508,6 +547,10 @@ export const ERROR_CATALOGUE = {
       noAnswer: 'shard {name} ({urls}) did not answer: {cause}',
       keyRefused:
         "shard {name} ({urls}) refused the router's API key: set shards[].apiKey of {name} in cluster.json to the key that node runs with",
+      feedNoAnswer:
+        'shard {shard} did not answer its change feed: {cause}; follow again from the last cursor',
+      feedEnded:
+        'shard {shard} ended its change feed (it may be shutting down); follow again from the last cursor',
     },
   },
   ERR_INTERNAL: {
@@ -525,6 +568,7 @@ export const ERROR_CATALOGUE = {
       held: '{file} is held for writing: {reason} since {since}. Stop that process first, or send the work to it (a running node takes writes over its API).',
       inUseByRestore:
         '{file} is in use by process {pid} ({command}); stop it before restoring over it',
+      viaNode: '{lock} If it is a docdb node ({nodeUrl} by default), {viaNode}.',
     },
   },
   ERR_STORAGE_READ_ONLY: {
@@ -533,6 +577,7 @@ export const ERROR_CATALOGUE = {
     messages: {
       readOnly: '{file} is open read-only',
       readOnlyWrites: '{file} is open read-only; writes go through the process that holds it',
+      heldBy: 'this session is read-only: {lock}',
     },
   },
   ERR_STORAGE_NOT_FOUND: {
@@ -773,6 +818,13 @@ export const ERROR_CATALOGUE = {
   ERR_IMPORT_INVALID: {
     status: 400,
     meaning: 'An import file is neither NDJSON nor a JSON array, or its header is not valid.',
+    messages: {
+      arrayNotClosed: 'line {line}: the JSON array is not closed: the file ends inside it',
+      textAfterArray: 'line {line}: text after the end of the JSON array',
+      notArray: 'line {line}: expected a JSON array',
+      missingElement: 'line {line}: an array element is missing before a comma',
+      headerWithoutIndexes: 'line 1: the $docdb header has no index list',
+    },
   },
   ERR_REPLICATION_STATE: {
     status: 409,
@@ -943,6 +995,9 @@ export const ERROR_CATALOGUE = {
       lineNotJson: '{where}: an NDJSON line is not JSON ({text})',
       lineTooLong: '{where}: an NDJSON line is longer than {limit} bytes',
       answerNotJson: '{url}: the answer is not JSON ({text}); is this a docdb node?',
+      noMetaLine: '{where}: the NDJSON stream had no meta line',
+      streamCut:
+        '{where}: the stream ended after {documents} of {count} documents; the node cut it short (its log says why)',
     },
   },
 } as const satisfies Record<string, CatalogueEntry>;
@@ -955,6 +1010,10 @@ export const ERROR_CATALOGUE = {
 export const RELAYED_MESSAGES = {
   // An error's own message under the code of the layer that reports it.
   recoded: '{message}',
+  // A shard's change feed failed: which shard's.
+  fromShardFeed: 'shard {name}: {message}',
+  // A query parameter's value refused: which parameter.
+  queryParameter: 'query parameter {parameter}: {message}',
   // A shard's own trouble (read-only, storage, a bug), told by the router: which shard has it.
   fromShard: 'shard {name} ({urls}): {message}',
   bulkItem: 'document {position} of {count}: {message}',
