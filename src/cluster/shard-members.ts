@@ -8,7 +8,7 @@
  */
 
 import type { ClientOptions, DocdbClient } from '../client/index.js';
-import { DbError } from '../errors/index.js';
+import { type DbError, dbError } from '../errors/index.js';
 import type { RouterShardStats } from '../types/index.js';
 import { type ClusterShard, describeShard, shardMembers } from './config.js';
 import { askMembers, leaderOf, type MemberView, memberHealth } from './member-status.js';
@@ -141,9 +141,10 @@ export class ShardMembers {
         ? `${m.url} did not answer (${m.error})`
         : `${m.url} is ${m.status.role === 'none' ? 'not replicating' : m.status.role}${m.status.readOnly ? ' (read-only)' : ''}`,
     );
-    return new DbError(
+    return dbError(
       'ERR_SHARD_UNAVAILABLE',
-      `shard ${this.shard.name} has no leader now: ${seen.join('; ')}`,
+      'noLeader',
+      { name: this.shard.name, members: seen.join('; ') },
       { shard: this.shard.name },
     );
   }

@@ -244,9 +244,18 @@ export const ERROR_CATALOGUE = {
         '{file} already exists: pass --force to replace it, or add to it with docdb cluster add-shard',
       notRouterCursor:
         "query parameter since (or the Last-Event-ID header) is not a router cursor: give 0, or a cursor from a line or heartbeat this router sent (got '{since}')",
-      shardOptionsOnWrite: "a shard's partial phase and sort keys are for SELECT, not {kind}",
       sinceNotSeq:
         "query parameter since (or the Last-Event-ID header) must be a seq, an integer >= 0; got '{since}'",
+      coordinatorName:
+        "a {what} name is 1 to 64 letters, digits, '_', '.' or '-', starting with a letter or digit; got {name}",
+      memberAddress: 'member {name} needs its {field} address',
+      shardPlanOnWrite: "a shard plan is for a SELECT's part, not {kind}",
+      shardPlanRowsField:
+        "shard plan field '{extra}' is for kind 'rows'; a partial aggregate answers every group, unsorted",
+      shardPlanNotAggregate:
+        "a shard plan of kind 'partial' needs aggregates or GROUP BY in the select list",
+      shardPlanTop: "shard plan field 'top' must be a non-negative integer; got {top}",
+      shardPlanKind: "shard plan kind {kind} is unknown; use 'partial' or 'rows'",
     },
   },
   ERR_SQL_SYNTAX: {
@@ -448,6 +457,27 @@ export const ERROR_CATALOGUE = {
       coordinatedNeeds: '{coordinator}: a coordinated node needs its {title} ({whereToSet})',
       routerPortInUse:
         'port {port} is already in use; pick another with --port or router.port in {config}',
+      leaseTtl: 'the coordinator lease TTL is whole seconds from {min} to {max}; got {ttlSeconds}',
+      writeStopMargin:
+        'the write-stop margin is whole milliseconds above 0 and at most half the lease TTL ({ttlMs} ms); got {marginMs}',
+      callTimeout:
+        'the coordinator call timeout is whole milliseconds above 0 and below the lease TTL less the margin ({ttlMs} ms); got {callTimeoutMs}',
+      coordinatorMs: 'the coordinator {what} is whole milliseconds, 0 or more; got {chosen}',
+      coordinatorNoScheme: 'coordinator URL {text}: it has no scheme (etcd://); {example}',
+      coordinatorScheme:
+        'coordinator URL {text}: the scheme is {scheme}://, and docdb speaks only to etcd (etcd://); {example}',
+      coordinatorParts:
+        'coordinator URL {text}: it has {parts}, which etcd URLs do not take; {example}',
+      coordinatorNoHost: 'coordinator URL {text}: it names no host; {example}',
+      coordinatorTooManyHosts:
+        'coordinator URL {text}: it names {count} hosts, more than the {limit} allowed; {example}',
+      coordinatorEmptyHost:
+        'coordinator URL {text}: it has an empty host between commas; {example}',
+      coordinatorPortOnly: 'coordinator URL {text}: {item} has no host before the port; {example}',
+      coordinatorBadHost:
+        'coordinator URL {text}: {host} is not a host name or IP address; {example}',
+      coordinatorBadPort:
+        'coordinator URL {text}: the port {portText} of {host} is not {range}; {example}',
     },
   },
   ERR_CLUSTER_CONFIG_INVALID: {
@@ -472,7 +502,6 @@ export const ERROR_CATALOGUE = {
       tooManyShards: '{at}holds {count} shards; the limit is {limit}',
       sameName:
         '{at}{name} is already the name of shards[{sameName}] (shard names compare without letter case)',
-      sameEndpoint: '{at}{endpoint} is already the endpoint of shards[{sameEndpoint}] ({name})',
       replicatedWithPath: '{at}a replicated collection has no shard-key path',
       notStrategy: '{at}{strategy} is not a strategy (hash or replicated)',
       nested: '{at}{cause}',
@@ -551,6 +580,7 @@ export const ERROR_CATALOGUE = {
         'shard {shard} did not answer its change feed: {cause}; follow again from the last cursor',
       feedEnded:
         'shard {shard} ended its change feed (it may be shutting down); follow again from the last cursor',
+      noLeader: 'shard {name} has no leader now: {members}',
     },
   },
   ERR_INTERNAL: {
@@ -861,6 +891,14 @@ export const ERROR_CATALOGUE = {
         'only the leader hands over, and this node does not lead replica set {set}; {leader} does: send it there',
       handoverNoLeader:
         'only the leader hands over, and this node does not lead replica set {set}; no member does now',
+      etcdRevisionTooLarge:
+        "etcd revision {revision} cannot be a term's round (1 to {limit}); start a new etcd cluster for the coordinator",
+      handoverToSelf: '{to} is this node, which leads already',
+      handoverNoFollower:
+        '{to} does not follow this leader now, so it cannot be handed the leadership; no follower is connected',
+      handoverNotFollower:
+        '{to} does not follow this leader now, so it cannot be handed the leadership; these follow it: {names}',
+      handoverNoneConnected: 'no follower is connected to hand the leadership over to',
     },
   },
   ERR_REPLICATION_TIMEOUT: {
@@ -967,6 +1005,10 @@ export const ERROR_CATALOGUE = {
     status: 503,
     meaning:
       'The coordinator (etcd) named by the coordinator URL could not be reached or did not answer in time.',
+    messages: {
+      callFailed:
+        'the coordinator {url} did not complete {what}: {cause}; check that etcd runs there and is reachable from this machine',
+    },
   },
   ERR_CLIENT_UNREACHABLE: {
     status: 503,

@@ -18,7 +18,7 @@ import type {
   Observation,
   Position,
 } from '../coordinator/index.js';
-import { DbError } from '../errors/index.js';
+import { dbError } from '../errors/index.js';
 import type { CoordinatorView, FollowerLink } from '../types/index.js';
 import type { ReplicationLog } from './log.js';
 
@@ -209,19 +209,18 @@ export function handoverTarget(
   to: string | undefined,
 ): string {
   const streaming = followers.filter((follower) => follower.state === 'streaming');
-  if (to === self) throw stateError(`${to} is this node, which leads already`);
+  if (to === self) throw dbError('ERR_REPLICATION_STATE', 'handoverToSelf', { to });
   if (to !== undefined) {
     if (streaming.some((follower) => follower.name === to)) return to;
     const names = streaming.map((follower) => follower.name);
-    throw stateError(
-      `${to} does not follow this leader now, so it cannot be handed the leadership; ${names.length === 0 ? 'no follower is connected' : `these follow it: ${names.join(', ')}`}`,
-    );
+    throw names.length === 0
+      ? dbError('ERR_REPLICATION_STATE', 'handoverNoFollower', { to })
+      : dbError('ERR_REPLICATION_STATE', 'handoverNotFollower', { to, names: names.join(', ') });
   }
   const best = [...streaming].sort(
     (a, b) => b.acknowledgedSeq - a.acknowledgedSeq || (a.name < b.name ? -1 : 1),
   )[0];
-  if (best === undefined)
-    throw stateError('no follower is connected to hand the leadership over to');
+  if (best === undefined) throw dbError('ERR_REPLICATION_STATE', 'handoverNoneConnected');
   return best.name;
 }
 
@@ -239,8 +238,4 @@ export async function followerApplied(
     if (performance.now() > deadline) return false;
     await new Promise((resolve) => setTimeout(resolve, HANDOVER_POLL_MS));
   }
-}
-
-function stateError(message: string): DbError {
-  return new DbError('ERR_REPLICATION_STATE', message);
 }
