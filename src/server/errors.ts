@@ -7,7 +7,13 @@
  */
 
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
-import { type DbError, dbError, type ErrorCode, isDbError, publicMessageOf } from '../errors/index.js';
+import {
+  type DbError,
+  dbError,
+  type ErrorCode,
+  isDbError,
+  publicMessageOf,
+} from '../errors/index.js';
 import type { ErrorBody } from '../types/index.js';
 import { declaredParameters } from './routes/query-string.js';
 
