@@ -6,12 +6,15 @@
 
 import { dbError } from '../errors/index.js';
 
-/** A leader lease's TTL unless configured: the leader stops within TTL − margin of losing etcd. */
-export const LEASE_TTL_SECONDS_DEFAULT = 10;
-/** The shortest TTL: etcd raises shorter ones to 1.5 × its election timeout (1 s by default). */
-export const LEASE_TTL_SECONDS_MIN = 2;
-/** The longest TTL: a dead leader's shard stays without one for up to this long. */
-export const LEASE_TTL_SECONDS_MAX = 300;
+// The TTL's bounds and default live in util/limits.ts, where a node's settings table reads them
+// without loading this module.
+import {
+  LEASE_TTL_SECONDS_DEFAULT,
+  LEASE_TTL_SECONDS_MAX,
+  LEASE_TTL_SECONDS_MIN,
+} from '../util/index.js';
+
+export { LEASE_TTL_SECONDS_DEFAULT, LEASE_TTL_SECONDS_MAX, LEASE_TTL_SECONDS_MIN };
 
 /** The smallest write-stop margin (a stalled event loop, a slow disk flush, clock rate drift). */
 export const WRITE_STOP_MARGIN_MIN_MS = 1000;
