@@ -15,7 +15,7 @@ import {
   takeBackup,
   unpackBackup,
 } from '../engine/index.js';
-import { DbError } from '../errors/index.js';
+import { dbError } from '../errors/index.js';
 import { resolveDataFile } from '../storage/index.js';
 import { dataFileExists, openExisting } from './open-file.js';
 import { bold, formatBytes, printJson } from './output.js';
@@ -59,10 +59,7 @@ async function backupOfFile(
   bar: Progress,
 ): Promise<BackupManifest> {
   if (!dataFileExists(source)) {
-    throw new DbError(
-      'ERR_STORAGE_NOT_FOUND',
-      `no docdb data file at ${resolveDataFile(source).file}`,
-    );
+    throw dbError('ERR_STORAGE_NOT_FOUND', 'noFile', { file: resolveDataFile(source).file });
   }
   const db = await openExisting(source);
   try {

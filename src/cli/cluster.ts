@@ -21,7 +21,7 @@ import {
   withShard,
   writeClusterConfig,
 } from '../cluster/index.js';
-import { DbError } from '../errors/index.js';
+import { dbError } from '../errors/index.js';
 import { bold, printJson } from './output.js';
 import { renderTable } from './table.js';
 
@@ -65,11 +65,7 @@ export async function runClusterInit(
   options: { routerPort: number; force?: boolean },
 ): Promise<void> {
   if (!options.force && fs.existsSync(file)) {
-    throw new DbError(
-      'ERR_BAD_ARGUMENT',
-      `${file} already exists: pass --force to replace it, or add to it with docdb cluster add-shard`,
-      { file },
-    );
+    throw dbError('ERR_BAD_ARGUMENT', 'clusterConfigExists', { file }, { file });
   }
   await writeClusterConfig(file, newClusterConfig({ routerPort: options.routerPort }), {
     exclusive: !options.force,

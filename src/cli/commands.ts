@@ -304,6 +304,11 @@ function declareRouter(program: Command): void {
       portArgument({ zero: true }),
     )
     .option('--bind-all', 'listen on every interface, not only 127.0.0.1')
+    .option(
+      '--follower-read-lag-ms <ms>',
+      "let reads go to a replica-set shard's follower whose data is at most this old (default: reads go to the leader)",
+      integerArgument('--follower-read-lag-ms', 3_600_000),
+    )
     .addHelpText(
       'after',
       '\nReads go to the shards that may hold the rows and are merged; writes go to the owner of\nthe shard key (docs/cluster.md). Edits to the config file take effect within a second\n(an invalid edit is logged and ignored). SIGINT/SIGTERM stop the router gracefully.',

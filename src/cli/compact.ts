@@ -4,7 +4,7 @@
  * node holds the file.
  */
 
-import { DbError } from '../errors/index.js';
+import { dbError } from '../errors/index.js';
 import { resolveDataFile } from '../storage/index.js';
 import { dataFileExists, openForWriting, VIA_NODE } from './open-file.js';
 import { bold, formatBytes, printJson } from './output.js';
@@ -16,10 +16,7 @@ export async function runCompact(
   options: { json?: boolean },
 ): Promise<void> {
   if (!dataFileExists(file)) {
-    throw new DbError(
-      'ERR_STORAGE_NOT_FOUND',
-      `no docdb data file at ${resolveDataFile(file).file}`,
-    );
+    throw dbError('ERR_STORAGE_NOT_FOUND', 'noFile', { file: resolveDataFile(file).file });
   }
   const db = await openForWriting(file, VIA_NODE.compact(collection));
   try {

@@ -8,7 +8,7 @@
  */
 
 import { StringDecoder } from 'node:string_decoder';
-import { DbError } from '../errors/index.js';
+import { dbError } from '../errors/index.js';
 
 /** One record of an import file. */
 export type ImportRecord = { line: number; value: unknown } | { line: number; error: string };
@@ -19,10 +19,6 @@ function parsed(line: number, text: string): ImportRecord {
   } catch (error) {
     return { line, error: `not valid JSON (${(error as Error).message})` };
   }
-}
-
-function broken(line: number, why: string): DbError {
-  return new DbError('ERR_IMPORT_INVALID', `line ${line}: ${why}`, { line });
 }
 
 /** The records of `chunks` (a file's bytes), NDJSON or a JSON array. */
@@ -68,7 +64,12 @@ class Scanner {
   *end(): Generator<ImportRecord> {
     if (this.mode === 'ndjson') yield* this.lines(true);
     if (this.mode === 'array') {
-      throw broken(this.scanLine, 'the JSON array is not closed: the file ends inside it');
+      throw dbError(
+        'ERR_IMPORT_INVALID',
+        'arrayNotClosed',
+        { line: this.scanLine },
+        { line: this.scanLine },
+      );
     }
   }
 
@@ -93,7 +94,13 @@ class Scanner {
       const c = text[i] as string;
       if (c === '\n') this.scanLine++;
       if (this.mode === 'closed') {
-        if (!/\s/.test(c)) throw broken(this.scanLine, 'text after the end of the JSON array');
+        if (!/\s/.test(c))
+          throw dbError(
+            'ERR_IMPORT_INVALID',
+            'textAfterArray',
+            { line: this.scanLine },
+            { line: this.scanLine },
+          );
         continue;
       }
       if (this.inString) {
@@ -104,7 +111,13 @@ class Scanner {
       }
       if (!this.started) {
         if (c === '[') this.started = true;
-        else if (!/\s/.test(c)) throw broken(this.scanLine, 'expected a JSON array');
+        else if (!/\s/.test(c))
+          throw dbError(
+            'ERR_IMPORT_INVALID',
+            'notArray',
+            { line: this.scanLine },
+            { line: this.scanLine },
+          );
         continue;
       }
       if (this.depth === 0 && (c === ',' || c === ']')) {
@@ -112,7 +125,12 @@ class Scanner {
           yield parsed(this.elementLine, text.slice(this.elementStart, i));
           this.elementStart = -1;
         } else if (c === ',') {
-          throw broken(this.scanLine, 'an array element is missing before a comma');
+          throw dbError(
+            'ERR_IMPORT_INVALID',
+            'missingElement',
+            { line: this.scanLine },
+            { line: this.scanLine },
+          );
         }
         if (c === ']') this.mode = 'closed';
         continue;

@@ -6,7 +6,7 @@
  */
 
 import { Command, CommanderError } from 'commander';
-import { DbError, isDbError } from '../errors/index.js';
+import { dbError, isDbError } from '../errors/index.js';
 import { VERSION } from '../version.js';
 import { declareCommands } from './commands.js';
 import { EXIT_USAGE, reportError } from './output.js';
@@ -47,17 +47,14 @@ function helpTargetChecked(program: Command, argv: string[]): string[] {
 function inCommandLineTerms(error: unknown, command: Command | undefined): unknown {
   const takesKey = command?.options.some((option) => option.long === '--api-key') === true;
   if (!isDbError(error, 'ERR_UNAUTHORIZED') || !takesKey) return error;
-  const given =
-    command?.opts().apiKey !== undefined
-      ? 'the key given with --api-key'
-      : process.env.DOCDB_API_KEY !== undefined
-        ? 'the key in DOCDB_API_KEY'
-        : undefined;
-  const message =
-    given === undefined
-      ? 'the node needs an API key: pass --api-key <key> or set DOCDB_API_KEY'
-      : `the node refused ${given} (${error.message}): give the key the node was started with`;
-  return new DbError('ERR_UNAUTHORIZED', message, error.details, error.status);
+  const [details, status] = [error.details, error.status];
+  if (command?.opts().apiKey !== undefined) {
+    return dbError('ERR_UNAUTHORIZED', 'flagKeyRefused', { cause: error.message }, details, status);
+  }
+  if (process.env.DOCDB_API_KEY !== undefined) {
+    return dbError('ERR_UNAUTHORIZED', 'envKeyRefused', { cause: error.message }, details, status);
+  }
+  return dbError('ERR_UNAUTHORIZED', 'keyNeeded', {}, details, status);
 }
 
 export async function main(argv: string[]): Promise<void> {

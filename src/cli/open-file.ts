@@ -8,7 +8,7 @@
 
 import * as fs from 'node:fs';
 import { type Database, open } from '../engine/index.js';
-import { DbError, isDbError } from '../errors/index.js';
+import { type DbError, dbError, isDbError } from '../errors/index.js';
 import { resolveDataFile } from '../storage/index.js';
 
 /** A running node's address in the hints: the default, as a user who changed it knows. */
@@ -30,9 +30,10 @@ export const VIA_NODE = {
 /** The lock error with the way through a running node added (other errors as they are). */
 function withNodeWay(error: unknown, viaNode: string): unknown {
   if (!isDbError(error, 'ERR_STORAGE_LOCKED')) return error;
-  return new DbError(
+  return dbError(
     'ERR_STORAGE_LOCKED',
-    `${error.message} If it is a docdb node (${NODE_URL} by default), ${viaNode}.`,
+    'viaNode',
+    { lock: error.message, nodeUrl: NODE_URL, viaNode },
     error.details,
   );
 }
@@ -77,9 +78,10 @@ export async function openSession(target: string, viaNode: string): Promise<Sess
 /** A write refused in a read-only session, explained by who holds the file. */
 export function explainSessionError(session: Session, error: unknown): unknown {
   if (!session.heldBy || !isDbError(error, 'ERR_STORAGE_READ_ONLY')) return error;
-  return new DbError(
+  return dbError(
     'ERR_STORAGE_READ_ONLY',
-    `this session is read-only: ${session.heldBy.message}`,
+    'heldBy',
+    { lock: session.heldBy.message },
     error.details,
   );
 }

@@ -7,13 +7,14 @@
  */
 
 import { ReloadingRouter, readClusterConfig } from '../cluster/index.js';
-import { DbError } from '../errors/index.js';
+import { dbError } from '../errors/index.js';
 import { buildRouterApp, listenQuietly } from '../server/index.js';
 
 interface RouterFlags {
   config: string;
   port?: number;
   bindAll?: boolean;
+  followerReadLagMs?: number;
 }
 
 /** Starts the router; resolves once it listens, with its URL and a close function. */
@@ -24,19 +25,28 @@ export async function startRouter(
   const config = await readClusterConfig(flags.config);
   // The app's logger exists only once the app does; the reload events reach it through this.
   let log: { info(message: string): void; error(message: string): void } = console;
-  const router = new ReloadingRouter(flags.config, config, {
-    reloaded: (next, previous) => {
-      const ignored =
-        next.router.port !== previous.router.port ? ' (router.port changes need a restart)' : '';
-      log.info(
-        `${flags.config} changed: now ${next.shards.length} shards (${next.shards.map((s) => s.name).join(', ')}), ${Object.keys(next.collections).length} collections${ignored}`,
-      );
+  const router = new ReloadingRouter(
+    flags.config,
+    config,
+    {
+      reloaded: (next, previous) => {
+        const ignored =
+          next.router.port !== previous.router.port ? ' (router.port changes need a restart)' : '';
+        log.info(
+          `${flags.config} changed: now ${next.shards.length} shards (${next.shards.map((s) => s.name).join(', ')}), ${Object.keys(next.collections).length} collections${ignored}`,
+        );
+      },
+      refused: (error) =>
+        log.error(
+          `${flags.config} changed but cannot be used, the running topology stays: ${(error as Error).message}`,
+        ),
     },
-    refused: (error) =>
-      log.error(
-        `${flags.config} changed but cannot be used, the running topology stays: ${(error as Error).message}`,
-      ),
-  });
+    {
+      ...(flags.followerReadLagMs !== undefined && {
+        followerReadMaxLagMs: flags.followerReadLagMs,
+      }),
+    },
+  );
   const app = buildRouterApp(router, { logger: { level: 'info' } });
   log = { info: (m) => app.log.info(m), error: (m) => app.log.error(m) };
   const host = flags.bindAll ? '0.0.0.0' : '127.0.0.1';
@@ -47,10 +57,10 @@ export async function startRouter(
   } catch (error) {
     await app.close();
     if ((error as NodeJS.ErrnoException).code === 'EADDRINUSE') {
-      throw new DbError(
-        'ERR_CONFIG_INVALID',
-        `port ${wanted} is already in use; pick another with --port or router.port in ${flags.config}`,
-      );
+      throw dbError('ERR_CONFIG_INVALID', 'routerPortInUse', {
+        port: wanted,
+        config: flags.config,
+      });
     }
     throw error;
   }

@@ -10,7 +10,7 @@
 import * as fs from 'node:fs';
 import { connect, type DocdbClient } from '../client/index.js';
 import type { Database, IndexInfo } from '../engine/index.js';
-import { DbError, isDbError } from '../errors/index.js';
+import { dbError, isDbError } from '../errors/index.js';
 import { resolveDataFile } from '../storage/index.js';
 import type { BulkResult, Document } from '../types/index.js';
 import { BULK_DOCUMENTS_MAX } from '../util/index.js';
@@ -52,10 +52,7 @@ interface ExportSource {
 
 async function exportOfFile(target: string, name: string): Promise<ExportSource> {
   if (!dataFileExists(target)) {
-    throw new DbError(
-      'ERR_STORAGE_NOT_FOUND',
-      `no docdb data file at ${resolveDataFile(target).file}`,
-    );
+    throw dbError('ERR_STORAGE_NOT_FOUND', 'noFile', { file: resolveDataFile(target).file });
   }
   const db = await openExisting(target);
   try {
@@ -229,7 +226,7 @@ function isHeader(value: unknown): value is ExportHeader {
 async function createIndexes(sink: ImportSink, header: ExportHeader): Promise<string[]> {
   const indexes = header.$docdb?.indexes;
   if (!Array.isArray(indexes)) {
-    throw new DbError('ERR_IMPORT_INVALID', 'line 1: the $docdb header has no index list');
+    throw dbError('ERR_IMPORT_INVALID', 'headerWithoutIndexes');
   }
   const existing = await sink.indexes();
   const created: string[] = [];
@@ -240,10 +237,13 @@ async function createIndexes(sink: ImportSink, header: ExportHeader): Promise<st
         JSON.stringify(same.paths) !== JSON.stringify(index.paths) ||
         same.unique !== index.unique
       ) {
-        throw new DbError(
-          'ERR_INDEX_EXISTS',
-          `the collection already has an index ${same.name} on ${same.paths.join(', ')}${same.unique ? ' (unique)' : ''}; the file's is on ${index.paths.join(', ')}${index.unique ? ' (unique)' : ''}`,
-        );
+        throw dbError('ERR_INDEX_EXISTS', 'differsFromFile', {
+          name: same.name,
+          paths: same.paths.join(', '),
+          unique: same.unique ? ' (unique)' : '',
+          filePaths: index.paths.join(', '),
+          fileUnique: index.unique ? ' (unique)' : '',
+        });
       }
       continue;
     }
@@ -315,10 +315,7 @@ async function importRecords(records: AsyncIterable<ImportRecord>, run: ImportRu
     result.read++;
     batch.push({ line: record.line, doc: record.value });
     if (atomic && batch.length > BULK_DOCUMENTS_MAX) {
-      throw new DbError(
-        'ERR_BULK_TOO_LARGE',
-        `--atomic imports at most ${BULK_DOCUMENTS_MAX} documents (one transaction); import without --atomic, in batches`,
-      );
+      throw dbError('ERR_BULK_TOO_LARGE', 'atomicImport', { limit: BULK_DOCUMENTS_MAX });
     }
     if (!atomic && batch.length >= run.batchSize) await send();
   }
@@ -393,7 +390,7 @@ export async function runImport(
   options: { atomic?: boolean; batchSize: number; apiKey?: string; json?: boolean },
 ): Promise<void> {
   if (file !== '-' && !fs.statSync(file, { throwIfNoEntry: false })?.isFile()) {
-    throw new DbError('ERR_BAD_ARGUMENT', `no file to import at ${file}`, { file });
+    throw dbError('ERR_BAD_ARGUMENT', 'noImportFile', { file }, { file });
   }
   const input = file === '-' ? process.stdin : fs.createReadStream(file);
   const total = file === '-' ? 0 : fs.statSync(file).size;

@@ -6,7 +6,7 @@
  * and over `fetch` in a browser (browser-client.ts; ADR 0024).
  */
 
-import { DbError, isDbError } from '../errors/index.js';
+import { dbError, isDbError } from '../errors/index.js';
 import type * as api from '../types/api.js';
 import type {
   BulkResult,
@@ -140,13 +140,10 @@ export class DocdbClientBase implements api.NodeApi {
       answer.body.destroy();
     }
     if (meta === undefined) {
-      throw new DbError('ERR_CLIENT_PROTOCOL', `${where}: the NDJSON stream had no meta line`);
+      throw dbError('ERR_CLIENT_PROTOCOL', 'noMetaLine', { where });
     }
     if (documents < meta.count && meta.affected === undefined) {
-      throw new DbError(
-        'ERR_CLIENT_PROTOCOL',
-        `${where}: the stream ended after ${documents} of ${meta.count} documents; the node cut it short (its log says why)`,
-      );
+      throw dbError('ERR_CLIENT_PROTOCOL', 'streamCut', { where, documents, count: meta.count });
     }
   }
 
@@ -417,6 +414,14 @@ export class DocdbClientBase implements api.NodeApi {
   /** `POST /replication/forget-follower`: a leader stops waiting for that follower's lease. */
   forgetFollower(request: { name: string }): Promise<api.TransitionAnswer> {
     return this.call({ method: 'POST', path: '/replication/forget-follower', json: request });
+  }
+
+  /**
+   * `POST /replication/handover`: a coordinated leader hands its lease over to member `to`
+   * (default: its most caught-up follower) once that member has every write.
+   */
+  handover(request: { to?: string } = {}): Promise<api.TransitionAnswer> {
+    return this.call({ method: 'POST', path: '/replication/handover', json: request });
   }
 
   /** Closes the connections once the requests in flight are answered. */

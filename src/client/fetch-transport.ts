@@ -4,7 +4,7 @@
  * (ADR 0024).
  */
 
-import { DbError } from '../errors/index.js';
+import { dbError } from '../errors/index.js';
 import { type Call, type ClientOptions, errorOf, type OpenAnswer, Transport } from './transport.js';
 
 /** A client's requests through `fetch`. */
@@ -15,10 +15,7 @@ export class FetchTransport extends Transport {
   constructor(baseUrl: string, options: ClientOptions = {}) {
     super(baseUrl, options);
     if (options.tls !== undefined) {
-      throw new DbError(
-        'ERR_BAD_ARGUMENT',
-        'client option tls is not taken in a browser: the browser decides which certificates it trusts',
-      );
+      throw dbError('ERR_BAD_ARGUMENT', 'clientTlsInBrowser');
     }
   }
 

@@ -4,7 +4,7 @@
  * too (bytes as Uint8Array, not Node's Buffer).
  */
 
-import { DbError } from '../errors/index.js';
+import { type DbError, dbError } from '../errors/index.js';
 // The limit itself, not util's index: that also holds file helpers a browser cannot load.
 import { BODY_BYTES_MAX } from '../util/limits.js';
 
@@ -68,16 +68,10 @@ function parseLine(line: Uint8Array, where: string): unknown {
   try {
     return JSON.parse(text);
   } catch {
-    throw new DbError(
-      'ERR_CLIENT_PROTOCOL',
-      `${where}: an NDJSON line is not JSON (${text.slice(0, 200)})`,
-    );
+    throw dbError('ERR_CLIENT_PROTOCOL', 'lineNotJson', { where, text: text.slice(0, 200) });
   }
 }
 
 function tooLong(where: string, lineBytesMax: number): DbError {
-  return new DbError(
-    'ERR_CLIENT_PROTOCOL',
-    `${where}: an NDJSON line is longer than ${lineBytesMax} bytes`,
-  );
+  return dbError('ERR_CLIENT_PROTOCOL', 'lineTooLong', { where, limit: lineBytesMax });
 }

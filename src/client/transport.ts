@@ -6,7 +6,7 @@
  * nothing that needs Node, and knows HTTP, not the routes.
  */
 
-import { DbError, type ErrorCode, isDbError } from '../errors/index.js';
+import { DbError, dbError, type ErrorCode, isDbError } from '../errors/index.js';
 import type { ErrorBody } from '../types/index.js';
 
 /** How long a request may take, connect to last body byte, unless the options say. */
@@ -80,10 +80,10 @@ export abstract class Transport {
     try {
       url = new URL(baseUrl);
     } catch {
-      throw new DbError('ERR_BAD_ARGUMENT', `not a URL: '${baseUrl}' (give e.g. http://host:5000)`);
+      throw dbError('ERR_BAD_ARGUMENT', 'notUrl', { baseUrl });
     }
     if (url.protocol !== 'http:' && url.protocol !== 'https:') {
-      throw new DbError('ERR_BAD_ARGUMENT', `a node's URL is http: or https:, not '${baseUrl}'`);
+      throw dbError('ERR_BAD_ARGUMENT', 'notHttpUrl', { baseUrl });
     }
     this.baseUrl = baseUrl.replace(/\/+$/, '');
     this.origin = url.origin;
@@ -154,10 +154,11 @@ export abstract class Transport {
 
   protected timeout(call: Call): DbError {
     const write = call.method === 'GET' ? '' : ', and the write may have been stored';
-    return new DbError(
-      'ERR_CLIENT_TIMEOUT',
-      `${this.urlOf(call)}: no complete answer within ${this.timeoutMs} ms (the client's timeoutMs); the node may be overloaded or stuck${write}`,
-    );
+    return dbError('ERR_CLIENT_TIMEOUT', 'timeout', {
+      url: this.urlOf(call),
+      timeoutMs: this.timeoutMs,
+      writeHint: write,
+    });
   }
 
   /** Words a thrown error as a DbError: a DbError stays, a timeout or lost connection maps. */
@@ -168,9 +169,14 @@ export abstract class Transport {
       return this.timeout(call);
     }
     const cause = (error as Error).message || code || String(error);
-    return new DbError(
+    return dbError(
       'ERR_CLIENT_UNREACHABLE',
-      `${this.urlOf(call)}: cannot reach the node, or lost the connection before the whole answer (${code && !cause.includes(code) ? `${code}: ` : ''}${cause}); check that it runs and the URL`,
+      'unreachable',
+      {
+        url: this.urlOf(call),
+        codePrefix: code && !cause.includes(code) ? `${code}: ` : '',
+        cause,
+      },
       { cause: code || cause },
     );
   }
@@ -197,12 +203,8 @@ export function errorOf(
     body = undefined;
   }
   if (typeof body?.code !== 'string' || typeof body.error !== 'string') {
-    return new DbError(
-      'ERR_CLIENT_PROTOCOL',
-      `${url}: answered ${status} without a docdb error body (${text.slice(0, 200) || 'empty'}); is this a docdb node?`,
-      { httpStatus: status },
-      status,
-    );
+    const values = { url, status, text: text.slice(0, 200) || 'empty' };
+    return dbError('ERR_CLIENT_PROTOCOL', 'notDocdbError', values, { httpStatus: status }, status);
   }
   const { error, code, ...details } = body as ErrorBody;
   const requestId = headers['x-request-id'];
@@ -217,10 +219,10 @@ function parseJson(text: string, url: string): unknown {
   try {
     return JSON.parse(text);
   } catch {
-    throw new DbError(
-      'ERR_CLIENT_PROTOCOL',
-      `${url}: the answer is not JSON (${text.slice(0, 200) || 'empty'}); is this a docdb node?`,
-    );
+    throw dbError('ERR_CLIENT_PROTOCOL', 'answerNotJson', {
+      url,
+      text: text.slice(0, 200) || 'empty',
+    });
   }
 }
 
@@ -231,7 +233,7 @@ function pause(ms: number): Promise<void> {
 export function positive(name: string, value: number | undefined, fallback: number): number {
   if (value === undefined) return fallback;
   if (!Number.isInteger(value) || value <= 0) {
-    throw new DbError('ERR_BAD_ARGUMENT', `client option ${name} must be a positive integer`);
+    throw dbError('ERR_BAD_ARGUMENT', 'clientPositive', { name });
   }
   return value;
 }
@@ -239,7 +241,7 @@ export function positive(name: string, value: number | undefined, fallback: numb
 function atLeastZero(name: string, value: number | undefined, fallback: number): number {
   if (value === undefined) return fallback;
   if (!Number.isInteger(value) || value < 0) {
-    throw new DbError('ERR_BAD_ARGUMENT', `client option ${name} must be an integer >= 0`);
+    throw dbError('ERR_BAD_ARGUMENT', 'clientNonNegative', { name });
   }
   return value;
 }

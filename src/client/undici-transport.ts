@@ -5,7 +5,7 @@
  */
 
 import { type Dispatcher, Pool, errors as undiciErrors } from 'undici';
-import { DbError } from '../errors/index.js';
+import { type DbError, dbError } from '../errors/index.js';
 import {
   type Call,
   CLIENT_CONNECTIONS_DEFAULT,
@@ -98,10 +98,7 @@ export class UndiciTransport extends Transport {
       error instanceof undiciErrors.ClientDestroyedError ||
       error instanceof undiciErrors.ClientClosedError
     ) {
-      return new DbError(
-        'ERR_CLIENT_UNREACHABLE',
-        `${this.urlOf(call)}: this client is closed; connect again`,
-      );
+      return dbError('ERR_CLIENT_UNREACHABLE', 'closed', { url: this.urlOf(call) });
     }
     return super.failure(call, error);
   }

@@ -7,7 +7,7 @@
 import { randomBytes } from 'node:crypto';
 import * as fs from 'node:fs/promises';
 import * as path from 'node:path';
-import { DbError, isDbError } from '../errors/index.js';
+import { dbError, type ErrorDetails, isDbError, relayedError } from '../errors/index.js';
 import {
   CLUSTER_CONFIG_BYTES_MAX,
   CLUSTER_SHARDS_MAX,
@@ -72,13 +72,18 @@ const CONTROL_CHARS = /[\u0000-\u001f\u007f]/;
 /** Where a config came from, for messages: its file, or "cluster config" for a value. */
 type Source = string;
 
-function invalid(source: Source, field: string, problem: string): DbError {
+/** Where a problem is, as a message starts: the config (its file), then the field if any. */
+function configAt(source: Source, field: string): string {
   const where = source === '' ? 'cluster config' : `cluster config ${source}`;
-  const message = field === '' ? `${where}: ${problem}` : `${where}: ${field}: ${problem}`;
-  return new DbError('ERR_CLUSTER_CONFIG_INVALID', message, {
+  return field === '' ? `${where}: ` : `${where}: ${field}: `;
+}
+
+/** The details of a problem at `field` of the config from `source`. */
+function configDetails(source: Source, field: string): ErrorDetails {
+  return {
     ...(source === '' ? {} : { file: source }),
     ...(field === '' ? {} : { field }),
-  });
+  };
 }
 
 /** A value as a message shows it: JSON, cut short. */
@@ -100,14 +105,23 @@ function isPlainObject(value: unknown): value is Record<string, unknown> {
 
 function requireObject(source: Source, field: string, value: unknown, keys: string[]) {
   if (!isPlainObject(value)) {
-    throw invalid(source, field, `must be an object, not ${shown(value)}`);
+    throw dbError(
+      'ERR_CLUSTER_CONFIG_INVALID',
+      'notObject',
+      { at: configAt(source, field), value: shown(value) },
+      configDetails(source, field),
+    );
   }
   for (const key of Object.keys(value)) {
     if (!keys.includes(key)) {
-      throw invalid(
-        source,
-        memberField(field || '$', key).replace(/^\$\.?/, ''),
-        `unknown field (allowed: ${keys.join(', ')})`,
+      throw dbError(
+        'ERR_CLUSTER_CONFIG_INVALID',
+        'unknownField',
+        {
+          at: configAt(source, memberField(field || '$', key).replace(/^\$\.?/, '')),
+          keys: keys.join(', '),
+        },
+        configDetails(source, memberField(field || '$', key).replace(/^\$\.?/, '')),
       );
     }
   }
@@ -115,24 +129,36 @@ function requireObject(source: Source, field: string, value: unknown, keys: stri
 }
 
 function requirePresent(source: Source, field: string, object: object, key: string): unknown {
-  if (!Object.hasOwn(object, key)) throw invalid(source, field, 'is missing');
+  if (!Object.hasOwn(object, key))
+    throw dbError(
+      'ERR_CLUSTER_CONFIG_INVALID',
+      'missing',
+      { at: configAt(source, field) },
+      configDetails(source, field),
+    );
   return (object as Record<string, unknown>)[key];
 }
 
 /** Port numbers: integers from 1 to 65535. */
 function checkPort(source: Source, field: string, value: unknown): number {
   if (!isPort(value)) {
-    throw invalid(source, field, `${shown(value)} is not a port (${PORT_RANGE_TEXT})`);
+    throw dbError(
+      'ERR_CLUSTER_CONFIG_INVALID',
+      'notPort',
+      { at: configAt(source, field), value: shown(value), range: PORT_RANGE_TEXT },
+      configDetails(source, field),
+    );
   }
   return value;
 }
 
 function checkShardName(source: Source, field: string, value: unknown): string {
   if (typeof value !== 'string' || !SHARD_NAME.test(value)) {
-    throw invalid(
-      source,
-      field,
-      `${shown(value)} is not a shard name (1 to ${SHARD_NAME_CHARS_MAX} letters, digits, '.', '_' or '-')`,
+    throw dbError(
+      'ERR_CLUSTER_CONFIG_INVALID',
+      'notShardName',
+      { at: configAt(source, field), value: shown(value), limit: SHARD_NAME_CHARS_MAX },
+      configDetails(source, field),
     );
   }
   return value;
@@ -143,7 +169,13 @@ function checkShardName(source: Source, field: string, value: unknown): string {
  * no trailing slash, default port dropped), so two spellings of one node compare equal.
  */
 function checkEndpoint(source: Source, field: string, value: unknown): string {
-  const notUrl = () => invalid(source, field, `${shown(value)} is not an http(s) URL`);
+  const notUrl = () =>
+    dbError(
+      'ERR_CLUSTER_CONFIG_INVALID',
+      'notHttpUrl',
+      { at: configAt(source, field), value: shown(value) },
+      configDetails(source, field),
+    );
   if (typeof value !== 'string') throw notUrl();
   let url: URL;
   try {
@@ -153,15 +185,26 @@ function checkEndpoint(source: Source, field: string, value: unknown): string {
   }
   if (url.protocol !== 'http:' && url.protocol !== 'https:') throw notUrl();
   if (url.port === '0')
-    throw invalid(source, field, `${shown(value)} has port 0: give the node's port`);
+    throw dbError(
+      'ERR_CLUSTER_CONFIG_INVALID',
+      'portZero',
+      { at: configAt(source, field), value: shown(value) },
+      configDetails(source, field),
+    );
   if (url.username !== '' || url.password !== '') {
-    throw invalid(source, field, 'must not carry credentials: give the key as apiKey');
+    throw dbError(
+      'ERR_CLUSTER_CONFIG_INVALID',
+      'credentials',
+      { at: configAt(source, field) },
+      configDetails(source, field),
+    );
   }
   if (url.pathname !== '/' || /[?#]/.test(value)) {
-    throw invalid(
-      source,
-      field,
-      `${shown(value)} has a path, query or fragment: give only scheme, host and port (${url.origin})`,
+    throw dbError(
+      'ERR_CLUSTER_CONFIG_INVALID',
+      'urlPath',
+      { at: configAt(source, field), value: shown(value), origin: url.origin },
+      configDetails(source, field),
     );
   }
   return url.origin;
@@ -170,28 +213,51 @@ function checkEndpoint(source: Source, field: string, value: unknown): string {
 function checkApiKey(source: Source, field: string, value: unknown): string {
   // The value is a secret: messages say what is wrong without showing it.
   if (typeof value !== 'string' || value.length === 0) {
-    throw invalid(source, field, 'must be a non-empty string');
+    throw dbError(
+      'ERR_CLUSTER_CONFIG_INVALID',
+      'emptyString',
+      { at: configAt(source, field) },
+      configDetails(source, field),
+    );
   }
-  if (CONTROL_CHARS.test(value)) throw invalid(source, field, 'contains a control character');
+  if (CONTROL_CHARS.test(value))
+    throw dbError(
+      'ERR_CLUSTER_CONFIG_INVALID',
+      'controlCharacter',
+      { at: configAt(source, field) },
+      configDetails(source, field),
+    );
   return value;
 }
 
 function checkMembers(source: Source, field: string, value: unknown): string[] {
   if (!Array.isArray(value) || value.length === 0) {
-    throw invalid(source, field, `must be a non-empty array of node URLs, not ${shown(value)}`);
+    throw dbError(
+      'ERR_CLUSTER_CONFIG_INVALID',
+      'notMemberList',
+      { at: configAt(source, field), value: shown(value) },
+      configDetails(source, field),
+    );
   }
   if (value.length > REPLICA_SET_MEMBERS_MAX) {
-    throw invalid(
-      source,
-      field,
-      `lists ${value.length} members; a replica set has at most ${REPLICA_SET_MEMBERS_MAX}`,
+    throw dbError(
+      'ERR_CLUSTER_CONFIG_INVALID',
+      'tooManyMembers',
+      { at: configAt(source, field), count: value.length, limit: REPLICA_SET_MEMBERS_MAX },
+      configDetails(source, field),
     );
   }
   const members: string[] = [];
   for (const [i, raw] of value.entries()) {
     const member = checkEndpoint(source, `${field}[${i}]`, raw);
     const same = members.indexOf(member);
-    if (same >= 0) throw invalid(source, `${field}[${i}]`, `${member} is ${field}[${same}] again`);
+    if (same >= 0)
+      throw dbError(
+        'ERR_CLUSTER_CONFIG_INVALID',
+        'sameMember',
+        { at: configAt(source, `${field}[${i}]`), member, field, same },
+        configDetails(source, `${field}[${i}]`),
+      );
     members.push(member);
   }
   return members;
@@ -207,10 +273,11 @@ function checkShard(source: Source, field: string, value: unknown): ClusterShard
   const shard: ClusterShard = { name };
   if (Object.hasOwn(raw, 'members')) {
     if (Object.hasOwn(raw, 'endpoint')) {
-      throw invalid(
-        source,
-        field,
-        'has both endpoint and members: give one node as endpoint, or a replica set as members',
+      throw dbError(
+        'ERR_CLUSTER_CONFIG_INVALID',
+        'endpointAndMembers',
+        { at: configAt(source, field) },
+        configDetails(source, field),
       );
     }
     shard.members = checkMembers(source, `${field}.members`, raw.members);
@@ -236,12 +303,18 @@ function urlField(shards: readonly ClusterShard[], i: number, url: string): stri
 
 function checkShards(source: Source, value: unknown): ClusterShard[] {
   if (!Array.isArray(value))
-    throw invalid(source, 'shards', `must be an array, not ${shown(value)}`);
+    throw dbError(
+      'ERR_CLUSTER_CONFIG_INVALID',
+      'notArray',
+      { at: configAt(source, 'shards'), value: shown(value) },
+      configDetails(source, 'shards'),
+    );
   if (value.length > CLUSTER_SHARDS_MAX) {
-    throw invalid(
-      source,
-      'shards',
-      `holds ${value.length} shards; the limit is ${CLUSTER_SHARDS_MAX}`,
+    throw dbError(
+      'ERR_CLUSTER_CONFIG_INVALID',
+      'tooManyShards',
+      { at: configAt(source, 'shards'), count: value.length, limit: CLUSTER_SHARDS_MAX },
+      configDetails(source, 'shards'),
     );
   }
   const shards: ClusterShard[] = [];
@@ -249,20 +322,27 @@ function checkShards(source: Source, value: unknown): ClusterShard[] {
     const shard = checkShard(source, `shards[${i}]`, raw);
     const sameName = shards.findIndex((s) => s.name.toLowerCase() === shard.name.toLowerCase());
     if (sameName >= 0) {
-      throw invalid(
-        source,
-        `shards[${i}].name`,
-        `${shown(shard.name)} is already the name of shards[${sameName}] (shard names compare without letter case)`,
+      throw dbError(
+        'ERR_CLUSTER_CONFIG_INVALID',
+        'sameName',
+        { at: configAt(source, `shards[${i}].name`), name: shown(shard.name), sameName },
+        configDetails(source, `shards[${i}].name`),
       );
     }
     shards.push(shard);
     for (const url of shardMembers(shard)) {
       const other = shards.findIndex((s, k) => k < i && shardMembers(s).includes(url));
       if (other >= 0) {
-        throw invalid(
-          source,
-          urlField(shards, i, url),
-          `${url} is already ${urlField(shards, other, url)} (${shards[other]?.name}): a node serves one shard`,
+        throw dbError(
+          'ERR_CLUSTER_CONFIG_INVALID',
+          'nodeInTwoShards',
+          {
+            at: configAt(source, urlField(shards, i, url)),
+            url,
+            shards: urlField(shards, other, url),
+            name: shards[other]?.name,
+          },
+          configDetails(source, urlField(shards, i, url)),
         );
       }
     }
@@ -275,36 +355,54 @@ function checkPlacement(source: Source, field: string, value: unknown): Collecti
   const strategy = requirePresent(source, `${field}.strategy`, raw, 'strategy');
   if (strategy === 'replicated') {
     if (Object.hasOwn(raw, 'path')) {
-      throw invalid(source, `${field}.path`, 'a replicated collection has no shard-key path');
+      throw dbError(
+        'ERR_CLUSTER_CONFIG_INVALID',
+        'replicatedWithPath',
+        { at: configAt(source, `${field}.path`) },
+        configDetails(source, `${field}.path`),
+      );
     }
     return { strategy: 'replicated' };
   }
   if (strategy !== 'hash') {
-    throw invalid(
-      source,
-      `${field}.strategy`,
-      `${shown(strategy)} is not a strategy (hash or replicated)`,
+    throw dbError(
+      'ERR_CLUSTER_CONFIG_INVALID',
+      'notStrategy',
+      { at: configAt(source, `${field}.strategy`), strategy: shown(strategy) },
+      configDetails(source, `${field}.strategy`),
     );
   }
   const text = requirePresent(source, `${field}.path`, raw, 'path');
   try {
     return { strategy: 'hash', path: parsePath(text).text };
   } catch (error) {
-    if (isDbError(error, 'ERR_PATH_INVALID')) throw invalid(source, `${field}.path`, error.message);
+    if (isDbError(error, 'ERR_PATH_INVALID'))
+      throw dbError(
+        'ERR_CLUSTER_CONFIG_INVALID',
+        'nested',
+        { at: configAt(source, `${field}.path`), cause: error.message },
+        configDetails(source, `${field}.path`),
+      );
     throw error;
   }
 }
 
 function checkCollections(source: Source, value: unknown): Record<string, CollectionPlacement> {
   if (!isPlainObject(value)) {
-    throw invalid(source, 'collections', `must be an object, not ${shown(value)}`);
+    throw dbError(
+      'ERR_CLUSTER_CONFIG_INVALID',
+      'notObject',
+      { at: configAt(source, 'collections'), value: shown(value) },
+      configDetails(source, 'collections'),
+    );
   }
   const entries = Object.entries(value);
   if (entries.length > COLLECTIONS_MAX) {
-    throw invalid(
-      source,
-      'collections',
-      `holds ${entries.length} collections; the limit is ${COLLECTIONS_MAX}`,
+    throw dbError(
+      'ERR_CLUSTER_CONFIG_INVALID',
+      'tooManyCollections',
+      { at: configAt(source, 'collections'), count: entries.length, limit: COLLECTIONS_MAX },
+      configDetails(source, 'collections'),
     );
   }
   const collections: Record<string, CollectionPlacement> = {};
@@ -315,14 +413,20 @@ function checkCollections(source: Source, value: unknown): Record<string, Collec
       name = normalizeCollectionName(key);
     } catch (error) {
       if (isDbError(error, 'ERR_COLLECTION_NAME_INVALID'))
-        throw invalid(source, field, error.message);
+        throw dbError(
+          'ERR_CLUSTER_CONFIG_INVALID',
+          'nested',
+          { at: configAt(source, field), cause: error.message },
+          configDetails(source, field),
+        );
       throw error;
     }
     if (Object.hasOwn(collections, name)) {
-      throw invalid(
-        source,
-        field,
-        `is collection "${name}" again (collection names compare without letter case)`,
+      throw dbError(
+        'ERR_CLUSTER_CONFIG_INVALID',
+        'sameCollection',
+        { at: configAt(source, field), name },
+        configDetails(source, field),
       );
     }
     collections[name] = checkPlacement(source, field, raw);
@@ -340,10 +444,15 @@ export function parseClusterConfig(value: unknown, source = ''): ClusterConfig {
   const raw = requireObject(source, '', value, ROOT_KEYS);
   const version = requirePresent(source, 'version', raw, 'version');
   if (version !== CLUSTER_CONFIG_VERSION) {
-    throw invalid(
-      source,
+    throw dbError(
+      'ERR_CLUSTER_CONFIG_INVALID',
       'version',
-      `${shown(version)} is not supported: this docdb reads version ${CLUSTER_CONFIG_VERSION}`,
+      {
+        at: configAt(source, 'version'),
+        version: shown(version),
+        versionRead: CLUSTER_CONFIG_VERSION,
+      },
+      configDetails(source, 'version'),
     );
   }
   const router = requireObject(source, 'router', requirePresent(source, 'router', raw, 'router'), [
@@ -382,22 +491,42 @@ export async function readClusterConfig(file: string): Promise<ClusterConfig> {
   try {
     const stat = await fs.stat(source);
     if (stat.size > CLUSTER_CONFIG_BYTES_MAX) {
-      throw invalid(source, '', `is ${stat.size} bytes; the limit is ${CLUSTER_CONFIG_BYTES_MAX}`);
+      throw dbError(
+        'ERR_CLUSTER_CONFIG_INVALID',
+        'tooLarge',
+        { at: configAt(source, ''), size: stat.size, limit: CLUSTER_CONFIG_BYTES_MAX },
+        configDetails(source, ''),
+      );
     }
     text = await fs.readFile(source, 'utf8');
   } catch (error) {
     if (isDbError(error)) throw error;
     const code = (error as NodeJS.ErrnoException).code;
     if (code === 'ENOENT') {
-      throw invalid(source, '', `no such file: create it with docdb cluster init ${file}`);
+      throw dbError(
+        'ERR_CLUSTER_CONFIG_INVALID',
+        'noFile',
+        { at: configAt(source, ''), file },
+        configDetails(source, ''),
+      );
     }
-    throw invalid(source, '', `cannot be read: ${(error as Error).message}`);
+    throw dbError(
+      'ERR_CLUSTER_CONFIG_INVALID',
+      'unreadable',
+      { at: configAt(source, ''), cause: (error as Error).message },
+      configDetails(source, ''),
+    );
   }
   let value: unknown;
   try {
     value = JSON.parse(text);
   } catch (error) {
-    throw invalid(source, '', `is not JSON: ${(error as Error).message}`);
+    throw dbError(
+      'ERR_CLUSTER_CONFIG_INVALID',
+      'notJson',
+      { at: configAt(source, ''), cause: (error as Error).message },
+      configDetails(source, ''),
+    );
   }
   return parseClusterConfig(value, source);
 }
@@ -458,7 +587,7 @@ async function linkExclusive(temp: string, target: string): Promise<void> {
     await fs.link(temp, target);
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'EEXIST') {
-      throw new DbError('ERR_BAD_ARGUMENT', `${target} already exists`, { file: target });
+      throw dbError('ERR_BAD_ARGUMENT', 'targetExists', { target }, { file: target });
     }
     throw error;
   }
@@ -485,9 +614,10 @@ async function syncDirectory(dir: string): Promise<void> {
 export function withShard(config: ClusterConfig, shard: ClusterShard, source = ''): ClusterConfig {
   const taken = config.shards.find((s) => s.name.toLowerCase() === shard.name.toLowerCase());
   if (taken !== undefined) {
-    throw new DbError(
+    throw dbError(
       'ERR_CLUSTER_CONFIG_INVALID',
-      `shard ${describeShard(taken)} is already in the cluster: choose another name`,
+      'shardExists',
+      { shard: describeShard(taken) },
       { shard: taken.name },
     );
   }
@@ -499,9 +629,14 @@ function shardNamed(config: ClusterConfig, name: string): ClusterShard {
   const shard = config.shards.find((s) => s.name.toLowerCase() === name.toLowerCase());
   if (shard !== undefined) return shard;
   const known = config.shards.map((s) => s.name).join(', ') || 'none yet';
-  throw new DbError('ERR_CLUSTER_CONFIG_INVALID', `no shard named ${name} (shards: ${known})`, {
-    shard: name,
-  });
+  throw dbError(
+    'ERR_CLUSTER_CONFIG_INVALID',
+    'noShard',
+    { name, known },
+    {
+      shard: name,
+    },
+  );
 }
 
 /**
@@ -530,9 +665,10 @@ export function withMember(config: ClusterConfig, name: string, url: string, sou
   return withMembersEdited(config, name, url, source, (shard, member) => {
     const holder = config.shards.find((s) => shardMembers(s).includes(member));
     if (holder !== undefined) {
-      throw new DbError(
+      throw dbError(
         'ERR_CLUSTER_CONFIG_INVALID',
-        `${member} is already a node of shard ${describeShard(holder)}: a node serves one shard`,
+        'memberInOtherShard',
+        { member, holder: describeShard(holder) },
         { shard: holder.name },
       );
     }
@@ -548,16 +684,18 @@ export function withoutMember(config: ClusterConfig, name: string, url: string, 
   return withMembersEdited(config, name, url, source, (shard, member) => {
     const members = shardMembers(shard);
     if (!members.includes(member)) {
-      throw new DbError(
+      throw dbError(
         'ERR_CLUSTER_CONFIG_INVALID',
-        `${member} is not a member of shard ${describeShard(shard)}`,
+        'notMember',
+        { member, shard: describeShard(shard) },
         { shard: shard.name },
       );
     }
     if (members.length === 1) {
-      throw new DbError(
+      throw dbError(
         'ERR_CLUSTER_CONFIG_INVALID',
-        `${member} is the only node of shard ${shard.name}, which holds its documents: move them away with docdb rebalance first`,
+        'onlyMember',
+        { member, name: shard.name },
         { shard: shard.name },
       );
     }
@@ -580,15 +718,22 @@ export function withCollection(
   try {
     canonical = normalizeCollectionName(name);
   } catch (error) {
-    if (isDbError(error)) throw new DbError('ERR_CLUSTER_CONFIG_INVALID', error.message, { name });
+    if (isDbError(error)) {
+      throw relayedError(
+        'ERR_CLUSTER_CONFIG_INVALID',
+        'recoded',
+        { message: error.message },
+        { name },
+      );
+    }
     throw error;
   }
   const existing = config.collections[canonical];
   if (existing !== undefined) {
-    throw new DbError(
+    throw dbError(
       'ERR_CLUSTER_CONFIG_INVALID',
-      `collection "${canonical}" is already in the cluster (${describePlacement(existing)}); ` +
-        'a placement does not change by add-collection',
+      'collectionExists',
+      { canonical, existing: describePlacement(existing) },
       { collection: canonical },
     );
   }

@@ -5,7 +5,7 @@
  * vectors in hash.test.ts are pinned. Pure; no dependency.
  */
 
-import { assert, DbError } from '../errors/index.js';
+import { assert, type DbError, dbError } from '../errors/index.js';
 
 /**
  * Virtual nodes each shard puts on the ring. More even out the shards' shares (the spread is
@@ -101,9 +101,10 @@ function notScalar(value: unknown): DbError {
       : typeof value === 'number'
         ? String(value)
         : `a ${typeof value}`;
-  return new DbError(
+  return dbError(
     'ERR_BAD_ARGUMENT',
-    `a shard key must be a scalar (null, a boolean, a finite number or a string), not ${kind}`,
+    'shardKeyNotScalar',
+    { kind },
     { type: Array.isArray(value) ? 'array' : typeof value },
   );
 }
@@ -169,14 +170,11 @@ export interface HashRing {
 /** Builds the ring of some shards. Refuses an empty list and a name given twice. */
 export function buildRing(shardNames: readonly string[]): HashRing {
   if (shardNames.length === 0) {
-    throw new DbError(
-      'ERR_CLUSTER_CONFIG_INVALID',
-      'the cluster has no shards: add one with docdb cluster add-shard',
-    );
+    throw dbError('ERR_CLUSTER_CONFIG_INVALID', 'noShards');
   }
   assert(shardNames.length <= 0xffff, 'too many shards for the ring');
   if (new Set(shardNames).size !== shardNames.length) {
-    throw new DbError('ERR_CLUSTER_CONFIG_INVALID', 'a shard name appears twice in the ring');
+    throw dbError('ERR_CLUSTER_CONFIG_INVALID', 'ringNameTwice');
   }
   const points: Array<{ position: bigint; shard: number }> = [];
   for (const [shard, name] of shardNames.entries()) {

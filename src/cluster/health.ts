@@ -7,25 +7,14 @@
  * through its leader, is `down` without one and `degraded` while a member is down.
  */
 
-import type { ReplicationStatus } from '../types/index.js';
+import type { MemberHealth } from '../types/index.js';
 import { HEALTH_TIMEOUT_MS_DEFAULT } from '../util/index.js';
 import { type CollectionCount, countCollections } from './collection-counts.js';
 import { type ClusterConfig, type ClusterShard, shardMembers } from './config.js';
+import { askMembers, leaderOf, memberHealth } from './member-status.js';
 import { shardClient } from './shard-client.js';
 
-/** One member of a replica set, as its `/replication/status` shows it. */
-export interface MemberHealth {
-  endpoint: string;
-  status: 'up' | 'down';
-  role: string | null;
-  readOnly: boolean | null;
-  term: number | null;
-  /** Its change log's last seq. */
-  seq: number | null;
-  /** Entries behind the shard's leader (0 for the leader); null when either is unknown. */
-  lag: number | null;
-  error: string | null;
-}
+export type { MemberHealth };
 
 /** One shard's answer. */
 export interface ShardHealth {
@@ -63,39 +52,23 @@ export interface ClusterHealth {
   down: number;
 }
 
-async function checkMember(
-  shard: ClusterShard,
-  endpoint: string,
-  timeoutMs: number,
-): Promise<{ endpoint: string; status: ReplicationStatus | null; error: string | null }> {
-  const client = shardClient(shard, { timeoutMs, retries: 0, connections: 1 }, endpoint);
+/** Each member's replication status, asked at once on clients of its own. */
+async function askReplicaSet(shard: ClusterShard, timeoutMs: number) {
+  const clients = shardMembers(shard).map(
+    (url) => [url, shardClient(shard, { timeoutMs, retries: 0, connections: 1 }, url)] as const,
+  );
   try {
-    return { endpoint, status: await client.replicationStatus(), error: null };
-  } catch (error) {
-    return { endpoint, status: null, error: (error as Error).message };
+    return await askMembers(clients, timeoutMs);
   } finally {
-    await client.close().catch(() => {});
+    await Promise.all(clients.map(([, client]) => client.close().catch(() => {})));
   }
 }
 
 /** A replica set: each member's replication status, then the shard's health from its leader. */
 async function checkReplicaSet(shard: ClusterShard, timeoutMs: number): Promise<ShardHealth> {
-  const seen = await Promise.all(shardMembers(shard).map((m) => checkMember(shard, m, timeoutMs)));
-  const leader = seen
-    .filter((m) => m.status?.role === 'leader' && !m.status.readOnly && !m.status.fenced)
-    .sort((a, b) => (b.status?.term ?? 0) - (a.status?.term ?? 0))[0];
-  const leaderSeq = leader?.status?.lastSeq;
-  const members: MemberHealth[] = seen.map(({ endpoint, status, error }) => ({
-    endpoint,
-    status: status === null ? 'down' : 'up',
-    role: status?.role ?? null,
-    readOnly: status?.readOnly ?? null,
-    term: status?.term ?? null,
-    seq: status?.lastSeq ?? null,
-    lag:
-      status === null || leaderSeq === undefined ? null : Math.max(0, leaderSeq - status.lastSeq),
-    error,
-  }));
+  const seen = await askReplicaSet(shard, timeoutMs);
+  const leader = leaderOf(seen);
+  const members = memberHealth(seen, leader);
   const down = members.filter((m) => m.status === 'down');
   const membersDown = down.map((m) => `member ${m.endpoint} is down: ${m.error}`);
   if (leader === undefined) {
@@ -105,7 +78,7 @@ async function checkReplicaSet(shard: ClusterShard, timeoutMs: number): Promise<
       members,
     };
   }
-  const health = await checkShard(shard, timeoutMs, leader.endpoint);
+  const health = await checkShard(shard, timeoutMs, leader.url);
   if (health.status === 'down' || down.length === 0) return { ...health, members };
   return { ...health, status: 'degraded', error: membersDown.join('; '), members };
 }

@@ -10,7 +10,7 @@
  */
 
 import * as fs from 'node:fs';
-import { DbError } from '../errors/index.js';
+import { dbError } from '../errors/index.js';
 import { isProcessAlive } from '../util/index.js';
 
 /** A batch a stopped run left open, with what it knew of each delete. */
@@ -104,10 +104,7 @@ function takeLock(lock: string): void {
   }
   const pid = Number(fs.readFileSync(lock, 'utf8'));
   if (Number.isInteger(pid) && pid > 0 && pid !== process.pid && isProcessAlive(pid)) {
-    throw new DbError(
-      'ERR_BAD_ARGUMENT',
-      `another rebalance (pid ${pid}) is moving to this topology; wait for it, or remove ${lock} if that process is not a rebalance`,
-    );
+    throw dbError('ERR_BAD_ARGUMENT', 'rebalanceRunning', { pid, lock });
   }
   // Left by a run that was killed: take it over.
   fs.writeFileSync(lock, String(process.pid));

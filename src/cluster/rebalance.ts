@@ -15,7 +15,7 @@
  */
 
 import type { DocdbClient } from '../client/index.js';
-import { DbError } from '../errors/index.js';
+import { type DbError, dbError } from '../errors/index.js';
 import type { Document } from '../types/index.js';
 import { parsePath, valueAt } from '../util/index.js';
 import {
@@ -112,10 +112,10 @@ function allShards(from: ClusterConfig, to: ClusterConfig): ClusterShard[] {
   for (const s of to.shards) {
     const old = byName.get(s.name);
     if (old && !shardMembers(s).some((url) => shardMembers(old).includes(url))) {
-      throw new DbError(
-        'ERR_BAD_ARGUMENT',
-        `shard ${describeShard(old)} in the old config is ${describeShard(s)} in the new one, with no node in common; a shard keeps its nodes (give a moved node a new name)`,
-      );
+      throw dbError('ERR_BAD_ARGUMENT', 'shardMoved', {
+        before: describeShard(old),
+        after: describeShard(s),
+      });
     }
     byName.set(s.name, s);
   }
@@ -128,10 +128,11 @@ function collectionsToMove(from: ClusterConfig, to: ClusterConfig) {
   for (const [name, placement] of Object.entries(to.collections)) {
     const old = from.collections[name];
     if (old && JSON.stringify(old) !== JSON.stringify(placement)) {
-      throw new DbError(
-        'ERR_BAD_ARGUMENT',
-        `collection ${name} changes placement (${JSON.stringify(old)} → ${JSON.stringify(placement)}); rebalance moves documents between shards, it does not change a collection's placement`,
-      );
+      throw dbError('ERR_BAD_ARGUMENT', 'placementChanged', {
+        name,
+        old: JSON.stringify(old),
+        placement: JSON.stringify(placement),
+      });
     }
     out.push({ name, placement });
   }
@@ -287,10 +288,11 @@ async function moveBatch(
   for (const failure of result.errors) {
     const doc = docs[failure.index] as Document;
     if (failure.code !== 'ERR_DOCUMENT_ID_EXISTS') {
-      throw new DbError(
-        'ERR_BAD_ARGUMENT',
-        `cannot copy ${collection} ${String(doc._id)} to its new shard: ${failure.error}; nothing of it was deleted`,
-      );
+      throw dbError('ERR_BAD_ARGUMENT', 'copyFailed', {
+        collection,
+        id: String(doc._id),
+        cause: failure.error,
+      });
     }
     // Copied by an earlier run that was stopped before the delete (a replicated document: or
     // by an earlier pass of this one, which copyReplicated tells apart). The old shard still
@@ -306,10 +308,7 @@ async function moveBatch(
   for (const doc of docs) {
     const copy = await target.get(collection, doc._id as string);
     if (!sameDocument(copy, doc)) {
-      throw new DbError(
-        'ERR_BAD_ARGUMENT',
-        `the copy of ${collection} ${String(doc._id)} on its new shard does not match; nothing of it was deleted`,
-      );
+      throw dbError('ERR_BAD_ARGUMENT', 'copyDiffers', { collection, id: String(doc._id) });
     }
   }
   if (deleteFrom) {
@@ -368,10 +367,7 @@ async function deleteAfterCatchUp(
       last = (error as DbError).message;
     }
   }
-  throw new DbError(
-    'ERR_BAD_ARGUMENT',
-    `${collection} ${id} kept changing on its old shard while it moved; it stays there (its copy holds its latest state); run rebalance again (last: ${last})`,
-  );
+  throw dbError('ERR_BAD_ARGUMENT', 'keptChanging', { collection, id, last });
 }
 
 /**
@@ -447,10 +443,11 @@ async function settleOpenBatches(
     const source = shards.clients.get(batch.from);
     const target = shards.clients.get(batch.to);
     if (!source || !target) {
-      throw new DbError(
-        'ERR_BAD_ARGUMENT',
-        `${journal.file} holds a move from ${batch.from} to ${batch.to}, and one of them is in neither config; run rebalance with the configs of the stopped run first`,
-      );
+      throw dbError('ERR_BAD_ARGUMENT', 'journalUnknownShard', {
+        file: journal.file,
+        from: batch.from,
+        to: batch.to,
+      });
     }
     for (const id of batch.ids) {
       if (batch.deleted.has(id)) continue;

@@ -5,7 +5,7 @@
  * cluster.json's placement and the AST, never a shard, and prints no SQL.
  */
 
-import { DbError } from '../errors/index.js';
+import { dbError } from '../errors/index.js';
 import type { Condition, Operand, SelectStatement, Value } from '../sql/ast/index.js';
 import { isAggregate, PathResolver } from '../sql/planner/index.js';
 import type { ShardPlan } from '../types/index.js';
@@ -63,11 +63,7 @@ export function requirePlacement(config: ClusterConfig, collection: string): Col
   const name = normalizeCollectionName(collection);
   const placement = config.collections[name];
   if (!placement) {
-    throw new DbError(
-      'ERR_CLUSTER_COLLECTION_UNKNOWN',
-      `collection "${name}" is not in the cluster config; place it with docdb cluster add-collection <config> ${name} (hash <path> | replicated)`,
-      { collection: name },
-    );
+    throw dbError('ERR_CLUSTER_COLLECTION_UNKNOWN', 'notPlaced', { name }, { collection: name });
   }
   return placement;
 }
@@ -163,13 +159,20 @@ function checkJoins(config: ClusterConfig, statement: SelectStatement, resolver:
       samePath(mine.path, parsePath(right.path));
     if (onKeys) return;
     const name = normalizeCollectionName(join.collection);
-    throw new DbError(
-      'ERR_CLUSTER_JOIN_UNROUTABLE',
-      from.strategy === 'replicated'
-        ? `JOIN ${name}: ${name} is hash-sharded but ${normalizeCollectionName(statement.from)} is replicated, so each shard holds only part of ${name}; make ${name} replicated or put the hash-sharded collection in FROM`
-        : `JOIN ${name}: the rows to join may live on different shards; a JOIN needs its right side replicated, or both sides hash-sharded on the join paths (${normalizeCollectionName(statement.from)} on "${from.path}", ${name} on "${right.path}")`,
-      { collection: name },
-    );
+    const fromName = normalizeCollectionName(statement.from);
+    throw from.strategy === 'replicated'
+      ? dbError(
+          'ERR_CLUSTER_JOIN_UNROUTABLE',
+          'fromReplicated',
+          { name, from: fromName },
+          { collection: name },
+        )
+      : dbError(
+          'ERR_CLUSTER_JOIN_UNROUTABLE',
+          'notOnKeys',
+          { name, from: fromName, fromPath: from.path, rightPath: right.path },
+          { collection: name },
+        );
   });
 }
 

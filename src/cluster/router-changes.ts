@@ -7,7 +7,7 @@
  */
 
 import type { DocdbClient } from '../client/index.js';
-import { DbError, isDbError } from '../errors/index.js';
+import { type DbError, dbError, isDbError, relayedError } from '../errors/index.js';
 import type { ChangeHeartbeat, FeedEntry } from '../types/index.js';
 import { type ClusterConfig, type ClusterShard, describeShard } from './config.js';
 import { requirePlacement } from './route-plan.js';
@@ -36,9 +36,10 @@ type Positions = Map<string, number>;
 const CURSOR_PART = /^([A-Za-z0-9._-]+):(0|[1-9][0-9]{0,14})$/;
 
 function badCursor(since: string): DbError {
-  return new DbError(
+  return dbError(
     'ERR_BAD_ARGUMENT',
-    `query parameter since (or the Last-Event-ID header) is not a router cursor: give 0, or a cursor from a line or heartbeat this router sent (got '${since.slice(0, 80)}')`,
+    'notRouterCursor',
+    { since: since.slice(0, 80) },
     { parameter: 'since' },
   );
 }
@@ -69,20 +70,18 @@ export function encodeRouterCursor(positions: Positions): string {
 function shardFailure(shard: ClusterShard, error: unknown): unknown {
   if (!isDbError(error)) return error;
   if (SHARD_UNANSWERED_CODES.includes(error.code)) {
-    return new DbError(
+    return dbError(
       'ERR_SHARD_UNAVAILABLE',
-      `shard ${describeShard(shard)} did not answer its change feed: ${error.message}; follow again from the last cursor`,
+      'feedNoAnswer',
+      { shard: describeShard(shard), cause: error.message },
       { shard: shard.name },
     );
   }
   // A shard's own refusal (410 trimmed, 400 a seq past its log) keeps its code and status,
   // with the shard named, so a consumer knows which part of its cursor is at fault.
-  return new DbError(
-    error.code,
-    `shard ${shard.name}: ${error.message}`,
-    { ...error.details, shard: shard.name },
-    error.status,
-  );
+  const values = { name: shard.name, message: error.message };
+  const details = { ...error.details, shard: shard.name };
+  return relayedError(error.code, 'fromShardFeed', values, details, error.status);
 }
 
 /**
@@ -183,9 +182,10 @@ export async function openRouterFeed(
         const { feed, result } = await Promise.race(pending.values());
         if (result.done) {
           if (stop.signal.aborted) return;
-          throw new DbError(
+          throw dbError(
             'ERR_SHARD_UNAVAILABLE',
-            `shard ${describeShard(feed.shard)} ended its change feed (it may be shutting down); follow again from the last cursor`,
+            'feedEnded',
+            { shard: describeShard(feed.shard) },
             { shard: feed.shard.name },
           );
         }

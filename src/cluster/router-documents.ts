@@ -27,20 +27,13 @@ import type {
   TaggedDocument,
   WriteCondition,
 } from '../client/index.js';
-import {
-  ambiguousMatch,
-  atomicBulkRefused,
-  collectionNotFound,
-  DbError,
-  documentNotFound,
-  isDbError,
-  keyNotFound,
-} from '../errors/index.js';
+import { atomicBulkRefused, collectionNotFound, dbError, isDbError } from '../errors/index.js';
 import { LIST_LIMIT_DEFAULT, normalizeCollectionName, parsePath } from '../util/index.js';
 import { countCollections } from './collection-counts.js';
 import type { ClusterConfig, ClusterShard } from './config.js';
 import { shardFor } from './hash.js';
 import { requirePlacement, routedPlan, routeOf } from './route-plan.js';
+import type { ShardNodes } from './shard-members.js';
 import type { ShardSet } from './shard-set.js';
 import {
   byId,
@@ -52,6 +45,9 @@ import {
   ownerOfDocument,
   withRouterIds,
 } from './write-plan.js';
+
+/** How long a router's `GET /stats` waits for each replica-set member's status. */
+export const STATS_MEMBERS_TIMEOUT_MS = 1_000;
 
 export class RouterDocuments {
   constructor(
@@ -162,10 +158,15 @@ export class RouterDocuments {
   async list(collection: string, options: ListOptions = {}): Promise<ListAnswer> {
     const placement = requirePlacement(this.config, collection);
     if (placement.strategy === 'replicated') {
-      return (await this.shards.askAny(this.config.shards, (c) => c.list(collection, options)))
-        .answer;
+      return (
+        await this.shards.askAny(this.config.shards, (c) => c.list(collection, options), 'read')
+      ).answer;
     }
-    const pages = await this.shards.partAnswers((c) => c.list(collection, options));
+    const pages = await this.shards.partAnswers(
+      (c) => c.list(collection, options),
+      undefined,
+      'read',
+    );
     const limit = options.limit ?? LIST_LIMIT_DEFAULT;
     const documents = byId(pages.flatMap((p) => p.documents)).slice(0, limit);
     return { documents, count: documents.length };
@@ -233,8 +234,15 @@ export class RouterDocuments {
       'any',
     );
     const matched = found.reduce((n, f) => n + f.answer.count, 0);
-    if (matched === 0) throw keyNotFound(collection, field, text);
-    if (matched > 1) throw ambiguousMatch(collection, field, text, matched);
+    if (matched === 0)
+      throw dbError('ERR_DOCUMENT_NOT_FOUND', 'byKey', { collection, field, value: text });
+    if (matched > 1)
+      throw dbError(
+        'ERR_AMBIGUOUS_MATCH',
+        'byKey',
+        { matched, collection, field, value: text },
+        { matched },
+      );
     const owner = (found.find((f) => f.answer.count === 1) as { shard: ClusterShard }).shard;
     if (isPlainObject(doc)) keepsOwner(this.config, placement, doc, owner);
     return this.shards.ask(owner, (c) =>
@@ -263,7 +271,7 @@ export class RouterDocuments {
   ): Promise<{ shard: ClusterShard; found: TaggedDocument }> {
     const found = await this.shards.parts((c) => c.getTagged(collection, id), undefined, 'any');
     const hit = found.find((f) => f.answer !== undefined);
-    if (!hit) throw documentNotFound(collection, id);
+    if (!hit) throw dbError('ERR_DOCUMENT_NOT_FOUND', 'byId', { id, collection });
     return { shard: hit.shard, found: hit.answer as TaggedDocument };
   }
 
@@ -313,7 +321,7 @@ export class RouterDocuments {
       return doc === undefined ? 0 : (await c.delete(collection, id, condition)).deleted;
     });
     const deleted = answers.reduce((n, d) => n + d, 0);
-    if (deleted === 0) throw documentNotFound(collection, id);
+    if (deleted === 0) throw dbError('ERR_DOCUMENT_NOT_FOUND', 'byId', { id, collection });
     return { deleted: Math.min(deleted, 1) };
   }
 
@@ -377,10 +385,17 @@ export class RouterDocuments {
 
   /**
    * `GET /stats`: documents per collection (collection-counts.ts: a hash collection's summed
-   * over its shards, a replicated one's counted once), and each shard's own stats.
+   * over its shards, a replicated one's counted once), each shard's own stats from its
+   * leader, and its nodes: a replica set's members asked at once, beside the stats, within
+   * STATS_MEMBERS_TIMEOUT_MS, so a member that is down shows as down without failing or
+   * slowing the answer much.
    */
   async stats(): Promise<RouterStats> {
-    const all = await this.shards.all(async (c) => storeStats(await c.stats()));
+    const { shards } = this.config;
+    const [all, nodes] = await Promise.all([
+      this.shards.all(async (c) => storeStats(await c.stats())),
+      Promise.all(shards.map((s) => this.shards.membersOf(s).nodes(STATS_MEMBERS_TIMEOUT_MS))),
+    ]);
     const counts = countCollections(
       this.config,
       all.map((stats) => stats.collections),
@@ -388,8 +403,9 @@ export class RouterDocuments {
     return {
       collections: counts.map(({ name, count }) => ({ name, count })),
       shards: all.map((stats, k) => ({
-        name: (this.config.shards[k] as ClusterShard).name,
+        name: (shards[k] as ClusterShard).name,
         stats,
+        ...(nodes[k] as ShardNodes),
       })),
     };
   }
@@ -404,10 +420,7 @@ export class RouterDocuments {
 /** A shard's stats: a node's, never a router's (a router is no shard). */
 function storeStats(stats: NodeStats): StoreStats {
   if ('shards' in stats) {
-    throw new DbError(
-      'ERR_CLUSTER_CONFIG_INVALID',
-      'a shard answered GET /stats as a router does; a shard must be a node, not a router',
-    );
+    throw dbError('ERR_CLUSTER_CONFIG_INVALID', 'shardIsRouter');
   }
   return stats;
 }
@@ -415,8 +428,5 @@ function storeStats(stats: NodeStats): StoreStats {
 /** A replicated collection's copies each have their own tag: no one tag can guard them all. */
 function unconditional(collection: string, condition: WriteCondition): void {
   if (condition.ifMatch === undefined) return;
-  throw new DbError(
-    'ERR_BAD_ARGUMENT',
-    `If-Match is not taken for ${collection}: it is replicated, and each shard's copy has its own tag; send the write without If-Match`,
-  );
+  throw dbError('ERR_BAD_ARGUMENT', 'ifMatchReplicated', { collection });
 }

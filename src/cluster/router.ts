@@ -18,7 +18,7 @@ import type {
   RouterStats,
   SeedResult,
 } from '../client/index.js';
-import { DbError, isDbError } from '../errors/index.js';
+import { dbError, isDbError } from '../errors/index.js';
 import { type InsertStatement, printStatement, type Statement } from '../sql/ast/index.js';
 import { checkParams, parse } from '../sql/parser/index.js';
 import { PathResolver } from '../sql/planner/index.js';
@@ -50,6 +50,7 @@ import { RouterDocuments } from './router-documents.js';
 import { checkShards } from './router-health.js';
 import { type RouterOptions, ShardSet } from './shard-set.js';
 
+export { STATS_MEMBERS_TIMEOUT_MS } from './router-documents.js';
 export { ROUTER_HEALTH_TIMEOUT_MS, type ShardsHealth } from './router-health.js';
 export type { RouterOptions };
 
@@ -89,9 +90,10 @@ function checkAssignments(statement: Statement, keyPath: string): void {
     const above =
       set.length <= key.length && set.every((s, k) => JSON.stringify(s) === JSON.stringify(key[k]));
     if (above) {
-      throw new DbError(
+      throw dbError(
         'ERR_SHARD_KEY_MISSING',
-        `UPDATE may not SET ${a.path.text}: it changes the shard key "${keyPath}", which decides the document's shard; delete the document and insert the new one instead`,
+        'updateSetsKey',
+        { path: a.path.text, keyPath },
         { path: keyPath },
       );
     }
@@ -106,10 +108,7 @@ function shardOptions(route: SelectRoute): api.QueryOptions {
 /** A router answers whole results: the parts it asks of shards (`shard`) are no query of its own. */
 function wholeOnly(options: api.QueryOptions): void {
   if (options.shard === undefined) return;
-  throw new DbError(
-    'ERR_BAD_REQUEST',
-    "body field 'shard' is what a router asks of a shard; a router answers whole results only",
-  );
+  throw dbError('ERR_BAD_REQUEST', 'routerShardField');
 }
 
 /**
@@ -378,7 +377,7 @@ export class Router implements api.NodeApi {
           const first = await rows.next();
           return { shard, meta: first.value as QueryMeta, rows };
         },
-        'any',
+        'read',
       );
     if (route.kind === 'single' && route.anyOf) return [await this.openFirst(route.shards, open)];
     const targets = route.kind === 'single' ? route.shards.slice(0, 1) : route.shards;
@@ -544,10 +543,10 @@ export class Router implements api.NodeApi {
     const call = (client: DocdbClient) => client.query(sql, params, shardOptions(route));
     if (route.kind === 'single') {
       const { shard, answer } = route.anyOf
-        ? await this.shards.askAny(route.shards, call)
+        ? await this.shards.askAny(route.shards, call, 'read')
         : {
             shard: route.shards[0] as ClusterShard,
-            answer: await this.shards.ask(route.shards[0] as ClusterShard, call, 'any'),
+            answer: await this.shards.ask(route.shards[0] as ClusterShard, call, 'read'),
           };
       const { headers: _, sortKeys: __, ...result } = answer;
       return {
@@ -555,7 +554,7 @@ export class Router implements api.NodeApi {
         plan: routedPlan({ kind: 'single', count: 1, shard: shard.name }, answer.plan),
       };
     }
-    const answers: api.QueryAnswer[] = await this.shards.partAnswers(call, route.shards, 'any');
+    const answers: api.QueryAnswer[] = await this.shards.partAnswers(call, route.shards, 'read');
     const parts: ShardPart[] = answers;
     const merge = route.merge;
     const documents =

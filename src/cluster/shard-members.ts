@@ -8,22 +8,33 @@
  */
 
 import type { ClientOptions, DocdbClient } from '../client/index.js';
-import { DbError } from '../errors/index.js';
-import type { ReplicationStatus } from '../types/index.js';
+import { type DbError, dbError } from '../errors/index.js';
+import type { RouterShardStats } from '../types/index.js';
 import { type ClusterShard, describeShard, shardMembers } from './config.js';
+import { askMembers, leaderOf, type MemberView, memberHealth } from './member-status.js';
 import { shardClient } from './shard-client.js';
-
-/** What one member said when the router last looked for the leader. */
-export interface MemberView {
-  url: string;
-  /** Its replication status, or null when it did not answer. */
-  status: ReplicationStatus | null;
-  /** Why it did not answer. */
-  error: string | null;
-}
 
 /** How long discovery waits for each member's status. */
 const STATUS_TIMEOUT_MS = 2_000;
+
+/** How old the members' statuses may be when a read picks a follower by them. */
+const STATUS_FRESH_MS = 250;
+
+/**
+ * True when `member`'s status says its data is at most `maxLagMs` behind its leader: it
+ * streams from the leader, had applied everything the leader had at their last contact, and
+ * that contact was at most `maxLagMs` ago (`seenAt` is when the status was read; the
+ * follower's clock and the router's are taken to agree, as NTP keeps them).
+ */
+export function freshFollower(member: MemberView, maxLagMs: number, now = Date.now()): boolean {
+  const link = member.status?.role === 'follower' ? member.status.leader : null;
+  if (link?.state !== 'streaming' || link.lagEntries !== 0) return false;
+  if (link.lastLeaderContactAt === null) return false;
+  return now - Date.parse(link.lastLeaderContactAt) <= maxLagMs;
+}
+
+/** A shard's nodes as a router's `GET /stats` shows them. */
+export type ShardNodes = Pick<RouterShardStats, 'endpoint' | 'members' | 'leader'>;
 
 export class ShardMembers {
   private readonly clients = new Map<string, DocdbClient>();
@@ -31,6 +42,8 @@ export class ShardMembers {
   private finding: Promise<DocdbClient> | undefined;
   /** What the members said the last time the leader was looked for. */
   lastSeen: MemberView[] = [];
+  private seenAt = Number.NEGATIVE_INFINITY;
+  private looking: Promise<MemberView[]> | undefined;
 
   constructor(
     readonly shard: ClusterShard,
@@ -59,9 +72,29 @@ export class ShardMembers {
     return this.finding;
   }
 
+  /**
+   * A member to read from: a follower whose data is at most `maxLagMs` old (freshFollower),
+   * chosen at random among such, else the leader. Undefined `maxLagMs`: the leader.
+   */
+  async reader(maxLagMs: number | undefined): Promise<DocdbClient> {
+    if (maxLagMs === undefined || !this.replicaSet) return this.leader();
+    if (performance.now() - this.seenAt > STATUS_FRESH_MS) {
+      this.looking ??= this.look().finally(() => {
+        this.looking = undefined;
+      });
+      await this.looking;
+    }
+    const fresh = this.lastSeen.filter((m) => freshFollower(m, maxLagMs));
+    const chosen = fresh[Math.floor(Math.random() * fresh.length)];
+    return chosen === undefined ? this.leader() : (this.clients.get(chosen.url) as DocdbClient);
+  }
+
   /** Forgets the leader `client` (it failed); the next call finds the leader again. */
   forget(client: DocdbClient): void {
-    if (this.replicaSet && this.current === client) this.current = undefined;
+    if (!this.replicaSet) return;
+    if (this.current === client) this.current = undefined;
+    // A follower that failed a read is not picked again by statuses read before it failed.
+    this.seenAt = Number.NEGATIVE_INFINITY;
   }
 
   /** The URL of a member's client, for messages. */
@@ -70,21 +103,32 @@ export class ShardMembers {
     return describeShard(this.shard);
   }
 
+  /**
+   * The shard's nodes now: a one-endpoint shard's endpoint (not asked), or each member of a
+   * replica set asked at once within `timeoutMs` and which one leads. Leaves the leader the
+   * router sends to, and the statuses reads choose by, as they are; never throws for a
+   * member's failure.
+   */
+  async nodes(timeoutMs: number): Promise<ShardNodes> {
+    if (!this.replicaSet) {
+      const endpoint = shardMembers(this.shard)[0] ?? null;
+      return { endpoint, members: null, leader: endpoint };
+    }
+    const seen = await askMembers([...this.clients], timeoutMs);
+    const leader = leaderOf(seen);
+    return { endpoint: null, members: memberHealth(seen, leader), leader: leader?.url ?? null };
+  }
+
+  /** Asks every member for its replication status at once. */
+  private async look(): Promise<MemberView[]> {
+    this.lastSeen = await askMembers([...this.clients], STATUS_TIMEOUT_MS);
+    this.seenAt = performance.now();
+    return this.lastSeen;
+  }
+
   private async find(): Promise<DocdbClient> {
-    this.lastSeen = await Promise.all(
-      [...this.clients].map(async ([url, client]): Promise<MemberView> => {
-        try {
-          const status = await withTimeout(client.replicationStatus(), STATUS_TIMEOUT_MS);
-          return { url, status, error: null };
-        } catch (error) {
-          return { url, status: null, error: (error as Error).message };
-        }
-      }),
-    );
-    const leading = this.lastSeen
-      .filter((m) => m.status?.role === 'leader' && !m.status.readOnly && !m.status.fenced)
-      .sort((a, b) => (b.status?.term ?? 0) - (a.status?.term ?? 0));
-    const chosen = leading[0];
+    await this.look();
+    const chosen = leaderOf(this.lastSeen);
     if (chosen === undefined) throw this.noLeader();
     this.current = this.clients.get(chosen.url) as DocdbClient;
     return this.current;
@@ -97,9 +141,10 @@ export class ShardMembers {
         ? `${m.url} did not answer (${m.error})`
         : `${m.url} is ${m.status.role === 'none' ? 'not replicating' : m.status.role}${m.status.readOnly ? ' (read-only)' : ''}`,
     );
-    return new DbError(
+    return dbError(
       'ERR_SHARD_UNAVAILABLE',
-      `shard ${this.shard.name} has no leader now: ${seen.join('; ')}`,
+      'noLeader',
+      { name: this.shard.name, members: seen.join('; ') },
       { shard: this.shard.name },
     );
   }
@@ -107,12 +152,4 @@ export class ShardMembers {
   async close(): Promise<void> {
     await Promise.all([...this.clients.values()].map((c) => c.close()));
   }
-}
-
-function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`no answer within ${ms} ms`)), ms);
-  });
-  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
 }

@@ -6,7 +6,7 @@
  */
 
 import type { DocdbClient } from '../client/index.js';
-import { DbError, isDbError } from '../errors/index.js';
+import { dbError, isDbError, relayedError } from '../errors/index.js';
 import { normalizeCollectionName } from '../util/index.js';
 import { type ClusterConfig, type ClusterShard, shardMembers } from './config.js';
 import { ShardMembers } from './shard-members.js';
@@ -40,6 +40,11 @@ export interface RouterOptions {
    * handover in progress) before it fails (default LEADER_WAIT_MS_DEFAULT).
    */
   leaderWaitMs?: number;
+  /**
+   * Reads (`Retry` 'read') may go to a replica set's follower whose data is at most this
+   * old (shard-members.ts `freshFollower`); undefined: every read goes to the leader.
+   */
+  followerReadMaxLagMs?: number;
 }
 
 /** How long a call waits for a replica set to have a leader again, by default. */
@@ -53,13 +58,16 @@ const LEADER_PAUSE_MAX_MS = 1_000;
  * Which failures of a call to a replica set's leader may be tried again on the leader found
  * next: `refused` only those that applied nothing (a follower's or a lapsed lease's refusal,
  * a refused connection); `any` every failure to answer too, for a call that cannot apply
- * twice (a read; a write under a router-assigned `_id`, checked on the retry).
+ * twice (a read of tags, which are the leader's; a write under a router-assigned `_id`,
+ * checked on the retry); `read` as `any`, for a read a fresh follower may answer when the
+ * router allows it (followerReadMaxLagMs).
  */
-export type Retry = 'refused' | 'any';
+export type Retry = 'refused' | 'any' | 'read';
 
 export class ShardSet {
   private readonly members = new Map<string, ShardMembers>();
   private readonly leaderWaitMs: number;
+  private readonly followerReadMaxLagMs: number | undefined;
   /** Collections known to exist on every shard (see ensureEverywhere). */
   private readonly present = new Set<string>();
 
@@ -68,6 +76,7 @@ export class ShardSet {
     options: RouterOptions = {},
   ) {
     this.leaderWaitMs = options.leaderWaitMs ?? LEADER_WAIT_MS_DEFAULT;
+    this.followerReadMaxLagMs = options.followerReadMaxLagMs;
     for (const shard of config.shards) {
       this.members.set(
         shard.name,
@@ -102,7 +111,10 @@ export class ShardSet {
     for (let pause = LEADER_PAUSE_MS; ; pause = Math.min(pause * 2, LEADER_PAUSE_MAX_MS)) {
       let client: DocdbClient | undefined;
       try {
-        client = await members.leader();
+        client =
+          retry === 'read'
+            ? await members.reader(this.followerReadMaxLagMs)
+            : await members.leader();
         return await fn(client, again);
       } catch (error) {
         const tryAgain =
@@ -123,17 +135,18 @@ export class ShardSet {
   async askAny<T>(
     shards: readonly ClusterShard[],
     fn: (client: DocdbClient) => Promise<T>,
+    retry: Retry = 'any',
   ): Promise<{ shard: ClusterShard; answer: T }> {
     let last: unknown;
     for (const shard of shards) {
       try {
-        return { shard, answer: await this.ask(shard, fn, 'any') };
+        return { shard, answer: await this.ask(shard, fn, retry) };
       } catch (error) {
         if (!isDbError(error, 'ERR_SHARD_UNAVAILABLE')) throw error;
         last = error;
       }
     }
-    throw last ?? new DbError('ERR_SHARD_UNAVAILABLE', 'the cluster config lists no shards');
+    throw last ?? dbError('ERR_SHARD_UNAVAILABLE', 'noShards');
   }
 
   /**
@@ -285,7 +298,7 @@ function mayTryAgain(error: unknown, retry: Retry): boolean {
   if (error.code === 'ERR_REPLICATION_NO_LEASE' && error.details?.committedLocally !== true) {
     return true;
   }
-  return retry === 'any' && SHARD_UNANSWERED_CODES.includes(error.code);
+  return retry !== 'refused' && SHARD_UNANSWERED_CODES.includes(error.code);
 }
 
 /**
@@ -295,26 +308,28 @@ function mayTryAgain(error: unknown, retry: Retry): boolean {
 function shardError(shard: ClusterShard, url: string | undefined, error: unknown): unknown {
   if (!isDbError(error)) return error;
   if (error.code === 'ERR_SHARD_UNAVAILABLE') return error;
-  const where = `shard ${shard.name} (${url ?? shardMembers(shard).join(', ')})`;
+  const [name, urls] = [shard.name, url ?? shardMembers(shard).join(', ')];
+  const details = { shard: shard.name };
   if (SHARD_UNANSWERED_CODES.includes(error.code)) {
-    return new DbError('ERR_SHARD_UNAVAILABLE', `${where} did not answer: ${error.message}`, {
-      shard: shard.name,
-    });
+    return dbError(
+      'ERR_SHARD_UNAVAILABLE',
+      'noAnswer',
+      { name, urls, cause: error.message },
+      details,
+    );
   }
   if (error.code === 'ERR_UNAUTHORIZED') {
-    return new DbError(
-      'ERR_SHARD_UNAVAILABLE',
-      `${where} refused the router's API key: set shards[].apiKey of ${shard.name} in cluster.json to the key that node runs with`,
-      { shard: shard.name },
-    );
+    return dbError('ERR_SHARD_UNAVAILABLE', 'keyRefused', { name, urls }, details);
   }
   // A refusal of the request (400, 404, 409…) is the cluster's answer, as a node would give
   // it; a shard's own trouble (read-only, storage, a bug) says which shard has it.
   if (error.status < 500 || error.details?.shard !== undefined) return error;
-  return new DbError(
+  const values = { name, urls, message: error.message };
+  return relayedError(
     error.code,
-    `${where}: ${error.message}`,
-    { ...error.details, shard: shard.name },
+    'fromShard',
+    values,
+    { ...error.details, ...details },
     error.status,
   );
 }

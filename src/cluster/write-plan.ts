@@ -8,7 +8,7 @@
 import { isDeepStrictEqual } from 'node:util';
 import type { DocdbClient, Document } from '../client/index.js';
 import type { InsertAnswer, NodeApi } from '../types/index.js';
-import { DbError, isDbError } from '../errors/index.js';
+import { dbError, isDbError } from '../errors/index.js';
 import { formatId, newId, parsePath, valueAt } from '../util/index.js';
 import type { ClusterConfig, ClusterShard, CollectionPlacement } from './config.js';
 import { shardFor } from './hash.js';
@@ -23,13 +23,15 @@ export function isPlainObject(value: unknown): value is Record<string, unknown> 
 export function shardKeyOf(placement: CollectionPlacement & { strategy: 'hash' }, doc: Document) {
   const value = valueAt(doc, parsePath(placement.path));
   if (value === undefined || (value !== null && typeof value === 'object')) {
-    throw new DbError(
-      'ERR_SHARD_KEY_MISSING',
-      value === undefined
-        ? `the document has no shard key "${placement.path}"; every document of a hash collection needs one, so the router knows its shard`
-        : `the shard key "${placement.path}" holds an ${Array.isArray(value) ? 'array' : 'object'}; a shard key must be a string, number, boolean or null`,
-      { path: placement.path },
-    );
+    const path = placement.path;
+    throw value === undefined
+      ? dbError('ERR_SHARD_KEY_MISSING', 'missing', { path }, { path })
+      : dbError(
+          'ERR_SHARD_KEY_MISSING',
+          'notScalar',
+          { path, kind: Array.isArray(value) ? 'array' : 'object' },
+          { path },
+        );
   }
   return value;
 }
@@ -54,9 +56,10 @@ export function keepsOwner(
   if (placement.strategy !== 'hash') return;
   const owner = ownerOfDocument(config, placement, doc);
   if (owner.name !== holder.name) {
-    throw new DbError(
+    throw dbError(
       'ERR_SHARD_KEY_MISSING',
-      `the replacement changes the shard key "${placement.path}" to a value shard ${owner.name} owns; delete the document and insert the new one instead`,
+      'keyChanged',
+      { path: placement.path, shard: owner.name },
       { path: placement.path },
     );
   }

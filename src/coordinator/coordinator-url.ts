@@ -4,7 +4,7 @@
  * connects to nothing.
  */
 
-import { DbError } from '../errors/index.js';
+import { dbError } from '../errors/index.js';
 import { isPort, PORT_RANGE_TEXT } from '../util/index.js';
 
 /** etcd's own client port, taken when a host names none. */
@@ -40,15 +40,18 @@ const HOST_IPV6 = /^\[[0-9A-Fa-f:.]{2,45}\]$/;
  * password auth is not supported), more than COORDINATOR_HOSTS_MAX hosts.
  */
 export function parseCoordinatorUrl(text: string): CoordinatorAddress {
-  const bad = (what: string) =>
-    new DbError(
-      'ERR_CONFIG_INVALID',
-      `coordinator URL ${JSON.stringify(text)}: ${what}; ${EXAMPLE}`,
-    );
   const scheme = /^([A-Za-z][A-Za-z0-9+.-]*):\/\//.exec(text);
-  if (scheme === null) throw bad('it has no scheme (etcd://)');
+  if (scheme === null)
+    throw dbError('ERR_CONFIG_INVALID', 'coordinatorNoScheme', {
+      text: JSON.stringify(text),
+      example: EXAMPLE,
+    });
   if (scheme[1]?.toLowerCase() !== 'etcd') {
-    throw bad(`the scheme is ${scheme[1]}://, and docdb speaks only to etcd (etcd://)`);
+    throw dbError('ERR_CONFIG_INVALID', 'coordinatorScheme', {
+      text: JSON.stringify(text),
+      scheme: scheme[1],
+      example: EXAMPLE,
+    });
   }
   const rest = text.slice(scheme[0].length);
   const extra = /[/?#@]/.exec(rest);
@@ -61,31 +64,64 @@ export function parseCoordinatorUrl(text: string): CoordinatorAddress {
     };
     const tail = rest.slice(extra.index);
     if (!(extra[0] === '/' && tail === '/'))
-      throw bad(`it has ${parts[extra[0]]}, which etcd URLs do not take`);
+      throw dbError('ERR_CONFIG_INVALID', 'coordinatorParts', {
+        text: JSON.stringify(text),
+        parts: parts[extra[0]],
+        example: EXAMPLE,
+      });
   }
   const list = rest.replace(/\/$/, '');
-  if (list === '') throw bad('it names no host');
+  if (list === '')
+    throw dbError('ERR_CONFIG_INVALID', 'coordinatorNoHost', {
+      text: JSON.stringify(text),
+      example: EXAMPLE,
+    });
   const items = list.split(',');
   if (items.length > COORDINATOR_HOSTS_MAX) {
-    throw bad(`it names ${items.length} hosts, more than the ${COORDINATOR_HOSTS_MAX} allowed`);
+    throw dbError('ERR_CONFIG_INVALID', 'coordinatorTooManyHosts', {
+      text: JSON.stringify(text),
+      count: items.length,
+      limit: COORDINATOR_HOSTS_MAX,
+      example: EXAMPLE,
+    });
   }
-  const hosts = items.map((item) => parseHost(item, bad));
+  const hosts = items.map((item) => parseHost(item, text));
   return { hosts, url: `etcd://${hosts.map(formatHost).join(',')}` };
 }
 
-function parseHost(item: string, bad: (what: string) => DbError): CoordinatorHost {
-  if (item === '') throw bad('it has an empty host between commas');
+/** One host of the URL `text`: `host[:port]`. */
+function parseHost(item: string, text: string): CoordinatorHost {
+  if (item === '')
+    throw dbError('ERR_CONFIG_INVALID', 'coordinatorEmptyHost', {
+      text: JSON.stringify(text),
+      example: EXAMPLE,
+    });
   const match = /^(\[[^\]]*\]|[^:]*)(?::(.*))?$/.exec(item);
   const host = match?.[1] ?? '';
   const portText = match?.[2];
-  if (host === '') throw bad(`${JSON.stringify(item)} has no host before the port`);
+  if (host === '')
+    throw dbError('ERR_CONFIG_INVALID', 'coordinatorPortOnly', {
+      text: JSON.stringify(text),
+      item: JSON.stringify(item),
+      example: EXAMPLE,
+    });
   if (!HOST_NAME.test(host) && !HOST_IPV6.test(host)) {
-    throw bad(`${JSON.stringify(host)} is not a host name or IP address`);
+    throw dbError('ERR_CONFIG_INVALID', 'coordinatorBadHost', {
+      text: JSON.stringify(text),
+      host: JSON.stringify(host),
+      example: EXAMPLE,
+    });
   }
   if (portText === undefined) return { host, port: ETCD_PORT_DEFAULT };
   const port = /^[0-9]{1,5}$/.test(portText) ? Number(portText) : Number.NaN;
   if (!isPort(port)) {
-    throw bad(`the port ${JSON.stringify(portText)} of ${host} is not ${PORT_RANGE_TEXT}`);
+    throw dbError('ERR_CONFIG_INVALID', 'coordinatorBadPort', {
+      text: JSON.stringify(text),
+      portText: JSON.stringify(portText),
+      host,
+      range: PORT_RANGE_TEXT,
+      example: EXAMPLE,
+    });
   }
   return { host, port };
 }

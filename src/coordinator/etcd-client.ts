@@ -15,7 +15,7 @@ import {
   Etcd3,
   type Watcher,
 } from 'etcd3';
-import { DbError } from '../errors/index.js';
+import { DbError, dbError } from '../errors/index.js';
 import { type CoordinatorAddress, formatHost } from './coordinator-url.js';
 
 /** A key as etcd holds it, with the revisions the coordinator reasons with. */
@@ -299,10 +299,11 @@ export class EtcdClient {
   }
 
   private unreachable(what: string, cause: Error): DbError {
-    return new DbError(
-      'ERR_COORDINATOR_UNREACHABLE',
-      `the coordinator ${this.address.url} did not complete ${what}: ${cause.message}; check that etcd runs there and is reachable from this machine`,
-    );
+    return dbError('ERR_COORDINATOR_UNREACHABLE', 'callFailed', {
+      url: this.address.url,
+      what,
+      cause: cause.message,
+    });
   }
 }
 

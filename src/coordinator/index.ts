@@ -59,6 +59,7 @@ export {
 } from './lease-timing.js';
 export type { ElectionHandlers, Member, Position } from './member.js';
 export {
+  checkName,
   type HandoverRecord,
   type LeaderInfo,
   type MemberIdentity,

@@ -4,14 +4,17 @@
  * an election settles. Pure; the clock argument that ties them together is in leadership.ts.
  */
 
-import { DbError } from '../errors/index.js';
+import { dbError } from '../errors/index.js';
 
-/** A leader lease's TTL unless configured: the leader stops within TTL − margin of losing etcd. */
-export const LEASE_TTL_SECONDS_DEFAULT = 10;
-/** The shortest TTL: etcd raises shorter ones to 1.5 × its election timeout (1 s by default). */
-export const LEASE_TTL_SECONDS_MIN = 2;
-/** The longest TTL: a dead leader's shard stays without one for up to this long. */
-export const LEASE_TTL_SECONDS_MAX = 300;
+// The TTL's bounds and default live in util/limits.ts, where a node's settings table reads them
+// without loading this module.
+import {
+  LEASE_TTL_SECONDS_DEFAULT,
+  LEASE_TTL_SECONDS_MAX,
+  LEASE_TTL_SECONDS_MIN,
+} from '../util/index.js';
+
+export { LEASE_TTL_SECONDS_DEFAULT, LEASE_TTL_SECONDS_MAX, LEASE_TTL_SECONDS_MIN };
 
 /** The smallest write-stop margin (a stalled event loop, a slow disk flush, clock rate drift). */
 export const WRITE_STOP_MARGIN_MIN_MS = 1000;
@@ -64,22 +67,20 @@ export function leaseTiming(options: Partial<LeaseTiming> = {}): LeaseTiming {
     ttlSeconds < LEASE_TTL_SECONDS_MIN ||
     ttlSeconds > LEASE_TTL_SECONDS_MAX
   ) {
-    throw invalid(
-      `the coordinator lease TTL is whole seconds from ${LEASE_TTL_SECONDS_MIN} to ${LEASE_TTL_SECONDS_MAX}; got ${ttlSeconds}`,
-    );
+    throw dbError('ERR_CONFIG_INVALID', 'leaseTtl', {
+      min: LEASE_TTL_SECONDS_MIN,
+      max: LEASE_TTL_SECONDS_MAX,
+      ttlSeconds,
+    });
   }
   const ttlMs = ttlSeconds * 1000;
   const marginMs = options.marginMs ?? writeStopMarginMs(ttlSeconds);
   if (!Number.isInteger(marginMs) || marginMs <= 0 || marginMs > ttlMs / 2) {
-    throw invalid(
-      `the write-stop margin is whole milliseconds above 0 and at most half the lease TTL (${ttlMs / 2} ms); got ${marginMs}`,
-    );
+    throw dbError('ERR_CONFIG_INVALID', 'writeStopMargin', { ttlMs: ttlMs / 2, marginMs });
   }
   const callTimeoutMs = options.callTimeoutMs ?? CALL_TIMEOUT_MS_DEFAULT;
   if (!Number.isInteger(callTimeoutMs) || callTimeoutMs <= 0 || callTimeoutMs >= ttlMs - marginMs) {
-    throw invalid(
-      `the coordinator call timeout is whole milliseconds above 0 and below the lease TTL less the margin (${ttlMs - marginMs} ms); got ${callTimeoutMs}`,
-    );
+    throw dbError('ERR_CONFIG_INVALID', 'callTimeout', { ttlMs: ttlMs - marginMs, callTimeoutMs });
   }
   const publishIntervalMs = positive(
     'publish interval',
@@ -98,11 +99,7 @@ export function renewPeriodMs(timing: LeaseTiming): number {
 function positive(what: string, value: number | undefined, fallback: number): number {
   const chosen = value ?? fallback;
   if (!Number.isInteger(chosen) || chosen < 0) {
-    throw invalid(`the coordinator ${what} is whole milliseconds, 0 or more; got ${chosen}`);
+    throw dbError('ERR_CONFIG_INVALID', 'coordinatorMs', { what, chosen });
   }
   return chosen;
-}
-
-function invalid(message: string): DbError {
-  return new DbError('ERR_CONFIG_INVALID', message);
 }

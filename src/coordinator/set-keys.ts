@@ -5,7 +5,7 @@
  * from its key's revision, and reading records back; no etcd calls.
  */
 
-import { DbError } from '../errors/index.js';
+import { dbError } from '../errors/index.js';
 import { TERM_ROUND_MAX, TERM_TAGS } from '../util/index.js';
 import type { StoredKey } from './etcd-client.js';
 
@@ -60,10 +60,7 @@ export interface HandoverRecord {
 /** Throws ERR_BAD_ARGUMENT unless `name` can be a set or member name. */
 export function checkName(what: 'replica set' | 'member', name: string): void {
   if (!NAME.test(name)) {
-    throw new DbError(
-      'ERR_BAD_ARGUMENT',
-      `a ${what} name is 1 to 64 letters, digits, '_', '.' or '-', starting with a letter or digit; got ${JSON.stringify(name)}`,
-    );
+    throw dbError('ERR_BAD_ARGUMENT', 'coordinatorName', { what, name: JSON.stringify(name) });
   }
 }
 
@@ -72,7 +69,7 @@ export function checkIdentity(identity: MemberIdentity): void {
   checkName('member', identity.name);
   for (const field of ['url', 'replication'] as const) {
     if (typeof identity[field] !== 'string' || identity[field] === '') {
-      throw new DbError('ERR_BAD_ARGUMENT', `member ${identity.name} needs its ${field} address`);
+      throw dbError('ERR_BAD_ARGUMENT', 'memberAddress', { name: identity.name, field });
     }
   }
   checkTag(identity.tag);
@@ -80,10 +77,7 @@ export function checkIdentity(identity: MemberIdentity): void {
 
 function checkTag(tag: number): void {
   if (!Number.isSafeInteger(tag) || tag < 0 || tag >= TERM_TAGS) {
-    throw new DbError(
-      'ERR_BAD_ARGUMENT',
-      `a term tag is an integer below ${TERM_TAGS}; got ${tag}`,
-    );
+    throw dbError('ERR_BAD_ARGUMENT', 'termTagTooLarge', { limit: TERM_TAGS, tag });
   }
 }
 
@@ -111,10 +105,10 @@ export function setKeys(set: string): SetKeys {
  */
 export function termOfRevision(revision: number, tag: number): number {
   if (!Number.isSafeInteger(revision) || revision < 1 || revision > TERM_ROUND_MAX) {
-    throw new DbError(
-      'ERR_REPLICATION_STATE',
-      `etcd revision ${revision} cannot be a term's round (1 to ${TERM_ROUND_MAX}); start a new etcd cluster for the coordinator`,
-    );
+    throw dbError('ERR_REPLICATION_STATE', 'etcdRevisionTooLarge', {
+      revision,
+      limit: TERM_ROUND_MAX,
+    });
   }
   checkTag(tag);
   return revision * TERM_TAGS + tag;

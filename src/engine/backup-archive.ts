@@ -7,7 +7,7 @@
 
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { DbError } from '../errors/index.js';
+import { dbError } from '../errors/index.js';
 import {
   type BackupManifest,
   MANIFEST_NAME,
@@ -31,12 +31,6 @@ export async function* packBackup(dir: string): AsyncGenerator<Buffer> {
       yield chunk as Buffer;
     }
   }
-}
-
-function damaged(source: string, why: string): DbError {
-  return new DbError('ERR_BACKUP_CORRUPT', `${source}: ${why}; the backup stream is damaged`, {
-    source,
-  });
 }
 
 /** Pulls bytes from a chunk stream. */
@@ -102,9 +96,10 @@ export async function unpackBackup(
   const reader = new Reader(stream);
   const line = await reader.line(BACKUP_MANIFEST_BYTES_MAX);
   if (line === undefined) {
-    throw new DbError(
+    throw dbError(
       'ERR_BACKUP_INVALID',
-      `${source} is not a docdb backup: it does not start with a manifest line (of at most ${BACKUP_MANIFEST_BYTES_MAX} bytes)`,
+      'noManifestLine',
+      { source, limit: BACKUP_MANIFEST_BYTES_MAX },
       { source },
     );
   }
@@ -120,9 +115,11 @@ export async function unpackBackup(
       while (left > 0) {
         const part = await reader.take(left);
         if (part.length === 0) {
-          throw damaged(
-            source,
-            `it ends inside ${file.path} (${file.bytes - left} of ${file.bytes} bytes): truncated`,
+          throw dbError(
+            'ERR_BACKUP_CORRUPT',
+            'streamTruncated',
+            { source, path: file.path, bytes: file.bytes - left, total: file.bytes },
+            { source: source },
           );
         }
         await handle.write(part);
@@ -132,6 +129,7 @@ export async function unpackBackup(
       await handle.close();
     }
   }
-  if (!(await reader.atEnd())) throw damaged(source, 'it has bytes past its last file');
+  if (!(await reader.atEnd()))
+    throw dbError('ERR_BACKUP_CORRUPT', 'streamTrailing', { source }, { source: source });
   return verifyBackup(outDir);
 }

@@ -9,7 +9,7 @@
 import { createHash } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { DbError } from '../errors/index.js';
+import { type DbError, dbError } from '../errors/index.js';
 import { DATA_FILE_NAME, FORMAT_VERSION, FORMAT_VERSIONS_READ } from '../storage/index.js';
 import { fsyncDirectory, fsyncFile, writeFileDurably } from '../util/index.js';
 import { VERSION } from '../version.js';
@@ -69,11 +69,7 @@ export interface BackupOptions {
 const PROGRESS_POLL_MS = 200;
 
 function targetExists(dir: string): DbError {
-  return new DbError(
-    'ERR_BACKUP_TARGET_EXISTS',
-    `${dir} exists and is not empty: a backup goes into a new or empty directory`,
-    { dir },
-  );
+  return dbError('ERR_BACKUP_TARGET_EXISTS', 'notEmpty', { dir }, { dir });
 }
 
 /** Refuses a backup target that holds anything. */
@@ -208,12 +204,6 @@ async function describeFile(dir: string, relative: string): Promise<BackupFile> 
   return { path: relative, ...(await hashFile(path.join(dir, relative))) };
 }
 
-function invalid(dir: string, why: string): DbError {
-  return new DbError('ERR_BACKUP_INVALID', `${dir} is not a usable docdb backup: ${why}`, {
-    dir,
-  });
-}
-
 /** Reads a backup directory's manifest and checks its shape and versions (not the files). */
 export function readManifest(dir: string): BackupManifest {
   const file = path.join(dir, MANIFEST_NAME);
@@ -221,46 +211,60 @@ export function readManifest(dir: string): BackupManifest {
   try {
     text = fs.readFileSync(file, 'utf8');
   } catch {
-    throw invalid(dir, `it has no ${MANIFEST_NAME} (not a backup, or one that never finished)`);
+    throw dbError(
+      'ERR_BACKUP_INVALID',
+      'noManifest',
+      { dir, manifestName: MANIFEST_NAME },
+      { dir: dir },
+    );
   }
   let manifest: BackupManifest;
   try {
     manifest = JSON.parse(text) as BackupManifest;
   } catch (error) {
-    throw invalid(dir, `${MANIFEST_NAME} is not JSON (${(error as Error).message})`);
+    throw dbError(
+      'ERR_BACKUP_INVALID',
+      'manifestNotJson',
+      { dir, manifestName: MANIFEST_NAME, cause: (error as Error).message },
+      { dir: dir },
+    );
   }
   if (manifest?.backupFormat !== BACKUP_FORMAT) {
-    throw new DbError(
-      'ERR_BACKUP_FORMAT',
-      `${dir} has backup format ${String(manifest?.backupFormat)}; this docdb reads format ${BACKUP_FORMAT}`,
-    );
+    throw dbError('ERR_BACKUP_FORMAT', 'backupFormat', {
+      dir,
+      backupFormat: String(manifest?.backupFormat),
+      formatRead: BACKUP_FORMAT,
+    });
   }
   if (!FORMAT_VERSIONS_READ.includes(manifest.fileFormat)) {
-    throw new DbError(
-      'ERR_BACKUP_FORMAT',
-      `${dir} holds a data file of format ${String(manifest.fileFormat)} (docdb ${manifest.docdbVersion}); this docdb reads formats ${FORMAT_VERSIONS_READ.join(' and ')}`,
-    );
+    throw dbError('ERR_BACKUP_FORMAT', 'dataFileFormat', {
+      dir,
+      fileFormat: String(manifest.fileFormat),
+      docdbVersion: manifest.docdbVersion,
+      formatVersionsRead: FORMAT_VERSIONS_READ.join(' and '),
+    });
   }
   const files = manifest.files;
   if (!Array.isArray(files) || !files.some((f) => f?.path === DATA_FILE_NAME)) {
-    throw invalid(dir, `${MANIFEST_NAME} lists no ${DATA_FILE_NAME}`);
+    throw dbError(
+      'ERR_BACKUP_INVALID',
+      'noDataFile',
+      { dir, manifestName: MANIFEST_NAME, dataFileName: DATA_FILE_NAME },
+      { dir: dir },
+    );
   }
   for (const f of files) {
     const safe = typeof f.path === 'string' && !f.path.split('/').includes('..');
     if (!safe || !Number.isSafeInteger(f.bytes) || typeof f.sha256 !== 'string') {
-      throw invalid(dir, `${MANIFEST_NAME} lists a file it cannot describe: ${JSON.stringify(f)}`);
+      throw dbError(
+        'ERR_BACKUP_INVALID',
+        'badFileEntry',
+        { dir, manifestName: MANIFEST_NAME, entry: JSON.stringify(f) },
+        { dir: dir },
+      );
     }
   }
   return manifest;
-}
-
-/** A file that is not what the manifest says (truncated, grown or altered). */
-export function corrupt(dir: string, file: BackupFile, why: string): DbError {
-  return new DbError(
-    'ERR_BACKUP_CORRUPT',
-    `${dir}: ${file.path} ${why}; the backup is damaged: use another copy of it`,
-    { file: file.path },
-  );
 }
 
 /**
@@ -275,17 +279,32 @@ export async function verifyBackup(dir: string): Promise<BackupManifest> {
     try {
       size = fs.statSync(full).size;
     } catch {
-      throw corrupt(dir, file, 'is missing');
+      throw dbError('ERR_BACKUP_CORRUPT', 'missing', { dir, path: file.path }, { file: file.path });
     }
     if (size < file.bytes) {
-      throw corrupt(dir, file, `is truncated: ${size} of its ${file.bytes} bytes are there`);
+      throw dbError(
+        'ERR_BACKUP_CORRUPT',
+        'truncated',
+        { dir, path: file.path, size, bytes: file.bytes },
+        { file: file.path },
+      );
     }
     if (size > file.bytes) {
-      throw corrupt(dir, file, `has ${size} bytes where the backup wrote ${file.bytes}`);
+      throw dbError(
+        'ERR_BACKUP_CORRUPT',
+        'sizeDiffers',
+        { dir, path: file.path, size, bytes: file.bytes },
+        { file: file.path },
+      );
     }
     const { sha256 } = await hashFile(full);
     if (sha256 !== file.sha256) {
-      throw corrupt(dir, file, 'does not match its checksum (a byte changed since the backup)');
+      throw dbError(
+        'ERR_BACKUP_CORRUPT',
+        'checksum',
+        { dir, path: file.path },
+        { file: file.path },
+      );
     }
   }
   return manifest;

@@ -4,7 +4,7 @@
  * It checks its arguments and the log's floor at once; it never holds entries from trims.
  */
 
-import { DbError } from '../errors/index.js';
+import { dbError } from '../errors/index.js';
 import type { ChangeEntry, LogPosition } from '../storage/index.js';
 import { normalizeCollectionName } from '../util/index.js';
 
@@ -48,25 +48,23 @@ export interface ChangeLogSource {
 function checkSince(since: unknown, state: LogPosition): number {
   if (since === undefined) return state.lastSeq;
   if (typeof since !== 'number' || !Number.isSafeInteger(since) || since < 0) {
-    throw new DbError(
-      'ERR_BAD_ARGUMENT',
-      `since must be an integer seq >= 0 (0 reads the whole retained log); got ${String(since)}`,
-      { parameter: 'since' },
-    );
+    throw dbError('ERR_BAD_ARGUMENT', 'since', { since: String(since) }, { parameter: 'since' });
   }
   if (since > state.lastSeq) {
     // A seq this node never wrote: a cursor from another node, or one whose entries were
     // rolled back. Waiting past it would skip whatever this node writes until then.
-    throw new DbError(
+    throw dbError(
       'ERR_BAD_ARGUMENT',
-      `since ${since} is past this node's last seq ${state.lastSeq}: give a seq this node's feed sent`,
+      'sincePastLast',
+      { since, lastSeq: state.lastSeq },
       { parameter: 'since', lastSeq: state.lastSeq },
     );
   }
   if (since < state.seqFloor) {
-    throw new DbError(
+    throw dbError(
       'ERR_CHANGES_TRIMMED',
-      `the change log no longer holds the entries after ${since}: it keeps those after ${state.seqFloor}; read the data again (a snapshot), then follow from the last seq`,
+      'feedTrimmed',
+      { since, seqFloor: state.seqFloor },
       { since, seqFloor: state.seqFloor },
     );
   }
@@ -80,9 +78,10 @@ function checkSince(since: unknown, state: LogPosition): number {
 export function seqOfText(since: string | undefined): number | undefined {
   if (since === undefined) return undefined;
   if (!/^(0|[1-9][0-9]{0,14})$/.test(since)) {
-    throw new DbError(
+    throw dbError(
       'ERR_BAD_ARGUMENT',
-      `query parameter since (or the Last-Event-ID header) must be a seq, an integer >= 0; got '${since.slice(0, 40)}'`,
+      'sinceNotSeq',
+      { since: since.slice(0, 40) },
       { parameter: 'since' },
     );
   }
@@ -123,7 +122,7 @@ export function openChangeFeed(log: ChangeLogSource, options: ChangesOptions = {
     },
     [Symbol.asyncIterator]() {
       if (started) {
-        throw new DbError('ERR_BAD_ARGUMENT', 'a change feed is iterated once; open another');
+        throw dbError('ERR_BAD_ARGUMENT', 'feedIteratedTwice');
       }
       started = true;
       return entries();

@@ -5,7 +5,7 @@
  * first insert.
  */
 
-import { DbError } from '../errors/index.js';
+import { DbError, dbError } from '../errors/index.js';
 import {
   type BulkResult,
   type CheckedDocument,
@@ -48,9 +48,10 @@ export interface CreateIndexOptions extends IndexSpec {}
 function requireId(id: unknown): Buffer {
   const bytes = parseId(id);
   if (!bytes) {
-    throw new DbError(
+    throw dbError(
       'ERR_DOCUMENT_ID_INVALID',
-      `${JSON.stringify(id)} is not a document id (a UUID)`,
+      'notUuidId',
+      { id: JSON.stringify(id) },
       {
         _id: id,
       },
@@ -139,13 +140,13 @@ export class Collection {
    */
   async insertMany(docs: unknown[], options: InsertManyOptions = {}): Promise<BulkResult> {
     if (!Array.isArray(docs)) {
-      throw new DbError('ERR_BAD_ARGUMENT', 'insertMany takes an array of documents');
+      throw dbError('ERR_BAD_ARGUMENT', 'insertManyArray');
     }
     if (docs.length > BULK_DOCUMENTS_MAX) {
-      throw new DbError(
-        'ERR_BULK_TOO_LARGE',
-        `a bulk insert takes at most ${BULK_DOCUMENTS_MAX} documents; got ${docs.length}`,
-      );
+      throw dbError('ERR_BULK_TOO_LARGE', 'tooMany', {
+        limit: BULK_DOCUMENTS_MAX,
+        count: docs.length,
+      });
     }
     const checkedDocs = docs.map(checked);
     return this.writer.write((txn) =>
@@ -186,10 +187,10 @@ export class Collection {
     const bytes = requireId(id);
     const { body, id: given } = checkDocument(doc);
     if (given && !given.equals(bytes)) {
-      throw new DbError(
-        'ERR_DOCUMENT_ID_INVALID',
-        `the new document's _id ${formatId(given)} differs from ${formatId(bytes)}; _id cannot change`,
-      );
+      throw dbError('ERR_DOCUMENT_ID_INVALID', 'idChanged', {
+        given: formatId(given),
+        id: formatId(bytes),
+      });
     }
     const replaced = await this.writer.write(
       (txn) =>
@@ -197,10 +198,10 @@ export class Collection {
         txn.replaceDocument(this.name, bytes, txn.prepareDocument(body, bytes)),
     );
     if (!replaced) {
-      throw new DbError(
-        'ERR_DOCUMENT_NOT_FOUND',
-        `no document with _id ${formatId(bytes)} in ${this.name}`,
-      );
+      throw dbError('ERR_DOCUMENT_NOT_FOUND', 'byId', {
+        id: formatId(bytes),
+        collection: this.name,
+      });
     }
   }
 
@@ -226,9 +227,10 @@ export class Collection {
     const current = def && txn.getTagged(def, id);
     if (!current) return false;
     if (current.tag !== condition.ifMatch) {
-      throw new DbError(
+      throw dbError(
         'ERR_DOCUMENT_CHANGED',
-        `the document with _id ${formatId(id)} in ${this.name} changed since tag ${condition.ifMatch} was read; its tag is now ${current.tag}`,
+        'changed',
+        { id: formatId(id), collection: this.name, ifMatch: condition.ifMatch, tag: current.tag },
         { tag: current.tag },
       );
     }
@@ -250,10 +252,10 @@ export class Collection {
   list(options: { limit?: number; after?: string } = {}): Document[] {
     const limit = options.limit ?? LIST_LIMIT_DEFAULT;
     if (!Number.isInteger(limit) || limit < 0 || limit > LIST_LIMIT_MAX) {
-      throw new DbError(
-        'ERR_BAD_ARGUMENT',
-        `limit must be an integer from 0 to ${LIST_LIMIT_MAX}; got ${limit} (use scan() for everything)`,
-      );
+      throw dbError('ERR_BAD_ARGUMENT', 'listLimit', {
+        max: LIST_LIMIT_MAX,
+        limit,
+      });
     }
     const def = this.def();
     if (!def || limit === 0) return [];
@@ -292,7 +294,7 @@ export class Collection {
   /** Documents whose values at `paths` equal `values` (a composite index on them serves it). */
   findByTuple(paths: string[], values: unknown[], options?: FindOptions): FindResult {
     if (paths.length !== values.length || paths.length === 0) {
-      throw new DbError('ERR_BAD_ARGUMENT', 'findByTuple takes as many values as paths');
+      throw dbError('ERR_BAD_ARGUMENT', 'tupleLength');
     }
     const def = this.def();
     return def ? findByValues(this.store, def, paths, values, options) : empty();

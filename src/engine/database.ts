@@ -5,14 +5,7 @@
  * port (replication/port.ts), which the node wires from `store` and `gate`, never through here.
  */
 
-import {
-  ambiguousMatch,
-  atomicBulkRefused,
-  collectionNotFound,
-  DbError,
-  documentNotFound,
-  keyNotFound,
-} from '../errors/index.js';
+import { atomicBulkRefused, collectionNotFound, type DbError, dbError } from '../errors/index.js';
 import {
   type ChangeEntry,
   type CompactResult,
@@ -178,8 +171,15 @@ export class Database implements api.NodeApi {
     condition: api.WriteCondition = {},
   ): Promise<api.ReplaceByKeyAnswer> {
     const { handle, documents } = this.byKey(collection, field, value);
-    if (documents.length === 0) throw keyNotFound(handle.name, field, value);
-    if (documents.length > 1) throw ambiguousMatch(handle.name, field, value, documents.length);
+    if (documents.length === 0)
+      throw dbError('ERR_DOCUMENT_NOT_FOUND', 'byKey', { collection: handle.name, field, value });
+    if (documents.length > 1)
+      throw dbError(
+        'ERR_AMBIGUOUS_MATCH',
+        'byKey',
+        { matched: documents.length, collection: handle.name, field, value },
+        { matched: documents.length },
+      );
     const id = String(documents[0]?._id);
     await handle.replace(id, withoutId(doc, id), condition);
     return { id, matched: 1 };
@@ -227,7 +227,8 @@ export class Database implements api.NodeApi {
     condition: api.WriteCondition = {},
   ): Promise<api.DeleteAnswer> {
     const handle = this.requireCollection(collection);
-    if (!(await handle.delete(id, condition))) throw documentNotFound(handle.name, id);
+    if (!(await handle.delete(id, condition)))
+      throw dbError('ERR_DOCUMENT_NOT_FOUND', 'byId', { id, collection: handle.name });
     return { deleted: 1 };
   }
 
@@ -476,10 +477,7 @@ function withoutId(body: unknown, id: string): unknown {
     typeof _id === 'string' &&
     _id.replaceAll('-', '').toLowerCase() === id.replaceAll('-', '').toLowerCase();
   if (!same) {
-    throw new DbError(
-      'ERR_DOCUMENT_ID_INVALID',
-      `the body's _id ${JSON.stringify(_id)} differs from ${id}; _id cannot change`,
-    );
+    throw dbError('ERR_DOCUMENT_ID_INVALID', 'bodyIdDiffers', { given: JSON.stringify(_id), id });
   }
   return rest;
 }

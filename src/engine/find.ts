@@ -5,7 +5,7 @@
  * plan string come from there. Finds never read through anything but a StoreReader.
  */
 
-import { DbError } from '../errors/index.js';
+import { dbError } from '../errors/index.js';
 import {
   type CollectionView,
   type Condition,
@@ -64,10 +64,7 @@ const RANGE_OPS: Array<[keyof RangeBounds, RangeOp]> = [
 function checkLimit(limit: number | undefined): number | undefined {
   if (limit === undefined || limit === Number.POSITIVE_INFINITY) return undefined;
   if (!Number.isInteger(limit) || limit < 0) {
-    throw new DbError(
-      'ERR_BAD_ARGUMENT',
-      `limit must be a non-negative integer; got ${JSON.stringify(limit)}`,
-    );
+    throw dbError('ERR_BAD_ARGUMENT', 'findLimit', { limit: JSON.stringify(limit) });
   }
   return limit;
 }
@@ -187,7 +184,7 @@ export function findWithin(
 ): FindResult {
   const given = RANGE_OPS.filter(([key]) => bounds[key] !== undefined);
   if (given.length === 0) {
-    throw new DbError('ERR_BAD_ARGUMENT', 'a range find needs at least one of gt, gte, lt, lte');
+    throw dbError('ERR_BAD_ARGUMENT', 'rangeBounds');
   }
   const where = (p: (index: number) => Value): Condition => ({
     kind: 'within',

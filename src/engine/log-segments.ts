@@ -8,7 +8,7 @@
 
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { DbError } from '../errors/index.js';
+import { dbError } from '../errors/index.js';
 import type { ChangeEntry } from '../storage/index.js';
 import { fsyncDirectory, makeDirectoryDurably, namesInDirectory } from '../util/index.js';
 
@@ -30,14 +30,6 @@ export function listSegments(dir: string): string[] {
     .map((name) => path.join(dir, name));
 }
 
-function unreadable(file: string, line: number, why: string): DbError {
-  return new DbError(
-    'ERR_BACKUP_LOG_INVALID',
-    `${file} line ${line}: ${why}; a change-log segment holds one JSON entry per line`,
-    { file, line },
-  );
-}
-
 /**
  * The entries of one segment in order. A last line without its newline is a write a crash
  * cut short: it is left out, as it was never complete. Any other bad line is an error
@@ -55,10 +47,20 @@ export function* readSegment(file: string): Generator<ChangeEntry> {
     try {
       entry = JSON.parse(line) as ChangeEntry;
     } catch (error) {
-      throw unreadable(file, i + 1, `not JSON (${(error as Error).message})`);
+      throw dbError(
+        'ERR_BACKUP_LOG_INVALID',
+        'notJson',
+        { file, line: i + 1, cause: (error as Error).message },
+        { file: file, line: i + 1 },
+      );
     }
     if (!Number.isSafeInteger(entry?.seq) || typeof entry.op !== 'string') {
-      throw unreadable(file, i + 1, 'not a change-log entry (no seq or op)');
+      throw dbError(
+        'ERR_BACKUP_LOG_INVALID',
+        'notEntry',
+        { file, line: i + 1 },
+        { file: file, line: i + 1 },
+      );
     }
     yield entry;
   }

@@ -4,7 +4,7 @@
  * INSERT) with empty `documents`. The unknown-collection error names the known collections.
  */
 
-import { collectionNotFound, DbError } from '../errors/index.js';
+import { collectionNotFound, dbError } from '../errors/index.js';
 import {
   checkParams,
   type Parsed,
@@ -62,13 +62,10 @@ export class StatementCache {
 
   get(sql: string): CachedStatement {
     if (typeof sql !== 'string') {
-      throw new DbError('ERR_SQL_SYNTAX', 'the SQL text must be a string');
+      throw dbError('ERR_SQL_SYNTAX', 'notString');
     }
     if (sql.length > SQL_CHARS_MAX) {
-      throw new DbError(
-        'ERR_SQL_TOO_LONG',
-        `the SQL text has ${sql.length} characters; the limit is ${SQL_CHARS_MAX}`,
-      );
+      throw dbError('ERR_SQL_TOO_LONG', 'tooLong', { length: sql.length, limit: SQL_CHARS_MAX });
     }
     let parsed: CachedStatement | undefined = this.entries.get(sql);
     if (parsed) {

@@ -7,7 +7,7 @@
 
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { DbError } from '../errors/index.js';
+import { dbError } from '../errors/index.js';
 import {
   type ChangeEntry,
   DATA_FILE_NAME,
@@ -62,10 +62,6 @@ export interface RestoreResult {
 /** Entries replayed per write. */
 const REPLAY_BATCH_ENTRIES = 1000;
 
-function unreachable(message: string, details?: Record<string, unknown>): DbError {
-  return new DbError('ERR_RESTORE_POINT_UNREACHABLE', message, details);
-}
-
 /** Restores `backup` (a directory or a backup stream file) into `dataDir`. */
 export async function restoreBackup(
   backup: string,
@@ -79,7 +75,7 @@ export async function restoreBackup(
   try {
     stat = fs.statSync(source);
   } catch {
-    throw new DbError('ERR_BACKUP_INVALID', `no backup at ${source}`, { source });
+    throw dbError('ERR_BACKUP_INVALID', 'noBackup', { source }, { source });
   }
   if (stat.isDirectory()) return restoreFrom(source, target, options);
   // A saved stream unpacks beside the target first (same disk), and goes once restored.
@@ -97,9 +93,10 @@ export async function restoreBackup(
 function requireReplaceable(target: { file: string; dir: string }, force: boolean): void {
   const holder = lockHolder(target.file);
   if (holder) {
-    throw new DbError(
+    throw dbError(
       'ERR_STORAGE_LOCKED',
-      `${target.file} is in use by process ${holder.pid} (${holder.command}); stop it before restoring over it`,
+      'inUseByRestore',
+      { file: target.file, pid: holder.pid, command: holder.command },
       { pid: holder.pid },
     );
   }
@@ -110,9 +107,10 @@ function requireReplaceable(target: { file: string; dir: string }, force: boolea
     if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
   }
   if (entries.length > 0 && !force) {
-    throw new DbError(
+    throw dbError(
       'ERR_RESTORE_TARGET_NOT_EMPTY',
-      `${target.dir} is not empty; restore into a new directory, or pass --force to replace its data file`,
+      'notEmpty',
+      { dir: target.dir },
       { dir: target.dir },
     );
   }
@@ -176,18 +174,14 @@ function requireSegments(dir: string): void {
   const stat = fs.statSync(dir, { throwIfNoEntry: false });
   const problem =
     stat === undefined
-      ? 'does not exist'
+      ? 'logDirMissing'
       : !stat.isDirectory()
-        ? 'is not a directory'
+        ? 'logDirNotDirectory'
         : listSegments(dir).length === 0
-          ? 'holds no change-log segments (changes-<seq>.ndjson)'
+          ? 'logDirEmpty'
           : undefined;
   if (problem === undefined) return;
-  throw new DbError(
-    'ERR_BAD_ARGUMENT',
-    `log directory ${dir} ${problem}; give a node's backup.logArchiveDir or another backup's log/ directory`,
-    { dir },
-  );
+  throw dbError('ERR_BAD_ARGUMENT', problem, { dir }, { dir });
 }
 
 /** The segments of every directory, in the order of their first seq (their names carry it). */
@@ -217,9 +211,12 @@ function* contiguousEntries(
   for (const segment of segmentsInOrder(dirs)) {
     for (const entry of readSegment(segment)) {
       if (entry.seq === base && entry.term !== manifest.lastTerm) {
-        throw unreachable(
-          `${segment} holds seq ${base} of term ${entry.term}, but the backup's seq ${base} is of term ${manifest.lastTerm}: the log is of another history`,
-        );
+        throw dbError('ERR_RESTORE_POINT_UNREACHABLE', 'otherHistory', {
+          segment,
+          base,
+          term: entry.term,
+          lastTerm: manifest.lastTerm,
+        });
       }
       if (reachedPoint || entry.seq < next) continue;
       if (past(entry, point)) {
@@ -228,8 +225,10 @@ function* contiguousEntries(
         continue;
       }
       if (entry.seq > next) {
-        throw unreachable(
-          `the logs have no entry ${next}: they cannot be replayed past seq ${next - 1}; add the log directory that holds it`,
+        throw dbError(
+          'ERR_RESTORE_POINT_UNREACHABLE',
+          'gap',
+          { next, last: next - 1 },
           { lastSeq: next - 1 },
         );
       }
@@ -251,8 +250,10 @@ export function planReplay(
 ): ReplayPlan {
   const base = manifest.lastSeq;
   if ('toSeq' in point && point.toSeq < base) {
-    throw unreachable(
-      `the backup was taken at seq ${base}, after seq ${point.toSeq}: restore an older backup to reach it`,
+    throw dbError(
+      'ERR_RESTORE_POINT_UNREACHABLE',
+      'backupNewer',
+      { base, toSeq: point.toSeq },
       { backupSeq: base },
     );
   }
@@ -266,8 +267,10 @@ export function planReplay(
     reached = entry.seq;
   }
   if ('toSeq' in point && reached < point.toSeq) {
-    throw unreachable(
-      `the logs given reach seq ${reached}, not ${point.toSeq}: add the log directory that holds the rest (--log-dir)`,
+    throw dbError(
+      'ERR_RESTORE_POINT_UNREACHABLE',
+      'logsShort',
+      { reached, toSeq: point.toSeq },
       { lastSeq: reached },
     );
   }

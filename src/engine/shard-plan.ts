@@ -5,7 +5,7 @@
  * Pure: it reads neither storage nor the plan cache.
  */
 
-import { DbError } from '../errors/index.js';
+import { dbError } from '../errors/index.js';
 import { isAggregate, type SelectStatement, type Statement } from '../sql/index.js';
 import type { ShardPlan } from '../types/index.js';
 
@@ -25,10 +25,7 @@ export interface ShardSelect {
 /** A plan is a router's, for a SELECT only; a write refuses one, naming the statement. */
 export function refuseShardPlan(statement: Statement, plan: ShardPlan | undefined): void {
   if (plan === undefined || statement.kind === 'select') return;
-  throw new DbError(
-    'ERR_BAD_ARGUMENT',
-    `a shard plan is for a SELECT's part, not ${statement.kind.toUpperCase()}`,
-  );
+  throw dbError('ERR_BAD_ARGUMENT', 'shardPlanOnWrite', { kind: statement.kind.toUpperCase() });
 }
 
 /**
@@ -43,16 +40,10 @@ export function shardSelect(statement: SelectStatement, plan: ShardPlan | undefi
     case 'partial': {
       const extra = Object.keys(plan).filter((field) => field !== 'kind');
       if (extra.length > 0) {
-        throw new DbError(
-          'ERR_BAD_ARGUMENT',
-          `shard plan field '${extra[0]}' is for kind 'rows'; a partial aggregate answers every group, unsorted`,
-        );
+        throw dbError('ERR_BAD_ARGUMENT', 'shardPlanRowsField', { extra: extra[0] });
       }
       if (!isAggregate(statement)) {
-        throw new DbError(
-          'ERR_BAD_ARGUMENT',
-          "a shard plan of kind 'partial' needs aggregates or GROUP BY in the select list",
-        );
+        throw dbError('ERR_BAD_ARGUMENT', 'shardPlanNotAggregate');
       }
       return {
         statement: {
@@ -70,10 +61,7 @@ export function shardSelect(statement: SelectStatement, plan: ShardPlan | undefi
     case 'rows': {
       const { top } = plan;
       if (top !== undefined && !(Number.isSafeInteger(top) && top >= 0)) {
-        throw new DbError(
-          'ERR_BAD_ARGUMENT',
-          `shard plan field 'top' must be a non-negative integer; got ${JSON.stringify(top)}`,
-        );
+        throw dbError('ERR_BAD_ARGUMENT', 'shardPlanTop', { top: JSON.stringify(top) });
       }
       return {
         statement: {
@@ -88,10 +76,9 @@ export function shardSelect(statement: SelectStatement, plan: ShardPlan | undefi
     }
     default: {
       const never: never = plan;
-      throw new DbError(
-        'ERR_BAD_ARGUMENT',
-        `shard plan kind ${JSON.stringify((never as { kind: unknown }).kind)} is unknown; use 'partial' or 'rows'`,
-      );
+      throw dbError('ERR_BAD_ARGUMENT', 'shardPlanKind', {
+        kind: JSON.stringify((never as { kind: unknown }).kind),
+      });
     }
   }
 }

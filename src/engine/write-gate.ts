@@ -9,7 +9,7 @@
  * directly, are the ways past it. The server shows the state; replication changes it.
  */
 
-import { DbError } from '../errors/index.js';
+import { dbError } from '../errors/index.js';
 import type { Store, StoreWriter, WriteTxn } from '../storage/index.js';
 import type { GateState, Role } from '../types/index.js';
 
@@ -47,7 +47,7 @@ export class WriteGate {
   /** Sets the role; a follower may name its leader (`host:port`). */
   setRole(role: Role, leader?: string): void {
     if (!ROLES.includes(role)) {
-      throw new DbError('ERR_BAD_ARGUMENT', `a role is leader, follower or none; got ${role}`);
+      throw dbError('ERR_BAD_ARGUMENT', 'role', { role });
     }
     this.current = { ...this.current, role };
     if (leader !== undefined) this.setLeader(leader);
@@ -56,7 +56,7 @@ export class WriteGate {
   /** Enters (true) or leaves (false) read-only mode. */
   setReadOnly(readOnly: boolean): void {
     if (typeof readOnly !== 'boolean') {
-      throw new DbError('ERR_BAD_ARGUMENT', `read-only is true or false; got ${String(readOnly)}`);
+      throw dbError('ERR_BAD_ARGUMENT', 'readOnlyFlag', { readOnly: String(readOnly) });
     }
     this.current = { ...this.current, readOnly };
   }
@@ -100,13 +100,16 @@ export class WriteGate {
       return;
     }
     const { role, leader } = this.current;
-    const why =
-      role === 'follower' ? 'this node is a follower' : 'this node is read-only (handover)';
-    const to = leader ? `; send writes to the leader at ${leader}` : '';
-    throw new DbError('ERR_NODE_READ_ONLY', `${why}${to}`, {
-      role,
-      ...(leader && { leader }),
-    });
+    const hint = leader ? `; send writes to the leader at ${leader}` : '';
+    throw dbError(
+      'ERR_NODE_READ_ONLY',
+      role === 'follower' ? 'follower' : 'readOnly',
+      { hint },
+      {
+        role,
+        ...(leader && { leader }),
+      },
+    );
   }
 }
 

@@ -1,15 +1,10 @@
 /**
- * Errors every implementation of the REST surface (types/api.ts) throws alike, so a node, a
- * router and a client say the same words for the same case.
+ * Errors every implementation of the REST surface (types/api.ts) throws alike and that need
+ * more than filling a template: a code chosen from the failures, a list cut short.
  */
 
 import type { ErrorCode } from './catalogue.js';
-import { DbError } from './db-error.js';
-
-/** No document of `collection` has this `_id`. */
-export function documentNotFound(collection: string, id: string): DbError {
-  return new DbError('ERR_DOCUMENT_NOT_FOUND', `no document with _id ${id} in ${collection}`);
-}
+import { type DbError, dbError, relayedError } from './db-error.js';
 
 /**
  * An atomic bulk insert refused: the first failure's code, and every failure (`errors`, by
@@ -19,47 +14,25 @@ export function atomicBulkRefused(
   errors: ReadonlyArray<{ index: number; error: string; code: string }>,
   total: number,
 ): DbError {
-  return new DbError(
-    (errors[0]?.code ?? 'ERR_BAD_ARGUMENT') as ErrorCode,
-    `atomic bulk insert rejected ${errors.length} of ${total} documents; nothing was inserted`,
-    { ids: [], errors },
-  );
+  const code = (errors[0]?.code ?? 'ERR_BAD_ARGUMENT') as ErrorCode;
+  const values = { failed: errors.length, total };
+  return relayedError(code, 'atomicBulkRefused', values, { ids: [], errors });
 }
 
-/** No document of `collection` has `field` equal to `value` (a by-key write). */
-export function keyNotFound(collection: string, field: string, value: unknown): DbError {
-  return new DbError(
-    'ERR_DOCUMENT_NOT_FOUND',
-    `no document in ${collection} has ${field} = ${value}`,
-  );
-}
-
-/** Several documents have the key a by-key replace names: it must name one by its `_id`. */
-export function ambiguousMatch(
-  collection: string,
-  field: string,
-  value: unknown,
-  matched: number,
-): DbError {
-  return new DbError(
-    'ERR_AMBIGUOUS_MATCH',
-    `${matched} documents in ${collection} have ${field} = ${value}; replace one by its _id instead`,
-    { matched },
-  );
-}
+/** How many known collection names the unknown-collection error lists. */
+const KNOWN_SHOWN_MAX = 20;
 
 /**
  * The unknown-collection error: names the collection, lists known names (first 20, then
  * "+N more"), and suggests the lowercase name when only the letter case differs.
  */
 export function collectionNotFound(name: string, known: string[]): DbError {
-  const shown = known.slice(0, 20).join(', ');
-  const more = known.length > 20 ? ` +${known.length - 20} more` : '';
-  const list = known.length === 0 ? 'there are no collections yet' : `known: ${shown}${more}`;
   const folded = name.toLowerCase();
   const hint = folded !== name && known.includes(folded) ? `; did you mean '${folded}'?` : '';
-  return new DbError('ERR_COLLECTION_NOT_FOUND', `unknown collection '${name}' (${list})${hint}`, {
-    collection: name,
-    known: known.slice(0, 20),
-  });
+  const details = { collection: name, known: known.slice(0, KNOWN_SHOWN_MAX) };
+  if (known.length === 0)
+    return dbError('ERR_COLLECTION_NOT_FOUND', 'noneYet', { name, hint }, details);
+  const more = known.length > KNOWN_SHOWN_MAX ? ` +${known.length - KNOWN_SHOWN_MAX} more` : '';
+  const shown = details.known.join(', ');
+  return dbError('ERR_COLLECTION_NOT_FOUND', 'unknown', { name, shown, more, hint }, details);
 }

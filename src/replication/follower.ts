@@ -13,7 +13,7 @@
  */
 
 import * as path from 'node:path';
-import { assert, DbError } from '../errors/index.js';
+import { assert, type DbError, dbError } from '../errors/index.js';
 import type { Document, FollowerView } from '../types/index.js';
 import { checkProof, introduce, refusedBy } from './handshake.js';
 import type { ReplicationCounters, ReplicationLog } from './log.js';
@@ -144,7 +144,7 @@ export class ReplicationFollower {
     if (options.release && peer?.open && this.view.state === 'streaming') {
       await peer.finish(this.ack(this.view.appliedSeq, 0)).catch(() => {});
     }
-    peer?.close(new DbError('ERR_REPLICATION_CONNECTION', 'this follower stopped following'));
+    peer?.close(dbError('ERR_REPLICATION_CONNECTION', 'followerStopped'));
     await this.running;
     await this.applying.catch(() => {});
     this.view.state = 'stopped';
@@ -298,10 +298,12 @@ export class ReplicationFollower {
     );
     // Proved to it all the same: a stale leader learns of the newer term and turns read-only.
     if (challenge.term < position.term) {
-      throw new DbError(
-        'ERR_REPLICATION_STALE_LEADER',
-        `the leader at ${this.view.leader} (${challenge.node}) is in ${describeTerm(challenge.term)}, older than this node's ${describeTerm(position.term)}: it is a stale leader, replaced by a promotion; this follower takes no entries from it`,
-      );
+      throw dbError('ERR_REPLICATION_STALE_LEADER', 'olderTerm', {
+        leader: this.view.leader,
+        node: challenge.node,
+        term: describeTerm(challenge.term),
+        ourTerm: describeTerm(position.term),
+      });
     }
     const binding = peer.binding;
     let welcome = await peer.receive(['probe', 'welcome', 'refused'], HANDSHAKE_TIMEOUT_MS);
@@ -317,10 +319,10 @@ export class ReplicationFollower {
     if (welcome.t === 'refused') throw refusedBy(this.view.leader, welcome);
     assert(welcome.t === 'welcome', `a proof was answered with ${welcome.t}`);
     if (secret !== undefined && !checkProof(secret, 'leader', nonce, welcome.proof, binding)) {
-      throw new DbError(
-        'ERR_REPLICATION_AUTH',
-        `the leader at ${this.view.leader} did not prove it knows the replication secret${welcome.proof ? '' : ' (it enforces none)'}; this follower does not take its entries`,
-      );
+      throw dbError('ERR_REPLICATION_AUTH', 'leaderProof', {
+        leader: this.view.leader,
+        enforced: welcome.proof ? '' : ' (it enforces none)',
+      });
     }
     return welcome;
   }
@@ -335,9 +337,10 @@ export class ReplicationFollower {
     // Never silent: counted and logged whether it rolls back or refuses.
     counters.divergences++;
     if (after < seqFloor) {
-      throw new DbError(
+      throw dbError(
         'ERR_REPLICATION_DIVERGED',
-        `this node holds writes the leader ${welcome.node} never had, from before seq ${seqFloor + 1}, where its change log starts: they cannot be rolled back into a file, so it does not follow. Keep its data directory aside and start this node with an empty one to follow ${welcome.node}`,
+        'unrecoverable',
+        { node: welcome.node, firstSeq: seqFloor + 1 },
         { rollbackAfter: after, seqFloor },
       );
     }
@@ -481,10 +484,10 @@ export class ReplicationFollower {
         // Data that no longer matches the leader's cannot continue from the log.
         if ((error as DbError).code === 'ERR_CHANGE_INVALID') this.needSnapshot = true;
         peer.close(
-          new DbError(
-            'ERR_REPLICATION_APPLY',
-            `applying the leader's entries up to seq ${last} failed: ${(error as Error).message}`,
-          ),
+          dbError('ERR_REPLICATION_APPLY', 'failed', {
+            last,
+            cause: (error as Error).message,
+          }),
         );
       },
     );

@@ -6,7 +6,7 @@
  */
 
 import { Packr } from 'msgpackr';
-import { DbError } from '../errors/index.js';
+import { dbError } from '../errors/index.js';
 import { REPLICATION_FRAME_BYTES_MAX } from '../util/index.js';
 
 const packr = new Packr({ useRecords: false, mapsAsObjects: true, int64AsType: 'number' });
@@ -17,10 +17,10 @@ const HEADER_BYTES = 4;
 export function encodeFrame(message: unknown): Buffer {
   const body = packr.pack(message);
   if (body.length > REPLICATION_FRAME_BYTES_MAX) {
-    throw new DbError(
-      'ERR_REPLICATION_PROTOCOL',
-      `a replication frame of ${body.length} bytes is larger than the limit of ${REPLICATION_FRAME_BYTES_MAX}`,
-    );
+    throw dbError('ERR_REPLICATION_PROTOCOL', 'frameTooLarge', {
+      bytes: body.length,
+      limit: REPLICATION_FRAME_BYTES_MAX,
+    });
   }
   const frame = Buffer.allocUnsafe(HEADER_BYTES + body.length);
   frame.writeUInt32BE(body.length, 0);
@@ -48,10 +48,10 @@ export class FrameDecoder {
       const head = this.peek(HEADER_BYTES);
       const length = head.readUInt32BE(0);
       if (length > this.frameBytesMax) {
-        throw new DbError(
-          'ERR_REPLICATION_PROTOCOL',
-          `a replication frame announces ${length} bytes, more than the limit of ${this.frameBytesMax}; the peer does not speak this protocol`,
-        );
+        throw dbError('ERR_REPLICATION_PROTOCOL', 'frameAnnouncedTooLarge', {
+          bytes: length,
+          limit: this.frameBytesMax,
+        });
       }
       if (this.pendingBytes < HEADER_BYTES + length) break;
       const body = this.take(HEADER_BYTES + length).subarray(HEADER_BYTES);
@@ -84,9 +84,8 @@ function decodeBody(body: Buffer): unknown {
   try {
     return packr.unpack(body);
   } catch (error) {
-    throw new DbError(
-      'ERR_REPLICATION_PROTOCOL',
-      `a replication frame is not valid MessagePack (${(error as Error).message})`,
-    );
+    throw dbError('ERR_REPLICATION_PROTOCOL', 'frameNotMessagePack', {
+      cause: (error as Error).message,
+    });
   }
 }

@@ -8,7 +8,7 @@
  */
 
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
-import { assert, DbError } from '../errors/index.js';
+import { assert, type DbError, dbError } from '../errors/index.js';
 import type { Peer } from './peer.js';
 import { type MessageOf, PROTOCOL_VERSION } from './protocol.js';
 
@@ -79,10 +79,11 @@ export async function introduce(
   // A listener of another version refuses the hello itself; one that answered all the same
   // is not spoken to further.
   if (challenge.protocol !== PROTOCOL_VERSION) {
-    throw new DbError(
-      'ERR_REPLICATION_PROTOCOL',
-      `the node at ${peer.address} speaks replication protocol ${challenge.protocol}; this node speaks ${PROTOCOL_VERSION}: run the same docdb version on both`,
-    );
+    throw dbError('ERR_REPLICATION_PROTOCOL', 'otherVersion', {
+      address: peer.address,
+      protocol: challenge.protocol,
+      ours: PROTOCOL_VERSION,
+    });
   }
   await peer.send({
     t: 'auth',
@@ -95,9 +96,10 @@ export async function introduce(
 
 /** The error a refusal from the listener at `address` (`host:port`) becomes. */
 export function refusedBy(address: string, refusal: MessageOf<'refused'>): DbError {
-  return new DbError(
+  return dbError(
     'ERR_REPLICATION_REFUSED',
-    `the node at ${address} refused this one: ${refusal.reason}`,
+    'handshake',
+    { address, reason: refusal.reason },
     { code: refusal.code },
   );
 }

@@ -257,7 +257,7 @@ describe('the leader handshake', () => {
       holders: [{ name: 'F', silenceMs: 4000 }],
     });
     // Lapsed until the follower answers a heartbeat with its stamp.
-    expect(lease.lapsed()).toContain('has not heard from its auto-failover follower F');
+    expect(lease.lapsed()?.message).toContain('has not heard from its auto-failover follower F');
     const beat = (await peer.receive(['heartbeat'], 5000)) as MessageOf<'heartbeat'>;
     expect(beat.held).toBe(true);
     await peer.send({ t: 'ack', seq: 0, silenceMs: 4000, echoMs: beat.stampMs });

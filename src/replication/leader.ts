@@ -12,7 +12,7 @@
 
 import * as net from 'node:net';
 import * as tls from 'node:tls';
-import { DbError } from '../errors/index.js';
+import { dbError } from '../errors/index.js';
 import type { ChangeHold, FollowerLink } from '../types/index.js';
 import {
   REPLICATION_BATCH_BYTES,
@@ -99,12 +99,12 @@ export class ReplicationLeader {
       server.once('error', (error: NodeJS.ErrnoException) =>
         reject(
           // The same code as an HTTP port in use (server/node.ts): a setting to change.
-          new DbError(
-            'ERR_CONFIG_INVALID',
-            error.code === 'EADDRINUSE'
-              ? `replication port ${options.port} is already in use; pick another`
-              : `cannot listen on replication port ${options.port} (${error.code ?? error.message})`,
-          ),
+          error.code === 'EADDRINUSE'
+            ? dbError('ERR_CONFIG_INVALID', 'replicationPortInUse', { port: options.port })
+            : dbError('ERR_CONFIG_INVALID', 'cannotListenReplication', {
+                port: options.port,
+                cause: error.code ?? error.message,
+              }),
         ),
       );
       server.listen(options.port, options.host, () => resolve());
@@ -202,7 +202,7 @@ export class ReplicationLeader {
   /** Closes the listener and every session. */
   async close(): Promise<void> {
     const closed = new Promise<void>((resolve) => this.server.close(() => resolve()));
-    for (const session of this.sessions) session.stop('the leader stopped replicating');
+    for (const session of this.sessions) session.stop();
     await closed;
   }
 }
@@ -247,8 +247,13 @@ class LeaderSession {
     return this.leader.options;
   }
 
-  stop(reason: string): void {
-    this.peer.close(new DbError('ERR_REPLICATION_CONNECTION', reason));
+  /** Ends the session: the leader stopped replicating, or `failure` ended it. */
+  stop(failure?: Error): void {
+    this.peer.close(
+      failure === undefined
+        ? dbError('ERR_REPLICATION_CONNECTION', 'leaderStopped')
+        : dbError('ERR_REPLICATION_CONNECTION', 'sessionFailed', { cause: failure.message }),
+    );
   }
 
   /** True when the follower applied `seq` from this session (see ReplicationLeader.ackedBy). */
@@ -271,7 +276,7 @@ class LeaderSession {
     } catch (error) {
       if (this.peer.open) {
         log.warn(`replication: follower ${this.describe()}: ${(error as Error).message}`);
-        this.stop((error as Error).message);
+        this.stop(error as Error);
       }
     } finally {
       if (this.heartbeatTimer) clearInterval(this.heartbeatTimer);
@@ -410,10 +415,7 @@ class LeaderSession {
       )) as MessageOf<'chains'>;
       search.take(answer.samples);
     }
-    throw new DbError(
-      'ERR_REPLICATION_PROTOCOL',
-      `the search for where the follower's history parts from this leader's took more than ${FORK_ROUNDS_MAX} probes`,
-    );
+    throw dbError('ERR_REPLICATION_PROTOCOL', 'forkSearchTooLong', { limit: FORK_ROUNDS_MAX });
   }
 
   /** A follower's history parted from this leader's: never silent (log, status, metrics). */
@@ -511,10 +513,7 @@ class LeaderSession {
       }
       const { seqFloor } = storage.nodeState();
       if (next < seqFloor) {
-        throw new DbError(
-          'ERR_CHANGES_TRIMMED',
-          `the follower needs the entries after ${next} but the log starts after ${seqFloor}; it catches up from a snapshot when it reconnects`,
-        );
+        throw dbError('ERR_CHANGES_TRIMMED', 'followerBehindFloor', { next, seqFloor });
       }
       const batch: Uint8Array[] = [];
       let bytes = 0;
@@ -559,7 +558,7 @@ class LeaderSession {
       try {
         message = (await this.peer.receive(['ack', 'resend'])) as typeof message;
       } catch (error) {
-        if (this.peer.open) this.stop((error as Error).message);
+        if (this.peer.open) this.stop(error as Error);
         return;
       }
       if (message.t === 'ack') {

@@ -18,7 +18,7 @@
 
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { DbError } from '../errors/index.js';
+import { type DbError, dbError } from '../errors/index.js';
 import type { LeaseView } from '../types/index.js';
 import { removeFileDurably, writeFileDurably } from '../util/index.js';
 
@@ -77,10 +77,10 @@ export class Lease {
       record = JSON.parse(fs.readFileSync(this.file, 'utf8')) as LeaseRecord;
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code === 'ENOENT') return;
-      throw new DbError(
-        'ERR_CONFIG_INVALID',
-        `${this.file} cannot be read (${(error as Error).message}): it records which followers may promote themselves; restore it, or remove it if no follower of this node watches it`,
-      );
+      throw dbError('ERR_CONFIG_INVALID', 'leaseUnreadable', {
+        file: this.file,
+        cause: (error as Error).message,
+      });
     }
     for (const { name, silenceMs } of record.holders ?? []) {
       if (typeof name === 'string' && Number.isSafeInteger(silenceMs) && silenceMs > 0) {
@@ -145,7 +145,7 @@ export class Lease {
   }
 
   /** Undefined while this leader may acknowledge writes; otherwise why it may not. */
-  lapsed(): string | undefined {
+  lapsed(): DbError | undefined {
     const now = this.now();
     const late = [...this.holders].filter(([, holder]) => now >= holder.untilMs);
     if (late.length === 0) return undefined;
@@ -153,7 +153,14 @@ export class Lease {
     const heard =
       holder.heardAt === null ? 'since this node started leading' : `since ${holder.heardAt}`;
     const others = late.length > 1 ? ` (and ${late.length - 1} more auto-failover followers)` : '';
-    return `this leader has not heard from its auto-failover follower ${name}${others} ${heard}, and ${name} promotes itself after ${holder.silenceMs / 1000} s of silence: writes are refused so that two nodes never acknowledge at once (reads go on). They resume once ${name} answers again; if it is gone for good, release it with POST /replication/forget-follower {"name":"${name}"}`;
+    const values = {
+      name,
+      others,
+      heard,
+      silenceSeconds: holder.silenceMs / 1000,
+      body: JSON.stringify({ name }),
+    };
+    return dbError('ERR_REPLICATION_NO_LEASE', 'lapsed', values, { role: 'leader' });
   }
 
   /** The lease as status shows it. */

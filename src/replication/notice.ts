@@ -7,7 +7,7 @@
  * node is seen following (it then has the new term anyway), or when this node stops leading.
  */
 
-import { assert, DbError } from '../errors/index.js';
+import { assert, dbError } from '../errors/index.js';
 import type { Introduction } from './handshake.js';
 import { checkProof, introduce } from './handshake.js';
 import type { ReplicationLog } from './log.js';
@@ -94,20 +94,17 @@ export class Notifier {
       const { nonce } = await introduce(peer, hello, { secret, timeoutMs: NOTICE_TRY_TIMEOUT_MS });
       const answer = await peer.receive(['noticed', 'refused'], NOTICE_TRY_TIMEOUT_MS);
       if (answer.t === 'refused') {
-        throw new DbError(
-          'ERR_REPLICATION_REFUSED',
-          `${target} refused the notice: ${answer.reason}`,
-        );
+        throw dbError('ERR_REPLICATION_REFUSED', 'notice', {
+          target,
+          reason: answer.reason,
+        });
       }
       assert(answer.t === 'noticed', `a notice was answered with ${answer.t}`);
       if (
         secret !== undefined &&
         !checkProof(secret, 'leader', nonce, answer.proof, peer.binding)
       ) {
-        throw new DbError(
-          'ERR_REPLICATION_AUTH',
-          `${target} did not prove it knows the replication secret; its answer is not taken`,
-        );
+        throw dbError('ERR_REPLICATION_AUTH', 'noticeProof', { target });
       }
       this.done = true;
       if (answer.fenced) {

@@ -8,7 +8,7 @@
 import * as net from 'node:net';
 import * as tls from 'node:tls';
 import { TLSSocket } from 'node:tls';
-import { DbError } from '../errors/index.js';
+import { type DbError, dbError } from '../errors/index.js';
 import { encodeFrame, FrameDecoder } from './frames.js';
 import { type Message, type MessageType, parseMessage } from './protocol.js';
 
@@ -40,14 +40,14 @@ export class Peer {
     socket.on('data', (chunk: Buffer) => this.onData(chunk));
     socket.on('error', (error: NodeJS.ErrnoException) =>
       this.end(
-        new DbError(
-          'ERR_REPLICATION_CONNECTION',
-          `the connection to ${address} failed (${error.code ?? error.message})`,
-        ),
+        dbError('ERR_REPLICATION_CONNECTION', 'failed', {
+          address,
+          cause: error.code ?? error.message,
+        }),
       ),
     );
     socket.on('close', () =>
-      this.end(new DbError('ERR_REPLICATION_CONNECTION', `${address} closed the connection`)),
+      this.end(dbError('ERR_REPLICATION_CONNECTION', 'closedByPeer', { address })),
     );
   }
 
@@ -149,10 +149,10 @@ export class Peer {
         waiter.timer = setTimeout(() => {
           this.waiter = undefined;
           reject(
-            new DbError(
-              'ERR_REPLICATION_CONNECTION',
-              `${this.address} sent nothing for ${Math.round(timeoutMs / 1000)} s`,
-            ),
+            dbError('ERR_REPLICATION_CONNECTION', 'silent', {
+              address: this.address,
+              seconds: Math.round(timeoutMs / 1000),
+            }),
           );
         }, timeoutMs);
       }
@@ -186,7 +186,7 @@ export class Peer {
 
   /** Ends the connection; `reason` is what waiting receives reject with. */
   close(reason?: DbError): void {
-    this.end(reason ?? new DbError('ERR_REPLICATION_CONNECTION', 'the connection was closed'));
+    this.end(reason ?? dbError('ERR_REPLICATION_CONNECTION', 'closed'));
     this.socket.destroy();
   }
 
@@ -221,7 +221,7 @@ export function connectPeer(
       : net.connect({ host, port });
     const timer = setTimeout(() => {
       socket.destroy();
-      reject(new DbError('ERR_REPLICATION_CONNECTION', `no answer from ${address}`));
+      reject(dbError('ERR_REPLICATION_CONNECTION', 'noAnswer', { address }));
     }, options.timeoutMs);
     socket.once(options.tls ? 'secureConnect' : 'connect', () => {
       clearTimeout(timer);
@@ -231,10 +231,10 @@ export function connectPeer(
     socket.once('error', (error: NodeJS.ErrnoException) => {
       clearTimeout(timer);
       reject(
-        new DbError(
-          'ERR_REPLICATION_CONNECTION',
-          `cannot reach ${address} (${error.code ?? error.message})`,
-        ),
+        dbError('ERR_REPLICATION_CONNECTION', 'unreachable', {
+          address,
+          cause: error.code ?? error.message,
+        }),
       );
     });
   });

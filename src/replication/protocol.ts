@@ -40,7 +40,7 @@
  * time in a bulk load.
  */
 
-import { DbError } from '../errors/index.js';
+import { dbError } from '../errors/index.js';
 import type { SnapshotIndex, TermRun } from '../types/index.js';
 import { SHARED_STRUCTURES_MAX } from '../util/index.js';
 import { PROBE_SEQS_MAX } from './fork.js';
@@ -261,27 +261,24 @@ const FIELDS: Record<MessageType, Record<string, Check>> = {
   resend: { after: seq },
 };
 
-function protocolError(message: string): DbError {
-  return new DbError('ERR_REPLICATION_PROTOCOL', message);
-}
-
 /**
  * Checks a decoded frame and answers it as a message. `expected` limits the types accepted
  * at this point of the session (a follower's first message must be a hello).
  */
 export function parseMessage(value: unknown, expected?: readonly MessageType[]): Message {
   if (!isObject(value) || typeof value.t !== 'string' || !Object.hasOwn(FIELDS, value.t)) {
-    throw protocolError('a replication message has no known type (t)');
+    throw dbError('ERR_REPLICATION_PROTOCOL', 'noType');
   }
   const type = value.t as MessageType;
   if (expected && !expected.includes(type)) {
-    throw protocolError(
-      `a replication message of type ${type} came where ${expected.join(' or ')} was expected`,
-    );
+    throw dbError('ERR_REPLICATION_PROTOCOL', 'unexpectedType', {
+      type,
+      expected: expected.join(' or '),
+    });
   }
   for (const [key, check] of Object.entries(FIELDS[type])) {
     if (!check(value[key])) {
-      throw protocolError(`the replication message ${type} has a missing or bad field ${key}`);
+      throw dbError('ERR_REPLICATION_PROTOCOL', 'badField', { type, key });
     }
   }
   return value as unknown as Message;
@@ -305,7 +302,7 @@ export function checkHello(hello: MessageOf<'hello'>): MessageOf<'hello'> {
   const fields = hello as unknown as Record<string, unknown>;
   for (const [key, check] of Object.entries(HELLO_FIELDS)) {
     if (!check(fields[key])) {
-      throw protocolError(`the replication message hello has a missing or bad field ${key}`);
+      throw dbError('ERR_REPLICATION_PROTOCOL', 'badHelloField', { key });
     }
   }
   return hello;

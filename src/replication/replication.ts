@@ -4,20 +4,24 @@
  * term fencing of a stale leader (and the notice a promoted node sends the node it replaced,
  * notice.ts), the lease a leader holds from its auto-failover followers (lease.ts), durable
  * writes (`syncFollowers`), and the status body. The role itself lives in the engine's write
- * gate, which refuses client writes; this module moves it. The server's routes and
- * `docdb serve` call it; it never imports the server.
+ * gate, which refuses client writes; this module moves it. With a coordinator (issue 24,
+ * coordinated.ts) the role comes from an etcd lease instead, and the transitions by request
+ * are refused. The server's routes and `docdb serve` call it; it never imports the server.
  */
 
 import * as net from 'node:net';
+import * as os from 'node:os';
 import * as path from 'node:path';
 import type * as tls from 'node:tls';
-import { DbError } from '../errors/index.js';
+import type { Coordinator, LeaderInfo, Leadership, LeadershipLost } from '../coordinator/index.js';
+import { type DbError, dbError } from '../errors/index.js';
 import type { AutoFailoverView, FencedView, ReplicationStatus } from '../types/index.js';
 import { isPort, PORT_RANGE_TEXT } from '../util/index.js';
 import { ReplicationFollower } from './follower.js';
 import type { Introduction } from './handshake.js';
 import { type NoticeFrom, ReplicationLeader } from './leader.js';
 import { Lease } from './lease.js';
+import { Coordination, followerApplied, handoverTarget } from './coordinated.js';
 import { newCounters, type ReplicationLog, SILENT_LOG } from './log.js';
 import { Notifier } from './notice.js';
 import type { ReplicationGate, ReplicationPort, ReplicationStorage } from './port.js';
@@ -56,6 +60,15 @@ export interface ReplicationOptions {
 
 const SYNC_TIMEOUT_MS_DEFAULT = 10_000;
 
+/** What `docdb serve` hands a coordinated node's replication (issue 24). */
+export interface CoordinatedSettings {
+  /** An open coordinator; replication closes it with the node. */
+  coordinator: Coordinator;
+  replicaSet: string;
+  /** The replication port this node leads on when elected. */
+  port: number;
+}
+
 export class Replication {
   private leader: ReplicationLeader | undefined;
   private follower: ReplicationFollower | undefined;
@@ -70,6 +83,11 @@ export class Replication {
   private readonly log: ReplicationLog;
   /** One transition at a time: each awaits the one before. */
   private transition: Promise<unknown> = Promise.resolve();
+  /** Coordinated mode: the set membership, and the leadership won through it. */
+  private coordination: Coordination | undefined;
+  private coordinatedPort: number | undefined;
+  private leadership: Leadership | undefined;
+  private closing = false;
 
   constructor(private readonly options: ReplicationOptions) {
     this.log = options.log ?? SILENT_LOG;
@@ -101,13 +119,12 @@ export class Replication {
   /** single node → leader: opens the replication listener on `port`. */
   startLeader(request: { port: number; sharedSecret?: string }): Promise<ReplicationStatus> {
     return this.serial(async () => {
+      this.refuseCoordinated('started as a leader');
       const role = this.gate.role;
       if (role !== 'none') {
-        throw stateError(
-          role === 'leader'
-            ? `this node already leads, on replication port ${this.leader?.port}`
-            : 'this node is a follower; a follower takes over with POST /replication/promote',
-        );
+        throw role === 'leader'
+          ? dbError('ERR_REPLICATION_STATE', 'alreadyLeads', { port: this.leader?.port })
+          : dbError('ERR_REPLICATION_STATE', 'followerCannotLead');
       }
       await this.ensureTermTag();
       this.lease.load();
@@ -130,6 +147,7 @@ export class Replication {
     sharedSecret?: string;
   }): Promise<ReplicationStatus> {
     return this.serial(async () => {
+      this.refuseCoordinated('told whom to follow');
       await this.followNow(request.host, request.port, request.sharedSecret);
       return this.status();
     });
@@ -138,12 +156,12 @@ export class Replication {
   private async followNow(host: string, port: number, secret: string | undefined): Promise<void> {
     const { role, readOnly } = this.gate;
     if (role === 'follower') {
-      throw stateError(`this node already follows ${this.follower?.status().leader}`);
+      throw dbError('ERR_REPLICATION_STATE', 'alreadyFollows', {
+        leader: this.follower?.status().leader,
+      });
     }
     if (role === 'leader' && !readOnly) {
-      throw stateError(
-        'this node leads and takes writes; turn it read-only first (POST /replication/read-only), then let it follow the new leader',
-      );
+      throw dbError('ERR_REPLICATION_STATE', 'leaderTakesWrites');
     }
     await this.stopLeading();
     // A fenced leader that follows the new one has done what the fence asked; its own
@@ -166,6 +184,9 @@ export class Replication {
   /** read-write → read-only: the first step of a planned handover. */
   readOnly(): Promise<ReplicationStatus> {
     return this.serial(async () => {
+      // Coordinated, read-write comes from the lease alone: a read-only step by request could
+      // not be undone; a handover makes its own.
+      this.refuseCoordinated('made read-only by request');
       this.gate.setReadOnly(true);
       // Every write queued before this point has committed (or failed) when it answers.
       await this.storage.flush();
@@ -177,15 +198,15 @@ export class Replication {
   /** read-only → read-write: recovers or aborts a handover. A follower takes no writes. */
   readWrite(): Promise<ReplicationStatus> {
     return this.serial(async () => {
+      this.refuseCoordinated('made read-write by request');
       if (this.gate.role === 'follower') {
-        throw stateError(
-          'this node is a follower: it takes writes only once it leads; promote it (POST /replication/promote) or send writes to its leader',
-        );
+        throw dbError('ERR_REPLICATION_STATE', 'followerTakesNoWrites');
       }
       if (this.fenced) {
-        throw stateError(
-          `this node saw ${describeTerm(this.fenced.term)} (from ${this.fenced.by}), newer than its own: another node leads; let it follow that leader (POST /replication/start-follower), or restart it as a follower`,
-        );
+        throw dbError('ERR_REPLICATION_STATE', 'newerTermSeen', {
+          term: describeTerm(this.fenced.term),
+          by: this.fenced.by,
+        });
       }
       this.gate.setReadOnly(false);
       this.log.info('replication: read-write');
@@ -200,12 +221,10 @@ export class Replication {
    */
   promote(request: { port?: number | undefined }): Promise<ReplicationStatus> {
     return this.serial(() => {
+      this.refuseCoordinated('promoted');
       this.checkPromotable();
       if (request.port === undefined) {
-        throw new DbError(
-          'ERR_BAD_ARGUMENT',
-          "body: missing field 'port': the replication port this node listens on once it leads",
-        );
+        throw dbError('ERR_BAD_ARGUMENT', 'promotePort');
       }
       return this.promoteNow(request.port, 'promoted by request', this.watchSilenceMs());
     });
@@ -215,11 +234,9 @@ export class Replication {
   private checkPromotable(): ReplicationFollower {
     const follower = this.follower;
     if (this.gate.role !== 'follower' || !follower) {
-      throw stateError(
-        this.gate.role === 'leader'
-          ? 'this node already leads'
-          : 'only a follower is promoted; a single node starts leading with POST /replication/start-leader',
-      );
+      throw this.gate.role === 'leader'
+        ? dbError('ERR_REPLICATION_STATE', 'promoteLeader')
+        : dbError('ERR_REPLICATION_STATE', 'promoteSingle');
     }
     return follower;
   }
@@ -240,9 +257,7 @@ export class Replication {
   ): Promise<ReplicationStatus> {
     const follower = this.checkPromotable();
     if (this.storage.snapshotLoadPending()) {
-      throw stateError(
-        "this node's data is incomplete (a snapshot load from its leader was cut short); let it finish catching up before promoting it",
-      );
+      throw dbError('ERR_REPLICATION_STATE', 'dataIncomplete');
     }
     this.checkPort(port);
     await probePort(port, this.host);
@@ -288,8 +303,9 @@ export class Replication {
     newLeaderPort?: number | undefined;
   }): Promise<ReplicationStatus> {
     return this.serial(async () => {
+      this.refuseCoordinated('given auto-failover');
       if (this.gate.role !== 'follower' || !this.follower) {
-        throw stateError('auto-failover watches a leader: only a follower enables it');
+        throw dbError('ERR_REPLICATION_STATE', 'autoFailoverOnFollower');
       }
       const newLeaderPort = request.newLeaderPort ?? this.follower.target().port;
       this.checkPort(newLeaderPort);
@@ -302,6 +318,7 @@ export class Replication {
   /** Stops watching the leader's silence (the next ack tells the leader to release its lease). */
   disableAutoFailover(): Promise<ReplicationStatus> {
     return this.serial(async () => {
+      this.refuseCoordinated('given auto-failover');
       this.stopWatch();
       this.failoverState = 'off';
       this.follower?.silenceChanged();
@@ -316,13 +333,16 @@ export class Replication {
   forgetFollower(request: { name: string }): Promise<ReplicationStatus> {
     return this.serial(async () => {
       if (this.gate.role !== 'leader') {
-        throw stateError('only a leader holds a lease from its followers');
+        throw dbError('ERR_REPLICATION_STATE', 'leaseOnLeader');
       }
       if (!this.lease.release(request.name)) {
         const held = this.lease.view().holders.map((h) => h.name);
-        throw stateError(
-          `no follower named ${request.name} holds this leader's lease; ${held.length === 0 ? 'none does' : `these do: ${held.join(', ')}`}`,
-        );
+        throw held.length === 0
+          ? dbError('ERR_REPLICATION_STATE', 'noLeaseHolder', { name: request.name })
+          : dbError('ERR_REPLICATION_STATE', 'notLeaseHolder', {
+              name: request.name,
+              held: held.join(', '),
+            });
       }
       this.log.warn(
         `replication: released the lease of follower ${request.name} by request; this leader no longer waits for it`,
@@ -348,7 +368,7 @@ export class Replication {
     }
     const { leaderHost, leaderPort, autoFailover } = settings;
     if (leaderHost === undefined || leaderPort === undefined) {
-      throw new DbError('ERR_CONFIG_INVALID', 'a follower needs the leader host and port');
+      throw dbError('ERR_CONFIG_INVALID', 'followerLeader');
     }
     await this.startFollower({ host: leaderHost, port: leaderPort });
     if (autoFailover) {
@@ -363,12 +383,213 @@ export class Replication {
    * Stops leading and following (again is a no-op); the node keeps its data and role. A
    * follower tells its leader it no longer watches it; a leader keeps its lease record.
    */
-  close(): Promise<void> {
+  async close(): Promise<void> {
+    // Leaves the set first (resigning a leadership), so no election result arrives after.
+    this.closing = true;
+    const coordination = this.coordination;
+    this.coordination = undefined;
+    await coordination?.close();
     return this.serial(async () => {
       this.stopWatch();
       await this.follower?.stop({ release: true });
       this.follower = undefined;
       await this.stopLeading();
+    });
+  }
+
+  // ---- coordinated mode (issue 24) ---------------------------------------------------------
+
+  /**
+   * Takes leadership from the coordinator: joins `replicaSet` as this node (its name, HTTP
+   * URL, replication address and term tag, at its position), then leads while it holds the
+   * lease and follows whoever holds it otherwise. Read-only until it does either. On a failed
+   * join the coordinator is closed and the error (ERR_COORDINATOR_UNREACHABLE…) rethrown.
+   */
+  startCoordinated(settings: CoordinatedSettings): Promise<void> {
+    return this.serial(async () => {
+      const { coordinator, replicaSet, port } = settings;
+      try {
+        if (this.gate.role !== 'none') {
+          throw dbError('ERR_REPLICATION_STATE', 'joinFromSingle');
+        }
+        this.checkPort(port);
+        // The port it leads on must be free now, or every election it won would end in a
+        // resignation.
+        await probePort(port, this.host, 'replicationPortTaken');
+        const tag = await this.ensureTermTag();
+        this.gate.setReadOnly(true);
+        this.coordinatedPort = port;
+        const identity = {
+          name: this.options.nodeName,
+          url: this.options.httpUrl ?? `http://${this.host}:${this.options.httpPort}`,
+          replication: this.options.advertiseAddress ?? `${this.advertisedHost}:${port}`,
+          tag,
+        };
+        this.coordination = await Coordination.start(coordinator, replicaSet, identity, {
+          position: () => {
+            const { lastTerm, lastSeq } = this.storage.nodeState();
+            return { term: lastTerm, seq: lastSeq };
+          },
+          whenCommittedAfter: (seq, signal) => this.storage.whenCommittedAfter(seq, signal),
+          lead: (leadership) => this.leadElected(leadership),
+          lost: (lost) => this.lostLeadership(lost),
+          follow: (leader) => this.followElected(leader),
+          log: this.log,
+        });
+      } catch (error) {
+        await coordinator.close();
+        throw error;
+      }
+      this.log.info(
+        `replication: coordinated by ${coordinator.url} as a member of replica set ${replicaSet}; it leads on port ${port} while it holds the lease`,
+      );
+    });
+  }
+
+  /** The host other members reach this node's replication listener at, by default. */
+  private get advertisedHost(): string {
+    return this.options.bindAll ? os.hostname() : '127.0.0.1';
+  }
+
+  /** Throws ERR_REPLICATION_STATE naming why, when a coordinator decides who leads. */
+  private refuseCoordinated(what: string): void {
+    const coordination = this.coordination;
+    if (coordination === undefined) return;
+    throw dbError('ERR_REPLICATION_STATE', 'coordinated', { set: coordination.set, what });
+  }
+
+  /** The election loop won: lead in the won term, unless that would not move the term up. */
+  private leadElected(leadership: Leadership): void {
+    this.serial(async () => {
+      if (this.closing || leadership.ended) return;
+      const own = this.storage.nodeState().term;
+      const refusal =
+        leadership.term <= own
+          ? `the won ${describeTerm(leadership.term)} is not above this node's ${describeTerm(own)}`
+          : this.storage.snapshotLoadPending()
+            ? 'its data is incomplete (a snapshot load was cut short)'
+            : undefined;
+      if (refusal !== undefined) {
+        this.log.error(
+          `replication: elected leader of replica set ${leadership.set}, but refuses to lead: ${refusal}; it resigns`,
+        );
+        await leadership.resign().catch(() => false);
+        return;
+      }
+      const port = this.coordinatedPort as number;
+      this.stopWatch();
+      await this.follower?.stop();
+      this.follower = undefined;
+      await this.stopLeading();
+      const term = await this.storage.setTerm(leadership.term);
+      this.leadership = leadership;
+      this.fenced = null;
+      this.lease.clear();
+      this.gate.setLeader(undefined);
+      try {
+        await this.lead(port, undefined);
+      } catch (error) {
+        this.gate.setReadOnly(true);
+        this.log.error(
+          `replication: elected leader of replica set ${leadership.set}, but its listener on port ${port} failed (${(error as Error).message}); it resigns`,
+        );
+        await leadership.resign().catch(() => false);
+        return;
+      }
+      this.gate.setReadOnly(!leadership.canAcknowledge());
+      this.log.info(
+        `replication: elected leader of replica set ${leadership.set} by the coordinator; leading in ${describeTerm(term)} from seq ${this.storage.nodeState().lastSeq} on port ${port}`,
+      );
+    }).catch((error: unknown) =>
+      this.log.error(`replication: could not lead after the election: ${(error as Error).message}`),
+    );
+  }
+
+  /** The leader lease was lost: no write is taken or acknowledged from now on. */
+  private lostLeadership(lost: LeadershipLost): void {
+    this.gate.setReadOnly(true);
+    this.log.error(
+      `replication: lost the leadership of replica set ${lost.set} (${describeTerm(lost.term)}): ${lost.reason}. This node turned read-only; it follows the next leader the coordinator names`,
+    );
+  }
+
+  /**
+   * Another member leads: follow it. A leader turns read-only first and follows through the
+   * fenced leader's path (rolling back into files what the new leader lacks); a follower of
+   * another leader re-points to this one.
+   */
+  private followElected(leader: LeaderInfo): void {
+    if (leader.url !== '') this.gate.setLeader(leader.url);
+    this.serial(async () => {
+      if (this.closing) return;
+      const target = parseAddress(leader.replication);
+      if (!target) {
+        throw dbError('ERR_REPLICATION_STATE', 'leaderAddress', {
+          name: leader.name,
+          address: leader.replication,
+        });
+      }
+      const current = this.follower?.target();
+      if (current?.host === target.host && current.port === target.port) return;
+      if (this.leadership?.canAcknowledge() === true) {
+        // The watch lags behind this node's own election; the next change sets it right.
+        return;
+      }
+      this.gate.setReadOnly(true);
+      this.leadership = undefined;
+      if (this.follower) {
+        await this.follower.stop();
+        this.follower = undefined;
+        this.gate.setRole('none');
+      }
+      await this.followNow(target.host, target.port, undefined);
+      this.gate.setLeader(leader.url);
+    }).catch((error: unknown) =>
+      this.log.error(
+        `replication: could not follow ${leader.name}, the leader the coordinator names: ${(error as Error).message}`,
+      ),
+    );
+  }
+
+  /**
+   * A planned handover in coordinated mode: the leader stops taking writes, waits until
+   * `to` (default: the connected follower that applied most) applied its last seq, and
+   * resigns the lease naming it, so it alone campaigns; this node then follows it. On a
+   * target that does not catch up in the sync timeout, the leader takes writes again
+   * (ERR_REPLICATION_TIMEOUT).
+   */
+  handover(request: { to?: string | undefined }): Promise<ReplicationStatus> {
+    return this.serial(async () => {
+      const leadership = this.leadership;
+      const coordination = this.coordination;
+      if (coordination === undefined) {
+        throw dbError('ERR_REPLICATION_STATE', 'handoverUncoordinated');
+      }
+      if (!this.leader || leadership?.canAcknowledge() !== true) {
+        const leader = coordination.view().leader;
+        const set = coordination.set;
+        throw leader
+          ? dbError('ERR_REPLICATION_STATE', 'handoverOtherLeads', { set, leader: leader.name })
+          : dbError('ERR_REPLICATION_STATE', 'handoverNoLeader', { set });
+      }
+      const followers = () => this.leader?.followers() ?? [];
+      const target = handoverTarget(followers(), this.options.nodeName, request.to);
+      this.gate.setReadOnly(true);
+      const { lastSeq } = await this.storage.flush();
+      const timeoutMs = this.options.syncTimeoutMs ?? SYNC_TIMEOUT_MS_DEFAULT;
+      if (!(await followerApplied(followers, target, lastSeq, timeoutMs))) {
+        if (leadership.canAcknowledge()) this.gate.setReadOnly(false);
+        throw dbError('ERR_REPLICATION_TIMEOUT', 'handoverTimeout', {
+          target,
+          lastSeq,
+          seconds: timeoutMs / 1000,
+        });
+      }
+      await leadership.resign(target);
+      this.log.info(
+        `replication: handed the leadership of replica set ${coordination.set} over to ${target} at seq ${lastSeq}; this node follows it once it leads`,
+      );
+      return this.status();
     });
   }
 
@@ -406,6 +627,7 @@ export class Replication {
         armed: this.watch !== undefined && this.follower?.armed === true,
         lastLeaderContactAt: leader?.lastLeaderContactAt ?? null,
       },
+      coordinator: this.coordination?.view() ?? null,
       counters: { ...this.counters },
     };
   }
@@ -427,13 +649,10 @@ export class Replication {
 
   private checkPort(port: number): void {
     if (!isPort(port)) {
-      throw new DbError('ERR_BAD_ARGUMENT', `a port is ${PORT_RANGE_TEXT}; got ${port}`);
+      throw dbError('ERR_BAD_ARGUMENT', 'port', { range: PORT_RANGE_TEXT, port });
     }
     if (port === this.options.httpPort) {
-      throw new DbError(
-        'ERR_BAD_ARGUMENT',
-        `the replication port must differ from the HTTP port ${port}`,
-      );
+      throw dbError('ERR_BAD_ARGUMENT', 'replicationPortIsHttp', { port });
     }
   }
 
@@ -622,8 +841,17 @@ export class Replication {
   /** The write gate's check on a leader: refused while the lease lapsed. */
   private requireLease(): void {
     if (!this.leader) return;
-    const why = this.lease.lapsed();
-    if (why !== undefined) throw new DbError('ERR_REPLICATION_NO_LEASE', why, { role: 'leader' });
+    const lapse = this.lease.lapsed() ?? this.leadershipLapsed();
+    if (lapse !== undefined) throw lapse;
+  }
+
+  /** The refusal of a coordinated leader that may not acknowledge (its etcd lease), if any. */
+  private leadershipLapsed(): DbError | undefined {
+    const leadership = this.leadership;
+    if (this.coordination === undefined && leadership === undefined) return undefined;
+    if (leadership?.canAcknowledge() === true) return undefined;
+    const set = this.coordination?.set ?? leadership?.set;
+    return dbError('ERR_REPLICATION_NO_LEASE', 'leadershipLapsed', { set }, { role: 'leader' });
   }
 
   /**
@@ -632,9 +860,11 @@ export class Replication {
    */
   private async beforeAcknowledging(seq: number): Promise<void> {
     await this.waitForFollowers(seq);
-    const why = this.leader ? this.lease.lapsed() : undefined;
-    if (why === undefined) return;
-    throw notAcknowledged(seq, 'ERR_REPLICATION_NO_LEASE', why);
+    // Checked after the wait: the lease may have lapsed while the followers applied it.
+    const lapse = this.leader ? (this.lease.lapsed() ?? this.leadershipLapsed()) : undefined;
+    if (lapse === undefined) return;
+    const values = { seq, lapse: lapse.message };
+    throw dbError('ERR_REPLICATION_NO_LEASE', 'notAcknowledged', values, notAcknowledged(seq));
   }
 
   /** Waits until `syncFollowers` followers applied `seq`. */
@@ -645,35 +875,26 @@ export class Replication {
     const timeoutMs = this.options.syncTimeoutMs ?? SYNC_TIMEOUT_MS_DEFAULT;
     if (await leader.waitForAcks(seq, required, timeoutMs)) return;
     const applied = leader.ackedBy(seq);
-    throw notAcknowledged(
-      seq,
-      'ERR_REPLICATION_TIMEOUT',
-      `only ${applied} of the ${required} followers it waits for applied it within ${timeoutMs / 1000} s`,
-      { followersApplied: applied, followersRequired: required },
-    );
+    const values = { seq, applied, required, seconds: timeoutMs / 1000 };
+    throw dbError('ERR_REPLICATION_TIMEOUT', 'notAcknowledged', values, {
+      ...notAcknowledged(seq),
+      followersApplied: applied,
+      followersRequired: required,
+    });
   }
 }
 
 /**
- * A write committed on this leader but not acknowledged. It may still reach the followers
- * when they catch up, or be rolled back by a failover into the rollback files of this node:
- * a client that must know reads it back from the leader after the dust settles.
+ * The details of a write committed on this leader but not acknowledged. It may still reach the
+ * followers when they catch up, or be rolled back by a failover into the rollback files of this
+ * node: a client that must know reads it back from the leader after the dust settles.
  */
-function notAcknowledged(
-  seq: number,
-  code: 'ERR_REPLICATION_TIMEOUT' | 'ERR_REPLICATION_NO_LEASE',
-  why: string,
-  details: Record<string, number> = {},
-): DbError {
-  return new DbError(
-    code,
-    `the write is committed on this node as seq ${seq} but not acknowledged: ${why}. It may yet reach the followers when they catch up, or be rolled back by a failover (into this node's rollback files); read it back to know`,
-    { committedLocally: true, acknowledged: false, seq, ...details },
-  );
-}
-
-function stateError(message: string): DbError {
-  return new DbError('ERR_REPLICATION_STATE', message);
+function notAcknowledged(seq: number): {
+  committedLocally: true;
+  acknowledged: false;
+  seq: number;
+} {
+  return { committedLocally: true, acknowledged: false, seq };
 }
 
 /** `host:port` (an IPv6 host in brackets) as its parts, or undefined. */
@@ -685,18 +906,22 @@ function parseAddress(address: string): { host: string; port: number } | undefin
 }
 
 /** Fails with a clear error when `port` cannot be bound, before anything changes. */
-function probePort(port: number, host: string): Promise<void> {
+function probePort(
+  port: number,
+  host: string,
+  inUse: 'promotePortInUse' | 'replicationPortTaken' = 'promotePortInUse',
+): Promise<void> {
   return new Promise((resolve, reject) => {
     const server = net.createServer();
     server.once('error', (error: NodeJS.ErrnoException) =>
       reject(
         // The same code as any port in use (leader.ts, server/node.ts).
-        new DbError(
-          'ERR_CONFIG_INVALID',
-          error.code === 'EADDRINUSE'
-            ? `port ${port} is already in use; promote with another port`
-            : `cannot listen on port ${port} (${error.code ?? error.message})`,
-        ),
+        error.code === 'EADDRINUSE'
+          ? dbError('ERR_CONFIG_INVALID', inUse, { port })
+          : dbError('ERR_CONFIG_INVALID', 'cannotListen', {
+              port,
+              cause: error.code ?? error.message,
+            }),
       ),
     );
     server.listen(port, host, () => server.close(() => resolve()));

@@ -8,7 +8,7 @@
  * small numbers: round 0, below every term a promotion makes now. Pure functions only.
  */
 
-import { DbError } from '../errors/index.js';
+import { dbError } from '../errors/index.js';
 import { TERM_ROUND_MAX, TERM_TAGS } from '../util/index.js';
 
 export { TERM_ROUND_MAX, TERM_TAGS };
@@ -30,17 +30,11 @@ export function termTag(term: number): number {
  */
 export function nextTerm(known: number, tag: number): number {
   if (!Number.isSafeInteger(tag) || tag < 0 || tag >= TERM_TAGS) {
-    throw new DbError(
-      'ERR_BAD_ARGUMENT',
-      `a term tag is an integer below ${TERM_TAGS}; got ${tag}`,
-    );
+    throw dbError('ERR_BAD_ARGUMENT', 'termTagTooLarge', { limit: TERM_TAGS, tag });
   }
   const round = termRound(known) + 1;
   if (round > TERM_ROUND_MAX) {
-    throw new DbError(
-      'ERR_REPLICATION_STATE',
-      `this history has been through ${TERM_ROUND_MAX} promotions, the most a term can count; copy the data into a new node to start a new history`,
-    );
+    throw dbError('ERR_REPLICATION_STATE', 'termRoundsSpent', { limit: TERM_ROUND_MAX });
   }
   return round * TERM_TAGS + tag;
 }

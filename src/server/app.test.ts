@@ -314,6 +314,7 @@ describe('GET /openapi.json', () => {
       '/replication/promote': ['post'],
       '/replication/auto-failover/enable': ['post'],
       '/replication/forget-follower': ['post'],
+      '/replication/handover': ['post'],
       '/replication/auto-failover/disable': ['post'],
       '/changes': ['get'],
     };

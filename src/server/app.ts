@@ -13,7 +13,7 @@ import Fastify, {
   LogController,
 } from 'fastify';
 import type { Database } from '../engine/index.js';
-import { DbError, statusOf } from '../errors/index.js';
+import { dbError, statusOf } from '../errors/index.js';
 import { Replication } from '../replication/index.js';
 import {
   BODY_BYTES_MAX,
@@ -90,10 +90,10 @@ export interface BaseAppOptions {
  */
 function timeoutOptions(timeouts: HttpTimeouts) {
   if (timeouts.headerSeconds > timeouts.requestSeconds) {
-    throw new DbError(
-      'ERR_CONFIG_INVALID',
-      `the header timeout (${timeouts.headerSeconds} s) may not be longer than the request timeout (${timeouts.requestSeconds} s)`,
-    );
+    throw dbError('ERR_CONFIG_INVALID', 'headerTimeout', {
+      headerSeconds: timeouts.headerSeconds,
+      requestSeconds: timeouts.requestSeconds,
+    });
   }
   return {
     server: {

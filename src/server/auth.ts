@@ -6,7 +6,7 @@
 
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { DbError } from '../errors/index.js';
+import { dbError } from '../errors/index.js';
 import { isAdminUiRoute } from './admin-ui.js';
 
 function digest(text: string): Buffer {
@@ -36,17 +36,12 @@ export function bearerAuth(apiKey: string) {
     if (!match?.[1]) {
       // A header in another form carries a key the user meant to send: say what is wrong
       // with it (never echoing it) rather than that it is missing.
-      const problem =
-        header === '' || match
-          ? 'missing API key'
-          : 'the Authorization header is not of the form Bearer <key>';
-      throw new DbError(
-        'ERR_UNAUTHORIZED',
-        `${problem}: send the header Authorization: Bearer <key>`,
-      );
+      throw header === '' || match
+        ? dbError('ERR_UNAUTHORIZED', 'missingKey')
+        : dbError('ERR_UNAUTHORIZED', 'headerNotBearer');
     }
     if (!timingSafeEqual(digest(match[1] as string), expected)) {
-      throw new DbError('ERR_UNAUTHORIZED', 'wrong API key');
+      throw dbError('ERR_UNAUTHORIZED', 'wrongKey');
     }
     done();
   };

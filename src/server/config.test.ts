@@ -425,7 +425,10 @@ describe('precedence: flag over file, a variable only for what neither set, then
       backup: { logArchiveDir: '/env/archive' },
     });
     for (const source of Object.entries(sources)) {
-      if (!['bindAll', 'tls'].includes(source[0])) expect(source).toEqual([source[0], 'env']);
+      // No variable names a coordinator here: a role and a coordinator exclude each other.
+      if (!['bindAll', 'tls', 'replication.coordinator'].includes(source[0])) {
+        expect(source).toEqual([source[0], 'env']);
+      }
     }
   });
 
@@ -533,7 +536,9 @@ describe('the config file', () => {
       },
       backup: { logArchiveDir: 'archive' },
     });
-    expect(Object.values(sources).every((source) => source === 'file')).toBe(true);
+    const { 'replication.coordinator': coordinator, ...rest } = sources;
+    expect(coordinator).toBe('default');
+    expect(Object.values(rest).every((source) => source === 'file')).toBe(true);
   });
 
   for (const key of ['nodeName', 'port', 'dataDir'] as const) {
@@ -1051,5 +1056,149 @@ describe('the CORS origin', () => {
       );
     }
     expectInvalid(() => resolve({ file: { ...BASE, cors: { origin: 3000 } } }), 'cors.origin');
+  });
+});
+
+describe('a coordinated node (issue 24)', () => {
+  const coordinated = { coordinator: 'etcd://127.0.0.1:2379', replicaSet: 'rs1' } as const;
+
+  it('reads the coordinator, its replica set and lease settings, and the replication ones', () => {
+    const { config, sources } = resolve({
+      flags: { ...coordinated, replicationPort: '6501', syncFollowers: '1' },
+    });
+    expect(config.replication).toEqual({
+      coordinator: 'etcd://127.0.0.1:2379',
+      replicaSet: 'rs1',
+      leaseSeconds: 10,
+      port: 6501,
+      syncFollowers: 1,
+      syncTimeoutSeconds: 10,
+      autoRejoin: false,
+    });
+    expect(sources['replication.coordinator']).toBe('flag');
+    expect(sources.replication).toBe('flag');
+    expect(describeSettings(config, sources)).toContain('replication=coordinated');
+    expect(describeSettings(config, sources)).toContain(
+      'coordinator=etcd://127.0.0.1:2379 (flag) replicaSet=rs1 (flag)',
+    );
+  });
+
+  it('takes them from the file and from variables alike', () => {
+    const file = resolve({
+      file: {
+        ...BASE,
+        replication: {
+          coordinator: 'etcd://a:1,b',
+          replicaSet: 'set.a',
+          leaseSeconds: 4,
+          writeStopMarginMs: 2000,
+        },
+      },
+    }).config.replication;
+    expect(file).toMatchObject({
+      coordinator: 'etcd://a:1,b:2379',
+      replicaSet: 'set.a',
+      leaseSeconds: 4,
+      writeStopMarginMs: 2000,
+      port: 5500,
+    });
+    const env = resolve({
+      env: {
+        DOCDB_COORDINATOR: 'etcd://127.0.0.1:2381',
+        DOCDB_REPLICA_SET: 's',
+        DOCDB_COORDINATOR_LEASE_SECONDS: '300',
+        DOCDB_WRITE_STOP_MARGIN_MS: '150000',
+      },
+    }).config.replication;
+    expect(env).toMatchObject({ leaseSeconds: 300, writeStopMarginMs: 150_000 });
+  });
+
+  it('refuses a bad coordinator URL, naming the setting and what is wrong', () => {
+    expectInvalid(
+      () => resolve({ flags: { ...coordinated, coordinator: 'http://127.0.0.1:2379' } }),
+      '--coordinator: coordinator URL',
+      'the scheme is http://',
+    );
+    expectInvalid(
+      () => resolve({ env: { DOCDB_COORDINATOR: 'etcd://h:99999', DOCDB_REPLICA_SET: 'a' } }),
+      'DOCDB_COORDINATOR:',
+      'the port "99999"',
+    );
+  });
+
+  it('needs a replica set whose name fits an etcd key, and a node name that does too', () => {
+    expectInvalid(
+      () => resolve({ flags: { coordinator: coordinated.coordinator } }),
+      '--coordinator: a coordinated node needs its replica set',
+      '--replica-set, DOCDB_REPLICA_SET or replication.replicaSet',
+    );
+    expectInvalid(
+      () => resolve({ flags: { ...coordinated, replicaSet: 'a/b' } }),
+      '--replica-set: a replica set name is 1 to 64 letters',
+    );
+    expectInvalid(
+      () => resolve({ flags: { ...coordinated, nodeName: 'my node' } }),
+      '--node-name: a member name is 1 to 64 letters',
+    );
+  });
+
+  it('takes lease TTLs from 2 to 300 s and a margin of at most half the TTL', () => {
+    for (const bad of ['1', '301', 'x']) {
+      expectInvalid(
+        () => resolve({ flags: { ...coordinated, coordinatorLeaseSeconds: bad } }),
+        '--coordinator-lease-seconds',
+        'from 2 to 300',
+      );
+    }
+    expect(
+      resolve({ flags: { ...coordinated, coordinatorLeaseSeconds: '2' } }).config.replication
+        ?.leaseSeconds,
+    ).toBe(2);
+    expect(
+      resolve({
+        flags: { ...coordinated, coordinatorLeaseSeconds: '4', writeStopMarginMs: '2000' },
+      }).config.replication?.writeStopMarginMs,
+    ).toBe(2000);
+    expectInvalid(
+      () =>
+        resolve({
+          flags: { ...coordinated, coordinatorLeaseSeconds: '4', writeStopMarginMs: '2001' },
+        }),
+      '--write-stop-margin-ms: the write-stop margin is whole milliseconds above 0 and at most half the lease TTL (2000 ms); got 2001',
+    );
+    expectInvalid(
+      () => resolve({ flags: { ...coordinated, writeStopMarginMs: '0' } }),
+      '--write-stop-margin-ms',
+      'from 1 to 150000',
+    );
+  });
+
+  it('refuses a role, a leader or auto-failover beside a coordinator, naming both', () => {
+    const conflicts: Array<[ServeFlags | Record<string, string>, string]> = [
+      [{ replicationRole: 'leader' }, '--replication-role: set, but so is a coordinator'],
+      [{ leaderHost: 'h' }, '--leader-host: set, but so is a coordinator'],
+      [{ leaderPort: '7000' }, '--leader-port: set, but so is a coordinator'],
+      [{ autoFailoverSeconds: '5' }, '--auto-failover-seconds: set, but so is a coordinator'],
+    ];
+    for (const [flags, message] of conflicts) {
+      expectInvalid(
+        () => resolve({ flags: { ...coordinated, ...flags } }),
+        message,
+        '(--coordinator)',
+      );
+    }
+    expectInvalid(
+      () => resolve({ flags: coordinated, env: { DOCDB_REPLICATION_ROLE: 'follower' } }),
+      'DOCDB_REPLICATION_ROLE: set, but so is a coordinator',
+    );
+  });
+
+  it('refuses the coordinator settings without a coordinator', () => {
+    expectInvalid(
+      () => resolve({ flags: { replicaSet: 'rs' } }),
+      '--replica-set: set, but no coordinator is; add --coordinator, DOCDB_COORDINATOR or replication.coordinator',
+    );
+    // Variables are ambient: one for a coordinator's set is not read on a node without one.
+    expect(resolve({ env: { DOCDB_REPLICA_SET: 'rs' } }).config.replication).toBeUndefined();
   });
 });

@@ -8,7 +8,13 @@
  */
 
 import * as fs from 'node:fs';
-import { DbError } from '../errors/index.js';
+import {
+  checkName,
+  leaseTiming,
+  parseCoordinatorUrl,
+  writeStopMarginMs,
+} from '../coordinator/index.js';
+import { type DbError, dbError } from '../errors/index.js';
 import type { NodeConfig, SettingSource } from './node-config.js';
 import {
   AUTO_FAILOVER_SECONDS_MAX,
@@ -19,6 +25,8 @@ import {
   fileShape,
   flagKey,
   flagName,
+  LEASE_TTL_SECONDS_MAX,
+  LEASE_TTL_SECONDS_MIN,
   PORT_MAX,
   PORT_MIN,
   REPLICATION_FOLLOWERS_MAX,
@@ -29,6 +37,7 @@ import {
   type SettingName,
   type SettingSpec,
   settingSpec,
+  WRITE_STOP_MARGIN_MS_MAX,
   whereToSet,
 } from './settings.js';
 
@@ -66,10 +75,6 @@ const _everyConfigPathIsAField: (typeof SETTINGS)[SettingName]['config'] extends
 export interface ResolvedConfig {
   config: NodeConfig;
   sources: Partial<Record<SettingKey, SettingSource>>;
-}
-
-function invalid(message: string): DbError {
-  return new DbError('ERR_CONFIG_INVALID', message);
 }
 
 /** A value for an error message: quoted, and cut short so a huge value cannot flood stderr. */
@@ -119,26 +124,29 @@ function readConfigFile(configPath: string): FileValues {
     text = fs.readFileSync(configPath, 'utf8');
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code ?? (error as Error).message;
-    throw invalid(`--config: cannot read the config file ${configPath} (${code})`);
+    throw dbError('ERR_CONFIG_INVALID', 'configUnreadable', { configPath, code });
   }
   let json: unknown;
   try {
     json = JSON.parse(text);
   } catch (error) {
-    throw invalid(
-      `--config: ${configPath} is not valid JSON (${(error as Error).message}); fix the file`,
-    );
+    throw dbError('ERR_CONFIG_INVALID', 'configNotJson', {
+      configPath,
+      cause: (error as Error).message,
+    });
   }
   if (!isPlainObject(json)) {
-    throw invalid(`--config: ${configPath} must hold a JSON object, not ${typeName(json)}`);
+    throw dbError('ERR_CONFIG_INVALID', 'configNotObject', { configPath, type: typeName(json) });
   }
   const values: FileValues = new Map();
   flatten(json, FILE_SHAPE, '', configPath, values);
   for (const key of FILE_REQUIRED) {
     if (!values.has(key)) {
-      throw invalid(
-        `${key} in ${configPath}: missing; the config file must set ${listOf(FILE_REQUIRED)}`,
-      );
+      throw dbError('ERR_CONFIG_INVALID', 'requiredKey', {
+        key,
+        configPath,
+        list: listOf(FILE_REQUIRED),
+      });
     }
   }
   return values;
@@ -159,7 +167,7 @@ function flatten(
       const known = Object.keys(shape)
         .map((name) => `${prefix}${name}`)
         .join(', ');
-      throw invalid(`${path} in ${configPath}: unknown key; the keys here are ${known}`);
+      throw dbError('ERR_CONFIG_INVALID', 'unknownKey', { path, configPath, known });
     }
     if (expected === true) {
       into.set(path, value);
@@ -168,7 +176,11 @@ function flatten(
       into.set(path, value);
       flatten(value, expected, `${path}.`, configPath, into);
     } else {
-      throw invalid(`${path} in ${configPath}: must be an object, not ${typeName(value)}`);
+      throw dbError('ERR_CONFIG_INVALID', 'sectionNotObject', {
+        path,
+        configPath,
+        type: typeName(value),
+      });
     }
   }
 }
@@ -189,6 +201,8 @@ const RANGES = {
   seconds: [1, AUTO_FAILOVER_SECONDS_MAX],
   count: [0, REPLICATION_FOLLOWERS_MAX],
   mebibytes: [1, CHANGE_LOG_RETAIN_MIB_MAX],
+  leaseSeconds: [LEASE_TTL_SECONDS_MIN, LEASE_TTL_SECONDS_MAX],
+  milliseconds: [1, WRITE_STOP_MARGIN_MS_MAX],
 } as const;
 
 type NumericKind = keyof typeof RANGES;
@@ -200,7 +214,11 @@ function isNumeric(kind: SettingKind): kind is NumericKind {
 function checkRange(kind: NumericKind, value: number, label: string, raw: unknown): number {
   const [min, max] = RANGES[kind];
   if (!Number.isInteger(value) || value < min || value > max) {
-    throw invalid(`${label}: ${show(raw)} is not valid; give ${describeKind(kind)}`);
+    throw dbError('ERR_CONFIG_INVALID', 'invalidValue', {
+      label,
+      value: show(raw),
+      wanted: describeKind(kind),
+    });
   }
   return value;
 }
@@ -214,23 +232,17 @@ function readPassword(value: string, label: string, env: ResolveInput['env']): s
   if (!reference) return value;
   const variable = reference[1] as string;
   if (!ENV_NAME.test(variable)) {
-    throw invalid(
-      `${label}: ${show(`env:${variable}`)} does not name an environment variable; ` +
-        'write env:VAR_NAME (letters, digits, underscores)',
-    );
+    throw dbError('ERR_CONFIG_INVALID', 'badEnvReference', {
+      label,
+      reference: show(`env:${variable}`),
+    });
   }
   const text = env[variable];
   if (text === undefined) {
-    throw invalid(
-      `${label}: reads the environment variable ${variable} (env:${variable}), ` +
-        'which is not set; set it or put the password in the file',
-    );
+    throw dbError('ERR_CONFIG_INVALID', 'envUnset', { label, variable });
   }
   if (text === '') {
-    throw invalid(
-      `${label}: the environment variable ${variable} (env:${variable}) is empty; ` +
-        'set it to the certificate password',
-    );
+    throw dbError('ERR_CONFIG_INVALID', 'envEmpty', { label, variable });
   }
   return text;
 }
@@ -238,24 +250,43 @@ function readPassword(value: string, label: string, env: ResolveInput['env']): s
 function checkText(kind: SettingKind, value: string, label: string): string {
   const secret = kind === 'secret' || kind === 'password';
   if (value.length === 0) {
-    throw invalid(`${label}: must not be empty; give a value or leave it out`);
+    throw dbError('ERR_CONFIG_INVALID', 'empty', { label });
   }
   // Names and paths end up in logs and file names: control characters are always a mistake.
   if (!secret && /[\u0000-\u001f\u007f]/.test(value)) {
-    throw invalid(`${label}: ${show(value)} contains control characters`);
+    throw dbError('ERR_CONFIG_INVALID', 'controlCharacters', { label, value: show(value) });
   }
   if (kind === 'role' && value !== 'leader' && value !== 'follower') {
-    throw invalid(`${label}: ${show(value)} is not a role; give ${describeKind('role')}`);
+    throw dbError('ERR_CONFIG_INVALID', 'notRole', {
+      label,
+      value: show(value),
+      wanted: describeKind('role'),
+    });
   }
   if (kind === 'pageCheck' && value !== 'open' && value !== 'off') {
-    throw invalid(`${label}: ${show(value)} is not valid; give ${describeKind('pageCheck')}`);
+    throw dbError('ERR_CONFIG_INVALID', 'invalidValue', {
+      label,
+      value: show(value),
+      wanted: describeKind('pageCheck'),
+    });
   }
   if (kind === 'host' && /[\s/]/.test(value)) {
-    throw invalid(`${label}: ${show(value)} is not a host name or address (no URL, no spaces)`);
+    throw dbError('ERR_CONFIG_INVALID', 'notHost', { label, value: show(value) });
   }
   if (kind === 'address') return checkAddress(value, label);
   if (kind === 'origin') return checkOrigin(value, label);
+  if (kind === 'coordinatorUrl') return labelled(label, () => parseCoordinatorUrl(value).url);
+  if (kind === 'setName') labelled(label, () => checkName('replica set', value));
   return value;
+}
+
+/** Runs a check of another module, its error message prefixed with the setting's label. */
+function labelled<T>(label: string, check: () => T): T {
+  try {
+    return check();
+  } catch (error) {
+    throw dbError('ERR_CONFIG_INVALID', 'labelled', { label, cause: (error as Error).message });
+  }
 }
 
 /** `host:port`: a host name or address (an IPv6 one in brackets) and a port. */
@@ -263,7 +294,11 @@ function checkAddress(value: string, label: string): string {
   const match = /^(\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9._-]+):(\d{1,5})$/.exec(value);
   const port = Number(match?.[2]);
   if (!match || port < PORT_MIN || port > PORT_MAX) {
-    throw invalid(`${label}: ${show(value)} is not valid; give ${describeKind('address')}`);
+    throw dbError('ERR_CONFIG_INVALID', 'invalidValue', {
+      label,
+      value: show(value),
+      wanted: describeKind('address'),
+    });
   }
   return value;
 }
@@ -281,7 +316,11 @@ function checkOrigin(value: string, label: string): string {
   }
   const bare = url !== undefined && url.pathname === '/' && !url.search && !url.hash;
   if (!url || !/^https?:$/.test(url.protocol) || !bare || url.username || url.password) {
-    throw invalid(`${label}: ${show(value)} is not valid; give ${describeKind('origin')}`);
+    throw dbError('ERR_CONFIG_INVALID', 'invalidValue', {
+      label,
+      value: show(value),
+      wanted: describeKind('origin'),
+    });
   }
   return url.origin;
 }
@@ -290,13 +329,21 @@ function checkOrigin(value: string, label: string): string {
 function parseText(kind: SettingKind, raw: string, label: string, env: ResolveInput['env']): Value {
   if (isNumeric(kind)) {
     if (!/^\d+$/.test(raw)) {
-      throw invalid(`${label}: ${show(raw)} is not valid; give ${describeKind(kind)}`);
+      throw dbError('ERR_CONFIG_INVALID', 'invalidValue', {
+        label,
+        value: show(raw),
+        wanted: describeKind(kind),
+      });
     }
     return checkRange(kind, Number(raw), label, raw);
   }
   if (kind === 'boolean') {
     if (raw !== 'true' && raw !== 'false') {
-      throw invalid(`${label}: ${show(raw)} is not valid; give ${describeKind(kind)}`);
+      throw dbError('ERR_CONFIG_INVALID', 'invalidValue', {
+        label,
+        value: show(raw),
+        wanted: describeKind(kind),
+      });
     }
     return raw === 'true';
   }
@@ -313,18 +360,26 @@ function parseJson(
 ): Value {
   if (isNumeric(kind)) {
     if (typeof raw !== 'number') {
-      throw invalid(`${label}: must be ${describeKind(kind)}, not ${typeName(raw)}`);
+      throw dbError('ERR_CONFIG_INVALID', 'wrongType', {
+        label,
+        wanted: describeKind(kind),
+        type: typeName(raw),
+      });
     }
     return checkRange(kind, raw, label, raw);
   }
   if (kind === 'boolean') {
     if (typeof raw !== 'boolean') {
-      throw invalid(`${label}: must be ${describeKind(kind)}, not ${typeName(raw)}`);
+      throw dbError('ERR_CONFIG_INVALID', 'wrongType', {
+        label,
+        wanted: describeKind(kind),
+        type: typeName(raw),
+      });
     }
     return raw;
   }
   if (typeof raw !== 'string') {
-    throw invalid(`${label}: must be a string, not ${typeName(raw)}`);
+    throw dbError('ERR_CONFIG_INVALID', 'notString', { label, type: typeName(raw) });
   }
   const text = checkText(kind, raw, label);
   return kind === 'password' ? readPassword(text, label, env) : text;
@@ -396,22 +451,37 @@ function inScope(run: Resolution, spec: SettingSpec): boolean {
     // A key or password without a certificate is a mistake when the user wrote it.
     const written = run.resolver.explicit(spec);
     if (written) {
-      throw invalid(
-        `${written.label}: set, but no TLS certificate is; add ${whereToSet(SETTINGS.certPath)}, or remove it`,
-      );
+      throw dbError('ERR_CONFIG_INVALID', 'withoutCertificate', {
+        label: written.label,
+        certPath: whereToSet(SETTINGS.certPath),
+      });
     }
     return false;
   }
+  // A role beside a coordinator is named before the role's own needs (a leader host…).
+  if (run.values.coordinator !== undefined && run.given.role) {
+    throw conflictWithCoordinator(run, run.given.role.label);
+  }
+  if (spec.scope === 'coordinator') return coordinatorScope(run, spec);
   const role = run.values.role;
+  if (role === undefined && run.values.coordinator !== undefined) {
+    if (spec.scope === 'replication') return true;
+    // Who leads, and so whom to follow, comes from etcd: a leader address or an
+    // auto-failover silence would contradict it, from whichever source.
+    const given = run.resolver.get(spec);
+    if (given) throw conflictWithCoordinator(run, given.label);
+    return false;
+  }
   if (role === undefined) {
     // Replication settings without a role are a mistake when the user wrote them; variables
     // are ambient (a shared environment), so they are simply not read on a single node.
     const written = run.resolver.explicit(spec);
     if (written) {
-      throw invalid(
-        `${written.label}: set, but no replication role is; add ${flagName(SETTINGS.role)} ` +
-          `(or ${SETTINGS.role.file} in the config file) with leader or follower, or remove it`,
-      );
+      throw dbError('ERR_CONFIG_INVALID', 'withoutRole', {
+        label: written.label,
+        role: flagName(SETTINGS.role),
+        file: SETTINGS.role.file,
+      });
     }
     return false;
   }
@@ -421,24 +491,77 @@ function inScope(run: Resolution, spec: SettingSpec): boolean {
   if (spec.scope === 'follower' || run.values.silenceSeconds !== undefined) return true;
   const given = run.resolver.get(spec);
   if (given) {
-    throw invalid(
-      `${given.label}: only used with auto-failover; set ${flagName(SETTINGS.silenceSeconds)} ` +
-        `(${SETTINGS.silenceSeconds.file}) too, or remove it`,
-    );
+    throw dbError('ERR_CONFIG_INVALID', 'withoutAutoFailover', {
+      label: given.label,
+      silenceSeconds: flagName(SETTINGS.silenceSeconds),
+      file: SETTINGS.silenceSeconds.file,
+    });
   }
   return false;
 }
 
+/** A coordinator's own settings are read with one, and are a mistake written without. */
+function coordinatorScope(run: Resolution, spec: SettingSpec): boolean {
+  if (run.values.coordinator !== undefined) return true;
+  const written = run.resolver.explicit(spec);
+  if (written) {
+    throw dbError('ERR_CONFIG_INVALID', 'withoutCoordinator', {
+      label: written.label,
+      coordinator: whereToSet(SETTINGS.coordinator),
+    });
+  }
+  return false;
+}
+
+function conflictWithCoordinator(run: Resolution, label: string): DbError {
+  const coordinator = run.given.coordinator?.label ?? flagName(SETTINGS.coordinator);
+  return dbError('ERR_CONFIG_INVALID', 'withCoordinator', { label, coordinator });
+}
+
+/**
+ * The rules that tie a coordinated node's settings together: no role besides the
+ * coordinator; a node name that can be a member's name in etcd; a write-stop margin that fits
+ * the lease TTL (lease-timing.ts, whose rules these are).
+ */
+function requireCoordinated(run: Resolution): void {
+  if (run.values.coordinator === undefined) return;
+  const nodeName = run.given.nodeName?.label ?? `${SETTINGS.nodeName.title} (default)`;
+  labelled(nodeName, () => checkName('member', String(run.values.nodeName)));
+  const ttlSeconds = run.values.leaseSeconds as number;
+  const margin = run.given.writeStopMarginMs;
+  labelled(margin?.label ?? `${SETTINGS.writeStopMarginMs.title} (default)`, () =>
+    leaseTiming({
+      ttlSeconds,
+      marginMs: (margin?.value as number | undefined) ?? writeStopMarginMs(ttlSeconds),
+      callTimeoutMs: 1,
+    }),
+  );
+}
+
 function missing(run: Resolution, spec: SettingSpec): DbError {
+  if (spec.scope === 'coordinator') {
+    const coordinator = run.given.coordinator?.label;
+    return dbError('ERR_CONFIG_INVALID', 'coordinatedNeeds', {
+      coordinator,
+      title: spec.title,
+      whereToSet: whereToSet(spec),
+    });
+  }
   if (spec.scope === 'tls') {
     const section = sectionOf(spec.file);
-    return invalid(
-      `${run.resolver.fileLabel(spec.file)}: missing; ${section} needs ` +
-        `${spec.file.slice(section.length + 1)} (${spec.help}), or remove ${section}`,
-    );
+    return dbError('ERR_CONFIG_INVALID', 'sectionMissingKey', {
+      file: run.resolver.fileLabel(spec.file),
+      section,
+      setting: spec.file.slice(section.length + 1),
+      help: spec.help,
+    });
   }
   const role = run.given.role;
-  return invalid(`${role?.label}: a follower needs ${spec.title} (${whereToSet(spec)})`);
+  return dbError('ERR_CONFIG_INVALID', 'followerNeeds', {
+    label: role?.label,
+    title: spec.title,
+    whereToSet: whereToSet(spec),
+  });
 }
 
 /** Puts a value at a dotted path, making the objects on the way. */
@@ -486,10 +609,11 @@ function requireOwnPorts(run: Resolution): void {
   for (const name of SETTING_NAMES) {
     const value = run.values[name];
     if (!settingSpec(name).ownPort || value === undefined || value !== run.values.port) continue;
-    throw invalid(
-      `${portLabel(run, name)}: ${value} is also the HTTP port (${portLabel(run, 'port')}); ` +
-        'replication needs a port of its own',
-    );
+    throw dbError('ERR_CONFIG_INVALID', 'replicationPortIsHttp', {
+      replicationPort: portLabel(run, name),
+      value,
+      httpPort: portLabel(run, 'port'),
+    });
   }
 }
 
@@ -526,8 +650,12 @@ export function resolveConfig(input: ResolveInput): ResolvedConfig {
     if (inScope(run, spec)) resolveSetting(run, name, spec);
   }
   requireOwnPorts(run);
+  requireCoordinated(run);
   run.sources.tls = file.has(TLS_SECTION) ? 'file' : (run.sources['tls.certPath'] ?? 'default');
-  run.sources.replication = run.sources['replication.role'] ?? 'default';
+  run.sources.replication =
+    run.sources[
+      run.values.coordinator === undefined ? 'replication.role' : 'replication.coordinator'
+    ] ?? 'default';
   // Every row's config path is a field of NodeConfig (_everyConfigPathIsAField), and the
   // scopes keep each section whole.
   return { config: run.config as unknown as NodeConfig, sources: run.sources };

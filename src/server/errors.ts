@@ -7,7 +7,13 @@
  */
 
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
-import { DbError, type ErrorCode, isDbError, publicMessageOf } from '../errors/index.js';
+import {
+  type DbError,
+  dbError,
+  type ErrorCode,
+  isDbError,
+  publicMessageOf,
+} from '../errors/index.js';
 import type { ErrorBody } from '../types/index.js';
 import { declaredParameters } from './routes/query-string.js';
 
@@ -17,51 +23,58 @@ function fromFastify(error: FastifyError, request: FastifyRequest): DbError | un
   switch (error.code) {
     case 'FST_ERR_CTP_BODY_TOO_LARGE': {
       const limit = request.routeOptions.bodyLimit;
-      return new DbError(
+      return dbError(
         'ERR_BODY_TOO_LARGE',
-        `the request body is larger than the limit of ${limit} bytes (${bytesText(limit)}); send less, or split a bulk insert into several`,
+        'tooLarge',
+        { limit, limitText: bytesText(limit) },
         { bodyBytesMax: limit },
       );
     }
     case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
-      return new DbError(
-        'ERR_UNSUPPORTED_MEDIA_TYPE',
-        `unsupported content type; send JSON with Content-Type: application/json`,
-      );
+      return dbError('ERR_UNSUPPORTED_MEDIA_TYPE', 'notJson');
     case 'FST_ERR_CTP_EMPTY_JSON_BODY':
-      return new DbError('ERR_BAD_REQUEST', 'the request body is empty; send a JSON value');
+      return dbError('ERR_BAD_REQUEST', 'emptyBody');
     case 'FST_ERR_VALIDATION':
-      return new DbError('ERR_BAD_REQUEST', validationMessage(error, request));
+      return validationError(error, request);
     default:
       break;
   }
   if (error instanceof SyntaxError || error.code === 'FST_ERR_CTP_INVALID_JSON_BODY') {
-    return new DbError('ERR_BAD_REQUEST', `the request body is not valid JSON: ${error.message}`);
+    return dbError('ERR_BAD_REQUEST', 'bodyNotJson', { cause: error.message });
   }
   if (typeof error.statusCode === 'number' && error.statusCode >= 400 && error.statusCode < 500) {
-    return new DbError('ERR_BAD_REQUEST', error.message);
+    return dbError('ERR_BAD_REQUEST', 'fastify', { message: error.message });
   }
   return undefined;
 }
 
-function validationMessage(error: FastifyError, request: FastifyRequest): string {
+function validationError(error: FastifyError, request: FastifyRequest): DbError {
   const first = error.validation?.[0];
-  if (!first) return error.message;
+  if (!first) return dbError('ERR_BAD_REQUEST', 'fastify', { message: error.message });
   const where = error.validationContext ?? 'request';
   const params = first.params as { missingProperty?: string; additionalProperty?: string };
   const field = first.instancePath.replace(/^\//, '').replaceAll('/', '.');
   // A field of a nested object is named with its parents: `shard.phase`, not `phase`.
   const inside = field ? `${field}.` : '';
   if (first.keyword === 'required') {
-    return `${where}: missing field '${inside}${params.missingProperty}'`;
+    const missing = `${inside}${params.missingProperty}`;
+    return dbError('ERR_BAD_REQUEST', 'missingField', { where, field: missing });
   }
   if (first.keyword === 'additionalProperties' && where === 'querystring') {
     const takes = declaredParameters(request.routeOptions.schema);
     const route = `${request.method} ${request.routeOptions.url}`;
-    return `querystring: unknown parameter '${params.additionalProperty}'; ${route} takes ${takes.length === 0 ? 'none' : takes.join(', ')}`;
+    const parameter = params.additionalProperty;
+    return takes.length === 0
+      ? dbError('ERR_BAD_REQUEST', 'unknownParameterNone', { parameter, route })
+      : dbError('ERR_BAD_REQUEST', 'unknownParameter', {
+          parameter,
+          route,
+          takes: takes.join(', '),
+        });
   }
   if (first.keyword === 'additionalProperties') {
-    return `${where}: unknown field '${inside}${params.additionalProperty}'`;
+    const unknown = `${inside}${params.additionalProperty}`;
+    return dbError('ERR_BAD_REQUEST', 'unknownField', { where, field: unknown });
   }
   // A schema's description words what it wants, instead of the validator's pattern or enum.
   // (Ajv's `verbose` puts `parentSchema` and `data` on the error; Fastify's type omits them.)
@@ -70,9 +83,14 @@ function validationMessage(error: FastifyError, request: FastifyRequest): string
     data?: unknown;
   };
   if (parentSchema?.description !== undefined) {
-    return `${where} field '${field}' must be ${parentSchema.description}; got ${shownValue(data)}`;
+    const values = { where, field, wanted: parentSchema.description, got: shownValue(data) };
+    return dbError('ERR_BAD_REQUEST', 'fieldNotWanted', values);
   }
-  return `${where}${field ? ` field '${field}'` : ''} ${first.message ?? 'is invalid'}`;
+  // The validator's own words (Ajv's message) say what is wrong with the field.
+  const problem = first.message ?? 'is invalid';
+  return field
+    ? dbError('ERR_BAD_REQUEST', 'fieldInvalid', { where, field, problem })
+    : dbError('ERR_BAD_REQUEST', 'invalid', { where, problem });
 }
 
 /** A rejected value as the 400 shows it: JSON, cut at 40 characters. */

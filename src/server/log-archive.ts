@@ -7,7 +7,7 @@
  */
 
 import { lastSegmentEntry, SegmentWriter } from '../engine/index.js';
-import { DbError } from '../errors/index.js';
+import { dbError } from '../errors/index.js';
 import type { Store } from '../storage/index.js';
 
 /** Entries archived per write (one append and one sync each). */
@@ -33,14 +33,6 @@ export interface LogArchive {
   close(): Promise<void>;
 }
 
-function otherHistory(dir: string, why: string): DbError {
-  return new DbError(
-    'ERR_CONFIG_INVALID',
-    `backup.logArchiveDir: ${dir} ${why}; point backup.logArchiveDir at a new directory (a restored node starts a new archive)`,
-    { dir },
-  );
-}
-
 /**
  * Starts archiving the change log of `store` (the node's, `Database.store`) into `dir`;
  * rejects an archive of another history.
@@ -49,16 +41,20 @@ export function startLogArchive(store: Store, dir: string, log: ArchiveLog): Log
   const last = lastSegmentEntry(dir);
   const position = store.nodeState();
   if (last && last.seq > position.lastSeq) {
-    throw otherHistory(
-      dir,
-      `holds entries up to seq ${last.seq}, past this node's ${position.lastSeq}`,
+    throw dbError(
+      'ERR_CONFIG_INVALID',
+      'logArchiveAhead',
+      { dir, seq: last.seq, lastSeq: position.lastSeq },
+      { dir: dir },
     );
   }
   const term = last && store.termAt(last.seq);
   if (last && term !== undefined && term !== last.term) {
-    throw otherHistory(
-      dir,
-      `holds seq ${last.seq} of term ${last.term}; this node's is of term ${term}`,
+    throw dbError(
+      'ERR_CONFIG_INVALID',
+      'logArchiveOtherTerm',
+      { dir, seq: last.seq, term: last.term, ourTerm: term },
+      { dir: dir },
     );
   }
   const writer = new SegmentWriter(dir);

@@ -19,7 +19,8 @@ export interface TlsSettings {
 }
 
 export interface ReplicationSettings {
-  role: 'leader' | 'follower';
+  /** Absent on a coordinated node, whose role comes from the coordinator. */
+  role?: 'leader' | 'follower';
   port: number;
   /** Followers that must apply a write before it is acknowledged (default 0). */
   syncFollowers: number;
@@ -32,6 +33,14 @@ export interface ReplicationSettings {
   advertiseAddress?: string;
   /** A fenced leader follows the leader that fenced it by itself (default false). */
   autoRejoin: boolean;
+  /** The etcd to take leadership from (`etcd://host:port`, issue 24): coordinated mode. */
+  coordinator?: string;
+  /** With a coordinator: the replica set this node is a member of. */
+  replicaSet?: string;
+  /** With a coordinator: the leader lease's TTL in seconds (default 10). */
+  leaseSeconds?: number;
+  /** With a coordinator: the write-stop margin in ms (default max(1000, TTL / 4)). */
+  writeStopMarginMs?: number;
 }
 
 /** Backups: where the node archives its change log for point-in-time recovery. */

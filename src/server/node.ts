@@ -10,13 +10,14 @@ import * as os from 'node:os';
 import { createSecureContext } from 'node:tls';
 import type { FastifyInstance } from 'fastify';
 import { type Database, open } from '../engine/index.js';
-import { DbError } from '../errors/index.js';
+import { CALL_TIMEOUT_MS_DEFAULT, Coordinator, writeStopMarginMs } from '../coordinator/index.js';
+import { dbError } from '../errors/index.js';
 import { Replication, type ReplicationLog } from '../replication/index.js';
 import { buildApp, requestsInFlight } from './app.js';
 import type { SettingKey } from './config.js';
 import { listenQuietly } from './listen.js';
 import { type LogArchive, startLogArchive } from './log-archive.js';
-import type { NodeConfig, SettingSource } from './node-config.js';
+import type { NodeConfig, ReplicationSettings, SettingSource } from './node-config.js';
 import { type NodeStatus, newNodeStatus } from './node-status.js';
 import { replicationPort } from './replication-port.js';
 import { removeStaleBackupCopies } from './routes/admin.js';
@@ -58,10 +59,12 @@ function readTlsFile(file: string, spec: SettingSpec): Buffer {
   try {
     return fs.readFileSync(file);
   } catch (error) {
-    throw new DbError(
-      'ERR_CONFIG_INVALID',
-      `${spec.title} (${whereToSet(spec)}): cannot read ${file} (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`,
-    );
+    throw dbError('ERR_CONFIG_INVALID', 'tlsFileUnreadable', {
+      title: spec.title,
+      whereToSet: whereToSet(spec),
+      file,
+      code: (error as NodeJS.ErrnoException).code ?? (error as Error).message,
+    });
   }
 }
 
@@ -70,10 +73,11 @@ function tlsOptions(config: NodeConfig): { https: Record<string, unknown> } | un
   const { certPath, keyPath, certPassword } = config.tls;
   const pkcs12 = /\.(pfx|p12)$/i.test(certPath);
   if (pkcs12 && keyPath !== undefined) {
-    throw new DbError(
-      'ERR_CONFIG_INVALID',
-      `${SETTINGS.keyPath.title} (${whereToSet(SETTINGS.keyPath)}): ${certPath} is a PKCS#12 file, which holds its key; give a key file only with a PEM certificate`,
-    );
+    throw dbError('ERR_CONFIG_INVALID', 'keyWithPkcs12', {
+      title: SETTINGS.keyPath.title,
+      whereToSet: whereToSet(SETTINGS.keyPath),
+      certPath,
+    });
   }
   const content = readTlsFile(certPath, SETTINGS.certPath);
   const key = keyPath === undefined ? content : readTlsFile(keyPath, SETTINGS.keyPath);
@@ -86,10 +90,14 @@ function tlsOptions(config: NodeConfig): { https: Record<string, unknown> } | un
     // Build the context now, so a bad file or password fails here with a clear message.
     createSecureContext(https);
   } catch (error) {
-    throw new DbError(
-      'ERR_CONFIG_INVALID',
-      `security.tls: cannot use ${certPath}${keyPath === undefined ? '' : ` with the key ${keyPath}`} (${(error as Error).message}); check the certificate (${flagName(SETTINGS.certPath)}, certPath: a .pfx/.p12, or a PEM with the certificate chain and the private key), the key (${flagName(SETTINGS.keyPath)}, keyPath) and the password (${flagName(SETTINGS.certPassword)}, certPassword)`,
-    );
+    throw dbError('ERR_CONFIG_INVALID', 'tlsUnusable', {
+      certPath,
+      withKey: keyPath === undefined ? '' : ` with the key ${keyPath}`,
+      cause: (error as Error).message,
+      certFlag: flagName(SETTINGS.certPath),
+      keyFlag: flagName(SETTINGS.keyPath),
+      passwordFlag: flagName(SETTINGS.certPassword),
+    });
   }
   return { https };
 }
@@ -116,8 +124,13 @@ export function describeSettings(
     if (spec.log === undefined) continue;
     const value = valueAt(config, spec.config);
     const secret = spec.kind === 'secret' || spec.kind === 'password';
+    // A coordinated node has no role of its own: the coordinator gives it (issue 24).
+    const off =
+      spec === SETTINGS.role && config.replication?.coordinator !== undefined
+        ? 'coordinated'
+        : 'off';
     const shown =
-      value === undefined ? 'off' : secret ? 'set' : (spec.shown?.(value) ?? String(value));
+      value === undefined ? off : secret ? 'set' : (spec.shown?.(value) ?? String(value));
     // A setting of a section that is off (no TLS) reports the section's source.
     const section = spec.config.split('.')[0] as SettingKey;
     const source = sources[spec.config as SettingKey] ?? sources[section];
@@ -134,10 +147,10 @@ export function describeSettings(
 function requireDataDirectory(dataDir: string): void {
   const stat = fs.statSync(dataDir, { throwIfNoEntry: false });
   if (stat === undefined || stat.isDirectory() || dataDir.endsWith('.docdb')) return;
-  throw new DbError(
-    'ERR_CONFIG_INVALID',
-    `data directory ${dataDir} is a file, not a directory; set ${whereToSet(SETTINGS.dataDir)} to a directory (it is created when missing)`,
-  );
+  throw dbError('ERR_CONFIG_INVALID', 'dataDirIsFile', {
+    dataDir,
+    whereToSet: whereToSet(SETTINGS.dataDir),
+  });
 }
 
 /** Starts a node with resolved settings. Rejects with a DbError naming what is wrong. */
@@ -214,7 +227,7 @@ export async function startNode(
         error: (message) => app.log.error(message),
       });
     }
-    if (config.replication) await replication.startFromSettings(config.replication);
+    if (config.replication) await startReplication(replication, config.replication);
   } catch (error) {
     await archive?.close();
     await replication.close();
@@ -259,6 +272,43 @@ export async function startNode(
   return { app, db, status, replication, url, archive, close };
 }
 
+/**
+ * Leads or follows as the settings say: with a coordinator, by its lease (issue 24);
+ * otherwise in the role given.
+ */
+async function startReplication(
+  replication: Replication,
+  settings: ReplicationSettings,
+): Promise<void> {
+  const { coordinator: url, replicaSet, role } = settings;
+  if (url !== undefined && replicaSet !== undefined) {
+    const coordinator = await Coordinator.open(url, coordinatorTiming(settings));
+    await replication.startCoordinated({ coordinator, replicaSet, port: settings.port });
+  } else if (role !== undefined) {
+    await replication.startFromSettings({ ...settings, role });
+  }
+}
+
+/**
+ * The coordinator's timing from the settings. Each etcd call may take at most half the time
+ * a lease stays valid (TTL − margin), and CALL_TIMEOUT_MS_DEFAULT at most, so a short TTL's
+ * renewal that gets no answer still leaves time for the next one.
+ */
+function coordinatorTiming(settings: ReplicationSettings): {
+  ttlSeconds: number;
+  marginMs: number;
+  callTimeoutMs: number;
+} {
+  const ttlSeconds = settings.leaseSeconds ?? SETTINGS.leaseSeconds.default;
+  const marginMs = settings.writeStopMarginMs ?? writeStopMarginMs(ttlSeconds);
+  const validMs = ttlSeconds * 1000 - marginMs;
+  return {
+    ttlSeconds,
+    marginMs,
+    callTimeoutMs: Math.min(CALL_TIMEOUT_MS_DEFAULT, Math.floor(validMs / 2)),
+  };
+}
+
 /** The address the node listens on, as the log line shows it. */
 function bindAddress(config: NodeConfig): string {
   return SETTINGS.bindAll.shown(config.bindAll);
@@ -267,16 +317,13 @@ function bindAddress(config: NodeConfig): string {
 function listenError(error: unknown, config: NodeConfig): unknown {
   const code = (error as NodeJS.ErrnoException).code;
   if (code === 'EADDRINUSE') {
-    return new DbError(
-      'ERR_CONFIG_INVALID',
-      `port ${config.port} is already in use; pick another with ${whereToSet(SETTINGS.port)}`,
-    );
+    return dbError('ERR_CONFIG_INVALID', 'portInUse', {
+      port: config.port,
+      whereToSet: whereToSet(SETTINGS.port),
+    });
   }
   if (code === 'EACCES') {
-    return new DbError(
-      'ERR_CONFIG_INVALID',
-      `port ${config.port} needs privileges this process lacks`,
-    );
+    return dbError('ERR_CONFIG_INVALID', 'portPrivileged', { port: config.port });
   }
   return error;
 }

@@ -14,7 +14,10 @@
  * (1–65535), seconds (1–AUTO_FAILOVER_SECONDS_MAX), role (leader or follower), host (a host
  * name or address, no URL), address (`host:port`, an IPv6 host in brackets), count (0–REPLICATION_FOLLOWERS_MAX), mebibytes
  * (1–CHANGE_LOG_RETAIN_MIB_MAX), boolean (a flag without a value; true or false in the file)
- * and origin (a web origin, `http(s)://host[:port]`, as a browser sends it in `Origin`).
+ * origin (a web origin, `http(s)://host[:port]`, as a browser sends it in `Origin`),
+ * coordinatorUrl (`etcd://host:port[,host:port]`), setName (a replica set or member name, part
+ * of an etcd key), leaseSeconds (LEASE_TTL_SECONDS_MIN–_MAX) and milliseconds
+ * (1–WRITE_STOP_MARGIN_MS_MAX).
  */
 export type SettingKind =
   | 'text'
@@ -29,17 +32,29 @@ export type SettingKind =
   | 'mebibytes'
   | 'boolean'
   | 'origin'
-  | 'pageCheck';
+  | 'pageCheck'
+  | 'coordinatorUrl'
+  | 'setName'
+  | 'leaseSeconds'
+  | 'milliseconds';
 
 /**
  * When a setting is read. `node`: always. `tls`: when the config file has `security.tls` or
  * the certificate is given by flag or variable.
  * `replication`: when a replication role is set. `follower`: on a follower only (a leader
  * reads only the role and the port). `autoFailover`: on a follower with an auto-failover
- * silence. A setting written by flag or file while no role is set is an error; one written
- * for auto-failover without its silence is too.
+ * silence. `coordinator`: when a coordinator is set (the replication settings are read then
+ * too, the follower's and auto-failover's never). A setting written by flag or file while no
+ * role (or coordinator) is set is an error; one written for auto-failover without its silence
+ * is too.
  */
-export type SettingScope = 'node' | 'tls' | 'replication' | 'follower' | 'autoFailover';
+export type SettingScope =
+  | 'node'
+  | 'tls'
+  | 'replication'
+  | 'follower'
+  | 'autoFailover'
+  | 'coordinator';
 
 /** One row of the table. */
 export interface SettingSpec {
@@ -81,6 +96,9 @@ import {
   HTTP_HEADER_TIMEOUT_SECONDS_DEFAULT,
   HTTP_IDLE_TIMEOUT_SECONDS_DEFAULT,
   HTTP_REQUEST_TIMEOUT_SECONDS_DEFAULT,
+  LEASE_TTL_SECONDS_DEFAULT,
+  LEASE_TTL_SECONDS_MAX,
+  LEASE_TTL_SECONDS_MIN,
   PORT_MAX,
   PORT_MIN,
   PORT_RANGE_TEXT,
@@ -98,7 +116,19 @@ export const CHANGE_LOG_RETAIN_MIB_MAX = 1_048_576;
  */
 export const AUTO_FAILOVER_SECONDS_MAX = 2_147_483;
 
-export { PORT_MAX, PORT_MIN, REPLICATION_FOLLOWERS_MAX };
+/**
+ * The largest write-stop margin a setting may hold: half the longest lease TTL (the
+ * coordinator then checks it against the TTL in force: at most half of it).
+ */
+export const WRITE_STOP_MARGIN_MS_MAX = (LEASE_TTL_SECONDS_MAX * 1000) / 2;
+
+export {
+  LEASE_TTL_SECONDS_MAX,
+  LEASE_TTL_SECONDS_MIN,
+  PORT_MAX,
+  PORT_MIN,
+  REPLICATION_FOLLOWERS_MAX,
+};
 
 /**
  * Every setting, in the order of help, docs and the log line. Adding a setting is adding a
@@ -357,6 +387,62 @@ export const SETTINGS = {
     log: 'replication',
     help: 'leader or follower; omitted means a single node',
   },
+  // Issue 24: leadership by an etcd lease. Read before the replication rows, whose scope
+  // it widens (a coordinated node has no role but leads or follows all the same).
+  coordinator: {
+    title: 'coordinator',
+    file: 'replication.coordinator',
+    flag: '--coordinator <url>',
+    env: 'DOCDB_COORDINATOR',
+    kind: 'coordinatorUrl',
+    scope: 'node',
+    config: 'replication.coordinator',
+    defaultText: 'off',
+    log: 'coordinator',
+    help:
+      'etcd to take leadership from (etcd://host:port[,host:port]): the node joins its replica ' +
+      'set there, leads while it holds the lease and follows whoever holds it otherwise; ' +
+      'no role, leader host or auto-failover with it',
+  },
+  replicaSet: {
+    title: 'replica set',
+    file: 'replication.replicaSet',
+    flag: '--replica-set <name>',
+    env: 'DOCDB_REPLICA_SET',
+    kind: 'setName',
+    scope: 'coordinator',
+    config: 'replication.replicaSet',
+    required: true,
+    defaultText: 'none',
+    log: 'replicaSet',
+    help: 'with a coordinator: the replica set this node is a member of (its etcd keys)',
+  },
+  leaseSeconds: {
+    title: 'coordinator lease TTL',
+    file: 'replication.leaseSeconds',
+    flag: '--coordinator-lease-seconds <seconds>',
+    env: 'DOCDB_COORDINATOR_LEASE_SECONDS',
+    kind: 'leaseSeconds',
+    scope: 'coordinator',
+    config: 'replication.leaseSeconds',
+    default: LEASE_TTL_SECONDS_DEFAULT,
+    help:
+      "with a coordinator: the leader lease's TTL; a dead leader's set has a new one within " +
+      'about this long',
+  },
+  writeStopMarginMs: {
+    title: 'write-stop margin',
+    file: 'replication.writeStopMarginMs',
+    flag: '--write-stop-margin-ms <ms>',
+    env: 'DOCDB_WRITE_STOP_MARGIN_MS',
+    kind: 'milliseconds',
+    scope: 'coordinator',
+    config: 'replication.writeStopMarginMs',
+    defaultText: 'max(1000, a quarter of the lease TTL)',
+    help:
+      'with a coordinator: a leader that could not renew its lease stops acknowledging writes ' +
+      'this long before etcd may expire it (at most half the TTL)',
+  },
   replicationPort: {
     title: 'replication port',
     file: 'replication.port',
@@ -367,7 +453,9 @@ export const SETTINGS = {
     config: 'replication.port',
     default: 5500,
     ownPort: true,
-    help: 'leader: port of the replication listener; must differ from the HTTP port',
+    help:
+      'leader (or a coordinated node): port of the replication listener; must differ from the ' +
+      'HTTP port',
   },
   // Beyond the spec (DESIGN §6): durable replication.
   syncFollowers: {
@@ -576,6 +664,14 @@ export function describeKind(kind: SettingKind): string {
       return 'a web origin, http(s)://host[:port] without a path';
     case 'pageCheck':
       return 'open or off';
+    case 'coordinatorUrl':
+      return 'etcd://host:port, or several hosts of one etcd cluster joined by commas';
+    case 'setName':
+      return "1 to 64 letters, digits, '_', '.' or '-', starting with a letter or digit";
+    case 'leaseSeconds':
+      return `a whole number of seconds from ${LEASE_TTL_SECONDS_MIN} to ${LEASE_TTL_SECONDS_MAX}`;
+    case 'milliseconds':
+      return `a whole number of milliseconds from 1 to ${WRITE_STOP_MARGIN_MS_MAX}`;
   }
 }
 

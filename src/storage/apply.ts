@@ -9,7 +9,7 @@
  * Entries apply in seq order only (change-log.ts checks it).
  */
 
-import { DbError } from '../errors/index.js';
+import { dbError } from '../errors/index.js';
 import { parseId } from '../util/index.js';
 import { checkIndexSpec } from './catalog.js';
 import {
@@ -36,17 +36,15 @@ import { createIndex, dropIndex, rebuildIndexes } from './indexes.js';
 import type { TxnState } from './txn-state.js';
 import { prepareDocument } from './write-txn.js';
 
-function diverged(entry: ChangeEntry, why: string): DbError {
-  return new DbError(
-    'ERR_CHANGE_INVALID',
-    `change ${entry.seq} (${entry.op} on ${entry.collection}) cannot be applied: ${why}; this node's data no longer matches the leader's`,
-    { seq: entry.seq },
-  );
-}
-
 function idOf(entry: ChangeEntry, id: string): Buffer {
   const bytes = parseId(id);
-  if (!bytes) throw diverged(entry, `${JSON.stringify(id)} is not a document id`);
+  if (!bytes)
+    throw dbError(
+      'ERR_CHANGE_INVALID',
+      'applyBadId',
+      { seq: entry.seq, op: entry.op, collection: entry.collection, id: JSON.stringify(id) },
+      { seq: entry.seq },
+    );
   return bytes;
 }
 
@@ -85,25 +83,46 @@ export function applyChange(
     case 'replace': {
       const doc = prepare(entry.doc, entry.id, stored?.op === 'replace' ? stored.doc : undefined);
       if (!replaceDocument(ctx, txn, entry.collection, idOf(entry, entry.id), doc)) {
-        throw diverged(entry, `document ${entry.id} does not exist`);
+        throw dbError(
+          'ERR_CHANGE_INVALID',
+          'applyNoDocument',
+          { seq: entry.seq, op: entry.op, collection: entry.collection, id: entry.id },
+          { seq: entry.seq },
+        );
       }
       txn.written.replace++;
       return { ...entry, doc: doc.encoded };
     }
     case 'delete':
       if (!deleteDocument(ctx, txn, entry.collection, idOf(entry, entry.id))) {
-        throw diverged(entry, `document ${entry.id} does not exist`);
+        throw dbError(
+          'ERR_CHANGE_INVALID',
+          'applyNoDocument',
+          { seq: entry.seq, op: entry.op, collection: entry.collection, id: entry.id },
+          { seq: entry.seq },
+        );
       }
       txn.written.delete++;
       return entry;
     case 'dropCollection':
       if (!dropCollection(ctx, txn, entry.collection)) {
-        throw diverged(entry, 'the collection does not exist');
+        throw dbError(
+          'ERR_CHANGE_INVALID',
+          'applyNoCollection',
+          { seq: entry.seq, op: entry.op, collection: entry.collection },
+          { seq: entry.seq },
+        );
       }
       return entry;
     case 'createIndex': {
       const def = collectionForWrite(ctx, txn, entry.collection, true);
-      if (!def) throw diverged(entry, 'the collection cannot be created');
+      if (!def)
+        throw dbError(
+          'ERR_CHANGE_INVALID',
+          'applyCollectionNotCreated',
+          { seq: entry.seq, op: entry.op, collection: entry.collection },
+          { seq: entry.seq },
+        );
       createIndex(ctx, txn, def, checkIndexSpec(entry.collection, entry.index));
       return entry;
     }
@@ -115,7 +134,8 @@ export function applyChange(
       return entry;
     default: {
       const unknown: never = entry;
-      throw diverged(unknown, 'its op is unknown');
+      const { seq, op, collection } = unknown as ChangeEntry;
+      throw dbError('ERR_CHANGE_INVALID', 'applyUnknownOp', { seq, op, collection }, { seq });
     }
   }
 }
@@ -137,10 +157,10 @@ export class LeaderStructures {
   /** Takes the leader's structures from id `from` on (it knows those before `from`). */
   take(from: number, structures: readonly Structure[]): void {
     if (from > this.list.length) {
-      throw new DbError(
-        'ERR_CHANGE_INVALID',
-        `the leader's shared structures from id ${from} came before those from id ${this.list.length}`,
-      );
+      throw dbError('ERR_CHANGE_INVALID', 'structuresOutOfOrder', {
+        from,
+        expected: this.list.length,
+      });
     }
     this.list = [...this.list.slice(0, from), ...structures.map((s) => [...s])];
     this.codec = new DocumentCodec(this.list);
@@ -151,9 +171,15 @@ export class LeaderStructures {
     try {
       return this.codec.decode(bytes);
     } catch {
-      throw diverged(
-        entry as ChangeEntry,
-        "a document does not decode with the leader's structures",
+      throw dbError(
+        'ERR_CHANGE_INVALID',
+        'applyUndecodable',
+        {
+          seq: (entry as ChangeEntry).seq,
+          op: (entry as ChangeEntry).op,
+          collection: (entry as ChangeEntry).collection,
+        },
+        { seq: (entry as ChangeEntry).seq },
       );
     }
   }

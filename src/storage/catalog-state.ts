@@ -5,7 +5,7 @@
  * records in the transaction and become the committed state only when its batch commits.
  */
 
-import { DbError } from '../errors/index.js';
+import { dbError } from '../errors/index.js';
 import {
   type CollectionDef,
   FORMAT_VERSION,
@@ -42,10 +42,11 @@ export class Catalog {
     if (rawMeta) {
       const meta = decodeValue<NodeMeta>(rawMeta);
       if (!FORMAT_VERSIONS_READ.includes(meta.format)) {
-        throw new DbError(
-          'ERR_STORAGE_FORMAT',
-          `${this.file} has data format ${meta.format}; this docdb reads formats ${FORMAT_VERSIONS_READ.join(' and ')}`,
-        );
+        throw dbError('ERR_STORAGE_FORMAT', 'unreadableFormat', {
+          file: this.file,
+          format: meta.format,
+          formatsRead: FORMAT_VERSIONS_READ.join(' and '),
+        });
       }
       this.committedMeta = meta;
     } else {

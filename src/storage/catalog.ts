@@ -4,7 +4,7 @@
  * definitions and their state. Records are plain data; the Store persists them.
  */
 
-import { DbError } from '../errors/index.js';
+import { dbError } from '../errors/index.js';
 import type { IndexState, TermRun } from '../types/index.js';
 import {
   INDEX_NAME_CHARS_MAX,
@@ -131,10 +131,6 @@ export interface CheckedIndexSpec {
 
 const INDEX_NAME = /^[A-Za-z0-9._-]+$/;
 
-function invalidIndex(message: string): DbError {
-  return new DbError('ERR_INDEX_INVALID', message);
-}
-
 /** The name an unnamed index gets: `idx_<collection>_<paths>` with other characters as `_`. */
 export function autoIndexName(collection: string, paths: string[]): string {
   const raw = `idx_${collection}_${paths.join('_')}`.replace(/[^A-Za-z0-9]/g, '_');
@@ -143,34 +139,35 @@ export function autoIndexName(collection: string, paths: string[]): string {
 
 /** Validates an index spec: paths, name, flags and the one-multikey-path rule. */
 export function checkIndexSpec(collection: string, spec: IndexSpec): CheckedIndexSpec {
-  if (spec === null || typeof spec !== 'object')
-    throw invalidIndex('an index spec must be an object');
+  if (spec === null || typeof spec !== 'object') throw dbError('ERR_INDEX_INVALID', 'notObject');
   if (!Array.isArray(spec.paths) || spec.paths.length === 0) {
-    throw invalidIndex('an index needs at least one path');
+    throw dbError('ERR_INDEX_INVALID', 'noPath');
   }
   if (spec.paths.length > INDEX_PATHS_MAX) {
-    throw invalidIndex(`an index has at most ${INDEX_PATHS_MAX} paths; got ${spec.paths.length}`);
+    throw dbError('ERR_INDEX_INVALID', 'tooManyPaths', {
+      limit: INDEX_PATHS_MAX,
+      count: spec.paths.length,
+    });
   }
   const paths = spec.paths.map((p) => parsePath(p, { allowEach: true }));
   const texts = paths.map((p) => p.text);
-  if (new Set(texts).size !== texts.length)
-    throw invalidIndex('an index lists the same path twice');
+  if (new Set(texts).size !== texts.length) throw dbError('ERR_INDEX_INVALID', 'repeatedPath');
   if (paths.some((p) => (p.segments[0] as { name?: string }).name === '_id')) {
-    throw invalidIndex("'_id' is the primary key and needs no index");
+    throw dbError('ERR_INDEX_INVALID', 'onId');
   }
   const multikeyPaths = paths.filter((p) => p.multikey).length;
   if (multikeyPaths > 1) {
-    throw invalidIndex('a composite index may hold at most one path with [*]');
+    throw dbError('ERR_INDEX_INVALID', 'manyEach');
   }
   if (spec.unique !== undefined && typeof spec.unique !== 'boolean') {
-    throw invalidIndex("'unique' must be true or false");
+    throw dbError('ERR_INDEX_INVALID', 'uniqueNotBoolean');
   }
   const name = spec.name ?? autoIndexName(collection, texts);
   if (typeof name !== 'string' || name.length === 0 || name.length > INDEX_NAME_CHARS_MAX) {
-    throw invalidIndex(`an index name must be 1 to ${INDEX_NAME_CHARS_MAX} characters`);
+    throw dbError('ERR_INDEX_INVALID', 'nameLength', { limit: INDEX_NAME_CHARS_MAX });
   }
   if (!INDEX_NAME.test(name)) {
-    throw invalidIndex(`index name '${name}' may hold letters, digits, '.', '_' and '-' only`);
+    throw dbError('ERR_INDEX_INVALID', 'nameCharacter', { name });
   }
   return { name, paths, unique: spec.unique === true, multikey: multikeyPaths === 1 };
 }

@@ -35,7 +35,7 @@
  */
 
 import { hash } from 'node:crypto';
-import { DbError } from '../errors/index.js';
+import { dbError } from '../errors/index.js';
 import type { ChangeEntry, ChangeOp, ChangeStamp } from '../types/index.js';
 import { decodeValue, encodeValue } from './codec/index.js';
 import type { Document } from './document-check.js';
@@ -133,7 +133,7 @@ export function storedEntryBytes(body: Uint8Array, chain: Uint8Array | undefined
 /** A stored entry's link (undefined when it has none) and its map's bytes. */
 function splitStored(bytes: Uint8Array): { chain: Uint8Array | undefined; body: Uint8Array } {
   if (bytes[0] !== CHAINED) return { chain: undefined, body: bytes };
-  if (bytes.length <= 1 + CHAIN_BYTES) throw invalidEntry('is cut short after its chain link');
+  if (bytes.length <= 1 + CHAIN_BYTES) throw dbError('ERR_CHANGE_INVALID', 'entryCut');
   return { chain: bytes.subarray(1, 1 + CHAIN_BYTES), body: bytes.subarray(1 + CHAIN_BYTES) };
 }
 
@@ -168,7 +168,7 @@ export function encodeStoredEntry(
   }
   const link = chainFromText(chain);
   if (chain !== undefined && link === undefined) {
-    throw invalidEntry(`has a chain link that is not 32 hex digits (${JSON.stringify(chain)})`);
+    throw dbError('ERR_CHANGE_INVALID', 'entryChainLink', { chain: JSON.stringify(chain) });
   }
   return storedEntryBytes(encodeStoredBody(stored), link);
 }
@@ -206,7 +206,7 @@ export function readPeerEntry(bytes: Uint8Array): PeerEntry {
     entry.op === 'insert' ? entry.documents : entry.op === 'replace' ? [entry] : [];
   const stored = (d: unknown) => (d as { doc?: unknown } | null)?.doc instanceof Uint8Array;
   if (!Array.isArray(documents) || !documents.every(stored)) {
-    throw invalidEntry(`(seq ${entry.seq}) holds a document that is not stored bytes`);
+    throw dbError('ERR_CHANGE_INVALID', 'entryDocument', { seq: entry.seq });
   }
   return { bytes, entry, chain };
 }
@@ -233,13 +233,9 @@ export function storedEntryHead(bytes: Uint8Array): {
   const { chain, body } = splitStored(bytes);
   const { term } = decodeValue<{ term?: unknown }>(body);
   if (!Number.isSafeInteger(term) || (term as number) < 0) {
-    throw invalidEntry(`has no valid term (${JSON.stringify(term)})`);
+    throw dbError('ERR_CHANGE_INVALID', 'entryTerm', { term: JSON.stringify(term) });
   }
   return { term: term as number, chain };
-}
-
-function invalidEntry(why: string): DbError {
-  return new DbError('ERR_CHANGE_INVALID', `a change-log entry ${why}`);
 }
 
 /**
@@ -252,33 +248,35 @@ function versioned(bytes: Uint8Array, fromPeer: boolean): Record<string, unknown
     raw = decodeValue<Record<string, unknown>>(bytes);
   } catch (error) {
     if (!fromPeer) throw error;
-    throw invalidEntry('is not MessagePack');
+    throw dbError('ERR_CHANGE_INVALID', 'entryNotMessagePack');
   }
-  if (raw === null || typeof raw !== 'object') throw invalidEntry('is not a map');
+  if (raw === null || typeof raw !== 'object') throw dbError('ERR_CHANGE_INVALID', 'entryNotMap');
   const { v, ...entry } = raw;
   // Version 0: entries of files of format 3, which a leader may still hold and send.
   if (v === CHANGE_ENTRY_VERSION || v === undefined) return entry;
-  throw invalidEntry(
-    `has format version ${String(v)}; this docdb reads versions 0 and ${CHANGE_ENTRY_VERSION}`,
-  );
+  throw dbError('ERR_CHANGE_INVALID', 'entryFormat', {
+    version: String(v),
+    versionRead: CHANGE_ENTRY_VERSION,
+  });
 }
 
 /** Checks the fields every entry has; the op's own fields are trusted as written by docdb. */
 function checkEntry(entry: Record<string, unknown>): ChangeEntry {
   if (typeof entry.op !== 'string' || !OPS.has(entry.op)) {
-    throw invalidEntry(`has an unknown op ${JSON.stringify(entry.op)}`);
+    throw dbError('ERR_CHANGE_INVALID', 'entryOp', { op: JSON.stringify(entry.op) });
   }
   for (const field of ['seq', 'term', 'atMs'] as const) {
     const value = entry[field];
     if (!Number.isSafeInteger(value) || (value as number) < 0) {
-      throw invalidEntry(`has no valid ${field} (${JSON.stringify(value)})`);
+      throw dbError('ERR_CHANGE_INVALID', 'entryField', {
+        field,
+        value: JSON.stringify(value),
+      });
     }
   }
-  if (typeof entry.collection !== 'string') throw invalidEntry('names no collection');
+  if (typeof entry.collection !== 'string') throw dbError('ERR_CHANGE_INVALID', 'entryCollection');
   if (entry.chain !== undefined && chainFromText(entry.chain) === undefined) {
-    throw invalidEntry(
-      `has a chain link that is not 32 hex digits (${JSON.stringify(entry.chain)})`,
-    );
+    throw dbError('ERR_CHANGE_INVALID', 'entryChainLink', { chain: JSON.stringify(entry.chain) });
   }
   return entry as unknown as ChangeEntry;
 }

@@ -10,7 +10,7 @@
  * (resync.ts). It knows nothing of documents: the write that records an entry did the work.
  */
 
-import { DbError } from '../errors/index.js';
+import { type DbError, dbError } from '../errors/index.js';
 import type { ChangeHold, LogPosition, TermRun } from '../types/index.js';
 import { CHANGE_LOG_HOLD_FACTOR, TERM_RUNS_MAX } from '../util/index.js';
 import type { NodeMeta } from './catalog.js';
@@ -276,9 +276,10 @@ export class ChangeLog {
   checkApplicable(txn: TxnState, entry: { seq: number; term: number }): void {
     requireNoLoad(txn);
     if (entry.seq !== txn.lastSeq + 1) {
-      throw new DbError(
+      throw dbError(
         'ERR_CHANGE_OUT_OF_ORDER',
-        `change ${entry.seq} cannot be applied after ${txn.lastSeq}: entries apply in seq order without gaps; ask for the entries after ${txn.lastSeq}`,
+        'gap',
+        { seq: entry.seq, lastSeq: txn.lastSeq },
         { expectedSeq: txn.lastSeq + 1, seq: entry.seq },
       );
     }
@@ -286,9 +287,10 @@ export class ChangeLog {
     // is catching up on (it met a newer leader whose history holds older terms); replication
     // fences a stale leader at its handshake.
     if (entry.term < txn.lastTerm) {
-      throw new DbError(
+      throw dbError(
         'ERR_CHANGE_STALE_TERM',
-        `change ${entry.seq} is of term ${entry.term}, older than the entry before it (term ${txn.lastTerm}): it comes from a stale leader`,
+        'olderThanPrevious',
+        { seq: entry.seq, term: entry.term, previousTerm: txn.lastTerm },
         { term: entry.term, previousTerm: txn.lastTerm },
       );
     }
@@ -302,11 +304,7 @@ export class ChangeLog {
   writeApplied(txn: TxnState, entry: StoredChangeEntry, chain: string | undefined): void {
     const link = chainFromText(chain);
     if (chain !== undefined && link === undefined) {
-      throw new DbError(
-        'ERR_CHANGE_INVALID',
-        `change ${entry.seq} has a chain link that is not 32 hex digits`,
-        { seq: entry.seq },
-      );
+      throw dbError('ERR_CHANGE_INVALID', 'badChainLink', { seq: entry.seq }, { seq: entry.seq });
     }
     this.writeStored(txn, entry, storedEntryBytes(encodeStoredBody(entry), link), link);
   }
@@ -331,7 +329,7 @@ export class ChangeLog {
   /** Moves the node to a higher term (a promotion, or a leader's newer term). */
   setTerm(txn: TxnState, term: number): void {
     if (!Number.isSafeInteger(term) || term < 1) {
-      throw new DbError('ERR_BAD_ARGUMENT', `a term is a positive integer; got ${term}`);
+      throw dbError('ERR_BAD_ARGUMENT', 'term', { term });
     }
     if (term < txn.meta.term) throw staleTerm(term, txn.meta.term);
     if (term > txn.meta.term) this.catalog.saveMeta(txn, { ...txn.meta, term });
@@ -536,9 +534,10 @@ export class ChangeLog {
   requireRetained(afterSeq: number): void {
     const { seqFloor } = this.catalog.meta;
     if (afterSeq < seqFloor) {
-      throw new DbError(
+      throw dbError(
         'ERR_CHANGES_TRIMMED',
-        `the change log no longer holds the entries after ${afterSeq}: it starts after ${seqFloor}; read a snapshot, then the entries after its seq`,
+        'trimmed',
+        { since: afterSeq, seqFloor },
         { since: afterSeq, seqFloor },
       );
     }
@@ -558,7 +557,7 @@ export class ChangeLog {
       return Promise.resolve(this.readableLastSeq);
     }
     if (this.closed) {
-      return Promise.reject(new DbError('ERR_STORAGE_CLOSED', 'the database is closed'));
+      return Promise.reject(dbError('ERR_STORAGE_CLOSED', 'closed'));
     }
     return new Promise<number>((resolve, reject) => {
       const onAbort = () => {
@@ -631,7 +630,7 @@ export class ChangeLog {
     const waiting = this.waiters;
     this.waiters = [];
     for (const waiter of waiting) {
-      waiter.reject(new DbError('ERR_STORAGE_CLOSED', 'the database is closed'));
+      waiter.reject(dbError('ERR_STORAGE_CLOSED', 'closed'));
     }
   }
 }
@@ -643,9 +642,10 @@ export class ChangeLog {
 function requireNoLoad(txn: TxnState): void {
   const loading = txn.meta.loading;
   if (!loading) return;
-  throw new DbError(
+  throw dbError(
     'ERR_NODE_READ_ONLY',
-    `this node is loading its leader's snapshot at seq ${loading.seq}: it takes no writes until the load finishes`,
+    'loadingSnapshot',
+    { seq: loading.seq },
     { loadingSeq: loading.seq },
   );
 }
@@ -669,17 +669,19 @@ export function termOfRuns(runs: readonly TermRun[], seq: number): number | unde
 }
 
 function historyReplaced(since: number, meta: { seqFloor: number }): DbError {
-  return new DbError(
+  return dbError(
     'ERR_CHANGES_TRIMMED',
-    `the change log followed after ${since} was replaced by a snapshot load: it now starts after ${meta.seqFloor}; read a snapshot, then the entries after its seq`,
+    'replacedBySnapshot',
+    { since, seqFloor: meta.seqFloor },
     { since, seqFloor: meta.seqFloor },
   );
 }
 
 function staleTerm(term: number, current: number): DbError {
-  return new DbError(
+  return dbError(
     'ERR_CHANGE_STALE_TERM',
-    `term ${term} is older than this node's term ${current}: a leader of an older term is stale`,
+    'olderThanNode',
+    { term, current },
     { term, currentTerm: current },
   );
 }

@@ -21,7 +21,7 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import * as zlib from 'node:zlib';
-import { DbError } from '../errors/index.js';
+import { dbError } from '../errors/index.js';
 import { fsyncDirectory, makeDirectoryDurably } from '../util/index.js';
 import { readFileHeader, readMeta } from './file-header.js';
 import { walDirectory } from './wal.js';
@@ -56,7 +56,7 @@ export function readMetaPages(fd: number, pageSize: number): Buffer {
   const pages = Buffer.alloc(2 * pageSize);
   const read = fs.readSync(fd, pages, 0, pages.length, 0);
   if (read !== pages.length) {
-    throw new DbError('ERR_STORAGE_TRUNCATED', `the data file is shorter than its meta pages`);
+    throw dbError('ERR_STORAGE_TRUNCATED', 'shorterThanMeta');
   }
   return pages;
 }
@@ -74,14 +74,6 @@ function encodeRecord(record: CheckpointRecord): Buffer {
   return bytes;
 }
 
-function damagedRecord(file: string, why: string): DbError {
-  return new DbError(
-    'ERR_STORAGE_CORRUPT',
-    `${file} is damaged (${why}): it records the data file's last durable state; restore the data directory from a backup or a follower`,
-    { file },
-  );
-}
-
 /** The record of a data file's last checkpoint, or undefined when it has none (never checkpointed). */
 export function readCheckpointRecord(file: string): CheckpointRecord | undefined {
   const recordFile = checkpointRecordFile(file);
@@ -93,19 +85,39 @@ export function readCheckpointRecord(file: string): CheckpointRecord | undefined
     throw error;
   }
   if (bytes.length < HEAD_BYTES + 4 || !bytes.subarray(0, 8).equals(MAGIC)) {
-    throw damagedRecord(recordFile, 'it is not a checkpoint record');
+    throw dbError(
+      'ERR_STORAGE_CORRUPT',
+      'checkpointNotRecord',
+      { file: recordFile },
+      { file: recordFile },
+    );
   }
   const version = bytes.readUInt32LE(8);
   if (version !== VERSION) {
-    throw damagedRecord(recordFile, `format version ${version}; this docdb reads ${VERSION}`);
+    throw dbError(
+      'ERR_STORAGE_CORRUPT',
+      'checkpointFormat',
+      { file: recordFile, version, versionRead: VERSION },
+      { file: recordFile },
+    );
   }
   const pageSize = bytes.readUInt32LE(12);
   const end = HEAD_BYTES + 2 * pageSize;
   if (pageSize < PAGE_SIZE_MIN || pageSize > PAGE_SIZE_MAX || bytes.length !== end + 4) {
-    throw damagedRecord(recordFile, `its length does not fit a page size of ${pageSize}`);
+    throw dbError(
+      'ERR_STORAGE_CORRUPT',
+      'checkpointLength',
+      { file: recordFile, pageSize },
+      { file: recordFile },
+    );
   }
   if (zlib.crc32(bytes.subarray(0, end)) !== bytes.readUInt32LE(end)) {
-    throw damagedRecord(recordFile, 'its checksum does not match');
+    throw dbError(
+      'ERR_STORAGE_CORRUPT',
+      'checkpointChecksum',
+      { file: recordFile },
+      { file: recordFile },
+    );
   }
   return {
     pageSize,

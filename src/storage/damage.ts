@@ -5,7 +5,7 @@
  * boundary of the storage layer, so no raw engine message reaches a caller. Never repairs.
  */
 
-import { DbError, isDbError } from '../errors/index.js';
+import { DbError, dbError, isDbError } from '../errors/index.js';
 import { formatId } from '../util/index.js';
 import { isEngineDamage } from './lmdb-env.js';
 
@@ -37,9 +37,10 @@ export function damaged(site: DamageSite, cause: unknown): DbError {
   if (site.collection !== undefined) details.collection = site.collection;
   if (site.index !== undefined) details.index = site.index;
   if (site.id !== undefined) details.id = formatId(site.id);
-  const error = new DbError(
+  const error = dbError(
     'ERR_STORAGE_CORRUPT',
-    `the data file ${site.file} is damaged: ${describe(site)} cannot be read. Run docdb verify on the file to list the damage, and restore it from a backup or a follower.`,
+    'unreadable',
+    { file: site.file, what: describe(site) },
     details,
   );
   // The decoder's own error is the interesting cause, not the codec's wrapper of it.

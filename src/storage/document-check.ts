@@ -3,7 +3,7 @@
  * with an optional `_id` that is a UUID. Errors name the offending field path.
  */
 
-import { DbError } from '../errors/index.js';
+import { dbError } from '../errors/index.js';
 import type { Document } from '../types/index.js';
 import { DOCUMENT_DEPTH_MAX, parseId } from '../util/index.js';
 
@@ -23,10 +23,6 @@ function describe(value: unknown): string {
   if (typeof value === 'object' && value !== null)
     return `a ${value.constructor?.name ?? 'non-plain'} object`;
   return `a ${typeof value}`;
-}
-
-function fail(message: string, field?: string): never {
-  throw new DbError('ERR_DOCUMENT_INVALID', message, field === undefined ? undefined : { field });
 }
 
 /**
@@ -53,10 +49,7 @@ function checkValue(value: unknown, depth: number): void {
       // A lone UTF-16 surrogate has no UTF-8 form: it would be stored as U+FFFD and lost.
       if (!value.isWellFormed()) {
         const field = pathText();
-        fail(
-          `field '${field}' holds a string with a lone UTF-16 surrogate (not valid Unicode)`,
-          field,
-        );
+        throw dbError('ERR_DOCUMENT_INVALID', 'loneSurrogate', { field }, { field: field });
       }
       return;
     case 'boolean':
@@ -64,14 +57,24 @@ function checkValue(value: unknown, depth: number): void {
     case 'number':
       if (!Number.isFinite(value)) {
         const field = pathText();
-        fail(`field '${field}' holds ${describe(value)}`, field);
+        throw dbError(
+          'ERR_DOCUMENT_INVALID',
+          'notJsonValue',
+          { field, what: describe(value) },
+          { field: field },
+        );
       }
       return;
     case 'object':
       if (value === null) return;
       if (depth >= DOCUMENT_DEPTH_MAX) {
         const field = pathText();
-        fail(`field '${field}' nests deeper than ${DOCUMENT_DEPTH_MAX} levels`, field);
+        throw dbError(
+          'ERR_DOCUMENT_INVALID',
+          'tooDeep',
+          { field, limit: DOCUMENT_DEPTH_MAX },
+          { field: field },
+        );
       }
       if (Array.isArray(value)) {
         for (let i = 0; i < value.length; i++) {
@@ -83,13 +86,23 @@ function checkValue(value: unknown, depth: number): void {
       }
       if (!isPlainObject(value)) {
         const field = pathText();
-        fail(`field '${field}' holds ${describe(value)}`, field);
+        throw dbError(
+          'ERR_DOCUMENT_INVALID',
+          'notJsonValue',
+          { field, what: describe(value) },
+          { field: field },
+        );
       }
       checkFields(value, depth + 1);
       return;
     default: {
       const field = pathText();
-      fail(`field '${field}' holds ${describe(value)}`, field);
+      throw dbError(
+        'ERR_DOCUMENT_INVALID',
+        'notJsonValue',
+        { field, what: describe(value) },
+        { field: field },
+      );
     }
   }
 }
@@ -98,8 +111,9 @@ function checkFields(object: Record<string, unknown>, depth: number): void {
   for (const key of Object.keys(object)) {
     if (key === '__proto__' || !key.isWellFormed()) {
       const prefix = fieldPath.length === 0 ? '' : `${pathText()}.`;
-      if (key === '__proto__') fail(`field name '${prefix}__proto__' is not allowed`, prefix + key);
-      fail(`field name '${prefix}${key}' holds a lone UTF-16 surrogate`);
+      if (key === '__proto__')
+        throw dbError('ERR_DOCUMENT_INVALID', 'protoField', { prefix }, { field: prefix + key });
+      throw dbError('ERR_DOCUMENT_INVALID', 'loneSurrogateInName', { prefix, key });
     }
     fieldPath.push(key);
     checkValue(object[key], depth);
@@ -128,7 +142,7 @@ export function checkDocument(doc: unknown): CheckedDocument {
           : typeof doc === 'object'
             ? describe(doc)
             : `a ${typeof doc}`;
-    fail(`a document must be a JSON object, not ${what}`);
+    throw dbError('ERR_DOCUMENT_INVALID', 'notObject', { what });
   }
   let id: Buffer | undefined;
   let body: Document = doc;
@@ -136,9 +150,10 @@ export function checkDocument(doc: unknown): CheckedDocument {
     const raw = doc._id;
     id = parseId(raw);
     if (!id) {
-      throw new DbError(
+      throw dbError(
         'ERR_DOCUMENT_ID_INVALID',
-        `_id ${JSON.stringify(raw)} is not a UUID; leave _id out to get a generated one`,
+        'notUuid',
+        { id: JSON.stringify(raw) },
         { _id: raw },
       );
     }

@@ -5,7 +5,7 @@
  * (write-txn.ts) records what the caller did, and a follower's apply writes the leader's.
  */
 
-import { collectionNotFound, DbError } from '../errors/index.js';
+import { collectionNotFound, DbError, dbError } from '../errors/index.js';
 import type { BulkResult } from '../types/index.js';
 
 export type { BulkResult };
@@ -71,10 +71,7 @@ export function collectionForWrite(
   const existing = ctx.catalog.get(name, txn);
   if (existing || !create) return existing;
   if (ctx.catalog.all(txn).size >= COLLECTIONS_MAX) {
-    throw new DbError(
-      'ERR_COLLECTION_LIMIT',
-      `cannot create collection '${name}': a data file holds at most ${COLLECTIONS_MAX} collections`,
-    );
+    throw dbError('ERR_COLLECTION_LIMIT', 'tooMany', { name, limit: COLLECTIONS_MAX });
   }
   const dbName = ctx.catalog.allocateName(txn, 'c');
   ctx.handles.create(dbName, txn.handles);
@@ -179,9 +176,10 @@ function claimId(
     }
   }
   if (claims.seen.has(text) || idExists(ctx, def, given, txn)) {
-    throw new DbError(
+    throw dbError(
       'ERR_DOCUMENT_ID_EXISTS',
-      `_id ${formatId(given)} already exists in ${def.name}; use replace to change it`,
+      'exists',
+      { id: formatId(given), collection: def.name },
       { _id: formatId(given) },
     );
   }

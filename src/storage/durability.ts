@@ -11,7 +11,6 @@
  */
 
 import * as fs from 'node:fs';
-import * as path from 'node:path';
 import {
   type CheckpointRecord,
   readMetaPages,
@@ -249,11 +248,7 @@ export class Durability {
       pin.release();
       this.wal.bytesSince = this.checkpointBytes;
       this.bytesAtRead = 0;
-      throw notDurable(
-        `the checkpoint of ${this.file} could not be made`,
-        path.dirname(this.file),
-        error,
-      );
+      throw notDurable('checkpoint', this.file, error);
     }
     this.pinned?.release();
     this.pinned = pin;

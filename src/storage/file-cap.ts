@@ -13,7 +13,7 @@
  */
 
 import * as fs from 'node:fs';
-import { DbError } from '../errors/index.js';
+import { type DbError, dbError } from '../errors/index.js';
 import { DATA_FILE_CAP_BYTES_MIN } from '../util/index.js';
 import type { StoreContext } from './context.js';
 import { pageUsage } from './maintenance.js';
@@ -44,10 +44,7 @@ export interface CapMark {
 export function checkFileCapOption(capBytes: number | undefined): void {
   if (capBytes === undefined) return;
   if (!Number.isSafeInteger(capBytes) || capBytes < DATA_FILE_CAP_BYTES_MIN) {
-    throw new DbError(
-      'ERR_BAD_ARGUMENT',
-      `maxFileBytes must be a whole number of bytes, at least ${DATA_FILE_CAP_BYTES_MIN} (1 MiB); got ${capBytes}`,
-    );
+    throw dbError('ERR_BAD_ARGUMENT', 'maxFileBytes', { min: DATA_FILE_CAP_BYTES_MIN, capBytes });
   }
 }
 
@@ -76,13 +73,7 @@ export function checkFileCap(
     txn.written.delete > before.written.delete;
   if (onlyDeleted) return;
   const cap = capBytes % MiB === 0 ? `${capBytes / MiB} MiB` : `${capBytes} bytes`;
-  throw new DbError(
-    'ERR_STORAGE_FULL',
-    `the write was not stored: the data file ${ctx.file} reached its size cap of ${cap} ` +
-      '(storage.maxFileMiB, --max-file-mib or DOCDB_MAX_FILE_MIB on a node; maxFileBytes when ' +
-      'opened embedded); delete documents, or restart with a larger cap (reads go on)',
-    { capBytes, usedBytes },
-  );
+  throw dbError('ERR_STORAGE_FULL', 'sizeCap', { file: ctx.file, cap }, { capBytes, usedBytes });
 }
 
 /** Free bytes under which a failed commit is put down to a full disk. */
@@ -108,15 +99,13 @@ export function storageFailed(error: unknown, dir: string): DbError {
     /ENOSPC|No space left|MDB_MAP_FULL|map ?size/i.test(text) ||
     (free !== undefined && free < DISK_FULL_FREE_BYTES);
   const failure = full
-    ? new DbError(
+    ? dbError(
         'ERR_STORAGE_FULL',
-        `the write was not stored: the disk holding ${dir} is full${free === undefined ? '' : ` (${free} bytes free)`}; free space and write again (reads go on)`,
+        'diskFull',
+        { dir, freeText: free === undefined ? '' : ` (${free} bytes free)` },
         free === undefined ? undefined : { freeBytes: free },
       )
-    : new DbError(
-        'ERR_STORAGE_FAILED',
-        'the write was not committed: the storage engine failed (the log has the cause)',
-      );
+    : dbError('ERR_STORAGE_FAILED', 'engineFailed');
   failure.cause = error;
   return failure;
 }

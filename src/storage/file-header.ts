@@ -6,7 +6,7 @@
  */
 
 import * as fs from 'node:fs';
-import { DbError } from '../errors/index.js';
+import { dbError } from '../errors/index.js';
 
 /** LMDB's magic number at the start of each meta page's body. */
 const MDB_MAGIC = 0xbeefc0de;
@@ -102,31 +102,36 @@ export function checkFileHead(file: string): void {
   if (!fs.existsSync(file)) return;
   const header = readFileHeader(file);
   if (header.sizeBytes === 0) {
-    throw new DbError(
+    throw dbError(
       'ERR_STORAGE_TRUNCATED',
-      `${file} is empty (0 bytes): the data file was cut or never written. Restore it from a backup, or delete it to start an empty database.`,
+      'empty',
+      { file },
       { file, expectedBytes: header.expectedBytes, actualBytes: 0 },
     );
   }
   if (!header.meta && header.sizeBytes < META_READ_BYTES) {
-    throw new DbError(
+    throw dbError(
       'ERR_STORAGE_TRUNCATED',
-      `${file} is truncated: it is ${header.sizeBytes} bytes, shorter than the header of a data file (two pages). Restore it from a backup or a follower; docdb will not read a cut file.`,
+      'shorterThanHeader',
+      { file, sizeBytes: header.sizeBytes },
       { file, actualBytes: header.sizeBytes },
     );
   }
   if (!header.meta) {
-    throw new DbError(
-      'ERR_STORAGE_CORRUPT',
-      `${file} is not a docdb data file, or its header is damaged: neither meta page is readable. Restore it from a backup or a follower.`,
-      { file },
-    );
+    throw dbError('ERR_STORAGE_CORRUPT', 'noMetaPage', { file }, { file });
   }
   if (header.sizeBytes >= header.expectedBytes) return;
   const pageSize = header.meta?.pageSizeBytes ?? 0;
-  throw new DbError(
+  throw dbError(
     'ERR_STORAGE_TRUNCATED',
-    `${file} is truncated: it should be at least ${header.expectedBytes} bytes (${header.expectedBytes / pageSize} pages of ${pageSize} bytes) but is ${header.sizeBytes} bytes. Restore it from a backup or a follower; docdb will not read a cut file.`,
+    'shorterThanRecorded',
+    {
+      file,
+      expectedBytes: header.expectedBytes,
+      expectedPages: header.expectedBytes / pageSize,
+      pageSize,
+      sizeBytes: header.sizeBytes,
+    },
     { file, expectedBytes: header.expectedBytes, actualBytes: header.sizeBytes },
   );
 }

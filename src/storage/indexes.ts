@@ -5,7 +5,7 @@
  * change-log entry (the caller does, or applies a leader's).
  */
 
-import { DbError } from '../errors/index.js';
+import { type DbError, dbError } from '../errors/index.js';
 import { INDEXES_PER_COLLECTION_MAX } from '../util/index.js';
 import { type CheckedIndexSpec, type CollectionDef, findIndex, type IndexDef } from './catalog.js';
 import type { StoreContext } from './context.js';
@@ -25,7 +25,7 @@ import type { TxnState } from './txn-state.js';
 
 export { type IndexEntry, indexEntry };
 
-/** What a write that stored nothing says about it (one sentence, said once). */
+/** The clause that ends the message of a write that stored nothing (ERR_UNIQUE_VIOLATION's template ends with it too). */
 export const NOTHING_STORED = 'nothing of this write was stored';
 
 /** Parsed forms of index definitions; a definition is immutable, so it is its own key. */
@@ -82,9 +82,10 @@ export function uniqueTaken(
 export function uniqueViolation(def: CollectionDef, index: LiveIndex, tuple: unknown[]): DbError {
   const paths = index.def.paths.join(', ');
   const shown = tuple.map((v) => JSON.stringify(v)).join(', ');
-  return new DbError(
+  return dbError(
     'ERR_UNIQUE_VIOLATION',
-    `unique index '${index.def.name}' on ${def.name} (${paths}) already holds ${shown}; ${NOTHING_STORED}`,
+    'duplicate',
+    { index: index.def.name, collection: def.name, paths, shown },
     { index: index.def.name, collection: def.name, paths: index.def.paths, value: tuple },
   );
 }
@@ -159,17 +160,18 @@ export function createIndex(
   spec: CheckedIndexSpec,
 ): IndexDef {
   if (findIndex(def, spec.name)) {
-    throw new DbError(
+    throw dbError(
       'ERR_INDEX_EXISTS',
-      `collection ${def.name} already has an index named '${spec.name}'`,
+      'exists',
+      { collection: def.name, index: spec.name },
       { index: spec.name },
     );
   }
   if (def.indexes.length >= INDEXES_PER_COLLECTION_MAX) {
-    throw new DbError(
-      'ERR_INDEX_LIMIT',
-      `collection ${def.name} already has ${def.indexes.length} indexes, the most allowed`,
-    );
+    throw dbError('ERR_INDEX_LIMIT', 'tooMany', {
+      collection: def.name,
+      count: def.indexes.length,
+    });
   }
   const dbName = ctx.catalog.allocateName(txn, 'i');
   ctx.handles.create(dbName, txn.handles);
@@ -212,9 +214,10 @@ function requireIndex(def: CollectionDef, name: string): IndexDef {
   const index = findIndex(def, name);
   if (!index) {
     const known = def.indexes.map((i) => i.name).join(', ') || 'none';
-    throw new DbError(
+    throw dbError(
       'ERR_INDEX_NOT_FOUND',
-      `collection ${def.name} has no index named '${name}' (indexes: ${known})`,
+      'noIndex',
+      { collection: def.name, index: name, known },
       { index: name },
     );
   }

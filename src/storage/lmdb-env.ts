@@ -6,7 +6,7 @@
 import * as path from 'node:path';
 import type { Database as LmdbDatabase, RootDatabase } from 'lmdb';
 import * as lmdb from 'lmdb';
-import { assert, DbError } from '../errors/index.js';
+import { assert, dbError } from '../errors/index.js';
 import { COLLECTIONS_MAX, INDEXES_PER_COLLECTION_MAX } from '../util/index.js';
 import { checkFileHead } from './file-header.js';
 
@@ -58,11 +58,7 @@ export function openEnv(file: string, readOnly: boolean, flushEachCommit = false
     });
   } catch (error) {
     if (!isEngineDamage(error)) throw error;
-    const damaged = new DbError(
-      'ERR_STORAGE_CORRUPT',
-      `${file} is damaged: its header is not a valid data file header. Restore it from a backup or a follower.`,
-      { file },
-    );
+    const damaged = dbError('ERR_STORAGE_CORRUPT', 'badHeader', { file }, { file });
     damaged.cause = error;
     throw damaged;
   }

@@ -11,7 +11,7 @@
  */
 
 import * as fs from 'node:fs';
-import { DbError } from '../errors/index.js';
+import { type DbError, dbError } from '../errors/index.js';
 import type { CollectionDef } from './catalog.js';
 import { checkFileHead } from './file-header.js';
 import { type PageWalk, walkPages } from './page-walk.js';
@@ -33,9 +33,10 @@ function listFaults(walk: PageWalk): string {
 }
 
 function refusal(file: string, what: string, walk: PageWalk): DbError {
-  return new DbError(
+  return dbError(
     'ERR_STORAGE_CORRUPT',
-    `the data file ${file} is damaged: ${what} do not hold together (${listFaults(walk)}). docdb does not open it, since reading those pages could crash the process. Run docdb verify on the file to list the damage, and restore it from a backup or a follower.`,
+    'pagesDamaged',
+    { file, what, faults: listFaults(walk) },
     { file, faults: walk.faults.length, trees: [...walk.damagedTrees] },
   );
 }

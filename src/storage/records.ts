@@ -5,7 +5,7 @@
  */
 
 import { createHash } from 'node:crypto';
-import { DbError } from '../errors/index.js';
+import { dbError } from '../errors/index.js';
 import { formatId, ID_BYTES } from '../util/index.js';
 import type { CollectionDef, IndexDef } from './catalog.js';
 import type { StoreContext } from './context.js';
@@ -25,7 +25,7 @@ export const ID_PAST_MAX = Buffer.alloc(ID_BYTES + 1, 0xff);
  */
 function storedId(id: Buffer): Buffer {
   if (id.length !== ID_BYTES) {
-    throw new DbError('ERR_STORAGE_CORRUPT', `an index entry holds ${id.length} bytes, not an id`);
+    throw dbError('ERR_STORAGE_CORRUPT', 'indexEntryNotId', { bytes: id.length });
   }
   return id;
 }

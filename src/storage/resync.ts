@@ -7,7 +7,7 @@
  * clearing the mark. It records no change-log entries and reads nothing from a leader.
  */
 
-import { DbError } from '../errors/index.js';
+import { dbError } from '../errors/index.js';
 import type {
   LogPosition,
   SnapshotIndex,
@@ -67,7 +67,7 @@ export async function startSnapshotLoad(
     },
     async insert(collection, documents) {
       const canonical = normalizeCollectionName(collection);
-      if (!Array.isArray(documents)) throw badArgument('documents to load come as an array');
+      if (!Array.isArray(documents)) throw dbError('ERR_BAD_ARGUMENT', 'snapshotDocuments');
       await run((txn) => {
         requireThisLoad(txn, mark);
         insert(ctx, txn, canonical, documents);
@@ -88,26 +88,20 @@ export function snapshotLoadPending(ctx: StoreContext): { seq: number; term: num
   return loading && { seq: loading.seq, term: loading.term };
 }
 
-function badArgument(message: string): DbError {
-  return new DbError('ERR_BAD_ARGUMENT', message);
-}
-
 function loadMark(at: SnapshotPosition): SnapshotLoadMark {
   const { seq, term, lastChain } = at ?? {};
   const lastTerm = at?.lastTerm ?? term;
   if (!Number.isSafeInteger(seq) || seq < 0) {
-    throw badArgument(`a snapshot's seq is an integer from 0; got ${seq}`);
+    throw dbError('ERR_BAD_ARGUMENT', 'snapshotSeq', { seq });
   }
   if (!Number.isSafeInteger(term) || term < 1) {
-    throw badArgument(`a snapshot's term is a positive integer; got ${term}`);
+    throw dbError('ERR_BAD_ARGUMENT', 'snapshotTerm', { term });
   }
   if (!Number.isSafeInteger(lastTerm) || lastTerm < 0 || lastTerm > term) {
-    throw badArgument(
-      `a snapshot's last term is an integer from 0 to its term ${term}; got ${lastTerm}`,
-    );
+    throw dbError('ERR_BAD_ARGUMENT', 'snapshotLastTerm', { term, lastTerm });
   }
   if (lastChain !== undefined && !/^[0-9a-f]{32}$/.test(lastChain)) {
-    throw badArgument(`a snapshot's last chain link is 32 hex digits; got ${String(lastChain)}`);
+    throw dbError('ERR_BAD_ARGUMENT', 'snapshotLastChain', { lastChain: String(lastChain) });
   }
   const runs = checkRuns(at.runs ?? (seq === 0 ? [] : [{ term: lastTerm, from: seq }]), seq);
   return {
@@ -122,7 +116,7 @@ function loadMark(at: SnapshotPosition): SnapshotLoadMark {
 
 /** A snapshot's term history: runs in seq and term order, none past the snapshot's seq. */
 function checkRuns(runs: readonly TermRun[], seq: number): TermRun[] {
-  if (!Array.isArray(runs)) throw badArgument("a snapshot's term history comes as an array");
+  if (!Array.isArray(runs)) throw dbError('ERR_BAD_ARGUMENT', 'snapshotRuns');
   let previous: TermRun | undefined;
   for (const run of runs) {
     const sound =
@@ -132,9 +126,11 @@ function checkRuns(runs: readonly TermRun[], seq: number): TermRun[] {
       run.from <= seq &&
       (previous === undefined || (run.from > previous.from && run.term > previous.term));
     if (!sound) {
-      throw badArgument(
-        `a snapshot's term history runs forward in seq and term up to its seq ${seq}; got ${JSON.stringify(run)} after ${JSON.stringify(previous)}`,
-      );
+      throw dbError('ERR_BAD_ARGUMENT', 'snapshotRunOrder', {
+        seq,
+        run: JSON.stringify(run),
+        previous: JSON.stringify(previous),
+      });
     }
     previous = run;
   }
@@ -142,10 +138,10 @@ function checkRuns(runs: readonly TermRun[], seq: number): TermRun[] {
 }
 
 function checkIndexes(indexes: readonly LoadIndex[]): LoadIndex[] {
-  if (!Array.isArray(indexes)) throw badArgument('index definitions come as an array');
+  if (!Array.isArray(indexes)) throw dbError('ERR_BAD_ARGUMENT', 'snapshotIndexes');
   for (const index of indexes) {
     if (index?.state !== 'ready' && index?.state !== 'stale') {
-      throw badArgument(`an index state is 'ready' or 'stale'; got ${String(index?.state)}`);
+      throw dbError('ERR_BAD_ARGUMENT', 'snapshotIndexState', { state: String(index?.state) });
     }
   }
   return [...indexes];
@@ -154,9 +150,7 @@ function checkIndexes(indexes: readonly LoadIndex[]): LoadIndex[] {
 /** Refuses a call of a load that finished or that a newer load replaced. */
 function requireThisLoad(txn: TxnState, mark: SnapshotLoadMark): void {
   if (txn.meta.loading?.id === mark.id) return;
-  throw badArgument(
-    `the snapshot load at seq ${mark.seq} is over (it finished, or a newer load started over); start a new one`,
-  );
+  throw dbError('ERR_BAD_ARGUMENT', 'snapshotLoadOver', { seq: mark.seq });
 }
 
 function begin(ctx: StoreContext, txn: TxnState, mark: SnapshotLoadMark): void {
@@ -175,7 +169,7 @@ function begin(ctx: StoreContext, txn: TxnState, mark: SnapshotLoadMark): void {
 
 function addCollection(ctx: StoreContext, txn: TxnState, name: string, indexes: LoadIndex[]): void {
   if (ctx.catalog.get(name, txn)) {
-    throw badArgument(`collection '${name}' was already added to this snapshot load`);
+    throw dbError('ERR_BAD_ARGUMENT', 'snapshotCollectionTwice', { name });
   }
   let def = collectionForWrite(ctx, txn, name, true) as CollectionDef;
   for (const index of indexes) {
@@ -204,9 +198,14 @@ function insert(
   const docs = documents.map(({ id, doc }) => {
     const bytes = parseId(id);
     if (!bytes) {
-      throw new DbError('ERR_DOCUMENT_ID_INVALID', `${JSON.stringify(id)} is not a document id`, {
-        _id: id,
-      });
+      throw dbError(
+        'ERR_DOCUMENT_ID_INVALID',
+        'notId',
+        { id: JSON.stringify(id) },
+        {
+          _id: id,
+        },
+      );
     }
     return prepareDocument(ctx, checkDocument(doc).body, bytes, persist);
   });

@@ -10,7 +10,7 @@
 
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { assert, DbError } from '../errors/index.js';
+import { assert, dbError } from '../errors/index.js';
 import type { CheckpointResult, VerifyReport } from '../types/index.js';
 import {
   CHANGE_LOG_RETAIN_BYTES,
@@ -251,7 +251,7 @@ export class Store implements StoreReader, StoreWriter {
     const readOnly = options.readOnly === true;
     checkFileCapOption(options.maxFileBytes);
     if (readOnly && !fs.existsSync(file)) {
-      throw new DbError('ERR_STORAGE_NOT_FOUND', `no docdb data file at ${file}`, { file });
+      throw dbError('ERR_STORAGE_NOT_FOUND', 'noFile', { file }, { file });
     }
     const checkpointBytes = options.checkpointBytes ?? CHECKPOINT_BYTES;
     checkCheckpointBytes(checkpointBytes);
@@ -447,12 +447,12 @@ export class Store implements StoreReader, StoreWriter {
    * `txn.prepareDocument`.
    */
   prepareDocument(body: Document, id: Buffer | undefined): PreparedDocument {
-    if (this.closed) throw new DbError('ERR_STORAGE_CLOSED', 'the database is closed');
+    if (this.closed) throw dbError('ERR_STORAGE_CLOSED', 'closed');
     if (this.queue.inBatch)
       assert(false, 'prepareDocument inside a write job: use txn.prepareDocument');
     return prepareDocument(this.ctx, body, id, (structures) => {
       if (this.readOnly) {
-        throw new DbError('ERR_STORAGE_READ_ONLY', `${this.file} is open read-only`);
+        throw dbError('ERR_STORAGE_READ_ONLY', 'readOnly', { file: this.file });
       }
       this.catalog.saveStructuresNow(structures);
       // The log's entries refer to them: the next batch's checkpoint makes them durable.
@@ -471,14 +471,11 @@ export class Store implements StoreReader, StoreWriter {
   /** Queues a job: every write, the engine's, apply, snapshot loads, terms and checkpoints. */
   private enqueue<T>(job: (txn: WriteTxn) => T): Promise<T> {
     if (this.closed) {
-      return Promise.reject(new DbError('ERR_STORAGE_CLOSED', 'the database is closed'));
+      return Promise.reject(dbError('ERR_STORAGE_CLOSED', 'closed'));
     }
     if (this.readOnly) {
       return Promise.reject(
-        new DbError(
-          'ERR_STORAGE_READ_ONLY',
-          `${this.file} is open read-only; writes go through the process that holds it`,
-        ),
+        dbError('ERR_STORAGE_READ_ONLY', 'readOnlyWrites', { file: this.file }),
       );
     }
     return this.queue.enqueue(job);
@@ -566,9 +563,7 @@ export class Store implements StoreReader, StoreWriter {
   /** Persists this node's term tag (see NodeMeta.termTag). */
   setTermTag(tag: number): Promise<void> {
     if (!Number.isSafeInteger(tag) || tag < 0) {
-      return Promise.reject(
-        new DbError('ERR_BAD_ARGUMENT', `a term tag is an integer from 0; got ${tag}`),
-      );
+      return Promise.reject(dbError('ERR_BAD_ARGUMENT', 'termTagNegative', { tag }));
     }
     return this.enqueue((txn) => {
       this.catalog.saveMeta(txn.state, { ...txn.state.meta, termTag: tag });
@@ -856,7 +851,7 @@ export class Store implements StoreReader, StoreWriter {
    * writers go on: every write committed before the call is in it (engine/backup.ts).
    */
   async copyTo(file: string, compact: boolean): Promise<void> {
-    if (this.closed) throw new DbError('ERR_STORAGE_CLOSED', 'the database is closed');
+    if (this.closed) throw dbError('ERR_STORAGE_CLOSED', 'closed');
     await copyEnv(this.handles.env, file, compact);
   }
 
@@ -877,10 +872,7 @@ export class Store implements StoreReader, StoreWriter {
       if (report) return report;
       // The node changed the catalog between the load and the snapshot: read it again.
       if (attempt >= VERIFY_ATTEMPTS_MAX) {
-        throw new DbError(
-          'ERR_STORAGE_LOCKED',
-          `another process kept changing the catalog of ${this.file} while verify started; run it again when it is quieter`,
-        );
+        throw dbError('ERR_STORAGE_LOCKED', 'catalogChanging', { file: this.file });
       }
       this.handles.forget();
       this.load();
@@ -914,8 +906,5 @@ export class Store implements StoreReader, StoreWriter {
 
 function checkCheckpointBytes(bytes: number): void {
   if (Number.isSafeInteger(bytes) && bytes >= CHECKPOINT_BYTES_MIN) return;
-  throw new DbError(
-    'ERR_BAD_ARGUMENT',
-    `checkpointBytes must be an integer of at least ${CHECKPOINT_BYTES_MIN} (1 MiB); got ${bytes}`,
-  );
+  throw dbError('ERR_BAD_ARGUMENT', 'checkpointBytes', { min: CHECKPOINT_BYTES_MIN, bytes });
 }

@@ -20,7 +20,7 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import * as zlib from 'node:zlib';
-import { DbError } from '../errors/index.js';
+import { type DbError, dbError } from '../errors/index.js';
 import { fsyncDirectory, makeDirectoryDurably, namesInDirectory } from '../util/index.js';
 
 /** A segment is closed and the next begun once it holds this many bytes. */
@@ -320,7 +320,7 @@ export class WalWriter {
   async close(): Promise<void> {
     await this.whenFlushed();
     this.endSegment();
-    this.closed = new DbError('ERR_STORAGE_CLOSED', 'the database is closed');
+    this.closed = dbError('ERR_STORAGE_CLOSED', 'closed');
   }
 
   /**
@@ -446,23 +446,33 @@ function fdatasync(fd: number): Promise<void> {
 }
 
 function flushFailed(dir: string, error: unknown): DbError {
-  return notDurable(`the write-ahead log in ${dir} could not be written or flushed`, dir, error);
+  return notDurable('log', dir, error);
 }
 
 /**
- * The error of writes that were committed but could not be made durable (`what` failed): not
- * acknowledged, though a later checkpoint or the log may still hold them; ERR_STORAGE_FULL
- * when the disk is full.
+ * The error of writes that were committed but could not be made durable: the write-ahead log
+ * in the directory `at` could not be flushed, or the checkpoint of the data file `at` could not
+ * be made. Not acknowledged, though a later checkpoint or the log may still hold them;
+ * ERR_STORAGE_FULL when the disk is full.
  */
-export function notDurable(what: string, dir: string, error: unknown): DbError {
+export function notDurable(what: 'log' | 'checkpoint', at: string, error: unknown): DbError {
   const code = (error as NodeJS.ErrnoException).code;
   const full = code === 'ENOSPC' || code === 'EDQUOT';
   const cause = error instanceof Error ? error.message : String(error);
-  const failed = new DbError(
-    full ? 'ERR_STORAGE_FULL' : 'ERR_STORAGE_FAILED',
-    `${full ? `the disk holding ${dir} is full: ` : ''}${what} (${cause}); the writes waiting on it are not acknowledged (they may be there after a restart, or not)${full ? '; free space and write again (reads go on)' : ''}`,
-    { dir },
-  );
+  const failed = notDurableError(what, at, full, cause);
   failed.cause = error;
   return failed;
+}
+
+function notDurableError(what: 'log' | 'checkpoint', at: string, full: boolean, cause: string) {
+  if (what === 'log') {
+    const dir = at;
+    return full
+      ? dbError('ERR_STORAGE_FULL', 'logNotDurable', { dir, cause }, { dir })
+      : dbError('ERR_STORAGE_FAILED', 'logNotDurable', { dir, cause }, { dir });
+  }
+  const [file, dir] = [at, path.dirname(at)];
+  return full
+    ? dbError('ERR_STORAGE_FULL', 'checkpointNotDurable', { dir, file, cause }, { dir })
+    : dbError('ERR_STORAGE_FAILED', 'checkpointNotDurable', { file, cause }, { dir });
 }

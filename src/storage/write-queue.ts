@@ -17,7 +17,7 @@
  * returns at once (LMDB does not flush it; docs/adr/0023-write-ahead-log.md).
  */
 
-import { DbError } from '../errors/index.js';
+import { type DbError, dbError } from '../errors/index.js';
 
 /** Thrown by a job to roll back its own writes while still resolving with a value. */
 export class RollbackWith<T> {
@@ -161,11 +161,7 @@ export class WriteQueue<Txn> {
   /** The error of a job refused because an earlier batch could not be taken in. */
   private refusal(): DbError {
     const cause = this.broken instanceof Error ? this.broken.message : String(this.broken);
-    return new DbError(
-      'ERR_STORAGE_FAILED',
-      `the database takes no more writes: after an earlier commit its catalog could not be read again (${cause}); close and reopen it`,
-      { cause },
-    );
+    return dbError('ERR_STORAGE_FAILED', 'catalogUnreadable', { cause }, { cause });
   }
 
   private runJob(txn: Txn, job: Job<Txn>): Outcome {

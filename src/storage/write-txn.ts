@@ -5,7 +5,7 @@
  * commits; nothing else can write.
  */
 
-import { DbError } from '../errors/index.js';
+import { type DbError, dbError } from '../errors/index.js';
 import { DOCUMENT_BYTES_MAX, formatId } from '../util/index.js';
 import type { CheckedIndexSpec, CollectionDef, IndexDef } from './catalog.js';
 import type { FieldSelection, Structure } from './codec/index.js';
@@ -45,9 +45,10 @@ export function prepareDocument(
 ): PreparedDocument {
   const encoded = ctx.docs.encode(body, persist);
   if (encoded.length > DOCUMENT_BYTES_MAX) {
-    throw new DbError(
+    throw dbError(
       'ERR_DOCUMENT_TOO_LARGE',
-      `the document takes ${encoded.length} bytes stored; the limit is ${DOCUMENT_BYTES_MAX}`,
+      'tooLarge',
+      { bytes: encoded.length, limit: DOCUMENT_BYTES_MAX },
       { bytes: encoded.length, limit: DOCUMENT_BYTES_MAX },
     );
   }

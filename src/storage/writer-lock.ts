@@ -9,7 +9,7 @@
 
 import * as fs from 'node:fs';
 import { hostname } from 'node:os';
-import { DbError } from '../errors/index.js';
+import { type DbError, dbError } from '../errors/index.js';
 import { isStampedProcessAlive, type ProcessStamp, processStamp } from '../util/index.js';
 
 /** What the owner file records about the process holding the file. */
@@ -79,7 +79,7 @@ export function acquireWriterLock(file: string): WriterLock {
       if (owner && ownerAlive(owner)) throw locked(file, owner);
       takeOverStale(lockPath, owner);
     }
-    throw new DbError('ERR_STORAGE_LOCKED', `could not take the writer lock of ${file}`);
+    throw dbError('ERR_STORAGE_LOCKED', 'lockNotTaken', { file });
   } finally {
     fs.rmSync(temp, { force: true });
   }
@@ -115,21 +115,17 @@ function takeOverStale(lockPath: string, stale: LockOwner | undefined): void {
  * until space is freed; a read-only open takes no lock and still works.
  */
 function diskFull(file: string, cause: unknown): DbError {
-  const error = new DbError(
-    'ERR_STORAGE_FULL',
-    `${file} cannot be opened for writing: the disk holding it is full, so its writer lock ` +
-      'cannot be written; free space and open it again (a read-only open works meanwhile)',
-  );
+  const error = dbError('ERR_STORAGE_FULL', 'diskFullAtOpen', { file });
   error.cause = cause;
   return error;
 }
 
 function locked(file: string, owner: LockOwner, why?: string): DbError {
   const reason = why ?? `process ${owner.pid} (${owner.command || 'docdb'}) has it open`;
-  return new DbError(
+  return dbError(
     'ERR_STORAGE_LOCKED',
-    `${file} is held for writing: ${reason} since ${owner.since}. Stop that process first, ` +
-      'or send the work to it (a running node takes writes over its API).',
+    'held',
+    { file, reason, since: owner.since },
     { pid: owner.pid, host: owner.host },
   );
 }

@@ -108,6 +108,25 @@ export interface FencedView {
   httpUrl?: string;
 }
 
+/**
+ * A coordinated node's view of its replica set in etcd (issue 24): null in the status of a
+ * node without a coordinator.
+ */
+export interface CoordinatorView {
+  /** The coordinator, `etcd://host:port`. */
+  url: string;
+  replicaSet: string;
+  /** Who holds the leader key, as this node's watch saw it last; null when no one does. */
+  leader: { name: string; term: number } | null;
+  /**
+   * This node's own leader lease while it leads: whether it may still acknowledge writes, and
+   * until when (wall clock, from its local deadline); null when it does not lead.
+   */
+  lease: { valid: boolean; validUntil: string } | null;
+  /** The members whose records are live, with their last published positions, by name. */
+  members: Array<{ name: string; url: string; replication: string; term: number; seq: number }>;
+}
+
 /** Totals since the node started, for /metrics. */
 export type ReplicationCounters = {
   /** Leader: entries and bytes of entries sent to followers. */
@@ -153,5 +172,7 @@ export interface ReplicationStatus {
   /** A leader's lease from its auto-failover followers; null when not leading. */
   lease: LeaseView | null;
   autoFailover: AutoFailoverView;
+  /** Leadership by an etcd lease: the coordinator, as this node sees it; null without one. */
+  coordinator: CoordinatorView | null;
   counters: ReplicationCounters;
 }

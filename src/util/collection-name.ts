@@ -3,7 +3,7 @@
  * which may not import storage. Pure.
  */
 
-import { DbError } from '../errors/index.js';
+import { dbError } from '../errors/index.js';
 import { COLLECTION_NAME_CHARS_MAX } from './limits.js';
 
 const COLLECTION_NAME = /^[A-Za-z0-9._-]+$/;
@@ -15,24 +15,18 @@ const COLLECTION_NAME = /^[A-Za-z0-9._-]+$/;
  */
 export function normalizeCollectionName(name: unknown): string {
   if (typeof name !== 'string' || name.length === 0) {
-    throw new DbError(
-      'ERR_COLLECTION_NAME_INVALID',
-      'a collection name must be a non-empty string',
-    );
+    throw dbError('ERR_COLLECTION_NAME_INVALID', 'empty');
   }
   if (name.length > COLLECTION_NAME_CHARS_MAX) {
-    throw new DbError(
-      'ERR_COLLECTION_NAME_INVALID',
-      `collection name '${name.slice(0, 40)}…' is ${name.length} characters; the limit is ${COLLECTION_NAME_CHARS_MAX}`,
-    );
+    throw dbError('ERR_COLLECTION_NAME_INVALID', 'tooLong', {
+      name: name.slice(0, 40),
+      nameLength: name.length,
+      limit: COLLECTION_NAME_CHARS_MAX,
+    });
   }
   if (!COLLECTION_NAME.test(name)) {
     const bad = [...name].find((ch) => !/[A-Za-z0-9._-]/.test(ch));
-    throw new DbError(
-      'ERR_COLLECTION_NAME_INVALID',
-      `collection name '${name}' contains '${bad}': use letters, digits, '.', '_' and '-' only`,
-      { name },
-    );
+    throw dbError('ERR_COLLECTION_NAME_INVALID', 'badCharacter', { name, bad }, { name });
   }
   return name.toLowerCase();
 }

@@ -3,7 +3,7 @@
  * Parsing gives a canonical text and segments; evaluation walks a document. Pure.
  */
 
-import { DbError } from '../errors/index.js';
+import { type DbError, dbError } from '../errors/index.js';
 import { PATH_CHARS_MAX, PATH_SEGMENTS_MAX } from './limits.js';
 
 /** One step of a path: a field name, an array position, or every array element. */
@@ -22,7 +22,7 @@ export interface JsonPath {
 const FIELD_CHAR = /[^.[\]\s"'`]/;
 
 function invalid(text: string, why: string): DbError {
-  return new DbError('ERR_PATH_INVALID', `invalid JSON path '${text}': ${why}`, { path: text });
+  return dbError('ERR_PATH_INVALID', 'invalid', { path: text, why }, { path: text });
 }
 
 function readField(text: string, start: number): number {
@@ -51,9 +51,14 @@ function readBracket(text: string, start: number, segments: PathSegment[]): numb
  */
 export function parsePath(text: unknown, options: { allowEach?: boolean } = {}): JsonPath {
   if (typeof text !== 'string' || text.length === 0) {
-    throw new DbError('ERR_PATH_INVALID', 'a JSON path must be a non-empty string', {
-      path: text,
-    });
+    throw dbError(
+      'ERR_PATH_INVALID',
+      'notString',
+      {},
+      {
+        path: text,
+      },
+    );
   }
   if (text.length > PATH_CHARS_MAX) {
     throw invalid(text.slice(0, 40) + '…', `longer than ${PATH_CHARS_MAX} characters`);

@@ -125,6 +125,13 @@ export const ROUTER_PORT_DEFAULT = 6000;
 /** How long `docdb health` waits for each shard by default. */
 export const HEALTH_TIMEOUT_MS_DEFAULT = 5000;
 
+/** A leader lease's TTL unless configured: the leader stops within TTL − margin of losing etcd. */
+export const LEASE_TTL_SECONDS_DEFAULT = 10;
+/** The shortest TTL: etcd raises shorter ones to 1.5 × its election timeout (1 s by default). */
+export const LEASE_TTL_SECONDS_MIN = 2;
+/** The longest TTL: a dead leader's shard stays without one for up to this long. */
+export const LEASE_TTL_SECONDS_MAX = 300;
+
 /** Problems `docdb verify` lists one by one; it counts every one (a damaged file may have millions). */
 export const VERIFY_PROBLEMS_LISTED_MAX = 100;
 

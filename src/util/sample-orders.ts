@@ -5,7 +5,7 @@
  * every plan kind. Deterministic for a given seed and collection size.
  */
 
-import { DbError } from '../errors/index.js';
+import { dbError } from '../errors/index.js';
 import { seededRandom } from './seeded-random.js';
 
 /** The indexes `seed` creates on `orders`. */
@@ -149,10 +149,7 @@ function pnrOf(random: () => number): string {
 /** Refuses a count that is not an integer from 0 to SEED_COUNT_MAX. */
 export function checkSeedCount(count: number): void {
   if (!Number.isInteger(count) || count < 0 || count > SEED_COUNT_MAX) {
-    throw new DbError(
-      'ERR_BAD_ARGUMENT',
-      `the seed count must be an integer from 0 to ${SEED_COUNT_MAX}; got ${count}`,
-    );
+    throw dbError('ERR_BAD_ARGUMENT', 'seedCount', { max: SEED_COUNT_MAX, count });
   }
 }
 

@@ -13,16 +13,19 @@ import {
   type ClusterConfig,
   checkClusterHealth,
   Router,
+  STATS_MEMBERS_TIMEOUT_MS,
   shardFor,
 } from '../../src/cluster/index.js';
 import { isDbError } from '../../src/errors/index.js';
 import {
+  call,
   caughtUp,
   type DocdbNode,
   expectStatus,
   kill,
   Nodes,
   post,
+  status,
   stop,
   waitForStatus,
 } from './replication-support.js';
@@ -121,6 +124,60 @@ describe('a replica-set shard behind the router', () => {
     expect(s2).toMatchObject({ shard: 's2', status: 'up', members: null });
   });
 
+  it("GET /stats lists each shard's nodes: a replica set's members with their roles and its leader", async () => {
+    const stats = await router.stats();
+    const [s1, s2] = stats.shards;
+    expect(s1).toMatchObject({ name: 's1', endpoint: null, leader: a.url });
+    expect(s1?.members?.map((m) => [m.endpoint, m.status, m.role, m.readOnly, m.lag])).toEqual([
+      [b.url, 'up', 'follower', true, 0],
+      [a.url, 'up', 'leader', false, 0],
+      [c.url, 'up', 'follower', true, 0],
+    ]);
+    const leaderSeq = (await status(a)).lastSeq;
+    expect(s1?.members?.map((m) => m.seq)).toEqual([leaderSeq, leaderSeq, leaderSeq]);
+    expect(s1?.members?.every((m) => m.term !== null && m.term > 0 && m.error === null)).toBe(true);
+    expect(s1?.stats.changeLog.lastSeq).toBe(leaderSeq);
+    expect(s2).toMatchObject({
+      name: 's2',
+      endpoint: single.url,
+      members: null,
+      leader: single.url,
+    });
+  });
+
+  it('reads from fresh followers when the router allows it, and from the leader by default', async () => {
+    await caughtUp(a, b);
+    await caughtUp(a, c);
+    const queries = async (node: DocdbNode) => {
+      const text = (await call(node, '/metrics')).text;
+      const lines = text
+        .split('\n')
+        .filter((l) => /^docdb_http_requests_total\{.*route="\/query"/.test(l));
+      return lines.reduce((n, l) => n + Number(l.split(' ').at(-1)), 0);
+    };
+    const sql = "SELECT COUNT(*) AS n FROM orders WHERE tag = 'first'";
+    const before = await Promise.all([a, b, c].map(queries));
+    for (let i = 0; i < 20; i++) await router.query(sql);
+    const leaderOnly = await Promise.all([a, b, c].map(queries));
+    expect(leaderOnly[0]).toBeGreaterThanOrEqual((before[0] as number) + 20);
+    expect(leaderOnly[1]).toBe(before[1]);
+    expect(leaderOnly[2]).toBe(before[2]);
+    const reading = new Router(router.config, { followerReadMaxLagMs: 60_000 });
+    try {
+      for (let i = 0; i < 40; i++) {
+        const n = (await reading.query(sql)).documents[0]?.n;
+        expect(n).toBe((await router.query(sql)).documents[0]?.n);
+      }
+    } finally {
+      await reading.close();
+    }
+    const after = await Promise.all([a, b, c].map(queries));
+    const [onA, onB, onC] = after.map((n, i) => n - (leaderOnly[i] as number));
+    // The comparison queries went to the leader; the 40 reads mostly to the followers.
+    expect((onB as number) + (onC as number)).toBeGreaterThan(0);
+    expect(onA).toBeLessThan(80);
+  });
+
   it('follows a planned handover: a write sent while the old leader is read-only waits for the new one', async () => {
     await caughtUp(a, b);
     expectStatus(await post(a, '/replication/read-only'), 200);
@@ -155,6 +212,17 @@ describe('a replica-set shard behind the router', () => {
     expect(cli.stdout).toContain('replica-set members');
     expect(cli.stdout).toMatch(new RegExp(`s1 +${c.url} +up +leader`));
     expect(cli.stdout).toContain(`s1 is degraded: member ${b.url} is down`);
+    // GET /stats still answers, quickly, showing the member down and the new leader.
+    const started = performance.now();
+    const stats = await router.stats();
+    expect(performance.now() - started).toBeLessThan(STATS_MEMBERS_TIMEOUT_MS + 1_000);
+    expect(stats.shards[0]).toMatchObject({ name: 's1', leader: c.url });
+    expect(stats.shards[0]?.members?.map((m) => [m.endpoint, m.status, m.role])).toEqual([
+      [b.url, 'down', null],
+      [a.url, 'up', 'follower'],
+      [c.url, 'up', 'leader'],
+    ]);
+    expect(stats.shards[0]?.members?.[0]?.error).toBeTruthy();
     a = await refollow(a, replicationPort.c);
     expect(await count()).toBe(31);
   }, 60_000);
@@ -163,6 +231,10 @@ describe('a replica-set shard behind the router', () => {
     expectStatus(await post(c, '/replication/read-only'), 200);
     const short = new Router(router.config, { leaderWaitMs: 500 });
     try {
+      // The router still reads the shard's stats from c, which no longer leads.
+      const stats = await router.stats();
+      expect(stats.shards[0]).toMatchObject({ leader: null });
+      expect(stats.shards[0]?.members?.[2]).toMatchObject({ role: 'leader', readOnly: true });
       const error = await short.insert('orders', { pnr: 'no-leader' }).catch((e) => e);
       expect(isDbError(error, 'ERR_SHARD_UNAVAILABLE'), String(error)).toBe(true);
       expect(error.message).toMatch(/shard s1/);

@@ -2,10 +2,12 @@
  * Proves the admin UI's pure helpers without a browser: columns from documents' paths and
  * the cut of long cell values, every plan string form a node and a router write read into
  * route and steps, the WHERE paths behind the plan hint, rates from two /metrics readings,
- * and reading an import file (NDJSON or a JSON array, bad lines named).
+ * reading an import file (NDJSON or a JSON array, bad lines named), and the Cluster
+ * screen's badges for a replica set's members and shards.
  */
 
 import { describe, expect, it } from 'vitest';
+import { memberBadge, shardBadge, shardProblems } from '../../admin-ui/lib/cluster.js';
 import { readTotals, ratesBetween } from '../../admin-ui/lib/metrics.js';
 import {
   documentOf,
@@ -16,6 +18,7 @@ import {
 import { CELL_CHARS_MAX, cellText, columnPaths, valueAt } from '../../admin-ui/lib/paths.js';
 import { parsePlan, routeText, wherePaths } from '../../admin-ui/lib/plan.js';
 import { routedPlan } from '../../src/cluster/index.js';
+import type { MemberHealth, RouterShardStats, StoreStats } from '../../src/types/index.js';
 
 describe('columns and cells', () => {
   it('puts _id first and spreads objects one level, keeping arrays whole', () => {
@@ -191,5 +194,65 @@ describe('import files', () => {
     expect(await firstCharacter(new Blob([' '.repeat(10_000), '\n [{"a":1}]']))).toBe('[');
     expect(await firstCharacter(new Blob(['{"a":1}']))).toBe('{');
     expect(await firstCharacter(new Blob([]))).toBe('');
+  });
+});
+
+describe("the Cluster screen's badges", () => {
+  const member = (endpoint: string, more: Partial<MemberHealth> = {}): MemberHealth => ({
+    endpoint,
+    status: 'up',
+    role: 'follower',
+    readOnly: true,
+    term: 2,
+    seq: 10,
+    lag: 0,
+    error: null,
+    ...more,
+  });
+  const down = member('http://c', {
+    status: 'down',
+    role: null,
+    readOnly: null,
+    term: null,
+    seq: null,
+    lag: null,
+    error: 'refused',
+  });
+  const shard = (more: Partial<RouterShardStats>): RouterShardStats => ({
+    name: 's1',
+    stats: {} as StoreStats,
+    endpoint: null,
+    members: null,
+    leader: null,
+    ...more,
+  });
+
+  it("words each member's role: the leader found, a follower, read-only, a stale leader, down", () => {
+    const leader = member('http://a', { role: 'leader', readOnly: false });
+    expect(memberBadge(leader, 'http://a')).toEqual({ label: 'leader', tone: 'ok' });
+    expect(memberBadge(member('http://b'), 'http://a')).toEqual({ label: 'follower', tone: '' });
+    expect(memberBadge(down, 'http://a')).toEqual({ label: 'down', tone: 'warn' });
+    const handingOver = member('http://a', { role: 'leader', readOnly: true });
+    expect(memberBadge(handingOver, null).label).toBe('read-only');
+    expect(memberBadge(leader, 'http://b').label).toBe('stale leader');
+    expect(memberBadge(member('http://d', { role: 'none', readOnly: false }), null).label).toBe(
+      'not replicating',
+    );
+  });
+
+  it('marks a replica set without a leader or with a member down, never a one-endpoint shard', () => {
+    const a = member('http://a', { role: 'leader', readOnly: false });
+    const whole = shard({ members: [a, member('http://b')], leader: 'http://a' });
+    expect(shardBadge(whole, false)).toEqual({ label: 'up', tone: 'ok' });
+    expect(shardProblems(whole)).toEqual([]);
+    const degraded = shard({ members: [a, down], leader: 'http://a' });
+    expect(shardBadge(degraded, false)).toEqual({ label: 'degraded', tone: 'warn' });
+    expect(shardProblems(degraded)).toEqual(['http://c is down']);
+    const leaderless = shard({ members: [member('http://b'), down], leader: null });
+    expect(shardBadge(leaderless, false)).toEqual({ label: 'no leader', tone: 'warn' });
+    expect(shardProblems(leaderless)).toEqual(['no member leads', 'http://c is down']);
+    const single = shard({ endpoint: 'http://e', leader: 'http://e' });
+    expect(shardBadge(single, false)).toEqual({ label: 'up', tone: 'ok' });
+    expect(shardBadge(single, true)).toEqual({ label: 'unknown', tone: 'warn' });
   });
 });

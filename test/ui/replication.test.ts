@@ -5,7 +5,10 @@
  * transition (promote on a leader) shows the node's 409 message. And the Cluster screen
  * through a real `docdb router` over two shards: each shard with its counts per collection,
  * and no Replication screen there; the Query screen reading the router's plans (a scatter
- * over both shards with its scan hint, and a single shard).
+ * over both shards with its scan hint, and a single shard); and a replica-set shard's members
+ * with their role badges (leader, follower, down), term, seq and lag, the shard marked
+ * degraded while a member is down and without a leader while its leader is read-only, beside
+ * a one-endpoint shard's endpoint.
  */
 
 import type { ChildProcess } from 'node:child_process';
@@ -16,10 +19,12 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   caughtUp,
   type DocdbNode,
+  expectStatus,
   followerFlags,
   insert,
   leaderFlags,
   Nodes,
+  post,
   status,
 } from '../e2e/replication-support.js';
 import { freePort, request, startRouter, stopAll, waitFor } from '../e2e/support.js';
@@ -31,7 +36,7 @@ let browser: Browser;
 let page: Page & { errors: string[] };
 let leader: DocdbNode;
 let follower: DocdbNode;
-let router: ChildProcess | undefined;
+const routers: ChildProcess[] = [];
 
 beforeAll(async () => {
   const nodes = new Nodes(temp.dir);
@@ -48,7 +53,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await browser?.close();
-  router?.kill('SIGKILL');
+  for (const router of routers) router.kill('SIGKILL');
   await stopAll();
   temp.cleanup();
 });
@@ -104,19 +109,10 @@ describe('the Replication screen', () => {
 describe('the Cluster screen', () => {
   it('shows each shard with its counts through a router, and no Replication screen', async () => {
     const shards = await startShards();
-    const file = path.join(temp.dir, 'cluster.json');
-    fs.writeFileSync(
-      file,
-      JSON.stringify({
-        version: 1,
-        router: { port: 1 },
-        shards: shards.map((url, i) => ({ name: `s${i + 1}`, endpoint: url })),
-        collections: { orders: { strategy: 'hash', path: 'pnr' } },
-      }),
+    const url = await startClusterRouter(
+      'cluster.json',
+      shards.map((url, i) => ({ name: `s${i + 1}`, endpoint: url })),
     );
-    const started = await startRouter(file, temp.dir);
-    router = started.child;
-    const url = started.url;
     for (let i = 0; i < 20; i++) {
       const answer = await request(`${url}/collections/orders`, { body: { pnr: `C${i}` } });
       expect(answer.status, answer.text).toBe(201);
@@ -125,7 +121,7 @@ describe('the Cluster screen', () => {
     const table = page.getByRole('table', { name: 'shards' });
     await table.getByRole('cell', { name: 's1' }).waitFor();
     await table.getByRole('cell', { name: 's2' }).waitFor();
-    await table.getByRole('cell', { name: '20' }).waitFor();
+    await table.getByRole('cell', { name: '20', exact: true }).waitFor();
     expect(await table.getByText('up').count()).toBe(2);
     expect(await page.getByRole('link', { name: 'Replication' }).count()).toBe(0);
     await screenshots(page, 'cluster');
@@ -149,7 +145,80 @@ describe('the Cluster screen', () => {
     await plan.getByText(/^one shard: s[12]$/).waitFor();
     expect(page.errors).toEqual([]);
   });
+
+  it("shows a replica-set shard's members with their roles, and marks one down", async () => {
+    const dir = path.join(temp.dir, 'single');
+    fs.mkdirSync(dir);
+    const single = await new Nodes(dir).start('ui-single');
+    // A member no node answers for: the shard keeps its leader but is marked degraded.
+    const gone = `http://127.0.0.1:${await freePort()}`;
+    const url = await startClusterRouter('cluster-rs.json', [
+      { name: 'rs', members: [follower.url, leader.url, gone] },
+      { name: 'one', endpoint: single.url },
+    ]);
+    await caughtUp(leader, follower);
+    const seq = (await status(leader)).lastSeq;
+    await page.goto(`${url}/ui/cluster/`);
+
+    const shards = page.getByRole('table', { name: 'shards' });
+    const rs = shards.getByRole('row', { name: /^rs / });
+    await rs.getByText('degraded', { exact: true }).waitFor();
+    await rs.getByText(`replica set, 3 members, leader ${leader.url}`).waitFor();
+    const one = shards.getByRole('row', { name: /^one / });
+    await one.getByText('up', { exact: true }).waitFor();
+    await one.getByRole('cell', { name: single.url, exact: true }).waitFor();
+
+    const section = page.getByRole('region', { name: 'shard rs' });
+    await section.getByText(`${gone} is down.`, { exact: true }).waitFor();
+    const members = section.getByRole('table', { name: 'members of rs' });
+    const row = (url: string) => members.getByRole('row', { name: new RegExp(`^${url} `) });
+    await row(leader.url).getByText('leader', { exact: true }).waitFor();
+    await row(follower.url).getByText('follower', { exact: true }).waitFor();
+    await row(gone).getByText('down', { exact: true }).waitFor();
+    // Term, seq and lag: both replicating members at the leader's seq, lag 0.
+    const cells = async (url: string) => row(url).getByRole('cell').allTextContents();
+    const [leaderCells, followerCells] = [await cells(leader.url), await cells(follower.url)];
+    expect(leaderCells.slice(2, 5)).toEqual([
+      String((await status(leader)).term),
+      String(seq),
+      '0',
+    ]);
+    expect(followerCells.slice(3, 5)).toEqual([String(seq), '0']);
+    expect((await cells(gone)).slice(2, 5)).toEqual(['–', '–', '–']);
+    expect(await page.getByRole('region', { name: 'shard one' }).count()).toBe(0);
+    await screenshots(page, 'cluster-replica-set');
+
+    // A handover begun: the leader turns read-only, so no member leads; the router still
+    // reads the shard's stats from it.
+    expectStatus(await post(leader, '/replication/read-only'), 200);
+    try {
+      await page.reload();
+      await rs.getByText('no leader', { exact: true }).waitFor();
+      await rs.getByText('replica set, 3 members, no leader').waitFor();
+      await row(leader.url).getByText('read-only', { exact: true }).waitFor();
+      await section.getByText(`no member leads; ${gone} is down.`, { exact: true }).waitFor();
+    } finally {
+      expectStatus(await post(leader, '/replication/read-write'), 200);
+    }
+    expect(page.errors).toEqual([]);
+  });
 });
+
+/**
+ * A `docdb router` over `shards` (cluster.json's entries) with `orders` hashed on pnr, its
+ * config written to `file` in the test's folder; answers its URL.
+ */
+async function startClusterRouter(file: string, shards: unknown[]): Promise<string> {
+  const config = path.join(temp.dir, file);
+  const collections = { orders: { strategy: 'hash', path: 'pnr' } };
+  fs.writeFileSync(
+    config,
+    JSON.stringify({ version: 1, router: { port: 1 }, shards, collections }),
+  );
+  const started = await startRouter(config, temp.dir);
+  routers.push(started.child);
+  return started.url;
+}
 
 /** Two plain nodes for the router's shards. */
 async function startShards(): Promise<string[]> {

@@ -9,7 +9,7 @@
 
 import { Readable } from 'node:stream';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { assert, DbError, isDbError } from '../../errors/index.js';
+import { assert, isDbError, relayedError } from '../../errors/index.js';
 import type { ChangeLine } from '../../types/index.js';
 import { resumePoint } from '../../util/index.js';
 import { streamErrorBody } from '../errors.js';
@@ -141,7 +141,8 @@ function sendFeed(
 /** A collection name's error with the parameter named; any other error as it is. */
 function namingCollection(error: unknown): unknown {
   if (!isDbError(error, 'ERR_COLLECTION_NAME_INVALID')) return error;
-  return new DbError(error.code, `query parameter collection: ${error.message}`, {
+  const values = { parameter: 'collection', message: error.message };
+  return relayedError(error.code, 'queryParameter', values, {
     ...error.details,
     parameter: 'collection',
   });

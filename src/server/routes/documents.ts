@@ -7,7 +7,7 @@
  */
 
 import type { FastifyInstance } from 'fastify';
-import { DbError, documentNotFound } from '../../errors/index.js';
+import { dbError } from '../../errors/index.js';
 import type { WriteCondition } from '../../types/index.js';
 import { LIST_LIMIT_DEFAULT, LIST_LIMIT_MAX, normalizeCollectionName } from '../../util/index.js';
 import { NO_BODY } from '../json-body.js';
@@ -25,10 +25,7 @@ function writeCondition(headers: Record<string, string | string[] | undefined>):
   if (text === '*') return {};
   const tag = /^(?:W\/)?"([A-Za-z0-9_-]+)"$/.exec(text)?.[1];
   if (tag === undefined) {
-    throw new DbError(
-      'ERR_BAD_ARGUMENT',
-      `If-Match takes one entity tag as a GET's ETag gives it ("…") or *; got ${JSON.stringify(text)}`,
-    );
+    throw dbError('ERR_BAD_ARGUMENT', 'ifMatch', { got: JSON.stringify(text) });
   }
   return { ifMatch: tag };
 }
@@ -111,10 +108,10 @@ export function registerDocumentRoutes(app: FastifyInstance, { api }: ApiContext
     async (request) => {
       const limit = count(request.query.limit, LIST_LIMIT_DEFAULT);
       if (limit > LIST_LIMIT_MAX) {
-        throw new DbError(
-          'ERR_BAD_REQUEST',
-          `querystring field 'limit' must be <= ${LIST_LIMIT_MAX}; got ${limit}`,
-        );
+        throw dbError('ERR_BAD_REQUEST', 'limitTooLarge', {
+          max: LIST_LIMIT_MAX,
+          limit,
+        });
       }
       const { after } = request.query;
       return api().list(request.params.name, { limit, ...(after !== undefined && { after }) });
@@ -162,7 +159,11 @@ export function registerDocumentRoutes(app: FastifyInstance, { api }: ApiContext
     async (request, reply) => {
       const { name, id } = request.params;
       const found = await api().getTagged(name, id);
-      if (!found) throw documentNotFound(normalizeCollectionName(name), id);
+      if (!found)
+        throw dbError('ERR_DOCUMENT_NOT_FOUND', 'byId', {
+          id,
+          collection: normalizeCollectionName(name),
+        });
       if (found.tag !== undefined) reply.header('etag', `"${found.tag}"`);
       return found.doc;
     },
@@ -199,10 +200,7 @@ export function registerDocumentRoutes(app: FastifyInstance, { api }: ApiContext
     },
     async (request) => {
       if (!confirmed(request.headers['x-confirm'])) {
-        throw new DbError(
-          'ERR_CONFIRMATION_REQUIRED',
-          'dropping a collection deletes every document in it; send the header X-Confirm: true to confirm',
-        );
+        throw dbError('ERR_CONFIRMATION_REQUIRED', 'dropCollection');
       }
       return api().dropCollection(request.params.name);
     },

@@ -2,7 +2,8 @@
  * The replication endpoints on one node (app.inject): status of a single node, the
  * transitions a single node can make (start leading, read-only and back), the 409s of
  * transitions that do not fit its role (forgetting a follower it holds no lease from too,
- * read-write on a follower, promote on a leader with or without a port), a follower shown
+ * read-write on a follower, promote on a leader with or without a port, a handover without a
+ * coordinator), a follower shown
  * read-only, the auto-failover port's default, and the 400s of bad bodies naming the field. Replication between nodes is proved in
  * src/replication and test/e2e.
  */
@@ -112,6 +113,19 @@ describe('/replication', () => {
     expect(answer.body.error).toBe('only a leader holds a lease from its followers');
   });
 
+  it('refuses a handover without a coordinator, naming the handover that works here', async () => {
+    const { request } = await harness();
+    expect((await request({ url: '/replication/status' })).body.coordinator).toBeNull();
+    for (const json of [undefined, { to: 'b' }]) {
+      const answer = await request({ method: 'POST', url: '/replication/handover', json });
+      expect(answer.status).toBe(409);
+      expect(answer.body.code).toBe('ERR_REPLICATION_STATE');
+      expect(answer.body.error).toContain(
+        'a handover by the coordinator needs one (--coordinator)',
+      );
+    }
+  });
+
   it('refuses a single node promotion, naming start-leader', async () => {
     const { request } = await harness();
     const answer = await request({
@@ -145,6 +159,8 @@ describe('/replication', () => {
       ],
       ['/replication/forget-follower', {}, /name/],
       ['/replication/forget-follower', { name: '' }, /name/],
+      ['/replication/handover', { to: '' }, /to/],
+      ['/replication/handover', { to: 'b', extra: 1 }, /extra|additional/],
     ];
     for (const [url, json, field] of cases) {
       const answer = await request({ method: 'POST', url, json });

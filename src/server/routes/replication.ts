@@ -1,6 +1,7 @@
 /**
  * The replication endpoints of spec §4: status, and the transitions of the state table
- * (§3). Each transition answers the status after it. The rules live in
+ * (§3), and a coordinated leader's handover (issue 24). Each transition answers the status
+ * after it. The rules live in
  * src/replication/replication.ts; this plugin only checks bodies and maps them onto it.
  */
 
@@ -106,6 +107,20 @@ export function registerReplicationRoutes(
     '/replication/auto-failover/disable',
     { ...NO_BODY, schema: { summary: "Stop watching the leader's silence" } },
     async () => replication.disableAutoFailover(),
+  );
+
+  // Issue 24: with a coordinator, a planned handover is the leader resigning its etcd lease.
+  app.post<{ Body: { to?: string } }>(
+    '/replication/handover',
+    {
+      ...OPTIONAL_BODY,
+      schema: {
+        summary:
+          'Coordinated leader: stop taking writes, wait until member `to` (default: the follower that applied most) has them all, resign the lease naming it',
+        body: body({ to: { type: 'string', minLength: 1, maxLength: 64 } }, []),
+      },
+    },
+    async (request) => replication.handover(request.body ?? {}),
   );
 
   app.post<{ Body: { name: string } }>(

@@ -6,7 +6,7 @@
  * `within` have no SQL text. Pure: imports nothing above the AST.
  */
 
-import { DbError } from '../../errors/index.js';
+import { dbError } from '../../errors/index.js';
 import { type JsonPath, parsePath } from '../../util/index.js';
 import {
   assertNever,
@@ -119,10 +119,7 @@ export function printCondition(condition: Condition): string {
       return `NOT ${grouped(condition.condition)}`;
     case 'match':
     case 'within':
-      throw new DbError(
-        'ERR_SQL_INVALID',
-        `a find condition (${condition.kind}) has no SQL text; it comes from the embedded API or a REST by-key lookup`,
-      );
+      throw dbError('ERR_SQL_INVALID', 'findConditionText', { kind: condition.kind });
     default:
       return assertNever(condition);
   }

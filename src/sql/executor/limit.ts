@@ -3,7 +3,7 @@
  * rule 5), so a scan below it stops too; otherwise the whole input is read first.
  */
 
-import { DbError } from '../../errors/index.js';
+import { dbError } from '../../errors/index.js';
 import type { Value } from '../ast/index.js';
 import type { LimitNode } from '../planner/index.js';
 import { offsetLimit, resolveValue } from '../semantics/index.js';
@@ -18,10 +18,7 @@ export function limitOf(
   if (value === undefined) return clause === 'LIMIT' ? Number.POSITIVE_INFINITY : 0;
   const n = resolveValue(value, params);
   if (typeof n !== 'number' || !Number.isInteger(n) || n < 0) {
-    throw new DbError(
-      'ERR_SQL_PARAM',
-      `${clause} must be a non-negative integer; got ${JSON.stringify(n)}`,
-    );
+    throw dbError('ERR_SQL_PARAM', 'notCount', { clause, value: JSON.stringify(n) });
   }
   return n;
 }

@@ -5,7 +5,7 @@
  * reads it), then writes; any failure rolls the whole statement back.
  */
 
-import { collectionNotFound, DbError } from '../../errors/index.js';
+import { collectionNotFound, DbError, dbError, relayedError } from '../../errors/index.js';
 import {
   type BulkResult,
   type CollectionDef,
@@ -45,9 +45,10 @@ function requireDef(store: StoreReader, name: string): CollectionDef {
   return def;
 }
 
-/** Says once that nothing of the statement was stored: an INSERT is all or nothing. */
-function withNothingStored(message: string): string {
-  return message.endsWith(NOTHING_STORED) ? message : `${message}; ${NOTHING_STORED}`;
+/** `message` without its closing "nothing … stored", which the relayed message says once. */
+function withoutNothingStored(message: string): string {
+  const closing = `; ${NOTHING_STORED}`;
+  return message.endsWith(closing) ? message.slice(0, -closing.length) : message;
 }
 
 /** INSERT: one document, a JSON array of documents, or `?` holding either; all or nothing. */
@@ -68,11 +69,8 @@ export async function runInsert(
       return step();
     } catch (error) {
       if (error instanceof DbError && docs.length > 1) {
-        throw new DbError(
-          error.code,
-          `document ${i + 1} of ${docs.length}: ${error.message}`,
-          error.details,
-        );
+        const values = { position: i + 1, count: docs.length, message: error.message };
+        throw relayedError(error.code, 'bulkItem', values, error.details);
       }
       throw error;
     }
@@ -88,11 +86,16 @@ export async function runInsert(
   );
   const failure = result.errors[0];
   if (failure) {
-    const where = docs.length > 1 ? `document ${failure.index + 1} of ${docs.length}: ` : '';
-    throw new DbError(
-      failure.code as DbError['code'],
-      withNothingStored(`${where}${failure.error}`),
-    );
+    // An INSERT is all or nothing: the message says once that nothing was stored.
+    const code = failure.code as DbError['code'];
+    const message = withoutNothingStored(failure.error);
+    throw docs.length > 1
+      ? relayedError(code, 'bulkItemNothingStored', {
+          position: failure.index + 1,
+          count: docs.length,
+          message,
+        })
+      : relayedError(code, 'nothingStored', { message });
   }
   return { plan: 'INSERT', affected: result.ids.length, ids: result.ids };
 }
@@ -129,7 +132,7 @@ function assign(doc: Record<string, unknown>, ref: PathRef, value: unknown): voi
   const path = parsePath(ref.text);
   const first = path.segments[0];
   if (first?.kind === 'field' && first.name === '_id') {
-    throw new DbError('ERR_SQL_INVALID', '_id cannot be changed by UPDATE');
+    throw dbError('ERR_SQL_INVALID', 'updateId');
   }
   let current: unknown = doc;
   path.segments.forEach((segment, i) => {
@@ -194,15 +197,20 @@ function cannotSet(
 ): DbError {
   const segment = segments[step] as PathSegment;
   const holder = prefixText(segments, step);
+  const at = { line: ref.at.line, column: ref.at.column };
+  if (segment.kind === 'index' && Array.isArray(found)) {
+    const count = found.length;
+    const elements = count === 1 ? 'element' : 'elements';
+    return dbError(
+      'ERR_SQL_INVALID',
+      'setPastEnd',
+      { path: ref.text, holder, count, elements },
+      at,
+    );
+  }
   const [wanted, empty] = segment.kind === 'index' ? ['an array', '[]'] : ['an object', '{}'];
-  const why =
-    segment.kind === 'index' && Array.isArray(found)
-      ? `${holder} has ${found.length} element${found.length === 1 ? '' : 's'}, and a position may be at most ${found.length} (the next one)`
-      : `${holder} holds ${described(found)}, not ${wanted}; SET ${holder} = ${empty} first to make it one`;
-  return new DbError('ERR_SQL_INVALID', `cannot SET ${ref.text}: ${why}`, {
-    line: ref.at.line,
-    column: ref.at.column,
-  });
+  const values = { path: ref.text, holder, found: described(found), wanted, empty };
+  return dbError('ERR_SQL_INVALID', 'setThroughValue', values, at);
 }
 
 /** UPDATE … SET path = value [, …] [WHERE …]: every matching document, atomically. */

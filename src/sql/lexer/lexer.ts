@@ -6,7 +6,7 @@
  * expects one, and the malformed number it also is anywhere else. Pure.
  */
 
-import { DbError } from '../../errors/index.js';
+import { type DbError, dbError } from '../../errors/index.js';
 import type { JsonValue, Position } from '../ast/index.js';
 
 export type TokenKind =
@@ -35,10 +35,15 @@ export interface Token {
 
 /** A syntax error at a position: ERR_SQL_SYNTAX with line and column in its details. */
 export function syntaxError(message: string, at: Position): DbError {
-  return new DbError('ERR_SQL_SYNTAX', `${message} at ${at.line}:${at.column}`, {
-    line: at.line,
-    column: at.column,
-  });
+  return dbError(
+    'ERR_SQL_SYNTAX',
+    'at',
+    { problem: message, line: at.line, column: at.column },
+    {
+      line: at.line,
+      column: at.column,
+    },
+  );
 }
 
 const IDENT_START = /[A-Za-z_]/;
@@ -123,7 +128,12 @@ export class Lexer {
       this.advance(1);
       return { kind: 'punct', text: ch, at };
     }
-    throw syntaxError(`unexpected character '${ch}'`, at);
+    throw dbError(
+      'ERR_SQL_SYNTAX',
+      'unexpectedCharacter',
+      { ch, line: at.line, column: at.column },
+      { line: at.line, column: at.column },
+    );
   }
 
   private identifier(at: Position): Token {
@@ -139,7 +149,13 @@ export class Lexer {
         this.advance(1);
       } else if (ch === '[') {
         const close = this.text.indexOf(']', this.pos);
-        if (close < 0) throw syntaxError("'[' is never closed", this.here());
+        if (close < 0)
+          throw dbError(
+            'ERR_SQL_SYNTAX',
+            'neverClosed',
+            { line: this.here().line, column: this.here().column },
+            { line: this.here().line, column: this.here().column },
+          );
         text += this.text.slice(this.pos, close + 1);
         this.advance(close + 1 - this.pos);
       } else {
@@ -155,7 +171,13 @@ export class Lexer {
     let out = '';
     for (;;) {
       const ch = this.text[this.pos];
-      if (ch === undefined) throw syntaxError('unterminated quoted identifier', start);
+      if (ch === undefined)
+        throw dbError(
+          'ERR_SQL_SYNTAX',
+          'unterminatedQuoted',
+          { line: start.line, column: start.column },
+          { line: start.line, column: start.column },
+        );
       if (ch === '"') {
         if (this.text[this.pos + 1] === '"') {
           out += '"';
@@ -182,7 +204,12 @@ export class Lexer {
     const text = (match as RegExpExecArray)[0];
     const end = this.pos + text.length;
     if (this.namePartAt(end)) {
-      const error = syntaxError(`malformed number '${text}${this.text[end]}'`, at);
+      const error = dbError(
+        'ERR_SQL_SYNTAX',
+        'malformedNumber',
+        { text, next: this.text[end], line: at.line, column: at.column },
+        { line: at.line, column: at.column },
+      );
       let stop = end;
       while (this.namePartAt(stop)) stop++;
       const name = this.text.slice(this.pos, stop);
@@ -198,7 +225,13 @@ export class Lexer {
     let value = '';
     for (;;) {
       const ch = this.text[this.pos];
-      if (ch === undefined) throw syntaxError('unterminated string literal', at);
+      if (ch === undefined)
+        throw dbError(
+          'ERR_SQL_SYNTAX',
+          'unterminatedString',
+          { line: at.line, column: at.column },
+          { line: at.line, column: at.column },
+        );
       if (ch === "'") {
         if (this.text[this.pos + 1] === "'") {
           value += "'";
@@ -232,13 +265,24 @@ export class Lexer {
         if (depth === 0) break;
       }
     }
-    if (depth !== 0) throw syntaxError('unterminated JSON literal', at);
+    if (depth !== 0)
+      throw dbError(
+        'ERR_SQL_SYNTAX',
+        'unterminatedJson',
+        { line: at.line, column: at.column },
+        { line: at.line, column: at.column },
+      );
     const text = this.text.slice(this.pos, i + 1);
     let value: JsonValue;
     try {
       value = JSON.parse(text) as JsonValue;
     } catch (error) {
-      throw syntaxError(`invalid JSON literal (${(error as Error).message})`, at);
+      throw dbError(
+        'ERR_SQL_SYNTAX',
+        'invalidJsonLiteral',
+        { cause: (error as Error).message, line: at.line, column: at.column },
+        { line: at.line, column: at.column },
+      );
     }
     this.advance(text.length);
     return { kind: 'json', text: text.length > 40 ? `${text.slice(0, 40)}…` : text, value, at };

@@ -4,13 +4,13 @@
  * refuse alike.
  */
 
-import { DbError } from '../../errors/index.js';
+import { dbError } from '../../errors/index.js';
 import type { Parsed } from './parser.js';
 
 /** Throws ERR_SQL_PARAM naming what is wrong with `params` for `parsed`. */
 export function checkParams(parsed: Parsed, params: readonly unknown[]): void {
   if (!Array.isArray(params)) {
-    throw new DbError('ERR_SQL_PARAM', 'parameters must be an array of values');
+    throw dbError('ERR_SQL_PARAM', 'notArray');
   }
   params.forEach((value, i) => {
     const bad =
@@ -20,16 +20,13 @@ export function checkParams(parsed: Parsed, params: readonly unknown[]): void {
       typeof value === 'bigint' ||
       (typeof value === 'number' && !Number.isFinite(value));
     if (bad) {
-      throw new DbError(
-        'ERR_SQL_PARAM',
-        `parameter ${i + 1} is ${String(value)}; parameters are JSON values (finite numbers, strings, booleans, null, arrays, objects)`,
-      );
+      throw dbError('ERR_SQL_PARAM', 'notJsonValue', { position: i + 1, value: String(value) });
     }
   });
   if (params.length !== parsed.paramCount) {
-    throw new DbError(
-      'ERR_SQL_PARAM',
-      `the statement has ${parsed.paramCount} placeholder(s) but ${params.length} parameter(s) were given`,
-    );
+    throw dbError('ERR_SQL_PARAM', 'countMismatch', {
+      placeholders: parsed.paramCount,
+      given: params.length,
+    });
   }
 }

@@ -5,7 +5,7 @@
  * Pure.
  */
 
-import { DbError } from '../../errors/index.js';
+import { type DbError, dbError } from '../../errors/index.js';
 import { parsePath, SQL_NESTING_MAX } from '../../util/index.js';
 import {
   type AggregateFn,
@@ -521,7 +521,7 @@ export interface Parsed {
 /** Parses one SQL statement (an optional trailing `;` is allowed). */
 export function parse(sql: string): Parsed {
   if (typeof sql !== 'string') {
-    throw new DbError('ERR_SQL_SYNTAX', 'the SQL text must be a string');
+    throw dbError('ERR_SQL_SYNTAX', 'notString');
   }
   const parser = new Parser(tokenize(sql));
   const statement = parser.statement();

@@ -3,7 +3,7 @@
  * JOINed ones, whose paths start with the collection name. Pure.
  */
 
-import { DbError } from '../../errors/index.js';
+import { dbError } from '../../errors/index.js';
 import { type JsonPath, parsePath } from '../../util/index.js';
 import type { PathRef } from '../ast/index.js';
 
@@ -54,9 +54,15 @@ export class PathResolver {
         }
       }
     }
-    throw new DbError(
+    throw dbError(
       'ERR_SQL_INVALID',
-      `path '${ref.text}' at ${ref.at.line}:${ref.at.column} must start with one of the joined collections (${this.sources.join(', ')})`,
+      'pathSource',
+      {
+        path: ref.text,
+        line: ref.at.line,
+        column: ref.at.column,
+        sources: this.sources.join(', '),
+      },
       { line: ref.at.line, column: ref.at.column },
     );
   }

@@ -5,7 +5,7 @@
  * text and bound to each execution's parameters (`bind.ts`). Pure; never imports storage.
  */
 
-import { assert, DbError } from '../../errors/index.js';
+import { assert, dbError } from '../../errors/index.js';
 import {
   assertNever,
   type Condition,
@@ -69,19 +69,17 @@ export function isAggregate(statement: SelectStatement): boolean {
 export function checkSelectList(statement: SelectStatement): void {
   if (!isAggregate(statement) || statement.items === '*') {
     if (statement.items === '*' && statement.groupBy.length > 0) {
-      throw new DbError(
-        'ERR_SQL_INVALID',
-        'SELECT * cannot be combined with GROUP BY; list the grouping columns and aggregates',
-      );
+      throw dbError('ERR_SQL_INVALID', 'starWithGroupBy');
     }
     return;
   }
   const grouped = new Set(statement.groupBy.map((g) => g.text));
   for (const item of statement.items as SelectItem[]) {
     if (item.kind === 'column' && !grouped.has(item.path.text)) {
-      throw new DbError(
+      throw dbError(
         'ERR_SQL_INVALID',
-        `column '${item.path.text}' must appear in GROUP BY or inside an aggregate such as COUNT(${item.path.text})`,
+        'notGrouped',
+        { path: item.path.text },
         { line: item.path.at.line, column: item.path.at.column },
       );
     }
@@ -148,10 +146,7 @@ function joinNodes(
     const b = resolver.resolve(join.right);
     const [mine, theirs] = a.source === source ? [a, b] : [b, a];
     if (mine.source !== source || theirs.source >= source) {
-      throw new DbError(
-        'ERR_SQL_INVALID',
-        `JOIN ${join.collection} ON must compare a path of ${join.collection} with a path of a collection before it`,
-      );
+      throw dbError('ERR_SQL_INVALID', 'joinCondition', { collection: join.collection });
     }
     const collection = (views[source] as CollectionView).name;
     node = { kind: 'hashJoin', input: node, collection, source, build: mine, probe: theirs };

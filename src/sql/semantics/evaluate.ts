@@ -5,7 +5,7 @@
  * `RowValues`, which the executor implements over its documents.
  */
 
-import { DbError } from '../../errors/index.js';
+import { dbError } from '../../errors/index.js';
 import { assertNever, type Condition, type Operand, type Value } from '../ast/index.js';
 import { compare, isNull, like, matchesValue, type Truth, withinBounds } from './compare.js';
 
@@ -24,10 +24,11 @@ export interface RowValues {
 export function resolveValue(value: Value, params: readonly unknown[]): unknown {
   if (value.kind === 'literal') return value.value;
   if (value.index >= params.length) {
-    throw new DbError(
-      'ERR_SQL_PARAM',
-      `placeholder ${value.index + 1} at ${value.at.line}:${value.at.column} has no value; pass ${value.index + 1} or more parameters`,
-    );
+    throw dbError('ERR_SQL_PARAM', 'noValue', {
+      position: value.index + 1,
+      line: value.at.line,
+      column: value.at.column,
+    });
   }
   return params[value.index];
 }

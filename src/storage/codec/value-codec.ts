@@ -13,7 +13,7 @@
  */
 
 import { Packr } from 'msgpackr';
-import { assert, DbError } from '../../errors/index.js';
+import { assert, type DbError, dbError } from '../../errors/index.js';
 import { SHARED_STRUCTURES_MAX } from '../../util/index.js';
 import { type FieldSelection, PartialReader, type Structure } from './partial-decode.js';
 
@@ -29,7 +29,7 @@ export function encodeValue(value: unknown): Buffer {
  * completes with what was read (storage/damage.ts). msgpackr's words stay the cause.
  */
 function undecodable(cause: unknown): DbError {
-  const error = new DbError('ERR_STORAGE_CORRUPT', 'a stored record cannot be decoded');
+  const error = dbError('ERR_STORAGE_CORRUPT', 'recordUndecodable');
   error.cause = cause;
   return error;
 }
