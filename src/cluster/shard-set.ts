@@ -50,9 +50,23 @@ export interface RouterOptions {
 /** How long a call waits for a replica set to have a leader again, by default. */
 export const LEADER_WAIT_MS_DEFAULT = 15_000;
 
-/** The first pause between looks for a new leader; it doubles up to LEADER_PAUSE_MAX_MS. */
+/**
+ * The first pause between looks for a new leader; it doubles up to LEADER_PAUSE_MAX_MS, short
+ * enough that a request waiting out an election is sent soon after it ends (the looks of a
+ * shard's waiting requests are one: ShardMembers finds the leader once for all of them).
+ */
 const LEADER_PAUSE_MS = 50;
-const LEADER_PAUSE_MAX_MS = 1_000;
+const LEADER_PAUSE_MAX_MS = 250;
+
+/**
+ * Failures that say the member may no longer lead although the write is not to be sent again
+ * (it may be committed there): the next call looks for the leader anew.
+ */
+const MAY_NOT_LEAD_CODES: readonly string[] = [
+  'ERR_REPLICATION_TIMEOUT',
+  'ERR_REPLICATION_NO_LEASE',
+  ...SHARD_UNANSWERED_CODES,
+];
 
 /**
  * Which failures of a call to a replica set's leader may be tried again on the leader found
@@ -121,7 +135,12 @@ export class ShardSet {
           members.replicaSet &&
           (client === undefined || mayTryAgain(error, retry)) &&
           performance.now() + pause < deadline;
-        if (!tryAgain) throw shardError(shard, client && members.urlOf(client), error);
+        if (!tryAgain) {
+          if (client !== undefined && isDbError(error) && MAY_NOT_LEAD_CODES.includes(error.code)) {
+            members.forget(client);
+          }
+          throw shardError(shard, client && members.urlOf(client), error);
+        }
         if (client !== undefined) {
           members.forget(client);
           again = true;
