@@ -5,6 +5,7 @@
  */
 
 export * from './collection-counts.js';
+export * from './cluster-client.js';
 export * from './config.js';
 export * from './hash.js';
 export * from './health.js';

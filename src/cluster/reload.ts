@@ -44,7 +44,7 @@ export class ReloadingRouter implements RouterSource {
     private readonly file: string,
     config: ClusterConfig,
     private readonly events: ReloadEvents = {},
-    private readonly options: RouterOptions & { checkMs?: number } = {},
+    private readonly options: RouterOptions & { checkMs?: number; name?: string } = {},
   ) {
     this.router = new Router(config, options);
     this.text = JSON.stringify(config);

@@ -1,10 +1,11 @@
 /**
  * One conformance suite over every implementation of the REST surface (types/api.ts, ADR
  * 0025), Hono's pattern of one suite over every runtime: the embedded `Database`, a
- * `DocdbClient` talking to a node over a socket, and a `Router` over three shards (a hash
- * collection and a replicated one). The same case list runs against each, in the same order
- * on the same documents, and every answer (or error code and message) must equal the
- * embedded database's, modulo what is honestly each one's own: a router's plan prefix
+ * `DocdbClient` talking to a node over a socket, a `Router` over three shards (a hash
+ * collection and a replicated one), and the cluster client (`docdb/client/cluster`: the
+ * router in the application) over three shards of its own. The same case list runs against
+ * each, in the same order on the same documents, and every answer (or error code and
+ * message) must equal the embedded database's, modulo what is honestly each one's own: a router's plan prefix
  * (`SCATTER(3): `, `SINGLE_SHARD(s1): `), timings, tags (each node's own) and the per-shard
  * figures of maintenance answers. The change feed is read alike too: from the start, resumed
  * from a handled entry or an opening heartbeat (none twice, none lost), and a bad `since`
@@ -16,7 +17,12 @@
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { connect, type DocdbClient } from '../../src/client/index.js';
-import { type ClusterConfig, Router } from '../../src/cluster/index.js';
+import {
+  type ClusterClient,
+  type ClusterConfig,
+  connectCluster,
+  Router,
+} from '../../src/cluster/index.js';
 import { type Database, open } from '../../src/engine/index.js';
 import { isDbError } from '../../src/errors/index.js';
 import { buildRouterApp } from '../../src/server/index.js';
@@ -350,12 +356,13 @@ const CASES: Case[] = [
   { name: 'drop it again', run: (a) => a.dropCollection('scratch') },
 ];
 
-describe('one REST surface: the embedded database, a client and a router answer alike', () => {
+describe('one REST surface: the embedded database, a client, a router and a cluster client answer alike', () => {
   const harnesses: Harness[] = [];
   let temp: { dir: string; cleanup(): void };
   let embedded: Database;
   let client: DocdbClient;
   let router: Router;
+  let clusterClient: ClusterClient;
   let routerApp: ReturnType<typeof buildRouterApp>;
   let node: Harness;
   const answers = new Map<string, unknown[]>();
@@ -366,32 +373,35 @@ describe('one REST surface: the embedded database, a client and a router answer 
     node = await startHarness({ nodeName: 'node' });
     harnesses.push(node);
     client = connect(await node.app.listen({ port: 0, host: '127.0.0.1' }));
-    const shards: Array<{ name: string; endpoint: string }> = [];
-    for (const name of ['s1', 's2', 's3']) {
-      const shard = await startHarness({ nodeName: name });
-      harnesses.push(shard);
-      shards.push({ name, endpoint: await shard.app.listen({ port: 0, host: '127.0.0.1' }) });
-    }
-    const config: ClusterConfig = {
-      version: 1,
-      router: { port: 6000 },
-      shards,
-      collections: {
-        orders: { strategy: 'hash', path: 'pnr' },
-        airports: { strategy: 'replicated' },
-        scratch: { strategy: 'hash', path: 'k' },
-        feed: { strategy: 'hash', path: 'k' },
-      },
+    /** Three shards of their own and the cluster.json over them. */
+    const cluster = async (prefix: string): Promise<ClusterConfig> => {
+      const shards: Array<{ name: string; endpoint: string }> = [];
+      for (const name of ['s1', 's2', 's3']) {
+        const shard = await startHarness({ nodeName: `${prefix}${name}` });
+        harnesses.push(shard);
+        shards.push({ name, endpoint: await shard.app.listen({ port: 0, host: '127.0.0.1' }) });
+      }
+      return {
+        version: 1,
+        router: { port: 6000 },
+        shards,
+        collections: {
+          orders: { strategy: 'hash', path: 'pnr' },
+          airports: { strategy: 'replicated' },
+          scratch: { strategy: 'hash', path: 'k' },
+          feed: { strategy: 'hash', path: 'k' },
+        },
+      };
     };
-    router = new Router(config);
+    router = new Router(await cluster(''));
     routerApp = buildRouterApp(router);
+    clusterClient = await connectCluster(await cluster('client-'));
+    const apis: NodeApi[] = [embedded, client, router, clusterClient];
     // `scratch` exists everywhere before the cases, so dropping it is a case of its own.
-    for (const api of [embedded, client, router] as NodeApi[])
-      await api.insert('scratch', { k: 1 });
+    for (const api of apis) await api.insert('scratch', { k: 1 });
     for (const c of CASES) {
       const results: unknown[] = [];
-      for (const api of [embedded, client, router] as NodeApi[])
-        results.push(await outcome(c, api));
+      for (const api of apis) results.push(await outcome(c, api));
       answers.set(c.name, results);
     }
   }, 120_000);
@@ -399,6 +409,7 @@ describe('one REST surface: the embedded database, a client and a router answer 
   afterAll(async () => {
     await client?.close();
     await routerApp?.close();
+    await clusterClient?.close();
     await embedded?.close();
     for (const h of harnesses) await h.close();
     temp?.cleanup();
@@ -406,9 +417,10 @@ describe('one REST surface: the embedded database, a client and a router answer 
 
   for (const c of CASES) {
     it(c.name, () => {
-      const [fromEmbedded, fromClient, fromRouter] = answers.get(c.name) ?? [];
+      const [fromEmbedded, fromClient, fromRouter, fromCluster] = answers.get(c.name) ?? [];
       expect(fromClient, 'the client (HTTP to a node)').toEqual(fromEmbedded);
       expect(fromRouter, 'the router over 3 shards').toEqual(fromEmbedded);
+      expect(fromCluster, 'the cluster client over 3 shards').toEqual(fromEmbedded);
     });
   }
 
