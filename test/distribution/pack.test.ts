@@ -1,8 +1,9 @@
 /**
  * The npm package as an application gets it: `npm pack` of this checkout, installed into an
  * empty project (its dependencies from the registry), then `npx docdb version` and `seed`,
- * `import { open } from 'docdb'` writing and querying a file, and `import { connect } from
- * 'docdb/client'` talking to a node the package's own bin started.
+ * `import { open } from 'docdb'` writing and querying a file, `import { connect } from
+ * 'docdb/client'` talking to a node the package's own bin started, and `import { connectCluster }
+ * from 'docdb/client/cluster'` routing to that node as the one shard of a cluster.json.
  */
 
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
@@ -15,6 +16,8 @@ import { makeTempDir } from '../support/temp-dir.js';
 const temp = makeTempDir('docdb-pack-');
 const project = path.join(temp.dir, 'app');
 const children: ChildProcess[] = [];
+/** The port of the node the client case started, for the cluster case after it. */
+let servedPort: number | undefined;
 
 function npm(args: string[], cwd: string) {
   const result = spawnSync('npm', args, { cwd, encoding: 'utf8', env: cleanEnv() });
@@ -89,6 +92,7 @@ describe('the npm package, installed into an empty project', () => {
       20_000,
       () => `serve did not start:\n${output}`,
     );
+    servedPort = port;
     const ui = await fetch(`http://127.0.0.1:${port}/ui/`);
     expect(ui.status).toBe(200);
     const out = node(`
@@ -101,5 +105,23 @@ describe('the npm package, installed into an empty project', () => {
       await client.close();
     `);
     expect(JSON.parse(out)).toEqual({ name: 'widget', status: 'ok' });
+  });
+
+  it("routes to a cluster's shards in-process from 'docdb/client/cluster'", () => {
+    expect(servedPort, 'the node of the client case').toBeDefined();
+    const cluster = {
+      version: 1,
+      router: { port: 6000 },
+      shards: [{ name: 's1', endpoint: `http://127.0.0.1:${servedPort}` }],
+      collections: { things: { strategy: 'hash', path: 'name' } },
+    };
+    const out = node(`
+      import { connectCluster } from 'docdb/client/cluster';
+      const cluster = await connectCluster(${JSON.stringify(cluster)});
+      const found = await cluster.query('SELECT name FROM things WHERE name = ?', ['widget']);
+      console.log(JSON.stringify({ plan: found.plan.split(':')[0], count: found.count }));
+      await cluster.close();
+    `);
+    expect(JSON.parse(out)).toEqual({ plan: 'SINGLE_SHARD(s1)', count: 1 });
   });
 });
