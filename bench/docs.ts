@@ -128,6 +128,13 @@ const METHOD = `## Method
   shard (4 connections, repeated, so each node reads its selection) through the router
   against the node directly; the ratio is router/node. Before timing, both answer the same
   rows. A failed write or request in these workloads stops the run (it would flatter the rate).
+  Cluster client (issue 25): the same point lookup by \`pnr\` from 32 concurrent async callers
+  in one load process, each awaiting its answer before its next, through docdb's typed client:
+  \`connectCluster(cluster.json)\` (\`docdb/client/cluster\`: the router's code in the caller's
+  process, straight to the owning shard), against \`connect(url)\` with 32 connections to the
+  node directly and to the router; the ratios are cluster client/node and cluster
+  client/router. The load process shares the machine's cores with the nodes. Every answer
+  must hold one row and the cluster client's plan must be one shard's.
 - **Quiet machine.** The harness records the load average when a run begins and ends. A full
   or scale run first waits up to ${QUIET_WAIT_SECONDS_DEFAULT} s (\`--quiet-wait S\`) for the 1-minute load
   average to fall to ${QUIET_LOAD_MAX}, since the build before it is enough to make the machine busy. A run
@@ -161,6 +168,7 @@ function workloadTable(): string {
       'the same, the leader waiting for its follower (`syncFollowers` 1)',
     'router-point-lookup': `\`POST /query\` \`${DOCDB_SQL.point}\`, random pnrs`,
     'router-group-by': `\`POST /query\` \`${DOCDB_SQL.groupBy}\``,
+    'cluster-client-point-lookup': `\`query('${DOCDB_SQL.point}', [pnr])\`, random pnrs: \`connectCluster(cluster.json)\` against \`connect(url)\` to the node and to the router`,
   };
   const lines = ['| Workload | docdb statement | Unit |', '|---|---|---|'];
   for (const w of WORKLOADS) lines.push(`| ${w.title} | ${statements[w.id]} | ${w.unit} |`);

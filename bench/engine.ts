@@ -7,8 +7,11 @@
 export {
   type Collection,
   type Database,
+  type NodeApi,
   open,
   VERSION,
 } from '../dist/index.js';
+export { connect } from '../dist/client/index.js';
+export { connectCluster } from '../dist/cluster/cluster-client.js';
 export { resolveConfig, startNode } from '../dist/server/index.js';
 export { seededRandom } from '../dist/util/index.js';

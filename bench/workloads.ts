@@ -27,7 +27,8 @@ export type WorkloadId =
   | 'replicated-bulk-load'
   | 'replicated-bulk-load-sync'
   | 'router-point-lookup'
-  | 'router-group-by';
+  | 'router-group-by'
+  | 'cluster-client-point-lookup';
 
 /** Where a workload's table sits on the page. */
 export type Section = 'embedded' | 'served' | 'writers' | 'cluster';
@@ -147,6 +148,13 @@ export const WORKLOADS: readonly WorkloadInfo[] = [
     unit: 'queries/s',
     section: 'cluster',
     subject: 'router',
+  },
+  {
+    id: 'cluster-client-point-lookup',
+    title: 'point lookup by the shard key (pnr) through the typed client, 32 callers',
+    unit: 'queries/s',
+    section: 'cluster',
+    subject: 'cluster-client',
   },
 ];
 

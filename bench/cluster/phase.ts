@@ -4,7 +4,9 @@
  * follower (`syncFollowers` 0) and a leader with one follower and `syncFollowers` 1 take
  * turns loading the same new documents by REST bulk requests. Router: `docdb router` over
  * three shard nodes against one node holding every document, for a point lookup by the
- * shard key and a GROUP BY scattered over the shards. Every node is its own process.
+ * shard key and a GROUP BY scattered over the shards; then the same point lookup through the
+ * cluster client (`docdb/client/cluster`, issue 25) against the typed client to the node and
+ * to the router, from concurrent callers in a load process. Every node is its own process.
  */
 
 import * as fs from 'node:fs';
@@ -14,12 +16,19 @@ import type { Measurement } from '../embedded/phase.js';
 import { DOCDB_SQL } from '../embedded/system.js';
 import type { Sample } from '../measure.js';
 import type { Options } from '../options.js';
-import { type ServerChild, startDocdbCommand, startServerChild, tempDir } from '../proc.js';
+import {
+  runJsonChild,
+  type ServerChild,
+  startDocdbCommand,
+  startServerChild,
+  tempDir,
+} from '../proc.js';
 import type { ServerFlags } from '../served/docdb-server.js';
 import type { LoadOutcome, LoadSpec } from '../served/load-worker.js';
 import { load, sampleOf } from '../served/load.js';
 import { freePort } from '../served/postgres.js';
 import type { WorkloadId } from '../workloads.js';
+import type { ClientLoadSpec } from './client-worker.js';
 
 /** Documents per bulk request, as in the served phase. */
 const BULK_REQUEST_DOCS = 1000;
@@ -309,8 +318,45 @@ async function runRouter(options: Options, record: Record_): Promise<void> {
     }
     log(`${workload.id}: done`);
   }
+  await runClusterClient(options, record, { config, routerUrl, nodeUrl: node.url });
   await router.stop();
   for (const shard of [...shards, node]) await shard.child.stop();
+}
+
+/**
+ * The point lookup by the shard key through the cluster client against the typed client to
+ * the node and to the router, each from `pointConnections` concurrent callers in a
+ * client-worker process (one at a time, taking turns per round).
+ */
+async function runClusterClient(
+  options: Options,
+  record: Record_,
+  at: { config: string; routerUrl: string; nodeUrl: string },
+): Promise<void> {
+  const targets: { system: string; target: ClientLoadSpec['target'] }[] = [
+    { system: 'cluster-client', target: { clusterFile: at.config } },
+    { system: 'node', target: { url: at.nodeUrl } },
+    { system: 'router', target: { url: at.routerUrl } },
+  ];
+  for (let round = -1; round < options.rounds; round++) {
+    for (const { system, target } of targets) {
+      const spec: ClientLoadSpec = {
+        target,
+        callers: options.pointConnections,
+        durationSeconds: round < 0 ? options.servedWarmupSeconds : options.routerSeconds,
+        keyBound: options.docs,
+        seed: 400 + round,
+      };
+      const outcome = await runJsonChild<LoadOutcome>('./cluster/client-worker.ts', [
+        JSON.stringify(spec),
+      ]);
+      if (failures(outcome) > 0) {
+        throw new Error(`cluster-client-point-lookup on ${system}: ${failures(outcome)} failed`);
+      }
+      if (round >= 0) record('cluster-client-point-lookup', system, round, sampleOf(outcome, 1));
+    }
+  }
+  log('cluster-client-point-lookup: done');
 }
 
 /** Runs the replicated write path and the router path. */
