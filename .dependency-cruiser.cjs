@@ -184,6 +184,17 @@ module.exports = {
       to: { reachable: true, path: [nodeModules, 'node_modules/undici/'] },
     },
     {
+      name: 'cluster-client-entry-stays-a-client',
+      comment:
+        'docdb/client/cluster (ADR 0029) runs the router in an application: nothing src/cluster/cluster-client.ts reaches loads the server, the engine, storage, the CLI, Fastify or lmdb.',
+      severity: 'error',
+      from: { path: '^src/cluster/cluster-client\\.ts$' },
+      to: {
+        reachable: true,
+        path: ['^src/(server|engine|storage|cli)/', 'node_modules/(fastify|lmdb|@fastify)/'],
+      },
+    },
+    {
       name: 'client-imports-only-types-errors-util',
       comment:
         'Applications import docdb/client: it must not pull in the server, engine or storage.',
