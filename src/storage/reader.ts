@@ -24,6 +24,11 @@ export interface StoreReader {
   count(def: CollectionDef): number;
   /** The stored body of a document, or undefined. */
   getBody(def: CollectionDef, id: Buffer): Document | undefined;
+  /**
+   * The values at the selected paths of a stored document (a sparse copy that answers
+   * `valueAt` on each of them as the whole body would), or undefined.
+   */
+  getSelected(def: CollectionDef, id: Buffer, selection: FieldSelection): Document | undefined;
   /** Documents in id order, starting after `afterId` when given. */
   scan(def: CollectionDef, afterId?: Buffer): Iterable<StoredDocument>;
   /**

@@ -8,6 +8,7 @@ import { createHash } from 'node:crypto';
 import { dbError } from '../errors/index.js';
 import { formatId, ID_BYTES } from '../util/index.js';
 import type { CollectionDef, IndexDef } from './catalog.js';
+import type { FieldSelection } from './codec/index.js';
 import type { StoreContext } from './context.js';
 import type { Document } from './document-check.js';
 import { type SubDb, treeStats } from './lmdb-env.js';
@@ -44,6 +45,24 @@ export function getBody(
 ): Document | undefined {
   const bytes = tree(ctx, def.dbName, txn).getBinaryFast(id);
   return bytes === undefined ? undefined : ctx.docs.decode<Document>(bytes);
+}
+
+/**
+ * The values at the selected paths of a stored document, as a sparse copy (`valueAt` answers
+ * each selected path as on the whole body), or undefined when there is no such document. A
+ * row that reads three fields of a 500-byte order need not build the rest of it.
+ */
+export function getSelectedBody(
+  ctx: StoreContext,
+  def: CollectionDef,
+  id: Buffer,
+  selection: FieldSelection,
+  txn?: TxnState,
+): Document | undefined {
+  const bytes = tree(ctx, def.dbName, txn).getBinaryFast(id);
+  return bytes === undefined
+    ? undefined
+    : ctx.docs.decodeSelected<Document>(bytes, bytes.length, selection);
 }
 
 /**

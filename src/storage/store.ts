@@ -65,6 +65,7 @@ import type { StoredDocument, StoreReader } from './reader.js';
 import {
   count,
   getBody,
+  getSelectedBody,
   getTagged,
   indexIdForUniqueKey,
   indexIds,
@@ -756,8 +757,23 @@ export class Store implements StoreReader, StoreWriter {
     return guardRead(this.inCollection(def), () => count(this.ctx, def));
   }
 
+  // The point reads below catch damage themselves rather than through guardRead: a lookup
+  // then makes no closure, and the damage site (a walk of the catalog for an index) is only
+  // made when a read fails (issue 25).
   getBody(def: CollectionDef, id: Buffer): Document | undefined {
-    return guardRead(this.inCollection(def, id), () => getBody(this.ctx, def, id));
+    try {
+      return getBody(this.ctx, def, id);
+    } catch (error) {
+      throw asDamage(error, this.inCollection(def, id));
+    }
+  }
+
+  getSelected(def: CollectionDef, id: Buffer, selection: FieldSelection): Document | undefined {
+    try {
+      return getSelectedBody(this.ctx, def, id, selection);
+    } catch (error) {
+      throw asDamage(error, this.inCollection(def, id));
+    }
   }
 
   /** A document's body with its tag (see records.getTagged), or undefined. */
@@ -793,7 +809,11 @@ export class Store implements StoreReader, StoreWriter {
   }
 
   indexIdForUniqueKey(index: IndexDef, key: Buffer): Buffer | undefined {
-    return guardRead(this.inIndex(index), () => indexIdForUniqueKey(this.ctx, index, key));
+    try {
+      return indexIdForUniqueKey(this.ctx, index, key);
+    } catch (error) {
+      throw asDamage(error, this.inIndex(index));
+    }
   }
 
   /**

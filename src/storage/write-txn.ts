@@ -28,6 +28,7 @@ import type { StoredDocument, StoreReader } from './reader.js';
 import {
   count,
   getBody,
+  getSelectedBody,
   getTagged,
   indexIdForUniqueKey,
   indexIds,
@@ -190,6 +191,10 @@ export class WriteTxn implements StoreReader {
 
   getBody(def: CollectionDef, id: Buffer): Document | undefined {
     return getBody(this.ctx, def, id, this.state);
+  }
+
+  getSelected(def: CollectionDef, id: Buffer, selection: FieldSelection): Document | undefined {
+    return getSelectedBody(this.ctx, def, id, selection, this.state);
   }
 
   /** A document's body with its tag (see records.getTagged), or undefined. */

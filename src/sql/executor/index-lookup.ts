@@ -9,6 +9,7 @@ import { isScalar } from '../../util/index.js';
 import type { IndexLookupNode } from '../planner/index.js';
 import { resolveValue } from '../semantics/index.js';
 import { type ExecContext, requireCollection, requireReadyIndex } from './context.js';
+import { bodyRead } from './selection.js';
 
 /**
  * The documents listed under the node's keys, each once, in key order then `_id` order. A
@@ -27,8 +28,9 @@ export function* lookupDocuments(
       nullMatches: part.nullMatches,
     })),
   );
+  const read = bodyRead(node, ctx, def);
   for (const id of idsForKeys(ctx.reader, index, tuples)) {
-    const body = ctx.reader.getBody(def, id);
+    const body = read(id);
     if (body) yield { id, body };
   }
 }
@@ -50,6 +52,6 @@ export function pointLookup(
   const def = requireCollection(ctx.reader, node.collection);
   const id = idForUniqueKey(ctx.reader, requireReadyIndex(def, node.index.name), tuple);
   if (id === undefined) return undefined;
-  const body = id && ctx.reader.getBody(def, id);
+  const body = id && bodyRead(node, ctx, def)(id);
   return id && body ? { id, body } : null;
 }

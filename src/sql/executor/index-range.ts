@@ -8,6 +8,7 @@ import { idsForRange, type RangeBounds, type StoredDocument } from '../../storag
 import type { IndexRangeNode } from '../planner/index.js';
 import { resolveValue } from '../semantics/index.js';
 import { type ExecContext, requireCollection, requireReadyIndex } from './context.js';
+import { bodyRead } from './selection.js';
 
 const BOUND_KEYS = { '>': 'gt', '>=': 'gte', '<': 'lt', '<=': 'lte' } as const;
 
@@ -19,8 +20,9 @@ export function* rangeDocuments(node: IndexRangeNode, ctx: ExecContext): Generat
   for (const bound of node.bounds) {
     bounds[BOUND_KEYS[bound.op]] = resolveValue(bound.value, ctx.params);
   }
+  const read = bodyRead(node, ctx, def);
   for (const id of idsForRange(ctx.reader, index, bounds)) {
-    const body = ctx.reader.getBody(def, id);
+    const body = read(id);
     if (body) yield { id, body };
   }
 }

@@ -4,22 +4,10 @@
  * so documents WHERE rejects are never built whole.
  */
 
-import { type Document, FieldSelection, type StoredDocument } from '../../storage/index.js';
-import type { JsonPath } from '../../util/index.js';
+import type { Document, StoredDocument } from '../../storage/index.js';
 import type { ScanNode } from '../planner/index.js';
 import { type ExecContext, requireCollection } from './context.js';
-
-/** One FieldSelection per planned path list (cached plans keep theirs). */
-const selections = new WeakMap<readonly JsonPath[], FieldSelection>();
-
-function selectionOf(paths: readonly JsonPath[]): FieldSelection {
-  let selection = selections.get(paths);
-  if (!selection) {
-    selection = new FieldSelection(paths);
-    selections.set(paths, selection);
-  }
-  return selection;
-}
+import { selectionOf } from './selection.js';
 
 /** Documents of a scan, and whether `keep` has already tested them. */
 export interface ScannedDocuments {

@@ -274,17 +274,27 @@ export function planSelect(
   const whereReadsId = conditionPaths(statement.where).some((p) => readsId(resolver.resolve(p)));
   const anyReadsId = paths.some(readsId);
   const single = statement.joins.length === 0;
+  // A join's FROM rows feed only the paths its statement names (no `*`, no `_id`, no ORDER BY,
+  // whose ties are broken by ids): they are decoded sparse and carry no `_id` (issue 25).
+  const joinSparse =
+    !single && statement.items !== '*' && !anyReadsId && statement.orderBy.length === 0;
   const id: IdAttach = whereReadsId
     ? 'beforeFilter'
-    : aggregate && single && !anyReadsId
+    : (aggregate && single && !anyReadsId) || joinSparse
       ? 'none'
       : 'afterFilter';
+  const selection =
+    single && !anyReadsId
+      ? paths.map((p) => p.path)
+      : joinSparse
+        ? paths.filter((p) => p.source === 0).map((p) => p.path)
+        : undefined;
   let node: PlanNode = accessNode(
     chooseAccess(statement.where, views[0] as CollectionView, resolver),
     {
       collection: sources[0] as string,
       id,
-      selection: single && !anyReadsId ? paths.map((p) => p.path) : undefined,
+      selection,
       whole: statement.items === '*',
     },
   );
