@@ -131,3 +131,33 @@ describe('index reads that decode only the statement’s paths', () => {
     }
   });
 });
+
+describe('index reads that prove WHERE skip its recheck, and only then', () => {
+  it('still reject what a key cannot tell apart: cut keys, a lone surrogate', async () => {
+    const c = db.collection('keys');
+    const long = 'x'.repeat(1500);
+    await c.insertMany([
+      { k: `${long}a`, n: 1 },
+      { k: `${long}b`, n: 2 },
+      { k: 'a\ufffd', n: 4 },
+      { k: 5, n: 5 },
+      { k: '5', n: 6 },
+      { k: true, n: 7 },
+    ]);
+    await c.createIndex({ paths: ['k'] });
+    const ns = async (where: string, params: unknown[]) => {
+      const result = await db.query(`SELECT n FROM keys WHERE ${where}`, params);
+      expect(result.plan).toMatch(/^INDEX_/);
+      return result.documents.map((d) => d.n);
+    };
+    expect(await ns('k = ?', [`${long}b`])).toEqual([2]);
+    // A lone surrogate is keyed as U+FFFD: the index gives n 4, the recheck drops it.
+    expect(await ns('k = ?', ['a\ud800'])).toEqual([]);
+    expect(await ns('k = ?', ['a\ufffd'])).toEqual([4]);
+    expect(await ns('k = ?', [5])).toEqual([5]);
+    expect(await ns('k = ?', ['5'])).toEqual([6]);
+    expect(await ns('k = ?', [true])).toEqual([7]);
+    expect(await ns('k >= ? AND k < ?', [4, 6])).toEqual([5]);
+    expect(await ns('k > ?', [long])).toEqual([1, 2]);
+  });
+});

@@ -11,6 +11,7 @@ import type { AccessNode } from '../planner/index.js';
 import { documentPredicate, type ExecContext, type Row } from './context.js';
 import { lookupDocuments } from './index-lookup.js';
 import { rangeDocuments } from './index-range.js';
+import { indexProves } from './proven.js';
 import { scanDocuments } from './scan.js';
 
 /** The stored documents of an access path, untested by any condition. */
@@ -30,9 +31,17 @@ export function accessDocuments(node: AccessNode, ctx: ExecContext): Iterable<St
 /** A test of a condition on one access row's document, or undefined for no condition. */
 export type DocumentTest = ((doc: Document) => boolean) | undefined;
 
-/** The test of `condition` for rows of an access path. */
-export function documentTest(condition: Condition | undefined, ctx: ExecContext): DocumentTest {
-  return condition && documentPredicate(condition, ctx);
+/**
+ * The test of `condition` for rows of an access path: none when the index read proves it
+ * (`proven.ts`), so those documents are not rechecked.
+ */
+export function documentTest(
+  node: AccessNode,
+  condition: Condition | undefined,
+  ctx: ExecContext,
+): DocumentTest {
+  if (!condition || indexProves(node, condition, ctx.resolver, ctx.params)) return undefined;
+  return documentPredicate(condition, ctx);
 }
 
 /** The row of one stored document, or undefined when the test rejects it. */
@@ -55,7 +64,7 @@ export function* accessRows(
   ctx: ExecContext,
   condition: Condition | undefined,
 ): Generator<Row> {
-  const passes = documentTest(condition, ctx);
+  const passes = documentTest(node, condition, ctx);
   if (node.kind === 'scan' && node.id !== 'beforeFilter') {
     const { documents, tested } = scanDocuments(node, ctx, passes);
     if (tested) {

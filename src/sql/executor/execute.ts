@@ -6,7 +6,7 @@
  */
 
 import { assertNever } from '../ast/index.js';
-import { isAccess, type PlanNode } from '../planner/index.js';
+import { accessOf, isAccess, type PlanNode } from '../planner/index.js';
 import { accessRows } from './access.js';
 import { aggregateNodeRows } from './aggregate.js';
 import type { ExecContext, Row } from './context.js';
@@ -15,6 +15,7 @@ import { filterRows } from './filter.js';
 import { hashJoinRows } from './hash-join.js';
 import { limitRows } from './limit.js';
 import { projectRows } from './project.js';
+import { indexProves } from './proven.js';
 import { sortRows } from './sort.js';
 
 /** The rows of a plan node. */
@@ -27,8 +28,10 @@ export function execute(node: PlanNode, ctx: ExecContext): Iterable<Row> {
     case 'hashJoin':
       return hashJoinRows(node, ctx, execute(node.input, ctx));
     case 'filter':
-      return isAccess(node.input)
-        ? accessRows(node.input, ctx, node.condition)
+      if (isAccess(node.input)) return accessRows(node.input, ctx, node.condition);
+      // Above a join, a WHERE the FROM side's index read proves drops nothing.
+      return indexProves(accessOf(node.input), node.condition, ctx.resolver, ctx.params)
+        ? execute(node.input, ctx)
         : filterRows(node, ctx, execute(node.input, ctx));
     case 'aggregate':
       return aggregateNodeRows(node, execute(node.input, ctx));

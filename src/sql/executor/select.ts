@@ -62,7 +62,7 @@ function pointDocuments(root: PlanNode, ctx: ExecContext): Document[] | undefine
   if (found === undefined) return undefined;
   if (found === null || limit === 0 || offset > 0) return [];
   // The row as the access operator builds it (id policy, fused filter), then projected.
-  const row = accessRow(node, found, documentTest(condition, ctx));
+  const row = accessRow(node, found, documentTest(node, condition, ctx));
   return row ? [projectDocument(project, row)] : [];
 }
 

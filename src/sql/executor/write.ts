@@ -114,7 +114,7 @@ function matchingIds(
   const bound = bindPlan(where, params);
   const { access } = bound;
   const ctx: ExecContext = { reader: store, params, resolver: where.resolver, sparse: false };
-  const passes = documentTest(statement.where, ctx);
+  const passes = documentTest(access, statement.where, ctx);
   const rows: StoredDocument[] = [];
   for (const found of accessDocuments(access, ctx)) {
     if (accessRow(access, found, passes)) rows.push(found);
