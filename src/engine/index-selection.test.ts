@@ -79,6 +79,23 @@ describe('index reads that decode only the statement’s paths', () => {
     }
   });
 
+  it('stream what a query answers (streams read index rows sparse, then documents whole)', async () => {
+    for (const [sql, params] of [
+      ['SELECT * FROM o WHERE status = ? LIMIT 30', ['void']],
+      ['SELECT n, legs, tags.y FROM o WHERE fare.total >= ? AND fare.total < ?', [100, 300]],
+      ['SELECT * FROM o WHERE n = ?', [12]],
+    ] as const) {
+      const streamed = [];
+      for await (const item of db.queryStream(sql, [...params])) streamed.push(item);
+      const [meta, ...documents] = streamed;
+      expect(meta).toMatchObject({
+        count: documents.length,
+        plan: expect.stringMatching(/^INDEX_/),
+      });
+      expect(documents, sql).toEqual(await answers(sql, [...params]));
+    }
+  });
+
   it('answer a JOIN as whole documents do', async () => {
     const on =
       'FROM o JOIN a ON o.legs[0].to = a.code WHERE o.fare.total >= ? AND o.fare.total < ?';
