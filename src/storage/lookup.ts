@@ -3,8 +3,8 @@
  * key of a unique index (a point lookup) and between two bounds (a range). Which index to
  * read, and whether a document found really matches, is decided above storage: the planner
  * chooses, and the executor rechecks every document with the semantics of its condition
- * (keys longer than KEY_VALUE_BYTES_MAX are stored truncated, so an index read can give
- * extra candidates, never miss one).
+ * unless the read proves it (keys longer than KEY_VALUE_BYTES_MAX are stored truncated, so an
+ * index read can give extra candidates, never miss one).
  */
 
 import { isScalar, typeFamily } from '../util/index.js';

@@ -2,8 +2,9 @@
  * Index choice, the one rule every query path uses (SQL, UPDATE and DELETE, the embedded
  * finds, REST by-key lookups): a composite index with equality on every path, then equality
  * through a single-path index (unique first), then an OR of equalities on one indexed path,
- * then a range, else a collection scan. The whole condition is always evaluated on the
- * candidates, so the choice affects speed only. Pure.
+ * then a range, else a collection scan. The whole condition is evaluated on the candidates
+ * (unless the index read proves it, `executor/proven.ts`), so the choice affects speed only.
+ * Pure.
  */
 
 import type { JsonPath } from '../../util/index.js';
