@@ -403,15 +403,18 @@ function sqlValue(value: unknown): string {
   return Array.isArray(value) ? JSON.stringify(value) : literal(value);
 }
 
-/** The model of SET: nested objects are created on the way (DESIGN §4, write.ts). */
+/**
+ * The model of SET: missing objects are created on the way; a step holding null, a scalar or
+ * an array is an error (null is a value, as MongoDB's `$set` treats it: docs/sql.md, write.ts).
+ */
 function applySet(doc: Document, p: string, value: unknown): Document | 'error' {
   const copy = structuredClone(doc);
   const steps = p.split('.');
   let current: Record<string, unknown> = copy;
   for (const step of steps.slice(0, -1)) {
     const next = current[step];
-    if (next === undefined || next === null) current[step] = {};
-    else if (typeof next !== 'object' || Array.isArray(next)) return 'error';
+    if (next === undefined) current[step] = {};
+    else if (next === null || typeof next !== 'object' || Array.isArray(next)) return 'error';
     current = current[step] as Record<string, unknown>;
   }
   // Through JSON, as a stored document is JSON (-0 reads back as 0).
@@ -437,7 +440,7 @@ async function checkUpdate(
     db.query(sql(pair.plain), params),
   ]);
   if (updated.includes('error')) {
-    // SET a.b where a holds a scalar or an array is an error: the whole statement fails on
+    // SET a.b where a holds null, a scalar or an array is an error: the whole statement fails on
     // both collections and changes nothing.
     expect(a?.status, label).toBe('rejected');
     expect(b?.status, label).toBe('rejected');
