@@ -56,6 +56,11 @@ export function requestsInFlight(app: FastifyInstance): number {
   return metricsOfApp.get(app)?.requestsInFlight() ?? 0;
 }
 
+/** The metrics of an app built by buildApp or apiApp (a node sums its readers' into them). */
+export function metricsOf(app: FastifyInstance): Metrics | undefined {
+  return metricsOfApp.get(app);
+}
+
 /** How long a slow or silent client may hold a connection (the idle/header/request settings). */
 export interface HttpTimeouts {
   idleSeconds: number;

@@ -7,6 +7,7 @@
  */
 
 import * as fs from 'node:fs';
+import { availableParallelism } from 'node:os';
 import * as path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { makeTempDir } from '../../test/support/temp-dir.js';
@@ -19,6 +20,7 @@ import {
 } from './config.js';
 import { describeSettings } from './node.js';
 import { NODE_DEFAULTS } from './node-config.js';
+import { SERVE_PROCESSES_MAX } from './settings.js';
 
 let dir: string;
 let cleanup: () => void;
@@ -80,6 +82,7 @@ describe('defaults', () => {
       idleTimeoutSeconds: 60,
       headerTimeoutSeconds: 10,
       requestTimeoutSeconds: 60,
+      serveProcesses: availableParallelism(),
     });
     expect(config.apiKey).toBeUndefined();
     expect(config.tls).toBeUndefined();
@@ -393,6 +396,7 @@ describe('precedence: flag over file, a variable only for what neither set, then
         DOCDB_IDLE_TIMEOUT_SECONDS: '30',
         DOCDB_HEADER_TIMEOUT_SECONDS: '5',
         DOCDB_REQUEST_TIMEOUT_SECONDS: '20',
+        DOCDB_SERVE_PROCESSES: '3',
         DOCDB_LOG_ARCHIVE_DIR: '/env/archive',
       },
     });
@@ -408,6 +412,7 @@ describe('precedence: flag over file, a variable only for what neither set, then
       idleTimeoutSeconds: 30,
       headerTimeoutSeconds: 5,
       requestTimeoutSeconds: 20,
+      serveProcesses: 3,
       apiKey: 'env-key',
       corsOrigin: 'http://env-ui:3000',
       replicationSecret: 'env-secret',
@@ -486,7 +491,12 @@ describe('the config file', () => {
         bindAllInterfaces: true,
         changeLog: { retainMiB: 1024 },
         storage: { pageCheck: 'off', maxFileMiB: 4096, checkpointMiB: 128 },
-        http: { idleTimeoutSeconds: 120, headerTimeoutSeconds: 15, requestTimeoutSeconds: 90 },
+        http: {
+          idleTimeoutSeconds: 120,
+          headerTimeoutSeconds: 15,
+          requestTimeoutSeconds: 90,
+          serveProcesses: 4,
+        },
         cors: { origin: 'http://ui:3000' },
         security: {
           apiKey: 'k',
@@ -519,6 +529,7 @@ describe('the config file', () => {
       idleTimeoutSeconds: 120,
       headerTimeoutSeconds: 15,
       requestTimeoutSeconds: 90,
+      serveProcesses: 4,
       apiKey: 'k',
       corsOrigin: 'http://ui:3000',
       replicationSecret: 's',
@@ -1027,6 +1038,30 @@ describe('sync followers and the change log size, at their limits', () => {
       () => resolve({ file: { ...BASE, storage: { maxFileMiB: '64' } } }),
       'storage.maxFileMiB',
       'not a string',
+    );
+  });
+});
+
+describe('serve processes, at their limits (issue 25)', () => {
+  it('takes 1 to SERVE_PROCESSES_MAX processes, and nothing past', () => {
+    expect(resolve({ flags: { serveProcesses: '1' } }).config.serveProcesses).toBe(1);
+    expect(
+      resolve({ flags: { serveProcesses: String(SERVE_PROCESSES_MAX) } }).config.serveProcesses,
+    ).toBe(SERVE_PROCESSES_MAX);
+    for (const bad of ['0', String(SERVE_PROCESSES_MAX + 1), '-1', '1.5', 'all']) {
+      expectInvalid(
+        () => resolve({ flags: { serveProcesses: bad } }),
+        '--serve-processes',
+        `an integer from 1 to ${SERVE_PROCESSES_MAX}`,
+      );
+    }
+  });
+
+  it('defaults to the cores, and says so in the start-up line', () => {
+    const { config, sources } = resolve();
+    expect(config.serveProcesses).toBe(availableParallelism());
+    expect(describeSettings(config, sources)).toContain(
+      `processes=${availableParallelism()} (default)`,
     );
   });
 });

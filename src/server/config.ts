@@ -30,6 +30,7 @@ import {
   PORT_MAX,
   PORT_MIN,
   REPLICATION_FOLLOWERS_MAX,
+  SERVE_PROCESSES_MAX,
   SETTING_NAMES,
   SETTINGS,
   type ServeFlags,
@@ -203,6 +204,7 @@ const RANGES = {
   mebibytes: [1, CHANGE_LOG_RETAIN_MIB_MAX],
   leaseSeconds: [LEASE_TTL_SECONDS_MIN, LEASE_TTL_SECONDS_MAX],
   milliseconds: [1, WRITE_STOP_MARGIN_MS_MAX],
+  processes: [1, SERVE_PROCESSES_MAX],
 } as const;
 
 type NumericKind = keyof typeof RANGES;
@@ -579,7 +581,9 @@ function setPath(object: Record<string, unknown>, path: string, value: unknown):
 function resolveSetting(run: Resolution, name: SettingName, spec: SettingSpec): void {
   const given = run.resolver.get(spec);
   const fallback =
-    spec.defaultFrom === undefined ? spec.default : run.values[spec.defaultFrom as SettingName];
+    spec.defaultFrom === undefined
+      ? (spec.default ?? spec.defaultOfMachine?.())
+      : run.values[spec.defaultFrom as SettingName];
   const value = given?.value ?? fallback;
   if (value === undefined) {
     if (spec.required) throw missing(run, spec);

@@ -2,7 +2,7 @@
  * Proves the request counters kept outside prom-client reach /metrics as Prometheus text
  * with the same names, labels and types as before: a latency histogram with cumulative
  * buckets (a value on a bound counts in that bucket), requests by status, in-flight requests
- * by route, and plans by kind.
+ * by route, and plans by kind; and that a node's processes' counts are summed into one scrape.
  */
 
 import { describe, expect, it } from 'vitest';
@@ -77,5 +77,32 @@ describe('Metrics', () => {
     expect(line(text, 'docdb_query_plans_total{plan="INDEX_SCAN"} ')).toMatch(/ 2$/);
     expect(line(text, 'docdb_query_plans_total{plan="INDEX_SCAN_MULTI"} ')).toMatch(/ 1$/);
     expect(line(text, 'docdb_query_plans_total{plan="COLLECTION_SCAN"} ')).toMatch(/ 1$/);
+  });
+
+  it("sums its peers' counts into each scrape, and reports its own again after", async () => {
+    const metrics = new Metrics();
+    metrics.routeStats('GET', '/collections/:name/:id').answered(200, 0.0007);
+    metrics.countPlan('PK_LOOKUP(_id)');
+    const reader = new Metrics();
+    const readerStats = reader.routeStats('GET', '/collections/:name/:id');
+    readerStats.answered(200, 0.0007);
+    readerStats.answered(404, 0.003);
+    readerStats.inFlight = 2;
+    reader.routeStats('GET', '/collections').answered(200, 0.0001);
+    reader.countPlan('PK_LOOKUP(_id)');
+    metrics.sumWith(async () => [reader.snapshot()]);
+    const text = await metrics.text();
+    const labels = 'method="GET",route="/collections/:name/:id"';
+    expect(line(text, `docdb_http_requests_total{${labels},status="200"} `)).toMatch(/ 2$/);
+    expect(line(text, `docdb_http_requests_total{${labels},status="404"} `)).toMatch(/ 1$/);
+    expect(line(text, `docdb_http_requests_total{method="GET",route="/collections",`)).toMatch(
+      / 1$/,
+    );
+    expect(line(text, `docdb_http_request_duration_seconds_count{${labels}} `)).toMatch(/ 3$/);
+    expect(line(text, `docdb_http_requests_in_flight{${labels}} `)).toMatch(/ 2$/);
+    expect(line(text, 'docdb_query_plans_total{plan="PK_LOOKUP"} ')).toMatch(/ 2$/);
+    // The sums are the scrape's: the app's own counts are as they were.
+    expect(metrics.requestsInFlight()).toBe(0);
+    expect(metrics.snapshot().routes).toHaveLength(1);
   });
 });

@@ -50,6 +50,46 @@ export class RouteStats {
   }
 }
 
+/**
+ * One process's request counts as plain data: what a reader process sends the node's first
+ * process, which sums them into its own at each scrape (readers.ts, issue 25).
+ */
+export interface MetricsSnapshot {
+  routes: Array<{
+    method: string;
+    route: string;
+    inFlight: number;
+    statuses: Array<[status: number, answers: number]>;
+    bucketCounts: number[];
+    latencySumSeconds: number;
+    latencyCount: number;
+  }>;
+  plans: Array<[kind: string, queries: number]>;
+}
+
+/** Adds one snapshot's route counts into `into` (by route, then method). */
+function addRoutes(
+  into: Map<string, RouteStats>,
+  routes: MetricsSnapshot['routes'] | Iterable<RouteStats>,
+): void {
+  for (const s of routes) {
+    const key = `${s.method} ${s.route}`;
+    let sum = into.get(key);
+    if (!sum) {
+      sum = new RouteStats(s.method, s.route);
+      into.set(key, sum);
+    }
+    sum.inFlight += s.inFlight;
+    for (const [status, n] of s.statuses)
+      sum.statuses.set(status, (sum.statuses.get(status) ?? 0) + n);
+    s.bucketCounts.forEach((n, i) => {
+      sum.bucketCounts[i] = (sum.bucketCounts[i] as number) + n;
+    });
+    sum.latencySumSeconds += s.latencySumSeconds;
+    sum.latencyCount += s.latencyCount;
+  }
+}
+
 /** One sample as prom-client's registry formats it. */
 interface Sample {
   metricName: string;
@@ -243,6 +283,10 @@ export class Metrics {
   private readonly plans = new Map<string, number>();
   /** GET /changes answers still following the change log (closed when their follow ended). */
   changeFeedsOpen = 0;
+  /** The other processes of the node, whose counts each scrape adds (sumWith). */
+  private peers: (() => Promise<MetricsSnapshot[]>) | undefined;
+  /** While a scrape that sums peers runs: the sums it reports instead of this app's counts. */
+  private summed: { routes: RouteStats[]; plans: Map<string, number> } | undefined;
 
   /**
    * `written` reads the engine's count of documents written (every API: REST, SQL, seed);
@@ -256,7 +300,7 @@ export class Metrics {
     if (replication) registerReplicationMetrics(this.registry, replication);
     if (selectionCache) registerSelectionCacheMetrics(this.registry, selectionCache);
     const stats = () => this.allStats();
-    const plans = this.plans;
+    const plans = () => this.summed?.plans ?? this.plans;
     new Counter({
       name: 'docdb_documents_written_total',
       help: 'Documents inserted, replaced or deleted, through any API.',
@@ -308,7 +352,7 @@ export class Metrics {
       registers: [this.registry],
       collect() {
         this.reset();
-        for (const [plan, n] of plans) this.inc({ plan }, n);
+        for (const [plan, n] of plans()) this.inc({ plan }, n);
       },
     });
   }
@@ -332,7 +376,7 @@ export class Metrics {
   /** Requests received and not yet answered, over every route. */
   requestsInFlight(): number {
     let n = 0;
-    for (const s of this.allStats()) n += s.inFlight;
+    for (const s of this.ownStats()) n += s.inFlight;
     return n;
   }
 
@@ -342,8 +386,47 @@ export class Metrics {
     this.plans.set(kind, (this.plans.get(kind) ?? 0) + 1);
   }
 
-  text(): Promise<string> {
-    return this.registry.metrics();
+  /**
+   * Makes every scrape add the counts `peers` answers (the node's reader processes) to this
+   * app's: requests, latencies, in flight and plans are then the node's, not one process's.
+   */
+  sumWith(peers: () => Promise<MetricsSnapshot[]>): void {
+    this.peers = peers;
+  }
+
+  /** This app's request and plan counts, as plain data. */
+  snapshot(): MetricsSnapshot {
+    return {
+      routes: [...this.ownStats()].map((s) => ({
+        method: s.method,
+        route: s.route,
+        inFlight: s.inFlight,
+        statuses: [...s.statuses],
+        bucketCounts: [...s.bucketCounts],
+        latencySumSeconds: s.latencySumSeconds,
+        latencyCount: s.latencyCount,
+      })),
+      plans: [...this.plans],
+    };
+  }
+
+  async text(): Promise<string> {
+    if (!this.peers) return this.registry.metrics();
+    const snapshots = await this.peers();
+    const routes = new Map<string, RouteStats>();
+    addRoutes(routes, this.ownStats());
+    const plans = new Map(this.plans);
+    for (const snapshot of snapshots) {
+      addRoutes(routes, snapshot.routes);
+      for (const [kind, n] of snapshot.plans) plans.set(kind, (plans.get(kind) ?? 0) + n);
+    }
+    // Scrapes are rare (seconds apart); one overlapping another reports either's sums.
+    this.summed = { routes: [...routes.values()], plans };
+    try {
+      return await this.registry.metrics();
+    } finally {
+      this.summed = undefined;
+    }
   }
 
   get contentType(): string {
@@ -351,6 +434,11 @@ export class Metrics {
   }
 
   private *allStats(): Generator<RouteStats> {
+    if (this.summed) yield* this.summed.routes;
+    else yield* this.ownStats();
+  }
+
+  private *ownStats(): Generator<RouteStats> {
     for (const byMethod of this.routes.values()) yield* byMethod.values();
   }
 }

@@ -65,6 +65,11 @@ export interface NodeConfig {
   idleTimeoutSeconds: number;
   headerTimeoutSeconds: number;
   requestTimeoutSeconds: number;
+  /**
+   * Processes that accept connections and serve reads (server/readers.ts); 1 when unset, as
+   * a config built by hand has it. `docdb serve` defaults it to the cores.
+   */
+  serveProcesses?: number;
   apiKey?: string;
   /** The one web origin allowed to call the API from a browser (CORS); none when unset. */
   corsOrigin?: string;

@@ -13,12 +13,14 @@ import { type Database, open } from '../engine/index.js';
 import { CALL_TIMEOUT_MS_DEFAULT, Coordinator, writeStopMarginMs } from '../coordinator/index.js';
 import { dbError } from '../errors/index.js';
 import { Replication, type ReplicationLog } from '../replication/index.js';
-import { buildApp, requestsInFlight } from './app.js';
+import type { RequestListener } from 'node:http';
+import { buildApp, metricsOf, requestsInFlight } from './app.js';
 import type { SettingKey } from './config.js';
 import { listenQuietly } from './listen.js';
 import { type LogArchive, startLogArchive } from './log-archive.js';
 import type { NodeConfig, ReplicationSettings, SettingSource } from './node-config.js';
 import { type NodeStatus, newNodeStatus } from './node-status.js';
+import { Readers } from './readers.js';
 import { replicationPort } from './replication-port.js';
 import { removeStaleBackupCopies } from './routes/admin.js';
 import {
@@ -40,6 +42,8 @@ export interface RunningNode {
   url: string;
   /** The change-log archive, when `backup.logArchiveDir` is set. */
   archive: LogArchive | undefined;
+  /** The reader processes, when the node serves from more than one (`serveProcesses`). */
+  readers: Readers | undefined;
   /** Stops accepting, finishes in-flight requests, flushes and closes the data file. */
   close(): Promise<void>;
 }
@@ -193,14 +197,15 @@ export async function startNode(
       error: (message) => logTo?.error(message),
     },
   });
+  const timeouts = {
+    idleSeconds: config.idleTimeoutSeconds,
+    headerSeconds: config.headerTimeoutSeconds,
+    requestSeconds: config.requestTimeoutSeconds,
+  };
   let app: FastifyInstance;
   try {
     app = buildApp(db, {
-      timeouts: {
-        idleSeconds: config.idleTimeoutSeconds,
-        headerSeconds: config.headerTimeoutSeconds,
-        requestSeconds: config.requestTimeoutSeconds,
-      },
+      timeouts,
       apiKey: config.apiKey,
       corsOrigin: config.corsOrigin,
       status,
@@ -219,7 +224,17 @@ export async function startNode(
     throw listenError(error, config);
   }
   let archive: LogArchive | undefined;
+  let readers: Readers | undefined;
   try {
+    const processes = config.serveProcesses ?? 1;
+    if (processes > 1) {
+      readers = await startReaders(app, db, config, {
+        count: processes - 1,
+        timeouts,
+        https: https as never,
+        log,
+      });
+    }
     const archiveDir = config.backup?.logArchiveDir;
     if (archiveDir !== undefined) {
       archive = startLogArchive(db.store, archiveDir, {
@@ -229,6 +244,7 @@ export async function startNode(
     }
     if (config.replication) await startReplication(replication, config.replication);
   } catch (error) {
+    await readers?.close();
     await archive?.close();
     await replication.close();
     await app.close();
@@ -240,6 +256,8 @@ export async function startNode(
   let closing: Promise<void> | undefined;
   const close = () => {
     closing ??= (async () => {
+      // The readers first: what they pass on while they finish goes to this app.
+      await readers?.close();
       await replication.close();
       await app.close();
       await db.flush();
@@ -269,7 +287,47 @@ export async function startNode(
     process.once('SIGINT', onSignal);
     process.once('SIGTERM', onSignal);
   }
-  return { app, db, status, replication, url, archive, close };
+  return { app, db, status, replication, url, archive, readers, close };
+}
+
+/**
+ * Starts the node's reader processes on its listening socket (readers.ts): they answer the
+ * document reads, pass the rest to `app`, and their request counts join its `/metrics`.
+ */
+async function startReaders(
+  app: FastifyInstance,
+  db: Database,
+  config: NodeConfig,
+  options: {
+    count: number;
+    timeouts: { idleSeconds: number; headerSeconds: number; requestSeconds: number };
+    https: { https: Record<string, unknown> } | undefined;
+    log: boolean;
+  },
+): Promise<Readers> {
+  const [answer] = app.server.listeners('request') as RequestListener[];
+  if (!answer) throw new Error('the node app has no request listener');
+  const readers = await Readers.start({
+    count: options.count,
+    listening: app.server,
+    answer,
+    start: {
+      file: db.file,
+      nodeName: config.nodeName,
+      apiKey: config.apiKey,
+      corsOrigin: config.corsOrigin,
+      timeouts: options.timeouts,
+      https: options.https as never,
+      log: options.log,
+    },
+    log: {
+      info: (message) => app.log.info(message),
+      warn: (message) => app.log.warn(message),
+      error: (message) => app.log.error(message),
+    },
+  });
+  metricsOf(app)?.sumWith(() => readers.metrics());
+  return readers;
 }
 
 /**

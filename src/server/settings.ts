@@ -16,8 +16,8 @@
  * (1–CHANGE_LOG_RETAIN_MIB_MAX), boolean (a flag without a value; true or false in the file)
  * origin (a web origin, `http(s)://host[:port]`, as a browser sends it in `Origin`),
  * coordinatorUrl (`etcd://host:port[,host:port]`), setName (a replica set or member name, part
- * of an etcd key), leaseSeconds (LEASE_TTL_SECONDS_MIN–_MAX) and milliseconds
- * (1–WRITE_STOP_MARGIN_MS_MAX).
+ * of an etcd key), leaseSeconds (LEASE_TTL_SECONDS_MIN–_MAX), milliseconds
+ * (1–WRITE_STOP_MARGIN_MS_MAX) and processes (1–SERVE_PROCESSES_MAX).
  */
 export type SettingKind =
   | 'text'
@@ -36,7 +36,8 @@ export type SettingKind =
   | 'coordinatorUrl'
   | 'setName'
   | 'leaseSeconds'
-  | 'milliseconds';
+  | 'milliseconds'
+  | 'processes';
 
 /**
  * When a setting is read. `node`: always. `tls`: when the config file has `security.tls` or
@@ -74,6 +75,8 @@ export interface SettingSpec {
   readonly config: string;
   /** The value when no source sets it. */
   readonly default?: string | number | boolean;
+  /** The value when no source sets it depends on the machine (read when settings resolve). */
+  readonly defaultOfMachine?: () => number;
   /** The value when no source sets it is another setting's (already resolved) value. */
   readonly defaultFrom?: string;
   /** How help and docs state the default when there is no plain default value. */
@@ -90,6 +93,7 @@ export interface SettingSpec {
   readonly help: string;
 }
 
+import { availableParallelism } from 'node:os';
 import {
   CHANGE_LOG_RETAIN_BYTES,
   CHECKPOINT_BYTES,
@@ -103,6 +107,7 @@ import {
   PORT_MIN,
   PORT_RANGE_TEXT,
   REPLICATION_FOLLOWERS_MAX,
+  SERVE_PROCESSES_MAX,
 } from '../util/index.js';
 
 const MiB = 1024 * 1024;
@@ -123,6 +128,7 @@ export const AUTO_FAILOVER_SECONDS_MAX = 2_147_483;
 export const WRITE_STOP_MARGIN_MS_MAX = (LEASE_TTL_SECONDS_MAX * 1000) / 2;
 
 export {
+  SERVE_PROCESSES_MAX,
   LEASE_TTL_SECONDS_MAX,
   LEASE_TTL_SECONDS_MIN,
   PORT_MAX,
@@ -310,6 +316,23 @@ export const SETTINGS = {
     config: 'requestTimeoutSeconds',
     default: HTTP_REQUEST_TIMEOUT_SECONDS_DEFAULT,
     help: 'answer 408 and close when a request (headers and body) is not received within this long',
+  },
+  // Beyond the spec (issue 25): reads served by every core (server/readers.ts).
+  serveProcesses: {
+    title: 'serve processes',
+    file: 'http.serveProcesses',
+    flag: '--serve-processes <count>',
+    env: 'DOCDB_SERVE_PROCESSES',
+    kind: 'processes',
+    scope: 'node',
+    config: 'serveProcesses',
+    defaultOfMachine: availableParallelism,
+    defaultText: 'the cores (`os.availableParallelism()`)',
+    log: 'processes',
+    help:
+      'processes that accept connections and serve reads from the data file; writes, admin ' +
+      'calls, the change feed and replication go to the first, the one writer (1: a single ' +
+      'process)',
   },
   logArchiveDir: {
     title: 'log archive directory',
@@ -656,6 +679,8 @@ export function describeKind(kind: SettingKind): string {
       return 'host:port (an IPv6 host in brackets)';
     case 'count':
       return `an integer from 0 to ${REPLICATION_FOLLOWERS_MAX}`;
+    case 'processes':
+      return `an integer from 1 to ${SERVE_PROCESSES_MAX}`;
     case 'mebibytes':
       return `a whole number of MiB from 1 to ${CHANGE_LOG_RETAIN_MIB_MAX}`;
     case 'boolean':

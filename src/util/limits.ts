@@ -114,6 +114,12 @@ export const REPLICATION_SNAPSHOT_BATCH_DOCS = 1000;
 /** Followers one leader serves at once; more are refused with a reason. */
 export const REPLICATION_FOLLOWERS_MAX = 32;
 
+/**
+ * Most processes one node serves from (`--serve-processes`, issue 25): each holds the data
+ * file's map and a Fastify app, and more than the cores only adds switching.
+ */
+export const SERVE_PROCESSES_MAX = 64;
+
 /** Longest shard name in cluster.json, in characters (names are `[A-Za-z0-9._-]`). */
 export const SHARD_NAME_CHARS_MAX = 64;
 /** Most shards one cluster.json describes. */

@@ -1,0 +1,242 @@
+/**
+ * A node's reader processes, as its first process runs them (issue 25, `--serve-processes`):
+ * forks them, hands each the listening socket (the kernel then gives each new connection to
+ * one process), answers the requests they pass on an internal unix socket with the node's
+ * own app, sums their request counts into `/metrics`, starts another when one dies, and
+ * stops them before the node closes. It never reads the data file; reader.ts is the
+ * readers' side.
+ */
+
+import { type ChildProcess, fork } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import * as fs from 'node:fs';
+import * as http from 'node:http';
+import type * as net from 'node:net';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { MetricsSnapshot } from './metrics.js';
+import type { FromReader, ReaderStart, ToReader } from './reader.js';
+
+/** How long a reader may take to open the file and build its app before it is given up. */
+const READER_START_MS = 30_000;
+/** How long a scrape waits for a reader's counts; a reader that does not answer is left out. */
+const READER_METRICS_MS = 1_000;
+/** Pause before a reader that died is started again, doubled while they keep dying. */
+const RESTART_DELAY_MS = 250;
+const RESTART_DELAY_MS_MAX = 10_000;
+/** A reader that served this long before it died had not been dying at start-up. */
+const RESTART_RESET_MS = 30_000;
+/** Beyond the request timeout, how long a stopping reader may take before it is killed. */
+const STOP_MARGIN_MS = 5_000;
+
+/** Where readers.ts logs. */
+export interface ReadersLog {
+  info(message: string): void;
+  warn(message: string): void;
+  error(message: string): void;
+}
+
+/** Options of startReaders. */
+export interface ReadersOptions {
+  /** Reader processes to run (the node's processes less the first). */
+  count: number;
+  /** The node's listening server (its Fastify app's): shared with every reader. */
+  listening: net.Server;
+  /** The node's app's request handler: answers what readers pass. */
+  answer: http.RequestListener;
+  /** What each reader starts with (the socket it passes requests to is added here). */
+  start: Omit<ReaderStart, 'kind' | 'passSocket'>;
+  log: ReadersLog;
+}
+
+/** The reader entry point: the compiled module, or the source one run through tsx (tests). */
+function readerEntry(): { file: string; execArgv: string[] } {
+  const source = import.meta.url.endsWith('.ts');
+  const file = fileURLToPath(new URL(`./reader-process.${source ? 'ts' : 'js'}`, import.meta.url));
+  return source
+    ? { file, execArgv: ['--import', import.meta.resolve('tsx')] }
+    : { file, execArgv: [] };
+}
+
+/** One reader process slot: the process in it now, and how its restarts go. */
+interface Slot {
+  child: ChildProcess | undefined;
+  startedAtMs: number;
+  restartDelayMs: number;
+}
+
+/** The running readers of a node. */
+export class Readers {
+  private readonly slots: Slot[] = [];
+  private closing = false;
+  private nextMetricsId = 0;
+  private readonly pending = new Map<number, (snapshot: MetricsSnapshot) => void>();
+  private readonly timers = new Set<NodeJS.Timeout>();
+
+  private constructor(
+    private readonly options: ReadersOptions,
+    private readonly passServer: http.Server,
+    private readonly passSocket: string,
+  ) {}
+
+  /**
+   * Starts `count` readers and resolves once each serves, or failed to start (it is then
+   * started again in the background, logged, while the others serve).
+   */
+  static async start(options: ReadersOptions): Promise<Readers> {
+    const passSocket = path.join(
+      os.tmpdir(),
+      `docdb-${process.pid}-${randomBytes(4).toString('hex')}.sock`,
+    );
+    const passServer = http.createServer(options.answer);
+    await new Promise<void>((resolve, reject) => {
+      passServer.once('error', reject);
+      passServer.listen(passSocket, () => resolve());
+    });
+    const readers = new Readers(options, passServer, passSocket);
+    await Promise.all(
+      Array.from({ length: options.count }, () => {
+        const slot: Slot = { child: undefined, startedAtMs: 0, restartDelayMs: RESTART_DELAY_MS };
+        readers.slots.push(slot);
+        return readers.run(slot);
+      }),
+    );
+    return readers;
+  }
+
+  /** The pids of the readers running now (tests, logs). */
+  get pids(): number[] {
+    return this.slots.flatMap((slot) => (slot.child?.pid === undefined ? [] : [slot.child.pid]));
+  }
+
+  /** Each running reader's request counts; a reader that does not answer in time is left out. */
+  async metrics(): Promise<MetricsSnapshot[]> {
+    const asks = this.slots.map((slot) => {
+      const child = slot.child;
+      if (!child?.connected) return Promise.resolve(undefined);
+      const id = this.nextMetricsId++;
+      return new Promise<MetricsSnapshot | undefined>((resolve) => {
+        const timer = setTimeout(() => {
+          this.pending.delete(id);
+          resolve(undefined);
+        }, READER_METRICS_MS);
+        this.pending.set(id, (snapshot) => {
+          clearTimeout(timer);
+          this.pending.delete(id);
+          resolve(snapshot);
+        });
+        child.send({ kind: 'metrics', id } satisfies ToReader, (error) => {
+          if (error) this.pending.get(id)?.(emptySnapshot());
+        });
+      });
+    });
+    const snapshots = await Promise.all(asks);
+    return snapshots.filter((snapshot) => snapshot !== undefined);
+  }
+
+  /**
+   * Stops every reader (each finishes its requests in flight, within the request timeout,
+   * then exits; one that does not is killed), then the internal socket.
+   */
+  async close(): Promise<void> {
+    this.closing = true;
+    for (const timer of this.timers) clearTimeout(timer);
+    const waitMs = this.options.start.timeouts.requestSeconds * 1000 + STOP_MARGIN_MS;
+    await Promise.all(
+      this.slots.map(async ({ child }) => {
+        if (!child || child.exitCode !== null || child.signalCode !== null) return;
+        const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+        if (child.connected) child.send({ kind: 'stop' } satisfies ToReader);
+        else child.kill('SIGTERM');
+        const timer = setTimeout(() => child.kill('SIGKILL'), waitMs);
+        await exited;
+        clearTimeout(timer);
+      }),
+    );
+    await new Promise<void>((resolve) => this.passServer.close(() => resolve()));
+    this.passServer.closeAllConnections();
+    fs.rmSync(this.passSocket, { force: true });
+  }
+
+  /** Starts a reader in `slot`; resolves once it serves or failed to. */
+  private run(slot: Slot): Promise<void> {
+    const { file, execArgv } = readerEntry();
+    const child = fork(file, [], {
+      execArgv,
+      serialization: 'advanced',
+      stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+    });
+    slot.child = child;
+    slot.startedAtMs = Date.now();
+    return new Promise<void>((resolve) => {
+      const timer = setTimeout(() => {
+        this.options.log.error(
+          `reader process ${child.pid} did not start within ${READER_START_MS} ms; stopping it`,
+        );
+        child.kill('SIGKILL');
+      }, READER_START_MS);
+      const settle = () => {
+        clearTimeout(timer);
+        resolve();
+      };
+      child.on('message', (message: FromReader) => {
+        switch (message.kind) {
+          case 'ready':
+            child.send({ kind: 'listen' } satisfies ToReader, this.options.listening);
+            break;
+          case 'serving':
+            settle();
+            break;
+          case 'metrics':
+            this.pending.get(message.id)?.(message.snapshot);
+            break;
+          default:
+            message satisfies never;
+        }
+      });
+      child.once('exit', (code, signal) => {
+        settle();
+        if (this.closing) return;
+        this.restart(slot, child, code, signal);
+      });
+      child.send({
+        kind: 'start',
+        passSocket: this.passSocket,
+        ...this.options.start,
+      } satisfies ToReader);
+    });
+  }
+
+  /** Logs a reader's death and starts another in its slot after a pause. */
+  private restart(
+    slot: Slot,
+    child: ChildProcess,
+    code: number | null,
+    signal: NodeJS.Signals | null,
+  ): void {
+    if (Date.now() - slot.startedAtMs > RESTART_RESET_MS) slot.restartDelayMs = RESTART_DELAY_MS;
+    const delayMs = slot.restartDelayMs;
+    slot.restartDelayMs = Math.min(delayMs * 2, RESTART_DELAY_MS_MAX);
+    const how = signal === null ? `with code ${code}` : `on ${signal}`;
+    this.options.log.warn(
+      `reader process ${child.pid} exited ${how}; the other processes serve its connections' ` +
+        `successors, and another reader starts in ${delayMs} ms`,
+    );
+    slot.child = undefined;
+    const timer = setTimeout(() => {
+      this.timers.delete(timer);
+      if (this.closing) return;
+      void this.run(slot).then(() => {
+        if (slot.child?.connected) {
+          this.options.log.info(`reader process ${slot.child.pid} serves in its place`);
+        }
+      });
+    }, delayMs);
+    this.timers.add(timer);
+  }
+}
+
+function emptySnapshot(): MetricsSnapshot {
+  return { routes: [], plans: [] };
+}
