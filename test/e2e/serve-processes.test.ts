@@ -1,0 +1,251 @@
+/**
+ * Proves `bin/docdb serve --serve-processes 2` (issue 25) as real processes: a reader process
+ * runs beside the first; a write acknowledged through one connection is read back at once
+ * through many new connections, whichever process takes them; the reader answers reads on
+ * its own (while the first process is stopped with SIGSTOP); writes through the reader's
+ * connections land and answer as the first process answers them; `/metrics` counts the
+ * reader's requests; a reader killed with SIGKILL is logged and replaced while the node
+ * serves on; TLS and an API key hold on every connection; SIGTERM stops every process and
+ * frees the port; a first process killed with SIGKILL takes its readers with it; and a
+ * follower's readers serve what it applied (a snapshot load included) and refuse writes as
+ * the follower does.
+ */
+
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { isProcessAlive } from '../../src/util/process-alive.js';
+import { makeTempDir } from '../support/temp-dir.js';
+import { selfSignedCert } from '../support/tls-cert.js';
+import {
+  freePort,
+  type RequestOptions,
+  request,
+  START_TIMEOUT_MS,
+  startServe,
+  stopAll,
+  waitFor,
+} from './support.js';
+
+afterEach(stopAll);
+
+/** The pids of a process's children (Linux /proc). */
+function childrenOf(pid: number): number[] {
+  const file = `/proc/${pid}/task/${pid}/children`;
+  if (!fs.existsSync(file)) return [];
+  return fs
+    .readFileSync(file, 'utf8')
+    .trim()
+    .split(/\s+/)
+    .filter((text) => text !== '')
+    .map(Number);
+}
+
+async function readerOf(pid: number): Promise<number> {
+  return waitFor(
+    () => childrenOf(pid)[0],
+    START_TIMEOUT_MS,
+    () => `no reader process under ${pid}`,
+  );
+}
+
+function json(response: { status: number; text: string }, status: number): Record<string, unknown> {
+  expect(response.status, response.text).toBe(status);
+  return JSON.parse(response.text) as Record<string, unknown>;
+}
+
+const READS = 40;
+
+/** Reads `path` through READS new connections at once; every answer's status and body. */
+async function readMany(url: string, options: RequestOptions = {}) {
+  return Promise.all(Array.from({ length: READS }, () => request(url, options)));
+}
+
+function metricValue(text: string, prefix: string): number {
+  const line = text.split('\n').find((l) => l.startsWith(prefix));
+  return line === undefined ? 0 : Number(line.split(' ').at(-1));
+}
+
+describe('docdb serve --serve-processes 2', () => {
+  it('reads back every acknowledged write through every process, and sums /metrics', async () => {
+    const { dir, cleanup } = makeTempDir('docdb-e2e-processes-');
+    try {
+      const port = await freePort();
+      const node = await startServe(
+        ['--port', String(port), '--data-dir', path.join(dir, 'data'), '--serve-processes', '2'],
+        { cwd: dir, port },
+      );
+      expect(node.startLine).toContain('processes=2 (flag)');
+      const pid = node.child.pid as number;
+      await readerOf(pid);
+      for (let round = 0; round < 5; round++) {
+        const written = json(
+          await request(`${node.url}/collections/items`, { body: { round } }),
+          201,
+        );
+        const reads = await readMany(`${node.url}/collections/items/${written.id}`);
+        for (const read of reads) expect(json(read, 200)).toMatchObject({ round });
+        const page = await readMany(`${node.url}/collections/items?limit=100`);
+        for (const read of page) expect(json(read, 200).count).toBe(round + 1);
+      }
+      // A replace, then its new body through every process.
+      const [first] = (json(await request(`${node.url}/collections/items`), 200).documents ??
+        []) as Array<{ _id: string }>;
+      const id = first?._id as string;
+      json(
+        await request(`${node.url}/collections/items/${id}`, { method: 'PUT', body: { v: 2 } }),
+        200,
+      );
+      for (const read of await readMany(`${node.url}/collections/items/${id}`)) {
+        expect(json(read, 200)).toMatchObject({ v: 2 });
+      }
+      // Errors read the same from any process.
+      for (const read of await readMany(`${node.url}/collections/nope/x`)) {
+        expect(json(read, 404)).toMatchObject({ code: 'ERR_COLLECTION_NOT_FOUND' });
+      }
+      const metrics = await request(`${node.url}/metrics`);
+      const byId = 'docdb_http_requests_total{method="GET",route="/collections/:name/:id",status=';
+      expect(metricValue(metrics.text, `${byId}"200"}`)).toBe(6 * READS);
+      expect(metricValue(metrics.text, `${byId}"404"}`)).toBe(READS);
+      const inserts = 'docdb_http_requests_total{method="POST",route="/collections/:name"';
+      expect(metricValue(metrics.text, inserts)).toBe(5);
+    } finally {
+      await stopAll();
+      cleanup();
+    }
+  });
+
+  it('answers reads from the reader alone while the first process is stopped', async () => {
+    const { dir, cleanup } = makeTempDir('docdb-e2e-processes-');
+    const port = await freePort();
+    const node = await startServe(
+      ['--port', String(port), '--data-dir', path.join(dir, 'data'), '--serve-processes', '2'],
+      { cwd: dir, port },
+    );
+    const pid = node.child.pid as number;
+    try {
+      await readerOf(pid);
+      const written = json(await request(`${node.url}/collections/c`, { body: { a: 1 } }), 201);
+      process.kill(pid, 'SIGSTOP');
+      // Connections the stopped process would take wait in the shared queue; the reader
+      // takes them all.
+      const reads = await readMany(`${node.url}/collections/c/${written.id}`, {
+        timeoutMs: 10_000,
+      });
+      for (const read of reads) expect(json(read, 200)).toMatchObject({ a: 1 });
+    } finally {
+      process.kill(pid, 'SIGCONT');
+      await stopAll();
+      cleanup();
+    }
+  });
+
+  it('replaces a reader killed with SIGKILL, logs it, and serves on', async () => {
+    const { dir, cleanup } = makeTempDir('docdb-e2e-processes-');
+    try {
+      const port = await freePort();
+      const node = await startServe(
+        ['--port', String(port), '--data-dir', path.join(dir, 'data'), '--serve-processes', '2'],
+        { cwd: dir, port },
+      );
+      const pid = node.child.pid as number;
+      const reader = await readerOf(pid);
+      process.kill(reader, 'SIGKILL');
+      const written = json(await request(`${node.url}/collections/c`, { body: { a: 1 } }), 201);
+      await waitFor(
+        () =>
+          node.stdout().includes(`reader process ${reader} exited on SIGKILL`) ? true : undefined,
+        START_TIMEOUT_MS,
+        () => `no log of the reader's death:\n${node.stdout()}`,
+      );
+      const replacement = await waitFor(
+        () => childrenOf(pid).find((child) => child !== reader),
+        START_TIMEOUT_MS,
+        () => `no new reader:\n${node.stdout()}`,
+      );
+      await waitFor(
+        () => (node.stdout().includes(`reader process ${replacement} serves`) ? true : undefined),
+        START_TIMEOUT_MS,
+        () => `the new reader did not serve:\n${node.stdout()}`,
+      );
+      for (const read of await readMany(`${node.url}/collections/c/${written.id}`)) {
+        expect(json(read, 200)).toMatchObject({ a: 1 });
+      }
+    } finally {
+      await stopAll();
+      cleanup();
+    }
+  });
+
+  it('stops every process on SIGTERM, and its readers with a first process killed', async () => {
+    const { dir, cleanup } = makeTempDir('docdb-e2e-processes-');
+    try {
+      const args = (port: number) => [
+        '--port',
+        String(port),
+        '--data-dir',
+        path.join(dir, 'data'),
+        '--serve-processes',
+        '2',
+      ];
+      const port = await freePort();
+      const node = await startServe(args(port), { cwd: dir, port });
+      const reader = await readerOf(node.child.pid as number);
+      node.child.kill('SIGTERM');
+      expect(await node.waitForExit()).toEqual({ code: 0, signal: null });
+      expect(isProcessAlive(reader)).toBe(false);
+      // The port is free again: a node starts on it at once.
+      const again = await startServe(args(port), { cwd: dir, port });
+      const second = await readerOf(again.child.pid as number);
+      again.child.kill('SIGKILL');
+      await again.waitForExit();
+      await waitFor(
+        () => (isProcessAlive(second) ? undefined : true),
+        START_TIMEOUT_MS,
+        () => `reader ${second} outlived its first process`,
+      );
+    } finally {
+      await stopAll();
+      cleanup();
+    }
+  });
+
+  it('serves HTTPS with an API key on every process', async () => {
+    const { dir, cleanup } = makeTempDir('docdb-e2e-processes-');
+    try {
+      const { cert, certFile, keyFile } = selfSignedCert(dir);
+      const port = await freePort();
+      const ca = cert;
+      const node = await startServe(
+        [
+          '--port',
+          String(port),
+          '--data-dir',
+          path.join(dir, 'data'),
+          '--serve-processes',
+          '2',
+          '--tls-cert',
+          certFile,
+          '--tls-key',
+          keyFile,
+          '--api-key',
+          'the-key',
+        ],
+        { cwd: dir, port, ca },
+      );
+      const key = { authorization: 'Bearer the-key' };
+      const written = json(
+        await request(`${node.url}/collections/c`, { body: { a: 1 }, ca, headers: key }),
+        201,
+      );
+      const url = `${node.url}/collections/c/${written.id}`;
+      for (const read of await readMany(url, { ca, headers: key })) {
+        expect(json(read, 200)).toMatchObject({ a: 1 });
+      }
+      for (const read of await readMany(url, { ca })) json(read, 401);
+    } finally {
+      await stopAll();
+      cleanup();
+    }
+  });
+});
