@@ -18,6 +18,16 @@ import { isProcessAlive } from '../../src/util/process-alive.js';
 import { makeTempDir } from '../support/temp-dir.js';
 import { selfSignedCert } from '../support/tls-cert.js';
 import {
+  caughtUp,
+  expectStatus,
+  followerFlags,
+  insert,
+  leaderFlags,
+  Nodes,
+  post,
+  status,
+} from './replication-support.js';
+import {
   freePort,
   type RequestOptions,
   request,
@@ -243,6 +253,68 @@ describe('docdb serve --serve-processes 2', () => {
         expect(json(read, 200)).toMatchObject({ a: 1 });
       }
       for (const read of await readMany(url, { ca })) json(read, 401);
+    } finally {
+      await stopAll();
+      cleanup();
+    }
+  });
+});
+
+describe('a follower with --serve-processes 2', () => {
+  it('serves from every process what it loaded from a snapshot and applied, and refuses writes alike', async () => {
+    const { dir, cleanup } = makeTempDir('docdb-e2e-processes-follower-');
+    try {
+      const nodes = new Nodes(dir);
+      const replicationPort = await freePort();
+      // The leader keeps 1 MiB of change log: writes past it trim the log, so a fresh
+      // follower loads a snapshot first (a load that drops and adds collections under the
+      // follower's readers).
+      const leader = await nodes.start('leader', {
+        args: [
+          ...leaderFlags(replicationPort),
+          '--change-log-retain-mib',
+          '1',
+          '--serve-processes',
+          '1',
+        ],
+      });
+      expectStatus(await post(leader, '/collections/items/bulk', [{ n: 1 }, { n: 2 }]), 200);
+      const blob = 'b'.repeat(64 * 1024);
+      for (let n = 0; (await status(leader)).seqFloor === 0; n++) {
+        expect(n, 'writes before the log was trimmed').toBeLessThan(64);
+        await insert(leader, 'blobs', { n, blob });
+      }
+      expectStatus(await post(leader, '/admin/checkpoint'), 200);
+      const follower = await nodes.start('follower', {
+        args: [...followerFlags(replicationPort), '--serve-processes', '2'],
+      });
+      await readerOf(follower.proc.child.pid as number);
+      await caughtUp(leader, follower);
+      expect(follower.proc.stdout()).toContain('catching up from a snapshot');
+      for (const read of await readMany(`${follower.url}/collections/items`)) {
+        expect(json(read, 200).count).toBe(2);
+      }
+      // An entry applied after the load, read back through every process once applied.
+      const id = await insert(leader, 'items', { n: 3 });
+      await caughtUp(leader, follower);
+      for (const read of await readMany(`${follower.url}/collections/items/${id}`)) {
+        expect(json(read, 200)).toMatchObject({ n: 3 });
+      }
+      // The follower's state and refusals are the same from every process.
+      for (const health of await readMany(`${follower.url}/health`)) {
+        expect(json(health, 200)).toMatchObject({ role: 'follower', readOnly: true });
+      }
+      const refusals = await Promise.all(
+        Array.from({ length: READS }, () =>
+          request(`${follower.url}/collections/items`, { body: { n: 4 } }),
+        ),
+      );
+      const [first] = refusals;
+      expect(first?.status).toBe(503);
+      for (const refusal of refusals) {
+        expect(refusal.status).toBe(first?.status);
+        expect(JSON.parse(refusal.text)).toEqual(JSON.parse(first?.text ?? ''));
+      }
     } finally {
       await stopAll();
       cleanup();
