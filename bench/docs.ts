@@ -161,6 +161,8 @@ function workloadTable(): string {
     'rest-bulk-insert': '`POST /collections/orders/bulk` of 1,000 new documents',
     'rest-stream-all': `\`POST /query?stream=true\` \`${DOCDB_SQL.streamAll}\`, NDJSON`,
     'rest-get-by-id-while-writing': `\`GET /collections/orders/{_id}\`, random ids, beside 8 connections of \`POST /collections/orders\` and \`POST /query\` \`${DOCDB_SQL.update}\`; the ratio is of the p99s`,
+    'rest-get-by-id-every-core':
+      '`GET /collections/orders/{_id}`, random ids, on the node with `--serve-processes` unset (the cores: 2 here) and then restarted with `--serve-processes 1`; autocannon runs on the same 2 cores, so the default processes share them with the load generator',
     'concurrent-writers': `8 callers: \`insert\` of a new order, \`${DOCDB_SQL.update}\`, alternately`,
     'rest-concurrent-writers': `8 connections: \`POST /collections/orders\`, \`POST /query\` \`${DOCDB_SQL.update}\`, alternately`,
     'replicated-bulk-load': '`POST /collections/orders/bulk` of 1,000 new documents to the leader',

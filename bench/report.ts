@@ -35,6 +35,7 @@ export const SYSTEM_ORDER = [
   'node',
   'disk',
   'no-writers',
+  'one-process',
 ] as const;
 const SYSTEM_TITLES: Record<string, string> = {
   docdb: 'docdb',
@@ -49,6 +50,7 @@ const SYSTEM_TITLES: Record<string, string> = {
   node: 'docdb node directly (all documents)',
   disk: "the disk's own limit",
   'no-writers': 'docdb, no writers running',
+  'one-process': 'docdb, one process',
 };
 
 /**

@@ -22,6 +22,7 @@ export type WorkloadId =
   | 'rest-bulk-insert'
   | 'rest-stream-all'
   | 'rest-get-by-id-while-writing'
+  | 'rest-get-by-id-every-core'
   | 'concurrent-writers'
   | 'rest-concurrent-writers'
   | 'replicated-bulk-load'
@@ -106,6 +107,14 @@ export const WORKLOADS: readonly WorkloadInfo[] = [
     section: 'served',
     subject: 'docdb',
     compares: 'p99',
+  },
+  {
+    id: 'rest-get-by-id-every-core',
+    title:
+      'every core: REST GET /collections/orders/{_id}, the default processes (the cores) against one',
+    unit: 'requests/s',
+    section: 'served',
+    subject: 'docdb',
   },
   {
     id: 'concurrent-writers',
@@ -221,6 +230,10 @@ export const TARGETS: readonly Target[] = [
   {
     text: 'reads while writing: REST GET by `_id` p99 with 8 writers running ≤ 2× its p99 without writers',
     checks: [{ workload: 'rest-get-by-id-while-writing', vs: 'no-writers', atMost: 2 }],
+  },
+  {
+    text: 'every core: REST GET by `_id` with the default processes ≥ 1.6× one process (2 cores, shared with the load generator)',
+    checks: [{ workload: 'rest-get-by-id-every-core', vs: 'one-process', atLeast: 1.6 }],
   },
   {
     text: 'REST bulk insert ≥ 1.5× PostgreSQL COPY',

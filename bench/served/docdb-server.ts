@@ -18,6 +18,8 @@ export interface ServerFlags {
   syncFollowers?: number;
   leaderHost?: string;
   leaderPort?: number;
+  /** Processes the node serves from (`--serve-processes`); the default (the cores) when unset. */
+  serveProcesses?: number;
   /** Create the five indexes on `orders` before saying ready (not on a follower). */
   indexes?: boolean;
 }
@@ -34,6 +36,7 @@ function flagsOf(dataDir: string, port: number, extra: ServerFlags): Record<stri
     'syncFollowers',
     'leaderHost',
     'leaderPort',
+    'serveProcesses',
   ] as const) {
     if (extra[key] !== undefined) flags[key] = String(extra[key]);
   }

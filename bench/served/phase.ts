@@ -2,8 +2,9 @@
  * The served phase: docdb's REST server against PostgreSQL (behind Fastify and a `pg` pool of
  * 8) and the HTTP ceiling (bare Fastify, constant answers), each server in its own process,
  * load from autocannon in yet another. Workload 9: GET by `_id`, point `POST /query`, NDJSON
- * stream of the whole collection, bulk insert of 1,000-document requests; then docdb's GET by
- * `_id` while 8 writers run (reads-while-writing.ts).
+ * stream of the whole collection, bulk insert of 1,000-document requests; docdb's GET by `_id`
+ * with its default processes against one (every-core.ts), then while 8 writers run
+ * (reads-while-writing.ts).
  */
 
 import * as fs from 'node:fs';
@@ -15,6 +16,7 @@ import type { Options } from '../options.js';
 import { type ServerChild, startServerChild, tempDir, onCleanup } from '../proc.js';
 import type { WorkloadId } from '../workloads.js';
 import { load, sampleOf } from './load.js';
+import { runEveryCore } from './every-core.js';
 import { runReadsWhileWriting } from './reads-while-writing.js';
 import type { LoadOutcome } from './load-worker.js';
 import {
@@ -216,6 +218,24 @@ export async function runServed(
   };
   await point('rest-get-by-id', 'get', 100);
   await point('rest-query-point', 'query', 200);
+  // Before the bulk row grows the collection: the same documents as the GET by `_id` row.
+  const docdb = servers[0] as Server;
+  notes.push(
+    ...(await runEveryCore(
+      options,
+      docdb.url,
+      liveDocs,
+      async (flags) => {
+        await docdb.child.stop();
+        docdb.child = await startServerChild('./served/docdb-server.ts', [
+          docdbDir,
+          String(docdbPort),
+          JSON.stringify(flags),
+        ]);
+      },
+      record,
+    )),
+  );
 
   log('rest-stream-all: warm-up and rounds');
   for (let round = -1; round < options.rounds; round++) {
