@@ -23,6 +23,7 @@ import { type NodeStatus, newNodeStatus } from './node-status.js';
 import { Readers } from './readers.js';
 import { replicationPort } from './replication-port.js';
 import { removeStaleBackupCopies } from './routes/admin.js';
+import { endChangeFeeds } from './routes/changes.js';
 import {
   flagName,
   SETTING_NAMES,
@@ -256,8 +257,12 @@ export async function startNode(
   let closing: Promise<void> | undefined;
   const close = () => {
     closing ??= (async () => {
-      // The readers first: what they pass on while they finish goes to this app.
-      await readers?.close();
+      // The readers first: what they pass on while they finish goes to this app. The change
+      // feeds end first (a live feed never ends by itself), those passed through readers too.
+      if (readers) {
+        endChangeFeeds(app);
+        await readers.close();
+      }
       await replication.close();
       await app.close();
       await db.flush();

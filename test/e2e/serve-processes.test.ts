@@ -12,6 +12,7 @@
  */
 
 import * as fs from 'node:fs';
+import * as http from 'node:http';
 import * as path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { isProcessAlive } from '../../src/util/process-alive.js';
@@ -69,6 +70,25 @@ const READS = 40;
 /** Reads `path` through READS new connections at once; every answer's status and body. */
 async function readMany(url: string, options: RequestOptions = {}) {
   return Promise.all(Array.from({ length: READS }, () => request(url, options)));
+}
+
+/** A change feed read as it comes: its text so far, and whether its answer ended. */
+function openFeed(url: string): Promise<{ text(): string; ended: Promise<boolean> }> {
+  return new Promise((resolve, reject) => {
+    const req = http.get(url, { agent: false }, (response) => {
+      let text = '';
+      response.setEncoding('utf8').on('data', (chunk: string) => {
+        text += chunk;
+      });
+      const ended = new Promise<boolean>((done) => {
+        response.once('end', () => done(true));
+        response.once('error', () => done(false));
+        response.once('close', () => done(response.complete));
+      });
+      resolve({ text: () => text, ended });
+    });
+    req.once('error', reject);
+  });
 }
 
 function metricValue(text: string, prefix: string): number {
@@ -214,6 +234,36 @@ describe('docdb serve --serve-processes 2', () => {
         START_TIMEOUT_MS,
         () => `reader ${second} outlived its first process`,
       );
+    } finally {
+      await stopAll();
+      cleanup();
+    }
+  });
+
+  it('ends change feeds passed through a reader when it stops, and stops at once', async () => {
+    const { dir, cleanup } = makeTempDir('docdb-e2e-processes-');
+    try {
+      const port = await freePort();
+      const node = await startServe(
+        ['--port', String(port), '--data-dir', path.join(dir, 'data'), '--serve-processes', '2'],
+        { cwd: dir, port },
+      );
+      await readerOf(node.child.pid as number);
+      json(await request(`${node.url}/collections/c`, { body: { a: 1 } }), 201);
+      // Feeds on connections of their own: the kernel hands some to the reader.
+      const feeds = await Promise.all(
+        Array.from({ length: 8 }, () => openFeed(`${node.url}/changes?since=0`)),
+      );
+      for (const feed of feeds)
+        await waitFor(
+          () => (feed.text().includes('"seq":1') ? true : undefined),
+          START_TIMEOUT_MS,
+          () => `feed: ${feed.text()}`,
+        );
+      node.child.kill('SIGTERM');
+      // Within the exit wait, well below the request timeout (60 s) a passed feed would hold.
+      expect(await node.waitForExit()).toEqual({ code: 0, signal: null });
+      for (const feed of feeds) expect(await feed.ended).toBe(true);
     } finally {
       await stopAll();
       cleanup();

@@ -56,6 +56,14 @@ function endFeedsOnClose(app: FastifyInstance): void {
   });
 }
 
+/**
+ * Ends every feed `app` serves now, as its closing does: a node with reader processes ends
+ * them first, so the feeds its readers pass on end too and the readers can stop (node.ts).
+ */
+export function endChangeFeeds(app: FastifyInstance): void {
+  for (const stop of openFeeds.get(app) ?? []) stop.abort();
+}
+
 /** An open feed as `sendFeed` streams it: its first line (already read) and the rest. */
 interface OpenFeed {
   first: ChangeLine;
