@@ -7,6 +7,7 @@
 
 import { Command, CommanderError } from 'commander';
 import { dbError, isDbError } from '../errors/index.js';
+import { READER_PROCESS_ENV } from '../server/index.js';
 import { VERSION } from '../version.js';
 import { declareCommands } from './commands.js';
 import { EXIT_USAGE, reportError } from './output.js';
@@ -82,4 +83,7 @@ process.stdout.on('error', (error: NodeJS.ErrnoException) => {
   throw error;
 });
 
-await main(process.argv.slice(2));
+// The single-file binary runs this module whatever it is asked to run: a node's reader
+// process, forked by server/readers.ts, is told by its environment (issue 25).
+if (process.env[READER_PROCESS_ENV] === '1') await import('../server/reader-process.js');
+else await main(process.argv.slice(2));

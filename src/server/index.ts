@@ -8,6 +8,7 @@ export {
   type SettingKey,
 } from './config.js';
 export { listenQuietly } from './listen.js';
+export { READER_PROCESS_ENV } from './readers.js';
 export { describeSettings, type RunningNode, type StartOptions, startNode } from './node.js';
 export {
   NODE_DEFAULTS,

@@ -50,6 +50,12 @@ export interface ReadersOptions {
   log: ReadersLog;
 }
 
+/**
+ * Set in a reader process's environment. The single-file binary runs its CLI whatever module
+ * a fork names; the CLI sees this and runs the reader instead (cli/main.ts).
+ */
+export const READER_PROCESS_ENV = 'DOCDB_SERVE_READER';
+
 /** The reader entry point: the compiled module, or the source one run through tsx (tests). */
 function readerEntry(): { file: string; execArgv: string[] } {
   const source = import.meta.url.endsWith('.ts');
@@ -164,6 +170,7 @@ export class Readers {
     const { file, execArgv } = readerEntry();
     const child = fork(file, [], {
       execArgv,
+      env: { ...process.env, [READER_PROCESS_ENV]: '1' },
       serialization: 'advanced',
       stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
     });

@@ -11,10 +11,13 @@
  * the follower does.
  */
 
+import { fork } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as http from 'node:http';
 import * as path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import type { ToReader } from '../../src/server/reader.js';
+import { READER_PROCESS_ENV } from '../../src/server/readers.js';
 import { isProcessAlive } from '../../src/util/process-alive.js';
 import { makeTempDir } from '../support/temp-dir.js';
 import { selfSignedCert } from '../support/tls-cert.js';
@@ -29,6 +32,8 @@ import {
   status,
 } from './replication-support.js';
 import {
+  BIN,
+  cleanEnv,
   freePort,
   type RequestOptions,
   request,
@@ -307,6 +312,35 @@ describe('docdb serve --serve-processes 2', () => {
       await stopAll();
       cleanup();
     }
+  });
+});
+
+describe('the CLI as a reader process', () => {
+  it('runs a reader, not the command, when its environment says so (the single-file binary)', async () => {
+    const child = fork(BIN, ['serve'], {
+      env: cleanEnv({ [READER_PROCESS_ENV]: '1' }),
+      stdio: ['ignore', 'pipe', 'pipe', 'ipc'],
+      serialization: 'advanced',
+    });
+    let stderr = '';
+    child.stderr?.setEncoding('utf8').on('data', (chunk: string) => {
+      stderr += chunk;
+    });
+    const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
+    child.send({
+      kind: 'start',
+      file: '/nonexistent/data.docdb',
+      nodeName: 'n',
+      passSocket: '/nonexistent.sock',
+      apiKey: undefined,
+      corsOrigin: undefined,
+      timeouts: { idleSeconds: 60, headerSeconds: 10, requestSeconds: 60 },
+      https: undefined,
+      log: false,
+    } satisfies ToReader);
+    expect(await exited).toBe(1);
+    expect(stderr).toContain(`docdb reader ${child.pid}:`);
+    expect(stderr).toContain('/nonexistent/data.docdb');
   });
 });
 
