@@ -134,14 +134,33 @@ describe('docdb serve --serve-processes 2', () => {
       for (const read of await readMany(`${node.url}/collections/items/${id}`)) {
         expect(json(read, 200)).toMatchObject({ v: 2 });
       }
-      // Errors read the same from any process.
+      // Every answer is the same from any process: status, headers (but the date and the
+      // request id), body.
+      for (const route of [
+        `/collections/items/${id}`,
+        '/collections/items?limit=2',
+        '/collections/items/by/v/2',
+        '/collections',
+        '/collections/nope/x',
+        '/collections/items?limit=0',
+        '/collections/items?unknown=1',
+        '/collections/items/by/v',
+        '/health?x=1',
+        '/nowhere',
+      ]) {
+        const answers = (await readMany(`${node.url}${route}`)).map((answer) => {
+          const { date: _, 'x-request-id': __, ...headers } = answer.headers;
+          return { status: answer.status, headers, text: answer.text };
+        });
+        for (const answer of answers) expect(answer, route).toEqual(answers[0]);
+      }
       for (const read of await readMany(`${node.url}/collections/nope/x`)) {
         expect(json(read, 404)).toMatchObject({ code: 'ERR_COLLECTION_NOT_FOUND' });
       }
       const metrics = await request(`${node.url}/metrics`);
       const byId = 'docdb_http_requests_total{method="GET",route="/collections/:name/:id",status=';
-      expect(metricValue(metrics.text, `${byId}"200"}`)).toBe(6 * READS);
-      expect(metricValue(metrics.text, `${byId}"404"}`)).toBe(READS);
+      expect(metricValue(metrics.text, `${byId}"200"}`)).toBe(7 * READS);
+      expect(metricValue(metrics.text, `${byId}"404"}`)).toBe(2 * READS);
       const inserts = 'docdb_http_requests_total{method="POST",route="/collections/:name"';
       expect(metricValue(metrics.text, inserts)).toBe(5);
     } finally {
