@@ -1,7 +1,9 @@
 /**
  * Proves `bin/docdb serve --serve-processes 2` (issue 25) as real processes: a reader process
  * runs beside the first; a write acknowledged through one connection is read back at once
- * through many new connections, whichever process takes them; the reader answers reads on
+ * through many new connections, whichever process takes them, and every answer is the same
+ * from any process; a file grown by 24 MiB, a scan after a matching write, a new index and a
+ * dropped collection read alike from every process; the reader answers reads on
  * its own (while the first process is stopped with SIGSTOP); writes through the reader's
  * connections land and answer as the first process answers them; `/metrics` counts the
  * reader's requests; a reader killed with SIGKILL is logged and replaced while the node
@@ -163,6 +165,68 @@ describe('docdb serve --serve-processes 2', () => {
       expect(metricValue(metrics.text, `${byId}"404"}`)).toBe(2 * READS);
       const inserts = 'docdb_http_requests_total{method="POST",route="/collections/:name"';
       expect(metricValue(metrics.text, inserts)).toBe(5);
+    } finally {
+      await stopAll();
+      cleanup();
+    }
+  });
+
+  it('reads what grew the file and what changed the catalog from every process', async () => {
+    const { dir, cleanup } = makeTempDir('docdb-e2e-processes-');
+    try {
+      const port = await freePort();
+      const node = await startServe(
+        ['--port', String(port), '--data-dir', path.join(dir, 'data'), '--serve-processes', '2'],
+        { cwd: dir, port },
+      );
+      await readerOf(node.child.pid as number);
+      for (const read of await readMany(`${node.url}/collections/big`)) json(read, 404);
+      // 24 MiB of documents: LMDB's map grows many times under the reader's open view.
+      const filler = 'f'.repeat(8 * 1024);
+      for (let batch = 0; batch < 6; batch++) {
+        const docs = Array.from({ length: 512 }, (_, i) => ({
+          n: batch * 512 + i,
+          k: i % 7,
+          filler,
+        }));
+        json(await request(`${node.url}/collections/big/bulk`, { body: docs }), 200);
+      }
+      const last = json(
+        await request(`${node.url}/collections/big`, { body: { n: -1, k: 99 } }),
+        201,
+      );
+      for (const read of await readMany(`${node.url}/collections/big/${last.id}`)) {
+        expect(json(read, 200)).toMatchObject({ n: -1, k: 99 });
+      }
+      // A by-key read without an index scans (a reader keeps no selections of scans): a
+      // write that matches is in the next scan of every process.
+      for (let round = 1; round <= 2; round++) {
+        for (const read of await readMany(`${node.url}/collections/big/by/k/99`)) {
+          expect(json(read, 200).count).toBe(round);
+        }
+        json(await request(`${node.url}/collections/big`, { body: { n: -2, k: 99 } }), 201);
+      }
+      // A new index: every process plans the by-key read with it at once.
+      json(
+        await request(`${node.url}/index`, {
+          body: { collection: 'big', path: 'k', name: 'by_k' },
+        }),
+        201,
+      );
+      for (const read of await readMany(`${node.url}/collections/big/by/k/99`)) {
+        const answer = json(read, 200);
+        expect(answer.count).toBe(3);
+        expect(answer.plan).toContain('by_k');
+      }
+      // A dropped collection is gone from every process.
+      json(
+        await request(`${node.url}/collections/big`, {
+          method: 'DELETE',
+          headers: { 'x-confirm': 'true' },
+        }),
+        200,
+      );
+      for (const read of await readMany(`${node.url}/collections/big/${last.id}`)) json(read, 404);
     } finally {
       await stopAll();
       cleanup();
