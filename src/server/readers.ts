@@ -95,7 +95,13 @@ export class Readers {
       os.tmpdir(),
       `docdb-${process.pid}-${randomBytes(4).toString('hex')}.sock`,
     );
-    const passServer = http.createServer(options.answer);
+    // Readers hold keep-alive connections here: an idle one closed by this side while a
+    // reader sends on it would cut a client's request, so nothing times out here (the
+    // reader's own server applies the node's timeouts to its clients).
+    const passServer = http.createServer(
+      { requestTimeout: 0, keepAliveTimeout: 0 },
+      options.answer,
+    );
     await new Promise<void>((resolve, reject) => {
       passServer.once('error', reject);
       passServer.listen(passSocket, () => resolve());
