@@ -105,6 +105,14 @@ const METHOD = `## Method
   \`synchronous_commit\`). Served: docdb's REST API (\`POST /collections/orders\` and
   \`POST /query\` with the UPDATE) against the PostgreSQL Fastify server with the same two
   routes over its pool of 8, driven by autocannon with 8 connections.
+- **Every core** (issue 25). On the served docdb node, after the point rows and before bulk
+  (the same documents as the GET by \`_id\` row): that row's reads (32 connections, random
+  ids) on the node as served everywhere on this page, with \`--serve-processes\` unset (the
+  cores: the first process writes and serves, the others serve reads; ARCHITECTURE.md),
+  then on the same file restarted with \`--serve-processes 1\` (*docdb, one process*), a
+  warm-up and the rounds each. autocannon runs on the same cores,
+  so the node's processes share them with the load generator: on 2 cores the row measures
+  what the second process gains against a load generator that needs a core of its own.
 - **Reads while writing** (issue 22). On the served docdb node, after its other rows (its
   writes grow docdb's collection alone): the GET by \`_id\` row's reads (32 connections,
   random ids of the same documents, the same time box) once with nothing else running
