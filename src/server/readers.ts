@@ -91,10 +91,12 @@ export class Readers {
    * started again in the background, logged, while the others serve).
    */
   static async start(options: ReadersOptions): Promise<Readers> {
-    const passSocket = path.join(
-      os.tmpdir(),
-      `docdb-${process.pid}-${randomBytes(4).toString('hex')}.sock`,
-    );
+    const name = `docdb-${process.pid}-${randomBytes(4).toString('hex')}`;
+    // Windows has named pipes where other systems have unix sockets.
+    const passSocket =
+      process.platform === 'win32'
+        ? `\\\\.\\pipe\\${name}`
+        : path.join(os.tmpdir(), `${name}.sock`);
     // Readers hold keep-alive connections here: an idle one closed by this side while a
     // reader sends on it would cut a client's request, so nothing times out here (the
     // reader's own server applies the node's timeouts to its clients).
@@ -168,7 +170,7 @@ export class Readers {
     );
     await new Promise<void>((resolve) => this.passServer.close(() => resolve()));
     this.passServer.closeAllConnections();
-    fs.rmSync(this.passSocket, { force: true });
+    if (process.platform !== 'win32') fs.rmSync(this.passSocket, { force: true });
   }
 
   /** Starts a reader in `slot`; resolves once it serves or failed to. */
