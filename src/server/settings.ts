@@ -330,9 +330,9 @@ export const SETTINGS = {
     defaultText: 'the cores (`os.availableParallelism()`)',
     log: 'processes',
     help:
-      'processes that accept connections and serve reads from the data file; writes, admin ' +
-      'calls, the change feed and replication go to the first, the one writer (1: a single ' +
-      'process)',
+      'processes that accept connections: each serves the document reads (GET of a ' +
+      'document, a page, by key) from the data file and passes everything else (writes, ' +
+      '/query, admin, the change feed) to the first, the one writer (1: a single process)',
   },
   logArchiveDir: {
     title: 'log archive directory',
