@@ -1,11 +1,13 @@
 /**
  * Runs a node: opens the data directory, builds the app, listens (HTTPS when TLS is set),
- * logs one start-up line with the effective settings and their sources (never secrets), and
- * shuts down gracefully on SIGINT/SIGTERM: stop accepting, finish in-flight requests, flush,
- * close the file.
+ * starts its reader processes on the same socket (`serveProcesses`, readers.ts), logs one
+ * start-up line with the effective settings and their sources (never secrets), and shuts down
+ * gracefully on SIGINT/SIGTERM: stop the readers, stop accepting, finish in-flight requests,
+ * flush, close the file.
  */
 
 import * as fs from 'node:fs';
+import type { RequestListener } from 'node:http';
 import * as os from 'node:os';
 import { createSecureContext } from 'node:tls';
 import type { FastifyInstance } from 'fastify';
@@ -13,7 +15,6 @@ import { type Database, open } from '../engine/index.js';
 import { CALL_TIMEOUT_MS_DEFAULT, Coordinator, writeStopMarginMs } from '../coordinator/index.js';
 import { dbError } from '../errors/index.js';
 import { Replication, type ReplicationLog } from '../replication/index.js';
-import type { RequestListener } from 'node:http';
 import { buildApp, metricsOf, requestsInFlight } from './app.js';
 import type { SettingKey } from './config.js';
 import { listenQuietly } from './listen.js';
