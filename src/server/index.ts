@@ -8,7 +8,6 @@ export {
   type SettingKey,
 } from './config.js';
 export { listenQuietly } from './listen.js';
-export { READER_PROCESS_ENV } from './readers.js';
 export { describeSettings, type RunningNode, type StartOptions, startNode } from './node.js';
 export {
   NODE_DEFAULTS,
@@ -18,6 +17,7 @@ export {
   type TlsSettings,
 } from './node-config.js';
 export { bindStatus, type NodeStatus, newNodeStatus, type Role } from './node-status.js';
+export { READER_PROCESS_ENV } from './readers.js';
 export type { RouteContext } from './route-context.js';
 export { buildRouterApp, type RouterAppOptions } from './router-app.js';
 export {
