@@ -27,6 +27,8 @@ export interface LoadedCatalog {
 
 export class Catalog {
   private committedMeta!: NodeMeta;
+  /** The meta record's bytes last found to hold this catalog's generation (changedOnDisk). */
+  private seenMeta: Buffer | undefined;
   private defs = new Map<string, CollectionDef>();
   private versionCounter = 0;
 
@@ -38,6 +40,7 @@ export class Catalog {
 
   /** Reads everything from the file (at open, after a failed commit, when another process changed it). */
   load(): LoadedCatalog {
+    this.seenMeta = undefined;
     const rawMeta = this.handles.catalog.get(META_KEY);
     if (rawMeta) {
       const meta = decodeValue<NodeMeta>(rawMeta);
@@ -87,11 +90,18 @@ export class Catalog {
     return this.versionCounter;
   }
 
-  /** True when another process changed the catalog since this one last read it. */
+  /**
+   * True when another process changed the catalog since this one last read it. A reader asks
+   * before every read, so the meta record is decoded only when its bytes differ from the
+   * last ones seen under this catalog (they change on trims and term changes, not on writes).
+   */
   changedOnDisk(): boolean {
     const raw = this.handles.catalog.get(META_KEY);
+    if (raw !== undefined && this.seenMeta?.equals(raw)) return false;
     const generation = raw ? (decodeValue<NodeMeta>(raw).catalogGeneration ?? 0) : 0;
-    return generation !== (this.committedMeta.catalogGeneration ?? 0);
+    const changed = generation !== (this.committedMeta.catalogGeneration ?? 0);
+    this.seenMeta = changed ? undefined : raw;
+    return changed;
   }
 
   /** A collection's record (canonical name), as committed or as `txn` left it. */
