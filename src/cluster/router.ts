@@ -20,7 +20,7 @@ import type {
 } from '../client/index.js';
 import { dbError, isDbError } from '../errors/index.js';
 import { type InsertStatement, printStatement, type Statement } from '../sql/ast/index.js';
-import { checkParams, parse } from '../sql/parser/index.js';
+import { checkParams, type Parsed, PreparedStatements, parse } from '../sql/parser/index.js';
 import { PathResolver } from '../sql/planner/index.js';
 import type * as api from '../types/api.js';
 import type { QueryMeta, QueryResult } from '../types/index.js';
@@ -121,6 +121,8 @@ export class Router implements api.NodeApi {
   private readonly documents: RouterDocuments;
   private readonly admin: RouterAdmin;
   private readonly startedAtMs = Date.now();
+  /** The statements prepared here, by handle: the router's own, whatever the shards hold. */
+  private readonly prepared = new PreparedStatements<Parsed>();
 
   constructor(
     readonly config: ClusterConfig,
@@ -293,7 +295,49 @@ export class Router implements api.NodeApi {
   ): Promise<QueryResult> {
     wholeOnly(options);
     const started = performance.now();
-    const parsed = parse(sql);
+    return this.queryParsed(sql, parse(sql), params, started);
+  }
+
+  /**
+   * `POST /query/prepare` through the router: parses the statement and holds it by handle
+   * here (the same handle a node answers for the text). The shards see its text, which the
+   * router's clients prepare on each shard by themselves.
+   */
+  prepare(sql: string): api.PreparedStatement {
+    const { handle, parsed } = this.prepared.add(sql, parse(sql));
+    return { handle, kind: parsed.statement.kind, paramCount: parsed.paramCount };
+  }
+
+  /** `POST /query` with a handle through the router (ERR_SQL_HANDLE_UNKNOWN if not held). */
+  async execute(
+    handle: string,
+    params: readonly unknown[] = [],
+    options: api.QueryOptions = {},
+  ): Promise<QueryResult> {
+    wholeOnly(options);
+    const started = performance.now();
+    const { sql, parsed } = this.prepared.require(handle);
+    return this.queryParsed(sql, parsed, params, started);
+  }
+
+  /** `POST /query` with a handle as NDJSON through the router. */
+  async *executeStream(
+    handle: string,
+    params: readonly unknown[] = [],
+    options: api.QueryOptions = {},
+  ): AsyncGenerator<QueryMeta | Document, void, undefined> {
+    wholeOnly(options);
+    const started = performance.now();
+    const { sql, parsed } = this.prepared.require(handle);
+    yield* this.streamParsed(sql, parsed, params, started);
+  }
+
+  private async queryParsed(
+    sql: string,
+    parsed: Parsed,
+    params: readonly unknown[],
+    started: number,
+  ): Promise<QueryResult> {
     checkParams(parsed, params);
     const { statement } = parsed;
     const result =
@@ -316,11 +360,19 @@ export class Router implements api.NodeApi {
   ): AsyncGenerator<QueryMeta | Document, void, undefined> {
     wholeOnly(options);
     const started = performance.now();
-    const parsed = parse(sql);
+    yield* this.streamParsed(sql, parse(sql), params, started);
+  }
+
+  private async *streamParsed(
+    sql: string,
+    parsed: Parsed,
+    params: readonly unknown[],
+    started: number,
+  ): AsyncGenerator<QueryMeta | Document, void, undefined> {
     checkParams(parsed, params);
     const { statement } = parsed;
     if (statement.kind !== 'select') {
-      const { documents: _, ...meta } = await this.query(sql, params);
+      const { documents: _, ...meta } = await this.queryParsed(sql, parsed, params, started);
       yield meta;
       return;
     }
