@@ -24,7 +24,14 @@ import { checkParams, type Parsed, PreparedStatements, parse } from '../sql/pars
 import { PathResolver } from '../sql/planner/index.js';
 import type * as api from '../types/api.js';
 import type { QueryMeta, QueryResult } from '../types/index.js';
-import { heartbeatFeed, normalizeCollectionName, parsePath, seedOrders } from '../util/index.js';
+import {
+  ClockCache,
+  heartbeatFeed,
+  normalizeCollectionName,
+  parsePath,
+  STATEMENT_CACHE_ENTRIES,
+  seedOrders,
+} from '../util/index.js';
 import { VERSION } from '../version.js';
 import type { ClusterConfig, ClusterShard, CollectionPlacement } from './config.js';
 import {
@@ -123,6 +130,8 @@ export class Router implements api.NodeApi {
   private readonly startedAtMs = Date.now();
   /** The statements prepared here, by handle: the router's own, whatever the shards hold. */
   private readonly prepared = new PreparedStatements<Parsed>();
+  /** Parsed statements by text, so a repeated `query` costs a lookup, not a parse. */
+  private readonly parsedTexts = new ClockCache<Parsed>(STATEMENT_CACHE_ENTRIES);
 
   constructor(
     readonly config: ClusterConfig,
@@ -295,7 +304,17 @@ export class Router implements api.NodeApi {
   ): Promise<QueryResult> {
     wholeOnly(options);
     const started = performance.now();
-    return this.queryParsed(sql, parse(sql), params, started);
+    return this.queryParsed(sql, this.parsedOf(sql), params, started);
+  }
+
+  /** The parse of `sql`, from the text cache when it was parsed before (a failed parse is not kept). */
+  private parsedOf(sql: string): Parsed {
+    let parsed = this.parsedTexts.get(sql);
+    if (parsed === undefined) {
+      parsed = parse(sql);
+      this.parsedTexts.set(sql, parsed);
+    }
+    return parsed;
   }
 
   /**
@@ -304,7 +323,7 @@ export class Router implements api.NodeApi {
    * router's clients prepare on each shard by themselves.
    */
   prepare(sql: string): api.PreparedStatement {
-    const { handle, parsed } = this.prepared.add(sql, parse(sql));
+    const { handle, parsed } = this.prepared.add(sql, this.parsedOf(sql));
     return { handle, kind: parsed.statement.kind, paramCount: parsed.paramCount };
   }
 
@@ -360,7 +379,7 @@ export class Router implements api.NodeApi {
   ): AsyncGenerator<QueryMeta | Document, void, undefined> {
     wholeOnly(options);
     const started = performance.now();
-    yield* this.streamParsed(sql, parse(sql), params, started);
+    yield* this.streamParsed(sql, this.parsedOf(sql), params, started);
   }
 
   private async *streamParsed(

@@ -34,7 +34,7 @@ import {
   type StoreWriter,
 } from '../storage/index.js';
 import type { KeyedRow, QueryMeta, QueryResult, ShardPlan } from '../types/index.js';
-import { SQL_CHARS_MAX, STATEMENT_CACHE_ENTRIES } from '../util/index.js';
+import { ClockCache, SQL_CHARS_MAX, STATEMENT_CACHE_ENTRIES } from '../util/index.js';
 import { refuseShardPlan, type ShardSelect, shardSelect } from './shard-plan.js';
 
 export type { KeyedRow, QueryMeta, QueryResult, ShardPlan };
@@ -60,13 +60,13 @@ export interface CachedStatement extends Parsed {
 export type StatementRef = string | { handle: string };
 
 /**
- * Parsed statements and SELECT plans, keyed by the SQL text (least recently used goes
- * first), and the prepared ones by handle. A plan is reused while the catalog version it was
+ * Parsed statements and SELECT plans, keyed by the SQL text (a cold one goes when full:
+ * ClockCache, so a hit writes no Map), and the prepared ones by handle. A plan is reused while the catalog version it was
  * made under holds, so a handle outlives CREATE INDEX and the like: its next run plans again,
  * as PostgreSQL re-plans a prepared statement after DDL.
  */
 export class StatementCache {
-  private readonly entries = new Map<string, CachedStatement>();
+  private readonly entries = new ClockCache<CachedStatement>(STATEMENT_CACHE_ENTRIES);
   private readonly prepared = new PreparedStatements<CachedStatement>();
 
   /** Parses `sql` (through the cache) and holds it by handle. */
@@ -87,15 +87,10 @@ export class StatementCache {
       throw dbError('ERR_SQL_TOO_LONG', 'tooLong', { length: sql.length, limit: SQL_CHARS_MAX });
     }
     let parsed: CachedStatement | undefined = this.entries.get(sql);
-    if (parsed) {
-      this.entries.delete(sql);
-    } else {
+    if (parsed === undefined) {
       parsed = parse(sql);
-      if (this.entries.size >= STATEMENT_CACHE_ENTRIES) {
-        this.entries.delete(this.entries.keys().next().value as string);
-      }
+      this.entries.set(sql, parsed);
     }
-    this.entries.set(sql, parsed);
     return parsed;
   }
 }

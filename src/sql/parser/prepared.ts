@@ -6,7 +6,7 @@
 
 import { createHash } from 'node:crypto';
 import { dbError } from '../../errors/index.js';
-import { PREPARED_STATEMENTS_MAX } from '../../util/index.js';
+import { ClockCache, PREPARED_STATEMENTS_MAX } from '../../util/index.js';
 import type { Parsed } from './parser.js';
 
 /**
@@ -27,25 +27,24 @@ export interface PreparedEntry<T extends Parsed> {
 }
 
 /**
- * Parsed statements by handle, at most `limit` of them: the least recently used goes first,
+ * Parsed statements by handle, at most `limit` of them: past it a cold one goes (ClockCache),
  * and its handle is then unknown (ERR_SQL_HANDLE_UNKNOWN) until prepared again. Finding one
  * is one Map lookup by a 22-character key, whatever the length of the SQL.
  */
 export class PreparedStatements<T extends Parsed> {
-  private readonly entries = new Map<string, PreparedEntry<T>>();
+  private readonly entries: ClockCache<PreparedEntry<T>>;
 
-  constructor(private readonly limit = PREPARED_STATEMENTS_MAX) {}
+  constructor(limit = PREPARED_STATEMENTS_MAX) {
+    this.entries = new ClockCache(limit);
+  }
 
   /** Holds `parsed` (the parse of `sql`) under the text's handle and answers the entry. */
   add(sql: string, parsed: T): PreparedEntry<T> {
     const handle = statementHandle(sql);
     const held = this.entries.get(handle);
-    if (held !== undefined) {
-      // 128 bits of SHA-256: two texts with one handle would be a broken hash, not input.
-      if (held.sql !== sql) throw new Error(`two SQL texts hash to handle ${handle}`);
-      this.entries.delete(handle);
-    } else if (this.entries.size >= this.limit) {
-      this.entries.delete(this.entries.keys().next().value as string);
+    // 128 bits of SHA-256: two texts with one handle would be a broken hash, not input.
+    if (held !== undefined && held.sql !== sql) {
+      throw new Error(`two SQL texts hash to handle ${handle}`);
     }
     const entry = { handle, sql, parsed };
     this.entries.set(handle, entry);
@@ -58,9 +57,6 @@ export class PreparedStatements<T extends Parsed> {
     if (entry === undefined) {
       throw dbError('ERR_SQL_HANDLE_UNKNOWN', 'unknown', { handle: String(handle).slice(0, 64) });
     }
-    // Most recently used last, so the bound lets the coldest statement go.
-    this.entries.delete(handle);
-    this.entries.set(handle, entry);
     return entry;
   }
 
