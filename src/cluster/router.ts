@@ -20,18 +20,11 @@ import type {
 } from '../client/index.js';
 import { dbError, isDbError } from '../errors/index.js';
 import { type InsertStatement, printStatement, type Statement } from '../sql/ast/index.js';
-import { checkParams, type Parsed, PreparedStatements, parse } from '../sql/parser/index.js';
+import { checkParams, type Parsed } from '../sql/parser/index.js';
 import { PathResolver } from '../sql/planner/index.js';
 import type * as api from '../types/api.js';
 import type { QueryMeta, QueryResult } from '../types/index.js';
-import {
-  ClockCache,
-  heartbeatFeed,
-  normalizeCollectionName,
-  parsePath,
-  STATEMENT_CACHE_ENTRIES,
-  seedOrders,
-} from '../util/index.js';
+import { heartbeatFeed, normalizeCollectionName, parsePath, seedOrders } from '../util/index.js';
 import { VERSION } from '../version.js';
 import type { ClusterConfig, ClusterShard, CollectionPlacement } from './config.js';
 import {
@@ -54,6 +47,7 @@ import {
 import { RouterAdmin } from './router-admin.js';
 import { openRouterFeed } from './router-changes.js';
 import { RouterDocuments } from './router-documents.js';
+import { RouterStatements } from './router-statements.js';
 import { checkShards } from './router-health.js';
 import { type RouterOptions, ShardSet } from './shard-set.js';
 
@@ -128,14 +122,15 @@ export class Router implements api.NodeApi {
   private readonly documents: RouterDocuments;
   private readonly admin: RouterAdmin;
   private readonly startedAtMs = Date.now();
-  /** The statements prepared here, by handle: the router's own, whatever the shards hold. */
-  private readonly prepared = new PreparedStatements<Parsed>();
-  /** Parsed statements by text, so a repeated `query` costs a lookup, not a parse. */
-  private readonly parsedTexts = new ClockCache<Parsed>(STATEMENT_CACHE_ENTRIES);
 
   constructor(
     readonly config: ClusterConfig,
     options: RouterOptions & { name?: string } = {},
+    /**
+     * Its parsed and prepared statements: a router made for a changed cluster.json is given
+     * its predecessor's (reload.ts), so handles outlive the reload.
+     */
+    readonly statements = new RouterStatements(),
   ) {
     this.shards = new ShardSet(config, options);
     this.documents = new RouterDocuments(config, this.shards);
@@ -304,17 +299,7 @@ export class Router implements api.NodeApi {
   ): Promise<QueryResult> {
     wholeOnly(options);
     const started = performance.now();
-    return this.queryParsed(sql, this.parsedOf(sql), params, started);
-  }
-
-  /** The parse of `sql`, from the text cache when it was parsed before (a failed parse is not kept). */
-  private parsedOf(sql: string): Parsed {
-    let parsed = this.parsedTexts.get(sql);
-    if (parsed === undefined) {
-      parsed = parse(sql);
-      this.parsedTexts.set(sql, parsed);
-    }
-    return parsed;
+    return this.queryParsed(sql, this.statements.parsedOf(sql), params, started);
   }
 
   /**
@@ -323,7 +308,7 @@ export class Router implements api.NodeApi {
    * router's clients prepare on each shard by themselves.
    */
   prepare(sql: string): api.PreparedStatement {
-    const { handle, parsed } = this.prepared.add(sql, this.parsedOf(sql));
+    const { handle, parsed } = this.statements.prepared.add(sql, this.statements.parsedOf(sql));
     return { handle, kind: parsed.statement.kind, paramCount: parsed.paramCount };
   }
 
@@ -335,7 +320,7 @@ export class Router implements api.NodeApi {
   ): Promise<QueryResult> {
     wholeOnly(options);
     const started = performance.now();
-    const { sql, parsed } = this.prepared.require(handle);
+    const { sql, parsed } = this.statements.prepared.require(handle);
     return this.queryParsed(sql, parsed, params, started);
   }
 
@@ -347,7 +332,7 @@ export class Router implements api.NodeApi {
   ): AsyncGenerator<QueryMeta | Document, void, undefined> {
     wholeOnly(options);
     const started = performance.now();
-    const { sql, parsed } = this.prepared.require(handle);
+    const { sql, parsed } = this.statements.prepared.require(handle);
     yield* this.streamParsed(sql, parsed, params, started);
   }
 
@@ -379,7 +364,7 @@ export class Router implements api.NodeApi {
   ): AsyncGenerator<QueryMeta | Document, void, undefined> {
     wholeOnly(options);
     const started = performance.now();
-    yield* this.streamParsed(sql, this.parsedOf(sql), params, started);
+    yield* this.streamParsed(sql, this.statements.parsedOf(sql), params, started);
   }
 
   private async *streamParsed(
