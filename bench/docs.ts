@@ -166,6 +166,8 @@ function workloadTable(): string {
     'delete-by-key': `\`${DOCDB_SQL.remove}\``,
     'rest-get-by-id': '`GET /collections/orders/{_id}`, random ids',
     'rest-query-point': '`POST /query` with the point lookup, random pnrs',
+    'rest-query-point-prepared':
+      "`POST /query` `{ handle, params }`: the point lookup by the handle `POST /query/prepare` answered once, random pnrs (what `DocdbClient.query` sends from a statement's second use)",
     'rest-bulk-insert': '`POST /collections/orders/bulk` of 1,000 new documents',
     'rest-stream-all': `\`POST /query?stream=true\` \`${DOCDB_SQL.streamAll}\`, NDJSON`,
     'rest-get-by-id-while-writing': `\`GET /collections/orders/{_id}\`, random ids, beside 8 connections of \`POST /collections/orders\` and \`POST /query\` \`${DOCDB_SQL.update}\`; the ratio is of the p99s`,

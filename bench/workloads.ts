@@ -19,6 +19,7 @@ export type WorkloadId =
   | 'delete-by-key'
   | 'rest-get-by-id'
   | 'rest-query-point'
+  | 'rest-query-point-prepared'
   | 'rest-bulk-insert'
   | 'rest-stream-all'
   | 'rest-get-by-id-while-writing'
@@ -82,6 +83,13 @@ export const WORKLOADS: readonly WorkloadInfo[] = [
   {
     id: 'rest-query-point',
     title: 'REST POST /query point lookup',
+    unit: 'requests/s',
+    section: 'served',
+    subject: 'docdb',
+  },
+  {
+    id: 'rest-query-point-prepared',
+    title: 'REST POST /query point lookup, prepared',
     unit: 'requests/s',
     section: 'served',
     subject: 'docdb',

@@ -43,6 +43,7 @@ export type {
   IndexState,
   LogPosition,
   NodeApi,
+  PreparedStatement,
   Role,
   StoreStats,
   VerifyProblem,

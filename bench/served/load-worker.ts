@@ -19,7 +19,7 @@ const PREPARED_INSERTS = 40_000;
 /** What to load and how hard. */
 export interface LoadSpec {
   url: string;
-  kind: 'get' | 'query' | 'bulk' | 'stream' | 'write' | 'group-by';
+  kind: 'get' | 'query' | 'query-prepared' | 'bulk' | 'stream' | 'write' | 'group-by';
   connections: number;
   /** Run for this long… */
   durationSeconds?: number;
@@ -56,7 +56,24 @@ export interface LoadOutcome {
 
 type Request = { method?: string; path?: string; body?: string | Buffer; headers?: object };
 
-function requestMaker(spec: LoadSpec): (req: Request) => Request {
+/**
+ * The handle of the point lookup, as a client gets it: `POST /query/prepare` once, before the
+ * clock starts (docdb's client does the same by itself on a statement's second use).
+ */
+async function preparePoint(url: string): Promise<string> {
+  const answer = await fetch(`${url}/query/prepare`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ sql: DOCDB_SQL.point }),
+  });
+  const body = (await answer.json()) as { handle?: string };
+  if (!answer.ok || typeof body.handle !== 'string') {
+    throw new Error(`POST /query/prepare answered ${answer.status}: ${JSON.stringify(body)}`);
+  }
+  return body.handle;
+}
+
+function requestMaker(spec: LoadSpec, handle: string): (req: Request) => Request {
   const pick = keyPicker(spec.keyBound, spec.seed);
   switch (spec.kind) {
     case 'get':
@@ -67,6 +84,13 @@ function requestMaker(spec: LoadSpec): (req: Request) => Request {
         method: 'POST',
         path: '/query',
         body: JSON.stringify({ sql: DOCDB_SQL.point, params: [pnrAt(pick())] }),
+      });
+    case 'query-prepared':
+      return (req) => ({
+        ...req,
+        method: 'POST',
+        path: '/query',
+        body: JSON.stringify({ handle, params: [pnrAt(pick())] }),
       });
     case 'stream': {
       const body = JSON.stringify({ sql: DOCDB_SQL.streamAll });
@@ -119,7 +143,8 @@ function writeMaker(spec: LoadSpec, pick: () => number): (req: Request) => Reque
 
 async function main(): Promise<void> {
   const spec = JSON.parse(process.argv[2] ?? '{}') as LoadSpec;
-  const setupRequest = requestMaker(spec);
+  const handle = spec.kind === 'query-prepared' ? await preparePoint(spec.url) : '';
+  const setupRequest = requestMaker(spec, handle);
   const started = performance.now();
   let lastResponse = started;
   const latencies: number[] = [];

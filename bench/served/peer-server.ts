@@ -30,9 +30,19 @@ const BODY_BYTES_MAX = 32 * 1024 * 1024;
 const STREAM_CHUNK_DOCS = 1000;
 
 interface QueryBody {
-  sql: string;
+  sql?: string;
+  /** What this peer's `POST /query/prepare` answered: the benchmark statement's own name. */
+  handle?: string;
   params?: unknown[];
 }
+
+/**
+ * `POST /query/prepare` of a peer: the point lookup's handle is its name, `point`, which is
+ * also PostgreSQL's name of its prepared statement (`findByPnr`): both the text and the
+ * prepared row run PostgreSQL's prepared form, its best.
+ */
+const POINT_HANDLE = 'point';
+const preparedPoint = { handle: POINT_HANDLE, kind: 'select', paramCount: 1 };
 
 function app(): FastifyInstance {
   return Fastify({ logger: false, bodyLimit: BODY_BYTES_MAX });
@@ -76,6 +86,7 @@ function ceiling(streamDocs: number): FastifyInstance {
     reply.type('application/json');
     return bulkAnswer;
   });
+  server.post('/query/prepare', async () => preparedPoint);
   return server;
 }
 
@@ -92,7 +103,8 @@ function postgres(pgPort: number): { server: FastifyInstance; close: () => Promi
   server.post<{ Body: QueryBody; Querystring: { stream?: string } }>(
     '/query',
     async (request, reply) => {
-      const { sql, params = [] } = request.body;
+      const { params = [] } = request.body;
+      const sql = request.body.handle === POINT_HANDLE ? DOCDB_SQL.point : request.body.sql;
       if (request.query.stream === 'true' && sql === DOCDB_SQL.streamAll) {
         reply.type('application/x-ndjson');
         return reply.send(Readable.from(streamAll(pool)));
@@ -109,6 +121,12 @@ function postgres(pgPort: number): { server: FastifyInstance; close: () => Promi
       return `{"count":${docs.length},"documents":[${docs.join(',')}]}`;
     },
   );
+  server.post<{ Body: { sql: string } }>('/query/prepare', async (request, reply) => {
+    if (request.body.sql !== DOCDB_SQL.point) {
+      return reply.code(400).send({ error: 'this peer prepares the point lookup only' });
+    }
+    return preparedPoint;
+  });
   server.post<{ Body: { _id: string } }>('/collections/:name', async (request, reply) => {
     await insertOrder(pool, request.body);
     return reply.code(201).send({ id: request.body._id });

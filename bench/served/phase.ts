@@ -1,10 +1,10 @@
 /**
  * The served phase: docdb's REST server against PostgreSQL (behind Fastify and a `pg` pool of
  * 8) and the HTTP ceiling (bare Fastify, constant answers), each server in its own process,
- * load from autocannon in yet another. Workload 9: GET by `_id`, point `POST /query`, NDJSON
- * stream of the whole collection, bulk insert of 1,000-document requests; docdb's GET by `_id`
- * with its default processes against one (every-core.ts), then while 8 writers run
- * (reads-while-writing.ts).
+ * load from autocannon in yet another. Workload 9: GET by `_id`, point `POST /query` (by text,
+ * and by the handle `POST /query/prepare` answered), NDJSON stream of the whole collection,
+ * bulk insert of 1,000-document requests; docdb's GET by `_id` with its default processes
+ * against one (every-core.ts), then while 8 writers run (reads-while-writing.ts).
  */
 
 import * as fs from 'node:fs';
@@ -104,6 +104,19 @@ async function check(server: Server, liveDocs: number): Promise<void> {
     body: JSON.stringify({ sql: DOCDB_SQL.point, params: [pnrAt(n)] }),
   });
   const answer = (await query.json()) as { documents?: { pnr?: string }[] };
+  const prepared = (await (
+    await fetch(`${server.url}/query/prepare`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ sql: DOCDB_SQL.point }),
+    })
+  ).json()) as { handle: string };
+  const byHandle = await fetch(`${server.url}/query`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ handle: prepared.handle, params: [pnrAt(n)] }),
+  });
+  const handled = (await byHandle.json()) as { documents?: { pnr?: string }[] };
   if (process.env.BENCH_DEBUG)
     console.log(server.name, query.status, JSON.stringify(answer).slice(0, 300));
   const stream = await fetch(`${server.url}/query?stream=true`, {
@@ -113,15 +126,21 @@ async function check(server: Server, liveDocs: number): Promise<void> {
   });
   const lines = (await stream.text()).split('\n').filter((l) => l.includes('"pnr"')).length;
   if (server.name === 'http-ceiling') {
-    if (!byId.ok || !query.ok || lines !== liveDocs) {
+    if (!byId.ok || !query.ok || !byHandle.ok || lines !== liveDocs) {
       throw new Error(`the HTTP ceiling answers wrongly (stream lines ${lines})`);
     }
     return;
   }
   const expected = orderAt(n).pnr;
-  if (doc.pnr !== expected || answer.documents?.[0]?.pnr !== expected || lines !== liveDocs) {
+  const byHandlePnr = handled.documents?.[0]?.pnr;
+  if (
+    doc.pnr !== expected ||
+    answer.documents?.[0]?.pnr !== expected ||
+    byHandlePnr !== expected ||
+    lines !== liveDocs
+  ) {
     throw new Error(
-      `${server.name} answers wrongly: GET pnr ${doc.pnr}, query pnr ${answer.documents?.[0]?.pnr} (want ${expected}); stream ${lines} documents (want ${liveDocs})`,
+      `${server.name} answers wrongly: GET pnr ${doc.pnr}, query pnr ${answer.documents?.[0]?.pnr}, prepared ${byHandlePnr} (want ${expected}); stream ${lines} documents (want ${liveDocs})`,
     );
   }
 }
@@ -183,7 +202,11 @@ export async function runServed(
     measurements.push({ workload, system, round, sample });
   const failures = (outcome: LoadOutcome) => outcome.errors + outcome.timeouts + outcome.non2xx;
 
-  const point = async (workload: WorkloadId, kind: 'get' | 'query', seedBase: number) => {
+  const point = async (
+    workload: WorkloadId,
+    kind: 'get' | 'query' | 'query-prepared',
+    seedBase: number,
+  ) => {
     log(`${workload}: warm-up`);
     for (const server of servers) {
       await load({
@@ -218,6 +241,7 @@ export async function runServed(
   };
   await point('rest-get-by-id', 'get', 100);
   await point('rest-query-point', 'query', 200);
+  await point('rest-query-point-prepared', 'query-prepared', 300);
   // Before the bulk row grows the collection: the same documents as the GET by `_id` row.
   const docdb = servers[0] as Server;
   notes.push(

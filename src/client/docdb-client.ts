@@ -22,7 +22,8 @@ import type {
 } from '../types/index.js';
 import { type ChangesOptions, followFeed } from './changes.js';
 import { ndjsonValues } from './ndjson.js';
-import type { Call, Transport } from './transport.js';
+import { StatementHandles } from './statement-handles.js';
+import type { Call, OpenAnswer, Transport } from './transport.js';
 
 const NDJSON = 'application/x-ndjson';
 
@@ -37,6 +38,9 @@ const seg = (text: string): string => encodeURIComponent(text);
 
 /** The routes of a typed client of one docdb node (or a router, which serves the same API). */
 export class DocdbClientBase implements api.NodeApi {
+  /** The texts `query` has sent and the handles it prepared for them. */
+  private readonly handles = new StatementHandles();
+
   constructor(protected readonly transport: Transport) {}
 
   /** The node's address as given, without a trailing slash. */
@@ -80,18 +84,95 @@ export class DocdbClientBase implements api.NodeApi {
 
   /**
    * `POST /query`: one statement, `?` placeholders filled from `params` in order (never
-   * build SQL from strings). Answers the envelope and the X-DOCDB-* headers. A write is
-   * never retried.
+   * build SQL from strings). Answers the envelope and the X-DOCDB-* headers. A text sent a
+   * second time is prepared (`POST /query/prepare`) and from then on sent by its handle; a
+   * handle the node no longer holds (ERR_SQL_HANDLE_UNKNOWN: it restarted) is prepared again
+   * and the request sent once more, which is safe for a write too, as the node ran nothing.
+   * No other failure of a write is retried.
    */
   async query(
     sql: string,
     params?: readonly unknown[],
     options: api.QueryOptions = {},
   ): Promise<api.QueryAnswer> {
+    return this.byStatement(sql, (statement) => this.postQuery(statement, params, options));
+  }
+
+  /**
+   * `POST /query/prepare`: parses one statement on the node and answers its handle (the
+   * same for the same text, on any node), its kind and its placeholder count.
+   */
+  prepare(sql: string): Promise<api.PreparedStatement> {
+    return this.call({ method: 'POST', path: '/query/prepare', json: { sql } });
+  }
+
+  /**
+   * `POST /query` with `{ handle, params }`: runs a statement `prepare` answered for. Throws
+   * ERR_SQL_HANDLE_UNKNOWN (400) when the node does not hold it; `query` handles that itself.
+   */
+  execute(
+    handle: string,
+    params?: readonly unknown[],
+    options: api.QueryOptions = {},
+  ): Promise<api.QueryAnswer> {
+    return this.postQuery({ handle }, params, options);
+  }
+
+  /** `POST /query` with `{ handle, params }` as NDJSON, answered as `queryStream`. */
+  executeStream(
+    handle: string,
+    params?: readonly unknown[],
+    options: api.QueryOptions = {},
+  ): AsyncGenerator<QueryMeta | Document, void, undefined> {
+    return this.readQueryStream(() => this.openQueryStream({ handle }, params, options));
+  }
+
+  /**
+   * Sends `sql` by `send`: by its handle when prepared (preparing it when `handles` says it is
+   * due), else by text. A handle the node does not hold is prepared again and sent once more.
+   */
+  private async byStatement<T>(
+    sql: string,
+    send: (statement: Statement) => Promise<T>,
+  ): Promise<T> {
+    const handle = this.handles.handleOf(sql) ?? (await this.prepareIfDue(sql));
+    if (handle === undefined) return send({ sql });
+    try {
+      return await send({ handle });
+    } catch (error) {
+      if (!isDbError(error) || error.code !== 'ERR_SQL_HANDLE_UNKNOWN') throw error;
+      this.handles.forget(sql);
+      const again = await this.prepare(sql);
+      this.handles.remember(sql, again.handle);
+      return send({ handle: again.handle });
+    }
+  }
+
+  /** Prepares `sql` if this is its second sending; a node without the route gets text. */
+  private async prepareIfDue(sql: string): Promise<string | undefined> {
+    if (!this.handles.due(sql)) return undefined;
+    try {
+      const { handle } = await this.prepare(sql);
+      this.handles.remember(sql, handle);
+      return handle;
+    } catch (error) {
+      // An older node: no POST /query/prepare. Any other failure (a syntax error) is the
+      // statement's own, as the text would have met it.
+      if (!isDbError(error) || error.code !== 'ERR_ROUTE_NOT_FOUND') throw error;
+      this.handles.disable();
+      return undefined;
+    }
+  }
+
+  private async postQuery(
+    statement: Statement,
+    params: readonly unknown[] | undefined,
+    options: api.QueryOptions,
+  ): Promise<api.QueryAnswer> {
     const { body, headers } = await this.transport.json<Omit<api.QueryAnswer, 'headers'>>({
       method: 'POST',
       path: '/query',
-      json: queryBody(sql, params, options),
+      json: queryBody(statement, params, options),
     });
     return {
       ...body,
@@ -111,19 +192,37 @@ export class DocdbClientBase implements api.NodeApi {
    * the meta's count) throws ERR_CLIENT_PROTOCOL at its end. With `shard.sortKeys` (a
    * router's request) each row after the meta is a `KeyedRow` `{ doc, sortKey }`.
    */
-  async *queryStream(
+  queryStream(
     sql: string,
     params?: readonly unknown[],
     options: api.QueryOptions = {},
   ): AsyncGenerator<QueryMeta | Document, void, undefined> {
+    return this.readQueryStream(() =>
+      this.byStatement(sql, (statement) => this.openQueryStream(statement, params, options)),
+    );
+  }
+
+  /** Opens `POST /query` as NDJSON: refusals (a bad statement, an unknown handle) throw here. */
+  private async openQueryStream(
+    statement: Statement,
+    params: readonly unknown[] | undefined,
+    options: api.QueryOptions,
+  ): Promise<{ call: Call; answer: OpenAnswer }> {
     const call: Call = {
       method: 'POST',
       path: '/query',
-      json: queryBody(sql, params, options),
+      json: queryBody(statement, params, options),
       accept: NDJSON,
     };
+    return { call, answer: await this.transport.open(call) };
+  }
+
+  /** Reads an NDJSON query answer `open` opens: the meta, then the documents. */
+  private async *readQueryStream(
+    open: () => Promise<{ call: Call; answer: OpenAnswer }>,
+  ): AsyncGenerator<QueryMeta | Document, void, undefined> {
+    const { call, answer } = await open();
     const where = this.transport.urlOf(call);
-    const answer = await this.transport.open(call);
     answer.settle();
     let meta: QueryMeta | undefined;
     let documents = 0;
@@ -430,9 +529,16 @@ export class DocdbClientBase implements api.NodeApi {
   }
 }
 
-function queryBody(sql: string, params: readonly unknown[] | undefined, options: api.QueryOptions) {
+/** How a /query body names its statement: by text or by prepared handle. */
+type Statement = { sql: string; handle?: never } | { handle: string; sql?: never };
+
+function queryBody(
+  statement: Statement,
+  params: readonly unknown[] | undefined,
+  options: api.QueryOptions,
+) {
   return {
-    sql,
+    ...statement,
     ...(params !== undefined && { params }),
     ...(options.shard !== undefined && { shard: options.shard }),
   };

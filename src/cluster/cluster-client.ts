@@ -103,6 +103,27 @@ export class ClusterClient implements api.NodeApi {
     yield* this.router().queryStream(sql, params, options);
   }
 
+  /** `POST /query/prepare` as a router answers it: the handle, held by the router. */
+  prepare(sql: string): api.PreparedStatement {
+    return this.router().prepare(sql);
+  }
+
+  execute(
+    handle: string,
+    params?: readonly unknown[],
+    options?: api.QueryOptions,
+  ): Promise<QueryResult> {
+    return this.router().execute(handle, params, options);
+  }
+
+  async *executeStream(
+    handle: string,
+    params?: readonly unknown[],
+    options?: api.QueryOptions,
+  ): AsyncGenerator<QueryMeta | Document, void, undefined> {
+    yield* this.router().executeStream(handle, params, options);
+  }
+
   insert(collection: string, doc: unknown): Promise<api.InsertAnswer> {
     return this.router().insert(collection, doc);
   }

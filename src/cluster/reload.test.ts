@@ -1,7 +1,8 @@
 /**
  * Proves that a router follows its cluster.json: a valid change serves new requests with the
  * new topology (found by the file watcher, not only by an explicit check), an invalid or
- * unchanged file keeps the running one, and closing releases every router it made.
+ * unchanged file keeps the running one, prepared statements outlive a switch, and closing
+ * releases every router it made.
  */
 
 import * as fs from 'node:fs';
@@ -59,6 +60,23 @@ describe('ReloadingRouter', () => {
       expect(router.current()).not.toBe(first);
       expect(router.current().config.shards.map((s) => s.name)).toEqual(['s1', 's2', 's3']);
       expect(reloads).toEqual([3]);
+    } finally {
+      await router.close();
+    }
+  });
+
+  it('keeps the prepared statements across a switch: a handle prepared before still runs', async () => {
+    const file = path.join(temp.dir, 'prepared.json');
+    write(file, topology(2));
+    const router = new ReloadingRouter(file, topology(2));
+    try {
+      const sql = 'SELECT * FROM orders WHERE pnr = ?';
+      const { handle } = router.current().prepare(sql);
+      const first = router.current();
+      write(file, topology(3));
+      await router.check();
+      expect(router.current()).not.toBe(first);
+      expect(router.current().statements.prepared.require(handle).sql).toBe(sql);
     } finally {
       await router.close();
     }

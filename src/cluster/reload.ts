@@ -72,7 +72,8 @@ export class ReloadingRouter implements RouterSource {
     const text = JSON.stringify(next);
     if (text === this.text || this.closed) return;
     const previous = this.router;
-    this.router = new Router(next, this.options);
+    // The statements carry over: a parse or a prepared handle does not depend on topology.
+    this.router = new Router(next, this.options, previous.statements);
     this.text = text;
     const timer = setTimeout(() => {
       this.retired.delete(entry);

@@ -20,7 +20,7 @@ import type {
 } from '../client/index.js';
 import { dbError, isDbError } from '../errors/index.js';
 import { type InsertStatement, printStatement, type Statement } from '../sql/ast/index.js';
-import { checkParams, parse } from '../sql/parser/index.js';
+import { checkParams, type Parsed } from '../sql/parser/index.js';
 import { PathResolver } from '../sql/planner/index.js';
 import type * as api from '../types/api.js';
 import type { QueryMeta, QueryResult } from '../types/index.js';
@@ -47,6 +47,7 @@ import {
 import { RouterAdmin } from './router-admin.js';
 import { openRouterFeed } from './router-changes.js';
 import { RouterDocuments } from './router-documents.js';
+import { RouterStatements } from './router-statements.js';
 import { checkShards } from './router-health.js';
 import { type RouterOptions, ShardSet } from './shard-set.js';
 
@@ -125,6 +126,11 @@ export class Router implements api.NodeApi {
   constructor(
     readonly config: ClusterConfig,
     options: RouterOptions & { name?: string } = {},
+    /**
+     * Its parsed and prepared statements: a router made for a changed cluster.json is given
+     * its predecessor's (reload.ts), so handles outlive the reload.
+     */
+    readonly statements = new RouterStatements(),
   ) {
     this.shards = new ShardSet(config, options);
     this.documents = new RouterDocuments(config, this.shards);
@@ -293,7 +299,49 @@ export class Router implements api.NodeApi {
   ): Promise<QueryResult> {
     wholeOnly(options);
     const started = performance.now();
-    const parsed = parse(sql);
+    return this.queryParsed(sql, this.statements.parsedOf(sql), params, started);
+  }
+
+  /**
+   * `POST /query/prepare` through the router: parses the statement and holds it by handle
+   * here (the same handle a node answers for the text). The shards see its text, which the
+   * router's clients prepare on each shard by themselves.
+   */
+  prepare(sql: string): api.PreparedStatement {
+    const { handle, parsed } = this.statements.prepared.add(sql, this.statements.parsedOf(sql));
+    return { handle, kind: parsed.statement.kind, paramCount: parsed.paramCount };
+  }
+
+  /** `POST /query` with a handle through the router (ERR_SQL_HANDLE_UNKNOWN if not held). */
+  async execute(
+    handle: string,
+    params: readonly unknown[] = [],
+    options: api.QueryOptions = {},
+  ): Promise<QueryResult> {
+    wholeOnly(options);
+    const started = performance.now();
+    const { sql, parsed } = this.statements.prepared.require(handle);
+    return this.queryParsed(sql, parsed, params, started);
+  }
+
+  /** `POST /query` with a handle as NDJSON through the router. */
+  async *executeStream(
+    handle: string,
+    params: readonly unknown[] = [],
+    options: api.QueryOptions = {},
+  ): AsyncGenerator<QueryMeta | Document, void, undefined> {
+    wholeOnly(options);
+    const started = performance.now();
+    const { sql, parsed } = this.statements.prepared.require(handle);
+    yield* this.streamParsed(sql, parsed, params, started);
+  }
+
+  private async queryParsed(
+    sql: string,
+    parsed: Parsed,
+    params: readonly unknown[],
+    started: number,
+  ): Promise<QueryResult> {
     checkParams(parsed, params);
     const { statement } = parsed;
     const result =
@@ -316,11 +364,19 @@ export class Router implements api.NodeApi {
   ): AsyncGenerator<QueryMeta | Document, void, undefined> {
     wholeOnly(options);
     const started = performance.now();
-    const parsed = parse(sql);
+    yield* this.streamParsed(sql, this.statements.parsedOf(sql), params, started);
+  }
+
+  private async *streamParsed(
+    sql: string,
+    parsed: Parsed,
+    params: readonly unknown[],
+    started: number,
+  ): AsyncGenerator<QueryMeta | Document, void, undefined> {
     checkParams(parsed, params);
     const { statement } = parsed;
     if (statement.kind !== 'select') {
-      const { documents: _, ...meta } = await this.query(sql, params);
+      const { documents: _, ...meta } = await this.queryParsed(sql, parsed, params, started);
       yield meta;
       return;
     }

@@ -307,6 +307,34 @@ export class Database implements api.NodeApi {
   }
 
   /**
+   * Parses one statement and holds it by handle (at most PREPARED_STATEMENTS_MAX, the least
+   * recently used going first). `execute(handle, params)` then finds it by one lookup of the
+   * handle; its plan is made again only when the catalog changes (CREATE INDEX and the like).
+   */
+  prepare(sql: string): api.PreparedStatement {
+    const { handle, parsed } = this.statements.prepare(sql);
+    return { handle, kind: parsed.statement.kind, paramCount: parsed.paramCount };
+  }
+
+  /** Runs a prepared statement as `query` runs its text (ERR_SQL_HANDLE_UNKNOWN if not held). */
+  execute(
+    handle: string,
+    params: readonly unknown[] = [],
+    options: api.QueryOptions = {},
+  ): Promise<QueryResult> {
+    return runQuery(this.queryTarget, { handle }, params, options.shard);
+  }
+
+  /** Runs a prepared statement as a stream, as `queryStream` runs its text. */
+  executeStream(
+    handle: string,
+    params: readonly unknown[] = [],
+    options: api.QueryOptions = {},
+  ): AsyncGenerator<QueryMeta | Document | KeyedRow, void, undefined> {
+    return streamQuery(this.queryTarget, { handle }, params, options.shard);
+  }
+
+  /**
    * The kind of a statement (`select`, `insert`, …) without running it: parsed through the
    * statement cache, so the length limit applies first and the parse is reused.
    */

@@ -1,5 +1,6 @@
 /**
- * `db.query(sql, params)`: parse (cached by SQL text), resolve collections, plan, execute.
+ * `db.query(sql, params)`: parse (cached by SQL text, or found by a prepared handle), resolve
+ * collections, plan, execute.
  * Reads answer `{ plan, count, executionMs, documents }`; writes add `affected` (and `ids` for
  * INSERT) with empty `documents`. The unknown-collection error names the known collections.
  */
@@ -8,6 +9,8 @@ import { collectionNotFound, dbError } from '../errors/index.js';
 import {
   checkParams,
   type Parsed,
+  type PreparedEntry,
+  PreparedStatements,
   parse,
   planSelect,
   quotedFieldWarnings,
@@ -31,7 +34,7 @@ import {
   type StoreWriter,
 } from '../storage/index.js';
 import type { KeyedRow, QueryMeta, QueryResult, ShardPlan } from '../types/index.js';
-import { SQL_CHARS_MAX, STATEMENT_CACHE_ENTRIES } from '../util/index.js';
+import { ClockCache, SQL_CHARS_MAX, STATEMENT_CACHE_ENTRIES } from '../util/index.js';
 import { refuseShardPlan, type ShardSelect, shardSelect } from './shard-plan.js';
 
 export type { KeyedRow, QueryMeta, QueryResult, ShardPlan };
@@ -53,12 +56,28 @@ export interface CachedStatement extends Parsed {
   shardPlan?: HeldPlan;
 }
 
+/** A statement as a caller gives it: its SQL text, or the handle `prepare` answered for it. */
+export type StatementRef = string | { handle: string };
+
 /**
- * Parsed statements and SELECT plans, keyed by the SQL text (least recently used goes
- * first). A plan is reused while the catalog version it was made under holds.
+ * Parsed statements and SELECT plans, keyed by the SQL text (a cold one goes when full:
+ * ClockCache, so a hit writes no Map), and the prepared ones by handle. A plan is reused while the catalog version it was
+ * made under holds, so a handle outlives CREATE INDEX and the like: its next run plans again,
+ * as PostgreSQL re-plans a prepared statement after DDL.
  */
 export class StatementCache {
-  private readonly entries = new Map<string, CachedStatement>();
+  private readonly entries = new ClockCache<CachedStatement>(STATEMENT_CACHE_ENTRIES);
+  private readonly prepared = new PreparedStatements<CachedStatement>();
+
+  /** Parses `sql` (through the cache) and holds it by handle. */
+  prepare(sql: string): PreparedEntry<CachedStatement> {
+    return this.prepared.add(sql, this.get(sql));
+  }
+
+  /** The statement of `ref`: by text, or by handle (ERR_SQL_HANDLE_UNKNOWN when not held). */
+  of(ref: StatementRef): CachedStatement {
+    return typeof ref === 'string' ? this.get(ref) : this.prepared.require(ref.handle).parsed;
+  }
 
   get(sql: string): CachedStatement {
     if (typeof sql !== 'string') {
@@ -68,15 +87,10 @@ export class StatementCache {
       throw dbError('ERR_SQL_TOO_LONG', 'tooLong', { length: sql.length, limit: SQL_CHARS_MAX });
     }
     let parsed: CachedStatement | undefined = this.entries.get(sql);
-    if (parsed) {
-      this.entries.delete(sql);
-    } else {
+    if (parsed === undefined) {
       parsed = parse(sql);
-      if (this.entries.size >= STATEMENT_CACHE_ENTRIES) {
-        this.entries.delete(this.entries.keys().next().value as string);
-      }
+      this.entries.set(sql, parsed);
     }
-    this.entries.set(sql, parsed);
     return parsed;
   }
 }
@@ -132,8 +146,13 @@ export interface QueryTarget {
 }
 
 /** A statement parsed (from the cache), its params checked, the store's view made current. */
-function prepare(target: QueryTarget, sql: string, params: readonly unknown[], shard?: ShardPlan) {
-  const parsed = target.cache.get(sql);
+function prepare(
+  target: QueryTarget,
+  sql: StatementRef,
+  params: readonly unknown[],
+  shard?: ShardPlan,
+) {
+  const parsed = target.cache.of(sql);
   checkParams(parsed, params);
   target.store.refresh();
   refuseShardPlan(parsed.statement, shard);
@@ -143,7 +162,7 @@ function prepare(target: QueryTarget, sql: string, params: readonly unknown[], s
 /** Runs one statement against the store; a write goes through the target's writer. */
 export async function runQuery(
   target: QueryTarget,
-  sql: string,
+  sql: StatementRef,
   params: readonly unknown[] = [],
   shard?: ShardPlan,
 ): Promise<QueryResult> {
@@ -192,7 +211,7 @@ function warningsOf(store: Store, parsed: Parsed): { warnings?: string[] } {
  */
 export async function* streamQuery(
   target: QueryTarget,
-  sql: string,
+  sql: StatementRef,
   params: readonly unknown[] = [],
   shard?: ShardPlan,
 ): AsyncGenerator<QueryMeta | Document | KeyedRow, void, undefined> {

@@ -315,6 +315,16 @@ export const ERROR_CATALOGUE = {
       tooLong: 'the SQL text has {length} characters; the limit is {limit}',
     },
   },
+  ERR_SQL_HANDLE_UNKNOWN: {
+    // 400 as every error about the statement on POST /query is (spec §7).
+    status: 400,
+    meaning:
+      'A prepared statement handle names no statement this server holds (restarted, or evicted): prepare the text again.',
+    messages: {
+      unknown:
+        "no prepared statement has handle '{handle}' here (the server restarted or let it go): POST /query/prepare its SQL again",
+    },
+  },
   ERR_BAD_REQUEST: {
     status: 400,
     meaning: 'A request is malformed: a missing or invalid field, parameter or header.',
@@ -322,6 +332,8 @@ export const ERROR_CATALOGUE = {
       // Fastify's own words, for a 4xx it raises that no other template covers.
       fastify: '{message}',
       missingField: "{where}: missing field '{field}'",
+      sqlOrHandle:
+        "body: give either 'sql' (the statement's text) or 'handle' (from POST /query/prepare); {got}",
       unknownParameter: "querystring: unknown parameter '{parameter}'; {route} takes {takes}",
       unknownParameterNone: "querystring: unknown parameter '{parameter}'; {route} takes none",
       unknownField: "{where}: unknown field '{field}'",

@@ -292,6 +292,7 @@ describe('GET /openapi.json', () => {
       '/metrics': ['get'],
       '/openapi.json': ['get'],
       '/query': ['post'],
+      '/query/prepare': ['post'],
       '/collections/{name}': ['delete', 'get', 'post'],
       '/collections/{name}/bulk': ['post'],
       '/collections/{name}/by/{field}/{value}': ['delete', 'get', 'put'],
@@ -331,9 +332,14 @@ describe('GET /openapi.json', () => {
         expect(names, path).toEqual(inPath);
       }
     }
-    expect(paths['/query']?.post.requestBody.content['application/json'].schema.required).toEqual([
-      'sql',
+    // POST /query names its statement by text or by a prepared handle.
+    expect(paths['/query']?.post.requestBody.content['application/json'].schema.anyOf).toEqual([
+      { required: ['sql'] },
+      { required: ['handle'] },
     ]);
+    expect(
+      paths['/query/prepare']?.post.requestBody.content['application/json'].schema.required,
+    ).toEqual(['sql']);
   });
 });
 

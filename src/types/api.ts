@@ -43,6 +43,27 @@ export interface NodeApi {
     params?: readonly unknown[],
     options?: QueryOptions,
   ): AsyncGenerator<QueryMeta | Document, void, undefined>;
+  /**
+   * `POST /query/prepare`: parses one statement and answers the handle to run it by. The
+   * handle is derived from the text, so preparing it again answers the same one.
+   */
+  prepare(sql: string): Answer<PreparedStatement>;
+  /**
+   * `POST /query` with `{ handle, params }`: runs a prepared statement, found by its handle
+   * without reading or parsing the text. ERR_SQL_HANDLE_UNKNOWN (400) when the server does not
+   * hold it (restarted, or let it go): prepare the text again.
+   */
+  execute(
+    handle: string,
+    params?: readonly unknown[],
+    options?: QueryOptions,
+  ): Promise<QueryResult>;
+  /** `POST /query` with `{ handle, params }` as NDJSON, as `queryStream` answers. */
+  executeStream(
+    handle: string,
+    params?: readonly unknown[],
+    options?: QueryOptions,
+  ): AsyncGenerator<QueryMeta | Document, void, undefined>;
 
   /** `POST /collections/{name}`: stores one document, creating the collection. */
   insert(collection: string, doc: unknown): Promise<InsertAnswer>;
@@ -114,6 +135,16 @@ export type NodeStats = StoreStats | RouterStats;
 export interface QueryOptions {
   /** A router's plan for a shard's part of a scattered SELECT (ADR 0014). */
   shard?: ShardPlan;
+}
+
+/** `POST /query/prepare`: the handle of a statement, and what it is. */
+export interface PreparedStatement {
+  /** What `POST /query` takes as `handle`: 22 characters, derived from the SQL text. */
+  handle: string;
+  /** The statement's kind: `select`, `insert`, `update`, `delete`, `createIndex`, `dropIndex`. */
+  kind: string;
+  /** How many `?` placeholders it has: the length `params` must have. */
+  paramCount: number;
 }
 
 /** `POST /collections/{name}`: the new document's `_id`. */

@@ -3,6 +3,7 @@
  * limits, the sample orders of `seed`; and the few file helpers that make a file durable.
  */
 
+export * from './clock-cache.js';
 export * from './collection-name.js';
 export * from './durable-files.js';
 export * from './heartbeat-feed.js';

@@ -44,6 +44,12 @@ export const SQL_CHARS_MAX = 1024 * 1024;
 export const SQL_NESTING_MAX = 256;
 /** Parsed statements kept in the cache, keyed by SQL text. */
 export const STATEMENT_CACHE_ENTRIES = 1000;
+/**
+ * Prepared statements a node (or a router) holds by handle; past it the least recently used
+ * goes, and its handle answers ERR_SQL_HANDLE_UNKNOWN until prepared again (the client does so
+ * by itself).
+ */
+export const PREPARED_STATEMENTS_MAX = 1000;
 /** Change-log entries kept behind the newest one when a checkpoint trims the log. */
 export const CHANGE_LOG_RETAIN_ENTRIES = 1_000_000;
 /**

@@ -1,5 +1,6 @@
 /**
- * POST /query: one SQL statement with optional `params`. The default answer is the whole
+ * POST /query: one SQL statement with optional `params`, given as its text (`sql`) or as the
+ * handle POST /query/prepare answered for it (`handle`). The default answer is the whole
  * result as JSON; with `Accept: application/x-ndjson` or `?stream=true` it is NDJSON: line 1
  * the meta `{ plan, count, executionMs }`, then one document per line, sent with
  * backpressure. Every answer carries X-DOCDB-Plan, X-DOCDB-Count and X-DOCDB-ExecutionMs,
@@ -11,13 +12,16 @@
 
 import { Readable } from 'node:stream';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { isDbError } from '../../errors/index.js';
+import { dbError, isDbError } from '../../errors/index.js';
 import type { QueryMeta, ShardPlan } from '../../types/index.js';
 import type { ApiContext } from '../route-context.js';
 import { FLAG, flag } from './query-string.js';
 
 interface QueryBody {
-  sql: string;
+  /** The statement's text; or `handle`, never both. */
+  sql?: string;
+  /** What POST /query/prepare answered for the text (docs/rest.md, "Prepared statements"). */
+  handle?: string;
   params?: unknown[];
   /** A router's plan for this shard's part of a scattered SELECT (ADR 0014). */
   shard?: ShardPlan;
@@ -27,9 +31,9 @@ const schema = {
   summary: 'Run one SQL statement',
   body: {
     type: 'object',
-    required: ['sql'],
     properties: {
       sql: { type: 'string', minLength: 1 },
+      handle: { type: 'string', minLength: 1 },
       params: { type: 'array' },
       shard: {
         type: 'object',
@@ -47,6 +51,8 @@ const schema = {
         additionalProperties: false,
       },
     },
+    // One of `sql` and `handle`; statementOf refuses both.
+    anyOf: [{ required: ['sql'] }, { required: ['handle'] }],
     additionalProperties: false,
   },
   // `stream=true` asks for NDJSON.
@@ -54,6 +60,26 @@ const schema = {
 } as const;
 
 const NDJSON_CHUNK_CHARS = 64 * 1024;
+
+const prepareSchema = {
+  summary: 'Parse one SQL statement and answer the handle to run it by',
+  body: {
+    type: 'object',
+    required: ['sql'],
+    properties: { sql: { type: 'string', minLength: 1 } },
+    additionalProperties: false,
+  },
+} as const;
+
+/** The statement a /query body names: its text or its handle, exactly one of them. */
+function statementOf(body: QueryBody): string | { handle: string } {
+  const { sql, handle } = body;
+  if ((sql === undefined) === (handle === undefined)) {
+    const got = sql === undefined ? 'neither was given' : 'both were given';
+    throw dbError('ERR_BAD_REQUEST', 'sqlOrHandle', { got });
+  }
+  return sql ?? { handle: handle as string };
+}
 
 /**
  * Sets X-DOCDB-Plan, X-DOCDB-Count and X-DOCDB-ExecutionMs. The names are written in lower
@@ -127,22 +153,34 @@ export function registerQueryRoutes(app: FastifyInstance, { api, metrics }: ApiC
     '/query',
     { schema, onError: setErrorMetaHeaders },
     async (request, reply) => {
-      const { sql, params = [], shard } = request.body;
+      const { params = [], shard } = request.body;
+      const statement = statementOf(request.body);
       const options = shard === undefined ? {} : { shard };
       const accept = request.headers.accept ?? '';
       const streaming = flag(request.query.stream) || accept.includes('application/x-ndjson');
       if (!streaming) {
-        const result = await api().query(sql, params, options);
+        const result = await (typeof statement === 'string'
+          ? api().query(statement, params, options)
+          : api().execute(statement.handle, params, options));
         setMetaHeaders(reply, result);
         metrics.countPlan(result.plan);
         return result;
       }
-      const stream = api().queryStream(sql, params, options);
+      const stream =
+        typeof statement === 'string'
+          ? api().queryStream(statement, params, options)
+          : api().executeStream(statement.handle, params, options);
       const first = await stream.next();
       const meta = first.value as QueryMeta;
       setMetaHeaders(reply, meta);
       metrics.countPlan(meta.plan);
       return sendNdjson(request, reply, meta, stream);
     },
+  );
+
+  app.post<{ Body: { sql: string } }>(
+    '/query/prepare',
+    { schema: prepareSchema },
+    async (request) => api().prepare(request.body.sql),
   );
 }

@@ -12,7 +12,9 @@ export function checkParams(parsed: Parsed, params: readonly unknown[]): void {
   if (!Array.isArray(params)) {
     throw dbError('ERR_SQL_PARAM', 'notArray');
   }
-  params.forEach((value, i) => {
+  // A loop, not forEach: this runs on every query, and a closure per call is garbage.
+  for (let i = 0; i < params.length; i++) {
+    const value = params[i];
     const bad =
       value === undefined ||
       typeof value === 'function' ||
@@ -22,7 +24,7 @@ export function checkParams(parsed: Parsed, params: readonly unknown[]): void {
     if (bad) {
       throw dbError('ERR_SQL_PARAM', 'notJsonValue', { position: i + 1, value: String(value) });
     }
-  });
+  }
   if (params.length !== parsed.paramCount) {
     throw dbError('ERR_SQL_PARAM', 'countMismatch', {
       placeholders: parsed.paramCount,
