@@ -122,6 +122,14 @@ module.exports = {
       to: { path: layer('coordinator') },
     },
     {
+      name: 'wire-imports-only-errors-util-types-and-frames',
+      comment:
+        "The router's binary connection to a node (src/wire/): its messages and the router's pool, over replication's frames; server/wire.ts is the node's side.",
+      severity: 'error',
+      from: { path: layer('wire') },
+      to: { path: '^src/', pathNot: '^src/(wire|errors|util|types|replication)/' },
+    },
+    {
       name: 'nothing-imports-cli',
       severity: 'error',
       from: { pathNot: layer('cli') },

@@ -7,12 +7,12 @@
  * router's call is tried again on the new leader when that cannot apply it twice (ShardSet).
  */
 
-import type { ClientOptions, DocdbClient } from '../client/index.js';
+import type { DocdbClient } from '../client/index.js';
 import { type DbError, dbError } from '../errors/index.js';
 import type { RouterShardStats } from '../types/index.js';
 import { type ClusterShard, describeShard, shardMembers } from './config.js';
 import { askMembers, leaderOf, type MemberView, memberHealth } from './member-status.js';
-import { shardClient } from './shard-client.js';
+import { type ShardClientOptions, shardClient } from './shard-client.js';
 
 /** How long discovery waits for each member's status. */
 const STATUS_TIMEOUT_MS = 2_000;
@@ -47,7 +47,7 @@ export class ShardMembers {
 
   constructor(
     readonly shard: ClusterShard,
-    options: ClientOptions = {},
+    options: ShardClientOptions = {},
   ) {
     const urls = shardMembers(shard);
     for (const url of urls) {

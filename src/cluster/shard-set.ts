@@ -45,6 +45,11 @@ export interface RouterOptions {
    * old (shard-members.ts `freshFollower`); undefined: every read goes to the leader.
    */
   followerReadMaxLagMs?: number;
+  /**
+   * Default true: the router asks shards over the wire (src/wire/) where they speak it; false
+   * sends everything over HTTP.
+   */
+  shardWire?: boolean;
 }
 
 /** How long a call waits for a replica set to have a leader again, by default. */
@@ -96,6 +101,7 @@ export class ShardSet {
         shard.name,
         new ShardMembers(shard, {
           connections: ROUTER_SHARD_CONNECTIONS,
+          wire: options.shardWire ?? true,
           ...(options.timeoutMs !== undefined && { timeoutMs: options.timeoutMs }),
         }),
       );

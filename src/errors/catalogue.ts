@@ -346,6 +346,12 @@ export const ERROR_CATALOGUE = {
       limitTooLarge: "querystring field 'limit' must be <= {max}; got {limit}",
       routerShardField:
         "body field 'shard' is what a router asks of a shard; a router answers whole results only",
+      // The router's binary connection to a node (docs/ARCHITECTURE.md, "The wire").
+      wireUpgrade: 'GET /wire upgrades to {ours} only; got Upgrade: {got}',
+      wireMessage: 'a {protocol} request has a missing or bad field {key}',
+      wireOp: "{protocol} has no operation '{op}' (it has {ops})",
+      wireArgument: '{protocol} {op}: argument {position} must be {wanted}',
+      wireFrame: 'the {protocol} connection was closed: {cause}',
     },
   },
   ERR_UNAUTHORIZED: {
@@ -370,6 +376,8 @@ export const ERROR_CATALOGUE = {
     messages: {
       tooLarge:
         'the request body is larger than the limit of {limit} bytes ({limitText}); send less, or split a bulk insert into several',
+      wireFrameTooLarge:
+        'a {protocol} frame of {bytes} bytes is larger than the limit of {limit} bytes (the body limit and the envelope); the connection was closed',
     },
   },
   ERR_UNSUPPORTED_MEDIA_TYPE: {
@@ -1052,6 +1060,8 @@ export const ERROR_CATALOGUE = {
       noMetaLine: '{where}: the NDJSON stream had no meta line',
       streamCut:
         '{where}: the stream ended after {documents} of {count} documents; the node cut it short (its log says why)',
+      wireBroken:
+        '{url}: the node broke the {protocol} protocol ({cause}); the requests on that connection failed and it is opened anew',
     },
   },
 } as const satisfies Record<string, CatalogueEntry>;

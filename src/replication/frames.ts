@@ -48,10 +48,9 @@ export class FrameDecoder {
       const head = this.peek(HEADER_BYTES);
       const length = head.readUInt32BE(0);
       if (length > this.frameBytesMax) {
-        throw dbError('ERR_REPLICATION_PROTOCOL', 'frameAnnouncedTooLarge', {
-          bytes: length,
-          limit: this.frameBytesMax,
-        });
+        // The details let another user of the framing (the wire) word it as its own.
+        const values = { bytes: length, limit: this.frameBytesMax };
+        throw dbError('ERR_REPLICATION_PROTOCOL', 'frameAnnouncedTooLarge', values, values);
       }
       if (this.pendingBytes < HEADER_BYTES + length) break;
       const body = this.take(HEADER_BYTES + length).subarray(HEADER_BYTES);

@@ -38,6 +38,7 @@ import { registerBackupRoute } from './routes/admin.js';
 import { registerApiRoutes } from './routes/api.js';
 import { refuseUnknownParameters } from './routes/query-string.js';
 import { registerReplicationRoutes } from './routes/replication.js';
+import { serveWire } from './wire.js';
 
 /** Options of buildApp; the node's name is its database's (`open(…, { name })`). */
 export interface AppOptions extends ApiAppOptions {
@@ -251,5 +252,7 @@ export function buildApp(db: Database, options: AppOptions = {}): FastifyInstanc
   app.addHook('onClose', () => replication.close());
   registerBackupRoute(app, context);
   registerReplicationRoutes(app, context);
+  // A router's binary connection (GET /wire by Upgrade; server/wire.ts).
+  serveWire(app, context, options);
   return app;
 }

@@ -22,7 +22,7 @@ function digest(text: string): Buffer {
  * (`request.routeStats`).
  */
 export function bearerAuth(apiKey: string) {
-  const expected = digest(apiKey);
+  const check = bearerCheck(apiKey);
   return (request: FastifyRequest, _reply: FastifyReply, done: () => void): void => {
     const read = request.method === 'GET' || request.method === 'HEAD';
     const route = request.routeStats?.route ?? request.routeOptions.url;
@@ -30,8 +30,21 @@ export function bearerAuth(apiKey: string) {
       done();
       return;
     }
-    const header =
-      typeof request.headers.authorization === 'string' ? request.headers.authorization.trim() : '';
+    check(request.headers.authorization);
+    done();
+  };
+}
+
+/**
+ * The check of one configured key against an `Authorization` header, as every request's and
+ * the wire's Upgrade (server/wire.ts) have it: throws ERR_UNAUTHORIZED for a missing key, a
+ * header in another form than `Bearer <key>` (`Authorization: sekret`, `Basic …`), or a wrong
+ * key.
+ */
+export function bearerCheck(apiKey: string): (authorization: unknown) => void {
+  const expected = digest(apiKey);
+  return (authorization) => {
+    const header = typeof authorization === 'string' ? authorization.trim() : '';
     const match = /^Bearer(?:\s+(.*))?$/i.exec(header);
     if (!match?.[1]) {
       // A header in another form carries a key the user meant to send: say what is wrong
@@ -43,6 +56,5 @@ export function bearerAuth(apiKey: string) {
     if (!timingSafeEqual(digest(match[1] as string), expected)) {
       throw dbError('ERR_UNAUTHORIZED', 'wrongKey');
     }
-    done();
   };
 }

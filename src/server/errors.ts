@@ -6,7 +6,7 @@
  * engine's failure) is answered with that message and the request id, and logged in full.
  */
 
-import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyBaseLogger, FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import {
   type DbError,
   dbError,
@@ -112,8 +112,8 @@ function bytesText(bytes: number): string {
 }
 
 /** The body for a code whose own message stays in the log: the fixed message and the request id. */
-function withheld(request: FastifyRequest, code: ErrorCode): ErrorBody {
-  return { error: publicMessageOf(code) as string, code, requestId: request.id };
+function withheld(requestId: string, code: ErrorCode): ErrorBody {
+  return { error: publicMessageOf(code) as string, code, requestId };
 }
 
 /**
@@ -124,11 +124,11 @@ function withheld(request: FastifyRequest, code: ErrorCode): ErrorBody {
 export function streamErrorBody(request: FastifyRequest, error: unknown): ErrorBody {
   if (!isDbError(error)) {
     request.log.error({ err: error }, 'stream failed after its headers');
-    return withheld(request, 'ERR_INTERNAL');
+    return withheld(request.id, 'ERR_INTERNAL');
   }
   if (publicMessageOf(error.code) !== undefined) {
     request.log.error({ err: error, code: error.code }, error.message);
-    return withheld(request, error.code);
+    return withheld(request.id, error.code);
   }
   return { error: error.message, code: error.code, ...ownDetails(error) };
 }
@@ -153,20 +153,42 @@ export interface ErrorMapping {
 export function errorHandler(mapping: ErrorMapping = {}) {
   return (error: FastifyError, request: FastifyRequest, reply: FastifyReply) => {
     const known = isDbError(error) ? error : fromFastify(error, request);
-    if (!known) {
-      request.log.error({ err: error }, 'unhandled error');
-      return reply.status(500).send(withheld(request, 'ERR_INTERNAL'));
-    }
-    const status = mapping.statusFor?.(request, known.code) ?? known.status;
-    if (publicMessageOf(known.code) !== undefined) {
-      // The log line carries the request id (Fastify binds it), so the two can be matched.
-      request.log.error({ err: error, code: known.code }, known.message);
-      return reply.status(status).send(withheld(request, known.code));
-    }
-    // A fault of the node (a damaged data file) goes to the log too, with the engine's words
-    // (its cause); a deliberate 503 (a read-only node) is not an error of the node.
-    if (status === 500) request.log.error({ err: error, code: known.code }, known.message);
-    const body: ErrorBody = { error: known.message, code: known.code, ...ownDetails(known) };
-    return reply.status(status).send(body);
+    const status = known && mapping.statusFor?.(request, known.code);
+    const answer = errorAnswer(known ?? error, request.id, request.log, status);
+    return reply.status(answer.status).send(answer.body);
+  };
+}
+
+/**
+ * The status and body of `error` as every docdb answer gives them (`status` overrides a
+ * DbError's own): anything but a DbError is a bug, logged and answered 500 ERR_INTERNAL with
+ * the request id only; a code whose message is withheld is logged and answered with its
+ * public message; a node's fault (500) is logged. The REST routes and the wire
+ * (server/wire.ts) answer through it, so both say the same; `log` is bound to the request id.
+ */
+export function errorAnswer(
+  error: unknown,
+  requestId: string,
+  log: FastifyBaseLogger,
+  status?: number,
+): { status: number; body: ErrorBody } {
+  if (!isDbError(error)) {
+    log.error({ err: error }, 'unhandled error');
+    return { status: 500, body: withheld(requestId, 'ERR_INTERNAL') };
+  }
+  const answered = status ?? error.status;
+  if (publicMessageOf(error.code) !== undefined) {
+    // The log line carries the request id, so the two can be matched.
+    log.error({ err: error, code: error.code }, error.message);
+    return { status: answered, body: withheld(requestId, error.code) };
+  }
+  // A fault of the node (a damaged data file) goes to the log too, with the engine's words
+  // (its cause); a deliberate 503 (a read-only node) is not an error of the node.
+  if (answered === 500) {
+    log.error({ err: error, code: error.code }, error.message);
+  }
+  return {
+    status: answered,
+    body: { error: error.message, code: error.code, ...ownDetails(error) },
   };
 }
