@@ -54,7 +54,7 @@ interface Serving {
  * Serves the wire on `app`'s server: Upgrades to `GET /wire` with the API key (when set) are
  * taken; any other Upgrade request is served as a plain request and its connection closed, as
  * it was before the node listened for Upgrades. Closing the app closes the wire's
- * connections once their requests are answered.
+ * connections once their requests are answered, before the server waits for its connections.
  */
 export function serveWire(app: FastifyInstance, context: ApiContext, options: WireOptions): void {
   const check = options.apiKey ? bearerCheck(options.apiKey) : undefined;
@@ -67,6 +67,10 @@ export function serveWire(app: FastifyInstance, context: ApiContext, options: Wi
   };
   const sessions = new Set<WireSession>();
   app.server.on('upgrade', (request: IncomingMessage, socket: Duplex, head: Buffer) => {
+    if (closing) {
+      socket.destroy();
+      return;
+    }
     if ((request.url ?? '').split('?')[0] !== WIRE_PATH) {
       serveAsRequest(app.server, request, socket);
       return;
@@ -94,7 +98,11 @@ export function serveWire(app: FastifyInstance, context: ApiContext, options: Wi
     sessions.add(session);
     socket.once('close', () => sessions.delete(session));
   });
-  app.addHook('onClose', async () => {
+  // Before the server closes: it waits for every connection to end, and a router holds its
+  // wire connections open for as long as it runs.
+  let closing = false;
+  app.addHook('preClose', async () => {
+    closing = true;
     await Promise.all([...sessions].map((s) => s.close()));
   });
 }
