@@ -14,9 +14,12 @@ import type { AddressInfo } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { afterEach, describe, expect, it } from 'vitest';
 import { type Harness, startHarness } from '../../test/support/app-harness.js';
+import { makeTempDir } from '../../test/support/temp-dir.js';
+import { selfSignedCert } from '../../test/support/tls-cert.js';
 import { connect, type DocdbClient } from '../client/index.js';
 import { type DbError, isDbError } from '../errors/index.js';
 import { encodeFrame, FrameDecoder } from '../replication/index.js';
+import type { AppOptions } from '../server/app.js';
 import { formatId, newId } from '../util/index.js';
 import { WIRE_BODY_BYTES_HEADER, type WireRequest } from '../wire/index.js';
 import { Router } from './router.js';
@@ -27,7 +30,7 @@ afterEach(async () => {
   for (const close of closers.splice(0).reverse()) await close();
 });
 
-async function startNode(options: { apiKey?: string; bodyBytesMax?: number } = {}) {
+async function startNode(options: Pick<AppOptions, 'apiKey' | 'bodyBytesMax' | 'https'> = {}) {
   const harness: Harness = await startHarness(options);
   const url = await harness.app.listen({ port: 0, host: '127.0.0.1' });
   closers.push(() => harness.close());
@@ -149,6 +152,27 @@ describe('the wire against a real node', () => {
     expect(fromWire).toEqual(await outcome(() => http.query('SELECT 1')));
     const right = clients(url, { apiKey: 'right' }).wire;
     expect((await right.collections()).length).toBe(0);
+  });
+
+  it('upgrades on a TLS node, trusting its certificate as the HTTP client does', async () => {
+    const { dir, cleanup } = makeTempDir('docdb-wire-tls-');
+    closers.push(async () => cleanup());
+    const { cert, key } = selfSignedCert(dir);
+    const { url, harness } = await startNode({
+      https: { https: { cert, key } } as AppOptions['https'],
+    });
+    expect(url.startsWith('https://')).toBe(true);
+    const trusting = new WireClient(url, { tls: { ca: cert } });
+    const plain = new WireClient(url, { retries: 0 });
+    closers.push(
+      () => trusting.close(),
+      () => plain.close(),
+    );
+    expect((await trusting.insert('tls', { a: 1 })).id).toEqual(expect.any(String));
+    expect(await wireCalls(harness, '/collections/:name')).toBe(1);
+    const error = (await plain.collections().catch((e: unknown) => e)) as DbError;
+    expect(error.code).toBe('ERR_CLIENT_UNREACHABLE');
+    expect(error.message).toMatch(/self.signed/i);
   });
 
   it('carries the router: a routed point lookup over the wire', async () => {
