@@ -124,10 +124,13 @@ module.exports = {
     {
       name: 'wire-imports-only-errors-util-types-and-frames',
       comment:
-        "The router's binary connection to a node (src/wire/): its messages and the router's pool, over replication's frames; server/wire.ts is the node's side.",
+        "The router's binary connection to a node (src/wire/): its messages and the router's pool, over replication's frames, reading error bodies as the client's transport does; server/wire.ts is the node's side.",
       severity: 'error',
       from: { path: layer('wire') },
-      to: { path: '^src/', pathNot: '^src/(wire|errors|util|types|replication)/' },
+      to: {
+        path: '^src/',
+        pathNot: ['^src/(wire|errors|util|types|replication)/', '^src/client/transport\\.ts$'],
+      },
     },
     {
       name: 'nothing-imports-cli',

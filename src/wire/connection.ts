@@ -7,7 +7,8 @@
  */
 
 import type { Duplex } from 'node:stream';
-import { DbError, dbError, type ErrorCode, isDbError } from '../errors/index.js';
+import { errorOf as errorOfBody } from '../client/transport.js';
+import { type DbError, dbError, isDbError } from '../errors/index.js';
 import { encodeFrame, FrameDecoder } from '../replication/index.js';
 import {
   WIRE_ANSWER_FRAME_BYTES_MAX,
@@ -160,20 +161,7 @@ function broken(url: string, error: unknown): DbError {
   return dbError('ERR_CLIENT_PROTOCOL', 'wireBroken', { url, protocol: WIRE_PROTOCOL, cause });
 }
 
-/**
- * The DbError of an error answer: the body's code, message and details with the status, as
- * the HTTP client reads an error body (client/transport.ts `errorOf`).
- */
+/** The DbError of an error answer, read as the HTTP client reads an error body. */
 function errorOf(message: WireAnswer, url: string): DbError {
-  let body: { error?: unknown; code?: unknown } & Record<string, unknown>;
-  try {
-    body = JSON.parse(message.j ?? '');
-  } catch {
-    return broken(url, new Error('an error answer is not JSON'));
-  }
-  if (typeof body.code !== 'string' || typeof body.error !== 'string') {
-    return broken(url, new Error('an error answer has no code or message'));
-  }
-  const { error, code, ...details } = body;
-  return new DbError(code as ErrorCode, error, details, message.e ?? 500);
+  return errorOfBody(message.e ?? 500, message.j ?? '', {}, url);
 }
