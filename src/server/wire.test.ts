@@ -12,6 +12,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { type Harness, startHarness } from '../../test/support/app-harness.js';
 import { encodeFrame, FrameDecoder } from '../replication/index.js';
 import { formatId, newId } from '../util/index.js';
+import type { AppOptions } from './app.js';
 import { WIRE_BODY_BYTES_HEADER, WIRE_ENVELOPE_BYTES, type WireAnswer } from '../wire/index.js';
 
 const KEY = 'wire-test-key';
@@ -22,7 +23,7 @@ afterEach(async () => {
   harness = undefined;
 });
 
-async function startNode(options: { apiKey?: string; bodyBytesMax?: number } = {}) {
+async function startNode(options: Pick<AppOptions, 'apiKey' | 'bodyBytesMax' | 'timeouts'> = {}) {
   harness = await startHarness(options);
   const url = await harness.app.listen({ port: 0, host: '127.0.0.1' });
   return { harness, url };
@@ -168,6 +169,17 @@ describe('requests on the wire', () => {
     socket.on('end', () => socket.end());
     await harness.app.close();
     await ended;
+  });
+
+  it('keeps a resting connection past the HTTP idle, header and request timeouts', async () => {
+    const timeouts = { idleSeconds: 1, headerSeconds: 1, requestSeconds: 1 };
+    const { url } = await startNode({ timeouts });
+    const { socket, head } = (await upgrade(url, WIRE)) as Upgraded;
+    await new Promise((resolve) => setTimeout(resolve, 2500));
+    const frame = encodeFrame({ i: 1, op: 'collections', a: '[]' });
+    const answers = await exchange(socket, head, [frame], 1);
+    socket.destroy();
+    expect(answers).toEqual([{ i: 1, j: '[]' }]);
   });
 
   it('closes a connection on a message without an id', async () => {

@@ -144,9 +144,9 @@ class WireSession {
   ) {
     this.decoder = new FrameDecoder(serving.bodyBytesMax + WIRE_ENVELOPE_BYTES);
     const tcp = socket as Partial<Socket>;
+    // A router's connection may rest: Node drops the HTTP server's timeouts from an upgraded
+    // socket (wire.test.ts keeps one past them).
     tcp.setNoDelay?.(true);
-    // The HTTP server's idle timeout was for requests; a router's connection may rest.
-    tcp.setTimeout?.(0);
     socket.on('data', (chunk: Buffer) => this.receive(chunk));
     socket.on('error', () => socket.destroy());
     // The HTTP server keeps a socket half open when the other side ends; the wire has no use
