@@ -1,9 +1,10 @@
 /**
  * Proves the cluster client (`docdb/client/cluster`) against real nodes on sockets: a point
- * lookup by the shard key asks the owning shard alone (requests counted at every shard), a
- * scatter asks each shard once and merges, an unreachable shard fails with exactly the error
- * a `docdb router` answers over HTTP, health reports the shards, a cluster.json given by path
- * is followed as the router follows it, `close()` ends it, and bad input is refused by name.
+ * lookup by the shard key asks the owning shard alone (requests counted at every shard from
+ * its metrics, over HTTP and the wire alike), a scatter asks each shard once and merges, an
+ * unreachable shard fails with exactly the error a `docdb router` answers over HTTP, health
+ * reports the shards, a cluster.json given by path is followed as the router follows it,
+ * `close()` ends it, and bad input is refused by name.
  * What the client answers for every call of the surface is test/conformance/surface.test.ts.
  */
 
@@ -24,18 +25,36 @@ interface Shard {
   name: string;
   harness: Harness;
   url: string;
-  /** `METHOD path` of every request the shard received since the last reset. */
-  requests: string[];
+  /** Requests answered per `METHOD route` when last marked (see `requestsSince`). */
+  mark: Map<string, number>;
 }
 
 async function startShard(name: string): Promise<Shard> {
   const harness = await startHarness({ nodeName: name });
-  const shard: Shard = { name, harness, url: '', requests: [] };
-  harness.app.addHook('onRequest', async (request) => {
-    shard.requests.push(`${request.method} ${request.url.split('?')[0]}`);
-  });
-  shard.url = await harness.app.listen({ port: 0, host: '127.0.0.1' });
-  return shard;
+  const url = await harness.app.listen({ port: 0, host: '127.0.0.1' });
+  return { name, harness, url, mark: new Map() };
+}
+
+/** Requests the shard answered per `METHOD route`, from its metrics (HTTP and the wire alike). */
+async function answered(shard: Shard): Promise<Map<string, number>> {
+  const text = (await shard.harness.request({ url: '/metrics' })).text;
+  const counts = new Map<string, number>();
+  for (const m of text.matchAll(
+    /docdb_http_requests_total\{method="(\w+)",route="([^"]+)",status="\d+"\} (\d+)/g,
+  )) {
+    const key = `${m[1]} ${m[2]}`;
+    if (key !== 'GET /metrics') counts.set(key, (counts.get(key) ?? 0) + Number(m[3]));
+  }
+  return counts;
+}
+
+/** `METHOD route` of every request the shard answered since its mark, sorted. */
+async function requestsSince(shard: Shard): Promise<string[]> {
+  const seen: string[] = [];
+  for (const [key, n] of await answered(shard)) {
+    for (let k = shard.mark.get(key) ?? 0; k < n; k++) seen.push(key);
+  }
+  return seen.sort();
 }
 
 function topology(shards: readonly Shard[]): ClusterConfig {
@@ -80,8 +99,8 @@ describe('connectCluster: the router in the application', () => {
     temp?.cleanup();
   });
 
-  beforeEach(() => {
-    for (const shard of shards) shard.requests.length = 0;
+  beforeEach(async () => {
+    for (const shard of shards) shard.mark = await answered(shard);
   });
 
   it('sends a point lookup by the shard key to the owning shard alone', async () => {
@@ -92,8 +111,8 @@ describe('connectCluster: the router in the application', () => {
     const byKey = await cluster.getByKey('orders', 'pnr', 'P17');
     expect(byKey.documents.map((d) => d.seq)).toEqual([17]);
     for (const shard of shards) {
-      expect(shard.requests, shard.name).toEqual(
-        shard === owner ? ['POST /query', 'GET /collections/orders/by/pnr/P17'] : [],
+      expect(await requestsSince(shard), shard.name).toEqual(
+        shard === owner ? ['GET /collections/:name/by/:field/:value', 'POST /query'] : [],
       );
     }
   });
@@ -112,7 +131,11 @@ describe('connectCluster: the router in the application', () => {
       streamed.push(value);
     expect(streamed.slice(1).map((d) => (d as Document).seq)).toEqual([0, 1, 2]);
     for (const shard of shards) {
-      expect(shard.requests, shard.name).toEqual(['POST /query', 'POST /query', 'POST /query']);
+      expect(await requestsSince(shard), shard.name).toEqual([
+        'POST /query',
+        'POST /query',
+        'POST /query',
+      ]);
     }
   });
 
@@ -217,6 +240,6 @@ describe('connectCluster: the router in the application', () => {
       code: 'ERR_BAD_ARGUMENT',
       message: 'client option followerReadMaxLagMs must be an integer >= 0',
     });
-    for (const shard of shards) expect(shard.requests, shard.name).toEqual([]);
+    for (const shard of shards) expect(await requestsSince(shard), shard.name).toEqual([]);
   });
 });

@@ -35,6 +35,9 @@ import type { Metrics } from './metrics.js';
 import { requestIdGenerator } from './request-id.js';
 import type { ApiContext } from './route-context.js';
 
+/** How long a node waits for a router to end a connection it ended before cutting it off. */
+const WIRE_CLOSE_GRACE_MS = 1_000;
+
 /** Options of serveWire: the app's API key and body limit, which the wire keeps too. */
 export interface WireOptions {
   apiKey?: string | undefined;
@@ -135,6 +138,8 @@ function refuse(socket: Duplex, requestId: string, answer: { status: number; bod
 class WireSession {
   private readonly decoder: FrameDecoder;
   private inFlight = 0;
+  /** Set once the connection takes no more requests. */
+  private ended = false;
   private closing: (() => void) | undefined;
 
   constructor(
@@ -155,22 +160,35 @@ class WireSession {
     if (head.length > 0) this.receive(head);
   }
 
-  /** Stops reading requests; resolves once those in flight are answered and it is closed. */
+  /** Takes no more requests; resolves once those in flight are answered and it is ended. */
   close(): Promise<void> {
-    this.socket.pause();
+    this.ended = true;
     if (this.inFlight === 0 || this.socket.destroyed) {
-      this.socket.end();
+      this.end();
       return Promise.resolve();
     }
     return new Promise((resolve) => {
       this.closing = () => {
-        this.socket.end();
+        this.end();
         resolve();
       };
     });
   }
 
+  /**
+   * Ends the connection. The socket keeps reading (and drops what comes): a paused one would
+   * never see the router's end, and the server's close would wait for it. A router that does
+   * not end its side within WIRE_CLOSE_GRACE_MS is cut off.
+   */
+  private end(): void {
+    this.ended = true;
+    this.socket.resume();
+    this.socket.end();
+    setTimeout(() => this.socket.destroy(), WIRE_CLOSE_GRACE_MS).unref();
+  }
+
   private receive(chunk: Buffer): void {
+    if (this.ended) return;
     let messages: unknown[];
     try {
       messages = this.decoder.push(chunk);
@@ -216,8 +234,7 @@ class WireSession {
       stats.answered(status, (performance.now() - started) / 1000);
       this.inFlight--;
       if (this.inFlight === 0) this.closing?.();
-      else if (this.inFlight < WIRE_IN_FLIGHT_MAX && this.closing === undefined)
-        this.socket.resume();
+      else if (this.inFlight < WIRE_IN_FLIGHT_MAX) this.socket.resume();
     }
   }
 
@@ -296,8 +313,7 @@ class WireSession {
     const requestId = this.serving.nextRequestId();
     const answer = errorAnswer(error, requestId, this.serving.log.child({ reqId: requestId }));
     this.send({ i: 0, e: answer.status, j: JSON.stringify(answer.body) });
-    this.socket.end();
-    this.socket.pause();
+    this.end();
   }
 }
 

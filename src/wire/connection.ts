@@ -9,7 +9,9 @@
 import type { Duplex } from 'node:stream';
 import { errorOf as errorOfBody } from '../client/transport.js';
 import { type DbError, dbError, isDbError } from '../errors/index.js';
-import { encodeFrame, FrameDecoder } from '../replication/index.js';
+// The frames alone, not replication's index: docdb/client/cluster reaches this file, and an
+// application's process has no use for the leader and follower.
+import { encodeFrame, FrameDecoder } from '../replication/frames.js';
 import {
   WIRE_ANSWER_FRAME_BYTES_MAX,
   WIRE_PROTOCOL,
