@@ -133,6 +133,22 @@ describe('the wire against a real node', () => {
     expect(await wireCalls(harness, '/collections/:name')).toBe(3);
   });
 
+  it('answers a query at the node body limit and one byte past it as HTTP does', async () => {
+    const { url } = await startNode({ bodyBytesMax: 4096 });
+    const { wire, http } = clients(url);
+    await wire.insert('orders', { pnr: 'A1' });
+    const shard = { kind: 'rows', top: 1, sortKeys: true } as const;
+    for (const bytes of [4096, 4097]) {
+      const filler = 'x'.repeat(bytes - JSON.stringify({ sql: '', params: [], shard }).length - 38);
+      const sql = `SELECT pnr FROM orders WHERE pnr <> '${filler}'`;
+      expect(JSON.stringify({ sql, params: [], shard }).length).toBe(bytes);
+      const fromWire = await outcome(() => wire.query(sql, [], { shard }));
+      expect(fromWire).toEqual(await outcome(() => http.query(sql, [], { shard })));
+      if (bytes > 4096) expect(fromWire).toMatchObject({ code: 'ERR_BODY_TOO_LARGE' });
+      else expect(fromWire).toMatchObject({ answer: { count: 1 } });
+    }
+  });
+
   it('speaks HTTP to a node without the wire (an older node answers the Upgrade 404)', async () => {
     const { url, harness } = await startNode();
     harness.app.server.removeAllListeners('upgrade');

@@ -161,6 +161,19 @@ describe('requests on the wire', () => {
     await new Promise((resolve) => socket.once('close', resolve));
   });
 
+  it('serves a frame exactly at the limit (the body limit and the envelope)', async () => {
+    const { url } = await startNode({ bodyBytesMax: 2048 });
+    const { socket, head } = (await upgrade(url, WIRE)) as Upgraded;
+    const limit = 2048 + WIRE_ENVELOPE_BYTES;
+    const sized = (pad: number) =>
+      encodeFrame({ i: 1, op: 'collections', a: '[]', pad: 'x'.repeat(pad) });
+    const frame = sized(limit - (sized(2000).length - 4 - 2000));
+    expect(frame.length - 4).toBe(limit);
+    const answers = await exchange(socket, head, [frame], 1);
+    socket.destroy();
+    expect(answers).toEqual([{ i: 1, j: '[]' }]);
+  });
+
   it('ends its connections when the app closes, which a held connection does not stop', async () => {
     const { url, harness } = await startNode();
     const { socket } = (await upgrade(url, WIRE)) as Upgraded;

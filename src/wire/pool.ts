@@ -28,6 +28,13 @@ export const WIRE_CONNECTIONS_DEFAULT = 2;
 /** How long a node that did not take the Upgrade is spoken to over HTTP before it is asked again. */
 export const WIRE_ASK_AGAIN_MS = 60_000;
 
+/**
+ * Bytes a call's HTTP body may take beyond its wire arguments (`{"sql":…,"params":…,"shard":…}`
+ * against `[…,…,…]`, 23 bytes): a call whose arguments come within this of the node's body
+ * limit goes over HTTP, so the node's limit decides it exactly as it always has.
+ */
+const HTTP_BODY_EXTRA_BYTES = 64;
+
 /** What `call` answers when the node does not speak the wire: send the call over HTTP. */
 export const NO_WIRE: unique symbol = Symbol('no wire');
 
@@ -67,8 +74,8 @@ export class WirePool {
 
   /**
    * Runs `op` on the node and answers its JSON text (undefined for "none"), or NO_WIRE when
-   * the call is to go over HTTP: the node does not speak the wire, or the arguments are larger
-   * than its body limit (HTTP then answers exactly as the node does for such a body). A read is
+   * the call is to go over HTTP: the node does not speak the wire, or the arguments come near
+   * its body limit (HTTP then answers exactly as the node does for such a body). A read is
    * tried again after a lost connection, as the HTTP client tries a GET again.
    */
   async call(op: WireOp, args: readonly unknown[]): Promise<string | undefined | typeof NO_WIRE> {
@@ -80,12 +87,8 @@ export class WirePool {
         const opened = await this.connection();
         if (opened === NO_WIRE) return NO_WIRE;
         // Most requests are far below the limit: count bytes only when characters might pass it.
-        if (
-          argsJson.length * 3 > opened.bodyBytesMax &&
-          Buffer.byteLength(argsJson) > opened.bodyBytesMax
-        ) {
-          return NO_WIRE;
-        }
+        const room = opened.bodyBytesMax - HTTP_BODY_EXTRA_BYTES;
+        if (argsJson.length * 3 > room && Buffer.byteLength(argsJson) > room) return NO_WIRE;
         return await opened.connection.call(op, argsJson, this.options.timeoutMs, () =>
           this.timeout(op),
         );
