@@ -317,6 +317,8 @@ async function startReaders(
     count: options.count,
     listening: app.server,
     answer,
+    // The wire's Upgrades (server/wire.ts) that reach a reader are served here.
+    upgrade: (request, socket, head) => app.server.emit('upgrade', request, socket, head),
     start: {
       file: db.file,
       nodeName: config.nodeName,

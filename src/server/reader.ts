@@ -8,7 +8,9 @@
  */
 
 import * as http from 'node:http';
+import { connect } from 'node:net';
 import type * as net from 'node:net';
+import type { Duplex } from 'node:stream';
 import type { FastifyInstance } from 'fastify';
 import { type Database, open } from '../engine/index.js';
 import { apiApp, type BaseAppOptions, type HttpTimeouts } from './app.js';
@@ -120,6 +122,31 @@ function pass(
   request.pipe(upstream);
 }
 
+/**
+ * Passes an Upgrade request to the first process as it came (its request line, headers and
+ * the bytes after them) and joins the two connections byte for byte: the first process
+ * answers it (a router's wire, server/wire.ts), and the connection is then its own. Either
+ * side ending or failing ends both.
+ */
+function passUpgrade(
+  socketPath: string,
+  request: http.IncomingMessage,
+  socket: Duplex,
+  head: Buffer,
+): void {
+  const upstream = connect(socketPath);
+  const raw = request.rawHeaders;
+  let text = `${request.method} ${request.url} HTTP/${request.httpVersion}\r\n`;
+  for (let i = 0; i < raw.length; i += 2) text += `${raw[i]}: ${raw[i + 1]}\r\n`;
+  upstream.write(`${text}\r\n`);
+  if (head.length > 0) upstream.write(head);
+  socket.pipe(upstream).pipe(socket);
+  upstream.once('error', () => socket.destroy());
+  socket.once('error', () => upstream.destroy());
+  upstream.once('close', () => socket.destroy());
+  socket.once('close', () => upstream.destroy());
+}
+
 /** A reader's state once started. */
 interface Serving {
   db: Database;
@@ -157,6 +184,10 @@ async function begin(start: ReaderStart): Promise<Serving> {
     if (servedByReader(request.method, request.url)) fastify.call(server, request, response);
     else pass(agent, start.passSocket, request, response);
   });
+  // A router's wire (server/wire.ts) and any other Upgrade are the first process's.
+  server.on('upgrade', (request: http.IncomingMessage, socket: Duplex, head: Buffer) =>
+    passUpgrade(start.passSocket, request, socket, head),
+  );
   // The server never listens itself (it takes connections from the shared socket): what
   // Node does on `listening` (the header and request deadlines' checks) is done now.
   server.emit('listening');

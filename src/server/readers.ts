@@ -14,6 +14,7 @@ import * as http from 'node:http';
 import type * as net from 'node:net';
 import * as os from 'node:os';
 import * as path from 'node:path';
+import type { Duplex } from 'node:stream';
 import { fileURLToPath } from 'node:url';
 import type { MetricsSnapshot } from './metrics.js';
 import type { FromReader, ReaderStart, ToReader } from './reader.js';
@@ -45,6 +46,8 @@ export interface ReadersOptions {
   listening: net.Server;
   /** The node's app's request handler: answers what readers pass. */
   answer: http.RequestListener;
+  /** The node's app's Upgrade handler (a router's wire): takes the Upgrades readers pass. */
+  upgrade?: (request: http.IncomingMessage, socket: Duplex, head: Buffer) => void;
   /** What each reader starts with (the socket it passes requests to is added here). */
   start: Omit<ReaderStart, 'kind' | 'passSocket'>;
   log: ReadersLog;
@@ -104,6 +107,7 @@ export class Readers {
       { requestTimeout: 0, keepAliveTimeout: 0 },
       options.answer,
     );
+    if (options.upgrade) passServer.on('upgrade', options.upgrade);
     await new Promise<void>((resolve, reject) => {
       passServer.once('error', reject);
       passServer.listen(passSocket, () => resolve());
