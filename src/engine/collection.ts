@@ -22,10 +22,11 @@ import {
   type WriteTxn,
   withId,
 } from '../storage/index.js';
-import type { IndexInfo, WriteCondition } from '../types/index.js';
+import type { IndexInfo, JsonText, WriteCondition } from '../types/index.js';
 import {
   BULK_DOCUMENTS_MAX,
   formatId,
+  jsonText,
   LIST_LIMIT_DEFAULT,
   LIST_LIMIT_MAX,
   parseId,
@@ -177,6 +178,18 @@ export class Collection {
     if (!def) return undefined;
     const found = this.store.getTagged(def, bytes);
     return found && { doc: withId(bytes, found.body), tag: found.tag };
+  }
+
+  /**
+   * `getTagged` with the document as its JSON text, written from the stored bytes without
+   * decoding them (what a server answers as it is).
+   */
+  async getTaggedJson(id: string): Promise<{ doc: JsonText; tag: string } | undefined> {
+    const bytes = requireId(id);
+    const def = this.def();
+    if (!def) return undefined;
+    const found = this.store.getTaggedJson(def, bytes);
+    return found && { doc: jsonText(found.json), tag: found.tag };
   }
 
   /**

@@ -28,6 +28,8 @@ import type {
   ChangeLine,
   HealthBody,
   IndexInfo,
+  JsonText,
+  RowsOption,
   SeedResult,
   VerifyReport,
 } from '../types/index.js';
@@ -204,9 +206,23 @@ export class Database implements api.NodeApi {
     return { deleted: await handle.deleteMany(documents.map((d) => String(d._id))) };
   }
 
-  /** The document with this `_id` and its tag, or undefined when none has it. */
-  getTagged(collection: string, id: string): Promise<api.TaggedDocument | undefined> {
-    return this.requireCollection(collection).getTagged(id);
+  /**
+   * The document with this `_id` and its tag, or undefined when none has it; with
+   * `rows: 'json'` the document as JsonText, written from its stored bytes.
+   */
+  getTagged(
+    collection: string,
+    id: string,
+    options: { rows: 'json' },
+  ): Promise<api.TaggedDocument<Document | JsonText> | undefined>;
+  getTagged(collection: string, id: string): Promise<api.TaggedDocument | undefined>;
+  getTagged(
+    collection: string,
+    id: string,
+    options: RowsOption = {},
+  ): Promise<api.TaggedDocument<Document | JsonText> | undefined> {
+    const handle = this.requireCollection(collection);
+    return options.rows === 'json' ? handle.getTaggedJson(id) : handle.getTagged(id);
   }
 
   /** Replaces the document with this `_id`; a body `_id` must be the same one. */
@@ -283,14 +299,21 @@ export class Database implements api.NodeApi {
    * build SQL from strings. Reads give `{ plan, count, executionMs, documents }`; writes add
    * `affected` (and `ids` for INSERT). `options.shard` is a router's ShardPlan for this node's
    * part of a scattered SELECT (ADR 0014): an aggregate's partial groups, or the first `top`
-   * rows with their sort keys.
+   * rows with their sort keys. `options.rows: 'json'` lets rows come as JsonText where they
+   * are read by id (a point lookup, a stream's rows): the server splices their text as is.
    */
+  query(
+    sql: string,
+    params: readonly unknown[] | undefined,
+    options: api.QueryOptions & { rows: 'json' },
+  ): Promise<QueryResult<Document | JsonText>>;
+  query(sql: string, params?: readonly unknown[], options?: api.QueryOptions): Promise<QueryResult>;
   query(
     sql: string,
     params: readonly unknown[] = [],
     options: api.QueryOptions = {},
-  ): Promise<QueryResult> {
-    return runQuery(this.queryTarget, sql, params, options.shard);
+  ): Promise<QueryResult<Document | JsonText>> {
+    return runQuery(this.queryTarget, sql, params, options.shard, options.rows);
   }
 
   /**
@@ -300,10 +323,26 @@ export class Database implements api.NodeApi {
    */
   queryStream(
     sql: string,
+    params: readonly unknown[] | undefined,
+    options: api.QueryOptions & { rows: 'json' },
+  ): AsyncGenerator<QueryMeta | Document | JsonText | KeyedRow, void, undefined>;
+  queryStream(
+    sql: string,
+    params?: readonly unknown[],
+    options?: api.QueryOptions,
+  ): AsyncGenerator<QueryMeta | Document | KeyedRow, void, undefined>;
+  queryStream(
+    sql: string,
     params: readonly unknown[] = [],
     options: api.QueryOptions = {},
-  ): AsyncGenerator<QueryMeta | Document | KeyedRow, void, undefined> {
-    return streamQuery(this.queryTarget, sql, params, options.shard);
+  ): AsyncGenerator<QueryMeta | Document | JsonText | KeyedRow, void, undefined> {
+    return streamQuery(
+      this.queryTarget,
+      sql,
+      params,
+      options.shard,
+      options.rows,
+    ) as AsyncGenerator<QueryMeta | Document | JsonText | KeyedRow, void, undefined>;
   }
 
   /**
@@ -319,19 +358,39 @@ export class Database implements api.NodeApi {
   /** Runs a prepared statement as `query` runs its text (ERR_SQL_HANDLE_UNKNOWN if not held). */
   execute(
     handle: string,
+    params: readonly unknown[] | undefined,
+    options: api.QueryOptions & { rows: 'json' },
+  ): Promise<QueryResult<Document | JsonText>>;
+  execute(
+    handle: string,
+    params?: readonly unknown[],
+    options?: api.QueryOptions,
+  ): Promise<QueryResult>;
+  execute(
+    handle: string,
     params: readonly unknown[] = [],
     options: api.QueryOptions = {},
-  ): Promise<QueryResult> {
-    return runQuery(this.queryTarget, { handle }, params, options.shard);
+  ): Promise<QueryResult<Document | JsonText>> {
+    return runQuery(this.queryTarget, { handle }, params, options.shard, options.rows);
   }
 
   /** Runs a prepared statement as a stream, as `queryStream` runs its text. */
   executeStream(
     handle: string,
+    params: readonly unknown[] | undefined,
+    options: api.QueryOptions & { rows: 'json' },
+  ): AsyncGenerator<QueryMeta | Document | JsonText | KeyedRow, void, undefined>;
+  executeStream(
+    handle: string,
+    params?: readonly unknown[],
+    options?: api.QueryOptions,
+  ): AsyncGenerator<QueryMeta | Document | KeyedRow, void, undefined>;
+  executeStream(
+    handle: string,
     params: readonly unknown[] = [],
     options: api.QueryOptions = {},
-  ): AsyncGenerator<QueryMeta | Document | KeyedRow, void, undefined> {
-    return streamQuery(this.queryTarget, { handle }, params, options.shard);
+  ): AsyncGenerator<QueryMeta | Document | JsonText | KeyedRow, void, undefined> {
+    return streamQuery(this.queryTarget, { handle }, params, options.shard, options.rows);
   }
 
   /**

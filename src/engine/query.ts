@@ -33,7 +33,14 @@ import {
   type Store,
   type StoreWriter,
 } from '../storage/index.js';
-import type { KeyedRow, QueryMeta, QueryResult, ShardPlan } from '../types/index.js';
+import type {
+  JsonText,
+  KeyedRow,
+  QueryMeta,
+  QueryResult,
+  RowsOption,
+  ShardPlan,
+} from '../types/index.js';
 import { ClockCache, SQL_CHARS_MAX, STATEMENT_CACHE_ENTRIES } from '../util/index.js';
 import { refuseShardPlan, type ShardSelect, shardSelect } from './shard-plan.js';
 
@@ -159,20 +166,24 @@ function prepare(
   return { parsed, statement: parsed.statement };
 }
 
-/** Runs one statement against the store; a write goes through the target's writer. */
+/**
+ * Runs one statement against the store; a write goes through the target's writer. With
+ * `rows: 'json'` rows may come as JsonText (sql/executor's SelectOptions).
+ */
 export async function runQuery(
   target: QueryTarget,
   sql: StatementRef,
   params: readonly unknown[] = [],
   shard?: ShardPlan,
-): Promise<QueryResult> {
+  rows: RowsOption['rows'] = 'objects',
+): Promise<QueryResult<Document | JsonText>> {
   const started = performance.now();
   const { store, writer } = target;
   const { parsed, statement } = prepare(target, sql, params, shard);
   if (statement.kind === 'select') {
     const select = shardSelect(statement, shard);
     const plan = selectPlanOf(store, parsed, select);
-    const result = runSelect(store, plan, params, { sortKeys: select.sortKeys });
+    const result = runSelect(store, plan, params, { sortKeys: select.sortKeys, rows });
     const executionMs = performance.now() - started;
     const { documents } = result;
     return {
@@ -214,7 +225,8 @@ export async function* streamQuery(
   sql: StatementRef,
   params: readonly unknown[] = [],
   shard?: ShardPlan,
-): AsyncGenerator<QueryMeta | Document | KeyedRow, void, undefined> {
+  rows: RowsOption['rows'] = 'objects',
+): AsyncGenerator<QueryMeta | Document | JsonText | KeyedRow, void, undefined> {
   const started = performance.now();
   const { store } = target;
   const { parsed, statement } = prepare(target, sql, params, shard);
@@ -227,7 +239,10 @@ export async function* streamQuery(
   try {
     const select = shardSelect(statement, shard);
     const plan = selectPlanOf(store, parsed, select);
-    const streamed = streamSelect(store, plan, params, snapshot, { sortKeys: select.sortKeys });
+    const streamed = streamSelect(store, plan, params, snapshot, {
+      sortKeys: select.sortKeys,
+      rows,
+    });
     yield {
       plan: streamed.plan,
       count: streamed.count,

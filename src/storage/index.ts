@@ -24,7 +24,13 @@ export {
   readPeerEntry,
 } from './change-entry.js';
 export type { ChangeHold, LogPosition, TermRun } from './change-log.js';
-export { FieldSelection, KEY_VALUE_BYTES_MAX, type Structure } from './codec/index.js';
+export {
+  FieldSelection,
+  type JsonColumn,
+  JsonProjection,
+  KEY_VALUE_BYTES_MAX,
+  type Structure,
+} from './codec/index.js';
 export { type CheckedDocument, checkDocument, type Document } from './document-check.js';
 export type { BulkResult, InsertOptions, PreparedDocument } from './documents.js';
 export { NOTHING_STORED } from './indexes.js';
@@ -38,7 +44,7 @@ export {
 } from './lookup.js';
 export type { CompactedTrees, CompactResult, PageUsage, StoreStats } from './maintenance.js';
 export type { PageCheck } from './open-check.js';
-export type { StoredDocument, StoreReader } from './reader.js';
+export type { JsonKeep, StoredDocument, StoreReader } from './reader.js';
 export { withId } from './records.js';
 export type { LoadIndex, SnapshotLoad, SnapshotPosition } from './resync.js';
 export type { SelectionCacheStats } from './scans.js';

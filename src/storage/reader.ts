@@ -6,8 +6,17 @@
  */
 
 import type { CollectionDef, IndexDef } from './catalog.js';
-import type { FieldSelection } from './codec/index.js';
+import type { FieldSelection, JsonProjection } from './codec/index.js';
 import type { Document } from './document-check.js';
+
+/**
+ * A test a document must pass before its JSON is written: `test` runs on the sparse copy of
+ * `selection` (what WHERE reads), so a rejected document is never decoded whole.
+ */
+export interface JsonKeep {
+  selection: FieldSelection;
+  test: (part: Document, id: Buffer) => boolean;
+}
 
 /** A stored document before `_id` is attached to its body. */
 export interface StoredDocument {
@@ -29,6 +38,16 @@ export interface StoreReader {
    * `valueAt` on each of them as the whole body would), or undefined.
    */
   getSelected(def: CollectionDef, id: Buffer, selection: FieldSelection): Document | undefined;
+  /**
+   * The JSON text of a document with its `_id` (or of its projection), exactly what
+   * `JSON.stringify` of it gives, written from the stored bytes; undefined when none.
+   */
+  getJson(
+    def: CollectionDef,
+    id: Buffer,
+    projection?: JsonProjection,
+    keep?: JsonKeep,
+  ): string | undefined;
   /** Documents in id order, starting after `afterId` when given. */
   scan(def: CollectionDef, afterId?: Buffer): Iterable<StoredDocument>;
   /**

@@ -8,7 +8,8 @@ import { createHash } from 'node:crypto';
 import { dbError } from '../errors/index.js';
 import { formatId, ID_BYTES } from '../util/index.js';
 import type { CollectionDef, IndexDef } from './catalog.js';
-import type { FieldSelection } from './codec/index.js';
+import type { FieldSelection, JsonProjection } from './codec/index.js';
+import type { JsonKeep } from './reader.js';
 import type { StoreContext } from './context.js';
 import type { Document } from './document-check.js';
 import { type SubDb, treeStats } from './lmdb-env.js';
@@ -82,6 +83,59 @@ export function getTagged(
   if (bytes === undefined) return undefined;
   const tag = createHash('sha1').update(bytes).digest('base64url');
   return { body: ctx.docs.decode<Document>(bytes), tag };
+}
+
+/**
+ * The JSON text of a stored document as callers see it, `JSON.stringify(withId(id, body))`,
+ * or of its projection: written from `bytes` by the transcoder, or where it gives up
+ * decoded and stringified.
+ */
+export function documentJson(
+  ctx: StoreContext,
+  id: Buffer,
+  bytes: Uint8Array,
+  projection?: JsonProjection,
+): string {
+  const idText = formatId(id);
+  const json = ctx.docs.documentJson(bytes, bytes.length, idText, projection);
+  if (json !== undefined) return json;
+  const doc = withId(id, ctx.docs.decode<Document>(bytes));
+  return JSON.stringify(projection ? projection.project(doc) : doc);
+}
+
+/**
+ * A document's JSON text (see `documentJson`), or undefined when there is none or it fails
+ * `keep`'s test.
+ */
+export function getJson(
+  ctx: StoreContext,
+  def: CollectionDef,
+  id: Buffer,
+  projection?: JsonProjection,
+  keep?: JsonKeep,
+  txn?: TxnState,
+): string | undefined {
+  const bytes = tree(ctx, def.dbName, txn).getBinaryFast(id);
+  if (bytes === undefined) return undefined;
+  if (keep) {
+    const part = ctx.docs.decodeSelected<Document>(bytes, bytes.length, keep.selection);
+    if (!keep.test(part, id)) return undefined;
+  }
+  return documentJson(ctx, id, bytes, projection);
+}
+
+/** `getTagged` with the document as its JSON text, never decoded where the transcoder reads it. */
+export function getTaggedJson(
+  ctx: StoreContext,
+  def: CollectionDef,
+  id: Buffer,
+  txn?: TxnState,
+): { json: string; tag: string } | undefined {
+  // getBinary, as getTagged: the digest must cover the value's bytes only.
+  const bytes = tree(ctx, def.dbName, txn).getBinary(id);
+  if (bytes === undefined) return undefined;
+  const tag = createHash('sha1').update(bytes).digest('base64url');
+  return { json: documentJson(ctx, id, bytes), tag };
 }
 
 /** True when the collection holds a document with this id. */

@@ -10,15 +10,17 @@ import type { FileSnapshot, SnapshotCollection, SnapshotIndex } from '../types/i
 import { formatId } from '../util/index.js';
 import type { CollectionDef, NodeMeta } from './catalog.js';
 import { chainText, seqOfKey, storedEntryHead } from './change-entry.js';
-import { decodeValue } from './codec/index.js';
+import { decodeValue, type JsonProjection } from './codec/index.js';
 import type { StoreContext } from './context.js';
 import type { Document } from './document-check.js';
 import { pinSnapshot, type ReadSnapshot } from './lmdb-env.js';
-import { ID_MIN } from './records.js';
+import { documentJson, ID_MIN } from './records.js';
 
 /** Reads of documents as they were when the snapshot was opened. */
 export interface DocumentSnapshot {
   getBody(def: CollectionDef, id: Buffer): Document | undefined;
+  /** The document's JSON text with its `_id` (or of its projection), as StoreReader's. */
+  getJson(def: CollectionDef, id: Buffer, projection?: JsonProjection): string | undefined;
   release(): void;
 }
 
@@ -39,6 +41,10 @@ export function openDocumentSnapshot(ctx: StoreContext): DocumentSnapshot {
     getBody: (def, id) => {
       const bytes = snapshot.get(ctx.handles.get(def.dbName), id);
       return bytes === undefined ? undefined : ctx.docs.decode<Document>(bytes);
+    },
+    getJson: (def, id, projection) => {
+      const bytes = snapshot.get(ctx.handles.get(def.dbName), id);
+      return bytes === undefined ? undefined : documentJson(ctx, id, bytes, projection);
     },
     release: () => snapshot.release(),
   };

@@ -35,7 +35,12 @@ import {
   readCheckpointRecord,
   recordAsClean,
 } from './checkpoint.js';
-import { DocumentCodec, type FieldSelection, type Structure } from './codec/index.js';
+import {
+  DocumentCodec,
+  type FieldSelection,
+  type JsonProjection,
+  type Structure,
+} from './codec/index.js';
 import type { StoreContext } from './context.js';
 import { asDamage, type DamageSite, guardItems, guardRead, guardScan } from './damage.js';
 import type { Document } from './document-check.js';
@@ -61,12 +66,14 @@ import {
 } from './maintenance.js';
 import { createDataFile } from './new-file.js';
 import { damagedTreesError, type PageCheck, walkBeforeOpen } from './open-check.js';
-import type { StoredDocument, StoreReader } from './reader.js';
+import type { JsonKeep, StoredDocument, StoreReader } from './reader.js';
 import {
   count,
   getBody,
+  getJson,
   getSelectedBody,
   getTagged,
+  getTaggedJson,
   indexIdForUniqueKey,
   indexIds,
   indexIdsForKey,
@@ -781,6 +788,22 @@ export class Store implements StoreReader, StoreWriter {
     return guardRead(this.inCollection(def, id), () => getTagged(this.ctx, def, id));
   }
 
+  getJson(
+    def: CollectionDef,
+    id: Buffer,
+    projection?: JsonProjection,
+    keep?: JsonKeep,
+  ): string | undefined {
+    return guardRead(this.inCollection(def, id), () =>
+      getJson(this.ctx, def, id, projection, keep),
+    );
+  }
+
+  /** A document's JSON text with its tag (see records.getTaggedJson), or undefined. */
+  getTaggedJson(def: CollectionDef, id: Buffer): { json: string; tag: string } | undefined {
+    return guardRead(this.inCollection(def, id), () => getTaggedJson(this.ctx, def, id));
+  }
+
   scan(def: CollectionDef, afterId?: Buffer): Generator<StoredDocument> {
     return guardScan(this.inCollection(def), this.scans.scan(def, afterId), (after) =>
       nextId(this.ctx, def, after ?? afterId),
@@ -824,6 +847,8 @@ export class Store implements StoreReader, StoreWriter {
     const snapshot = openDocumentSnapshot(this.ctx);
     return {
       getBody: (def, id) => guardRead(this.inCollection(def, id), () => snapshot.getBody(def, id)),
+      getJson: (def, id, projection) =>
+        guardRead(this.inCollection(def, id), () => snapshot.getJson(def, id, projection)),
       release: () => snapshot.release(),
     };
   }

@@ -8,7 +8,7 @@
 import { type DbError, dbError } from '../errors/index.js';
 import { DOCUMENT_BYTES_MAX, formatId } from '../util/index.js';
 import type { CheckedIndexSpec, CollectionDef, IndexDef } from './catalog.js';
-import type { FieldSelection, Structure } from './codec/index.js';
+import type { FieldSelection, JsonProjection, Structure } from './codec/index.js';
 import type { StoreContext } from './context.js';
 import type { Document } from './document-check.js';
 import {
@@ -24,10 +24,11 @@ import {
 } from './documents.js';
 import { createIndex, dropIndex, rebuildIndexes } from './indexes.js';
 import { type CompactedTrees, compactTrees } from './maintenance.js';
-import type { StoredDocument, StoreReader } from './reader.js';
+import type { JsonKeep, StoredDocument, StoreReader } from './reader.js';
 import {
   count,
   getBody,
+  getJson,
   getSelectedBody,
   getTagged,
   indexIdForUniqueKey,
@@ -195,6 +196,15 @@ export class WriteTxn implements StoreReader {
 
   getSelected(def: CollectionDef, id: Buffer, selection: FieldSelection): Document | undefined {
     return getSelectedBody(this.ctx, def, id, selection, this.state);
+  }
+
+  getJson(
+    def: CollectionDef,
+    id: Buffer,
+    projection?: JsonProjection,
+    keep?: JsonKeep,
+  ): string | undefined {
+    return getJson(this.ctx, def, id, projection, keep, this.state);
   }
 
   /** A document's body with its tag (see records.getTagged), or undefined. */

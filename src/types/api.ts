@@ -6,7 +6,7 @@
  */
 
 import type { ChangeFeedOptions, ChangeLine } from './changes.js';
-import type { BulkResult, Document, SeedResult } from './documents.js';
+import type { BulkResult, Document, JsonText, RowsOption, SeedResult } from './documents.js';
 import type { HealthBody } from './node.js';
 import type { QueryMeta, QueryResult, ShardPlan } from './query.js';
 import type { ReplicationStatus } from './replication.js';
@@ -35,9 +35,22 @@ export interface NodeApi {
   /** `GET /collections`: every collection's name. */
   collections(): Answer<string[]>;
 
-  /** `POST /query`: one statement, `?` placeholders filled from `params` in order. */
+  /**
+   * `POST /query`: one statement, `?` placeholders filled from `params` in order. With
+   * `rows: 'json'` rows may come as JsonText (see RowsOption).
+   */
+  query(
+    sql: string,
+    params: readonly unknown[] | undefined,
+    options: QueryOptions & { rows: 'json' },
+  ): Promise<QueryResult<Document | JsonText>>;
   query(sql: string, params?: readonly unknown[], options?: QueryOptions): Promise<QueryResult>;
   /** `POST /query` as NDJSON: the meta first, then one document at a time. */
+  queryStream(
+    sql: string,
+    params: readonly unknown[] | undefined,
+    options: QueryOptions & { rows: 'json' },
+  ): AsyncGenerator<QueryMeta | Document | JsonText, void, undefined>;
   queryStream(
     sql: string,
     params?: readonly unknown[],
@@ -51,14 +64,24 @@ export interface NodeApi {
   /**
    * `POST /query` with `{ handle, params }`: runs a prepared statement, found by its handle
    * without reading or parsing the text. ERR_SQL_HANDLE_UNKNOWN (400) when the server does not
-   * hold it (restarted, or let it go): prepare the text again.
+   * hold it (restarted, or let it go): prepare the text again. `rows: 'json'` as in `query`.
    */
+  execute(
+    handle: string,
+    params: readonly unknown[] | undefined,
+    options: QueryOptions & { rows: 'json' },
+  ): Promise<QueryResult<Document | JsonText>>;
   execute(
     handle: string,
     params?: readonly unknown[],
     options?: QueryOptions,
   ): Promise<QueryResult>;
   /** `POST /query` with `{ handle, params }` as NDJSON, as `queryStream` answers. */
+  executeStream(
+    handle: string,
+    params: readonly unknown[] | undefined,
+    options: QueryOptions & { rows: 'json' },
+  ): AsyncGenerator<QueryMeta | Document | JsonText, void, undefined>;
   executeStream(
     handle: string,
     params?: readonly unknown[],
@@ -83,7 +106,15 @@ export interface NodeApi {
   ): Promise<ReplaceByKeyAnswer>;
   /** `DELETE …/by/{field}/{value}`: deletes every match. */
   deleteByKey(collection: string, field: string, value: KeyValue): Promise<DeleteAnswer>;
-  /** `GET /collections/{name}/{_id}` with its tag, or undefined when no document has it. */
+  /**
+   * `GET /collections/{name}/{_id}` with its tag, or undefined when no document has it. With
+   * `rows: 'json'` the document may come as JsonText.
+   */
+  getTagged(
+    collection: string,
+    id: string,
+    options: { rows: 'json' },
+  ): Promise<TaggedDocument<Document | JsonText> | undefined>;
   getTagged(collection: string, id: string): Promise<TaggedDocument | undefined>;
   /** `PUT /collections/{name}/{_id}`: replaces it, keeping its `_id`. */
   replace(
@@ -132,7 +163,7 @@ export interface NodeApi {
 export type NodeStats = StoreStats | RouterStats;
 
 /** Options of `query` and `queryStream`. */
-export interface QueryOptions {
+export interface QueryOptions extends RowsOption {
   /** A router's plan for a shard's part of a scattered SELECT (ADR 0014). */
   shard?: ShardPlan;
 }
@@ -248,8 +279,8 @@ export interface BulkOptions {
 }
 
 /** A document with its tag (the `ETag` of `GET …/{_id}`). */
-export interface TaggedDocument {
-  doc: Document;
+export interface TaggedDocument<Doc = Document> {
+  doc: Doc;
   /**
    * Changes with every write to the document; meaningful on the node that gave it only.
    * Absent from a router's copy of a replicated document, as each shard's copy has its own.

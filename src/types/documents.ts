@@ -3,6 +3,23 @@
 /** A document as callers see it: a JSON object, with `_id` when it was read. */
 export type Document = Record<string, unknown>;
 
+/**
+ * A row (a document, or a projection of one) held as its JSON text: exactly what
+ * `JSON.stringify` of the row gives. A node writes it from the stored bytes without building
+ * the object, and its server splices the text into the answer. Asked for with
+ * `{ rows: 'json' }`; an implementation that holds no text answers objects instead, so a
+ * caller handles both (util's `isJsonText`). `JSON.stringify` of one gives the row again.
+ */
+export interface JsonText {
+  readonly json: string;
+  toJSON(): unknown;
+}
+
+/** Asks a read for its rows as JSON text where the implementation holds them so. */
+export interface RowsOption {
+  rows?: 'objects' | 'json';
+}
+
 /** One failed item of a bulk insert: its position in the input, the error text and code. */
 export interface BulkItemError {
   index: number;

@@ -20,9 +20,12 @@ export interface QueryMeta {
   warnings?: string[];
 }
 
-/** The result of one statement: reads carry documents, writes an empty list. */
-export interface QueryResult extends QueryMeta {
-  documents: Document[];
+/**
+ * The result of one statement: reads carry documents, writes an empty list. `Row` is
+ * `Document | JsonText` when the caller asked for `{ rows: 'json' }`.
+ */
+export interface QueryResult<Row = Document> extends QueryMeta {
+  documents: Row[];
   /**
    * Asked for by a router (ShardPlan's `sortKeys`): each document's sort key (its ORDER BY values, then its
    * ids), parallel to `documents`, when the statement sorts.

@@ -8,6 +8,7 @@ export * from './collection-name.js';
 export * from './durable-files.js';
 export * from './heartbeat-feed.js';
 export * from './json-path.js';
+export * from './json-text.js';
 export * from './key-text.js';
 export * from './limits.js';
 export * from './process-alive.js';

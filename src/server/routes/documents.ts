@@ -10,6 +10,7 @@ import type { FastifyInstance } from 'fastify';
 import { dbError } from '../../errors/index.js';
 import type { WriteCondition } from '../../types/index.js';
 import { LIST_LIMIT_DEFAULT, LIST_LIMIT_MAX, normalizeCollectionName } from '../../util/index.js';
+import { sendJson } from '../json-answer.js';
 import { NO_BODY } from '../json-body.js';
 import type { ApiContext } from '../route-context.js';
 import { COUNT, count, FLAG, flag } from './query-string.js';
@@ -158,14 +159,15 @@ export function registerDocumentRoutes(app: FastifyInstance, { api }: ApiContext
     { schema: { summary: 'The document with this _id', params: idParams } },
     async (request, reply) => {
       const { name, id } = request.params;
-      const found = await api().getTagged(name, id);
+      // As JSON text where the node holds it so: written from the stored bytes, sent as is.
+      const found = await api().getTagged(name, id, { rows: 'json' });
       if (!found)
         throw dbError('ERR_DOCUMENT_NOT_FOUND', 'byId', {
           id,
           collection: normalizeCollectionName(name),
         });
       if (found.tag !== undefined) reply.header('etag', `"${found.tag}"`);
-      return found.doc;
+      return sendJson(reply, found.doc);
     },
   );
 

@@ -13,6 +13,8 @@
 import { Readable } from 'node:stream';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { dbError, isDbError } from '../../errors/index.js';
+import { rowJson } from '../../util/index.js';
+import { sendJson } from '../json-answer.js';
 import type { QueryMeta, ShardPlan } from '../../types/index.js';
 import type { ApiContext } from '../route-context.js';
 import { FLAG, flag } from './query-string.js';
@@ -81,6 +83,8 @@ function statementOf(body: QueryBody): string | { handle: string } {
   return sql ?? { handle: handle as string };
 }
 
+const JSON_ROWS = { rows: 'json' } as const;
+
 /**
  * Sets X-DOCDB-Plan, X-DOCDB-Count and X-DOCDB-ExecutionMs. The names are written in lower
  * case, as they go on the wire: Fastify lowercases every name it is given, and a name that
@@ -130,7 +134,7 @@ function sendNdjson(
     let chunk = '';
     try {
       for await (const row of rows) {
-        chunk += `${JSON.stringify(row)}\n`;
+        chunk += `${rowJson(row)}\n`;
         if (chunk.length >= NDJSON_CHUNK_CHARS) {
           yield chunk;
           chunk = '';
@@ -155,7 +159,8 @@ export function registerQueryRoutes(app: FastifyInstance, { api, metrics }: ApiC
     async (request, reply) => {
       const { params = [], shard } = request.body;
       const statement = statementOf(request.body);
-      const options = shard === undefined ? {} : { shard };
+      // Rows as JSON text where the node holds them so: spliced into the answer as they are.
+      const options = shard === undefined ? JSON_ROWS : { shard, ...JSON_ROWS };
       const accept = request.headers.accept ?? '';
       const streaming = flag(request.query.stream) || accept.includes('application/x-ndjson');
       if (!streaming) {
@@ -164,7 +169,7 @@ export function registerQueryRoutes(app: FastifyInstance, { api, metrics }: ApiC
           : api().execute(statement.handle, params, options));
         setMetaHeaders(reply, result);
         metrics.countPlan(result.plan);
-        return result;
+        return sendJson(reply, result);
       }
       const stream =
         typeof statement === 'string'

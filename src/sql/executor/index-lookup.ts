@@ -44,14 +44,22 @@ export function pointLookup(
   node: IndexLookupNode,
   ctx: ExecContext,
 ): StoredDocument | null | undefined {
+  const id = pointLookupId(node, ctx);
+  if (!id) return id;
+  const body = bodyRead(node, ctx, requireCollection(ctx.reader, node.collection))(id);
+  return body ? { id, body } : null;
+}
+
+/**
+ * The id a point lookup finds (null when none), or undefined when the node is not a point
+ * lookup with these parameters: for a caller that reads the document in its own form.
+ */
+export function pointLookupId(node: IndexLookupNode, ctx: ExecContext): Buffer | null | undefined {
   if (!node.index.unique || node.keys.length !== 1) return undefined;
   const tuple = (node.keys[0] as IndexLookupNode['keys'][number]).map((part) =>
     resolveValue(part.value, ctx.params),
   );
   if (tuple.some((v) => v === null || !isScalar(v))) return undefined;
   const def = requireCollection(ctx.reader, node.collection);
-  const id = idForUniqueKey(ctx.reader, requireReadyIndex(def, node.index.name), tuple);
-  if (id === undefined) return undefined;
-  const body = id && bodyRead(node, ctx, def)(id);
-  return id && body ? { id, body } : null;
+  return idForUniqueKey(ctx.reader, requireReadyIndex(def, node.index.name), tuple);
 }

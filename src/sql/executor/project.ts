@@ -5,9 +5,9 @@
  * sort key travels with its projected document.
  */
 
-import type { Document } from '../../storage/index.js';
+import { type Document, JsonProjection } from '../../storage/index.js';
 import { valueAt } from '../../util/index.js';
-import type { ProjectNode } from '../planner/index.js';
+import type { ProjectColumn, ProjectNode } from '../planner/index.js';
 import type { Row } from './context.js';
 
 /** The result document of one row. */
@@ -40,4 +40,28 @@ export function projectRow(node: ProjectNode, row: Row): Row {
 
 export function* projectRows(node: ProjectNode, input: Iterable<Row>): Generator<Row> {
   for (const row of input) yield projectRow(node, row);
+}
+
+/** Projections as the transcoder takes them, per column list (cached plans keep theirs). */
+const jsonProjections = new WeakMap<ProjectColumn[], JsonProjection>();
+
+/**
+ * How a node's result documents can be written as JSON straight from the stored document of
+ * a single-collection row: `whole` for `*`, else the JsonProjection of its columns (whose
+ * fallback is projectDocument itself); undefined over a join.
+ */
+export function jsonProjectionOf(node: ProjectNode): JsonProjection | 'whole' | undefined {
+  if (node.sources.length !== 1) return undefined;
+  const { columns } = node;
+  if (columns === '*') return 'whole';
+  let projection = jsonProjections.get(columns);
+  if (!projection) {
+    projection = new JsonProjection(
+      node.keepId,
+      columns.map((c) => ({ name: c.name, path: c.path.path })),
+      (doc) => projectDocument(node, [doc]),
+    );
+    jsonProjections.set(columns, projection);
+  }
+  return projection;
 }

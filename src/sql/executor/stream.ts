@@ -12,7 +12,8 @@ import {
   type StoreReader,
   withId,
 } from '../../storage/index.js';
-import { parseId } from '../../util/index.js';
+import type { JsonText } from '../../types/index.js';
+import { jsonText, parseId } from '../../util/index.js';
 import {
   bindPlan,
   type LimitNode,
@@ -26,7 +27,7 @@ import { compareSortKeys, type SortKey } from '../semantics/index.js';
 import { type ExecContext, requireCollection } from './context.js';
 import { execute } from './execute.js';
 import { limitOf } from './limit.js';
-import { projectDocument } from './project.js';
+import { jsonProjectionOf, projectDocument } from './project.js';
 import { runSelect } from './select.js';
 import { descendingOf, sortKeyOf } from './sort.js';
 
@@ -34,7 +35,8 @@ import { descendingOf, sortKeyOf } from './sort.js';
 export interface StreamedSelect {
   plan: string;
   count: number;
-  documents: Iterable<Document>;
+  /** Objects, or with `rows: 'json'` JsonText where the plan reads documents by id. */
+  documents: Iterable<Document | JsonText>;
   /** With `sortKeys`, when the plan sorts: each document's sort key, in document order. */
   sortKeys?: SortKey[];
 }
@@ -65,7 +67,7 @@ export function streamSelect(
   plan: SelectPlan,
   params: readonly unknown[],
   snapshot: DocumentSnapshot,
-  options: { sortKeys?: boolean } = {},
+  options: { sortKeys?: boolean; rows?: 'objects' | 'json' } = {},
 ): StreamedSelect {
   const bound = bindPlan(plan, params);
   const materialised = planNodes(bound.root).some(
@@ -102,12 +104,20 @@ export function streamSelect(
   );
   const def = requireCollection(reader, plan.sources[0] as string);
   const { project } = shape;
+  // As JSON text: written from each stored document's bytes, never decoded whole.
+  const json = options.rows === 'json' ? jsonProjectionOf(project) : undefined;
+  const projection = json === 'whole' ? undefined : json;
   return {
     plan: bound.plan,
     count: chosen.length,
     ...(options.sortKeys && shape.sort && { sortKeys: chosen.map((e) => e.key as SortKey) }),
     documents: (function* () {
       for (const entry of chosen) {
+        if (json) {
+          const text = snapshot.getJson(def, entry.id, projection);
+          if (text !== undefined) yield jsonText(text);
+          continue;
+        }
         const body = snapshot.getBody(def, entry.id);
         if (body) yield projectDocument(project, [withId(entry.id, body)]);
       }

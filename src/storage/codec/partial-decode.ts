@@ -11,9 +11,9 @@
  */
 
 import type { JsonPath } from '../../util/index.js';
+import { GIVE_UP, MsgpackCursor, type Structure } from './msgpack-cursor.js';
 
-/** The key list of one shared structure (a MessagePack record's field names, in order). */
-export type Structure = string[];
+export type { Structure };
 
 /** One step of a selection: the whole value, or some of its fields and array positions. */
 interface SelectionNode {
@@ -64,9 +64,6 @@ export class FieldSelection {
   }
 }
 
-/** Thrown inside the reader when the bytes hold a form it does not read. */
-const GIVE_UP = Symbol('partial decode gives up');
-
 /** msgpackr stores a `__proto__` key as `__proto_`; the whole decoder does the same. */
 function safeKey(key: string): string {
   return key === '__proto__' ? '__proto_' : key;
@@ -76,21 +73,17 @@ function safeKey(key: string): string {
  * Reads selections out of documents written with one list of shared structures. Not
  * re-entrant: one read at a time (reads are synchronous).
  */
-export class PartialReader {
-  private bytes: Uint8Array = new Uint8Array(0);
-  private view: DataView = new DataView(this.bytes.buffer);
-  private pos = 0;
-  private end = 0;
-  private list: readonly Structure[] = [];
-
+export class PartialReader extends MsgpackCursor {
   /**
    * `structures` are the file's shared structures; `decodeWhole` decodes one complete value
    * (a sub-range of a document) for selections that take a container whole.
    */
   constructor(
-    private readonly structures: () => readonly Structure[],
+    structures: () => readonly Structure[],
     private readonly decodeWhole: (bytes: Uint8Array) => unknown,
-  ) {}
+  ) {
+    super(structures);
+  }
 
   /**
    * The selected parts of the document in `bytes[0, size)`, or undefined when the bytes
@@ -101,11 +94,7 @@ export class PartialReader {
     size: number,
     selection: FieldSelection,
   ): Record<string, unknown> | undefined {
-    this.bytes = bytes;
-    if (this.view.buffer !== bytes.buffer) this.view = new DataView(bytes.buffer);
-    this.pos = 0;
-    this.end = size;
-    this.list = this.structures();
+    this.start(bytes, size);
     try {
       const root = selection.root;
       if (!root.whole && root.fields.size === 0 && root.positions.size === 0) return {};
@@ -123,7 +112,7 @@ export class PartialReader {
   private readSelected(at: SelectionNode, top = false): unknown {
     if (at.whole) return this.readWhole();
     const token = this.byte();
-    if (token >= 0x40 && token < 0x60) return this.readRecord(at, token - 0x40, top);
+    if (token >= 0x40 && token < 0x80) return this.readRecord(at, this.recordId(token), top);
     if ((token & 0xf0) === 0x80) return this.readMap(at, token & 0x0f);
     if (token === 0xde) return this.readMap(at, this.uint(2));
     if (token === 0xdf) return this.readMap(at, this.uint(4));
@@ -194,7 +183,7 @@ export class PartialReader {
   private readWhole(): unknown {
     const token = this.bytes[this.pos] as number;
     const container =
-      (token >= 0x40 && token < 0x60) ||
+      (token >= 0x40 && token < 0x80) ||
       (token & 0xe0) === 0x80 ||
       (token >= 0xdc && token <= 0xdf);
     if (!container) return this.readValue();
@@ -249,98 +238,6 @@ export class PartialReader {
       default:
         throw GIVE_UP;
     }
-  }
-
-  /** Moves past one value of any form this reader knows. */
-  private skip(): void {
-    const token = this.byte();
-    if (token < 0x40 || token >= 0xe0) return;
-    if (token < 0x60) {
-      const structure = this.list[token - 0x40];
-      if (!structure) throw GIVE_UP;
-      this.skipMany(structure.length);
-    } else if (token < 0x80) {
-      throw GIVE_UP;
-    } else if (token < 0x90) {
-      this.skipMany((token & 0x0f) * 2);
-    } else if (token < 0xa0) {
-      this.skipMany(token & 0x0f);
-    } else if (token < 0xc0) {
-      this.advance(token & 0x1f);
-    } else {
-      this.skipLong(token);
-    }
-  }
-
-  /** Moves past a value whose token is 0xc0 to 0xdf. */
-  private skipLong(token: number): void {
-    switch (token) {
-      case 0xc0:
-      case 0xc2:
-      case 0xc3:
-        break;
-      case 0xcb:
-        this.advance(8);
-        break;
-      case 0xcc:
-      case 0xd0:
-        this.advance(1);
-        break;
-      case 0xcd:
-      case 0xd1:
-        this.advance(2);
-        break;
-      case 0xce:
-      case 0xd2:
-        this.advance(4);
-        break;
-      case 0xd9:
-      case 0xda:
-      case 0xdb:
-        this.advance(this.uint(1 << (token - 0xd9)));
-        break;
-      case 0xdc:
-        this.skipMany(this.uint(2));
-        break;
-      case 0xdd:
-        this.skipMany(this.uint(4));
-        break;
-      case 0xde:
-        this.skipMany(this.uint(2) * 2);
-        break;
-      case 0xdf:
-        this.skipMany(this.uint(4) * 2);
-        break;
-      default:
-        throw GIVE_UP;
-    }
-  }
-
-  private skipMany(count: number): void {
-    for (let i = 0; i < count; i++) this.skip();
-  }
-
-  private byte(): number {
-    if (this.pos >= this.end) throw GIVE_UP;
-    return this.bytes[this.pos++] as number;
-  }
-
-  private advance(n: number): void {
-    this.pos += n;
-    if (this.pos > this.end) throw GIVE_UP;
-  }
-
-  /** A big-endian unsigned integer of 1, 2 or 4 bytes. */
-  private uint(n: number): number {
-    const at = this.pos;
-    this.advance(n);
-    const b = this.bytes;
-    if (n === 1) return b[at] as number;
-    if (n === 2) return ((b[at] as number) << 8) | (b[at + 1] as number);
-    return (
-      (b[at] as number) * 0x1000000 +
-      (((b[at + 1] as number) << 16) | ((b[at + 2] as number) << 8) | (b[at + 3] as number))
-    );
   }
 
   /**

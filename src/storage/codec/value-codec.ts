@@ -15,6 +15,7 @@
 import { Packr } from 'msgpackr';
 import { assert, type DbError, dbError } from '../../errors/index.js';
 import { SHARED_STRUCTURES_MAX } from '../../util/index.js';
+import { JsonTranscoder, type JsonProjection } from './json-transcode.js';
 import { type FieldSelection, PartialReader, type Structure } from './partial-decode.js';
 
 const plain = new Packr({ useRecords: false, mapsAsObjects: true, int64AsType: 'number' });
@@ -55,6 +56,10 @@ export class DocumentCodec {
   private packr: Packr;
   private list: Structure[];
   private readonly partial = new PartialReader(
+    () => this.list,
+    (bytes) => this.packr.unpack(bytes),
+  );
+  private readonly transcoder = new JsonTranscoder(
     () => this.list,
     (bytes) => this.packr.unpack(bytes),
   );
@@ -133,6 +138,20 @@ export class DocumentCodec {
         (this.partial.read(bytes, size, selection) ??
           this.packr.unpack(bytes.subarray(0, size))) as T,
     );
+  }
+
+  /**
+   * `JSON.stringify({ _id: id, ...document })` of the document in `bytes[0, size)` (or of
+   * its projection), written from the bytes without decoding them; undefined when they hold
+   * a form the transcoder leaves to the whole decoder (the caller decodes and stringifies).
+   */
+  documentJson(
+    bytes: Uint8Array,
+    size: number,
+    id: string,
+    projection?: JsonProjection,
+  ): string | undefined {
+    return decoding(() => this.transcoder.document(bytes, size, id, projection));
   }
 
   /** Forgets structures added after `count`: the write that added them rolled back. */

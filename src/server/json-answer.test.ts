@@ -1,0 +1,69 @@
+/**
+ * Answers whose rows are held as JSON text are byte for byte what Fastify's JSON.stringify of
+ * the same rows as objects sends: GET by `_id` (body, content type, length, ETag), a point
+ * `/query` and its NDJSON stream, over a real database through `app.inject()`; and the
+ * splicing writer equals JSON.stringify on answers mixing text and object rows.
+ */
+
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { type Harness, startHarness } from '../../test/support/app-harness.js';
+import { jsonText } from '../util/index.js';
+import { answerJson } from './json-answer.js';
+
+let h: Harness;
+
+beforeEach(async () => {
+  h = await startHarness();
+});
+afterEach(async () => {
+  await h.close();
+});
+
+const DOC = {
+  pnr: 'Q1',
+  s: 'naïve "quoted" \\ \n 😀',
+  n: [0, -1.5, 2 ** 53, 1e21, { deep: [[]] }],
+  empty: {},
+};
+
+describe('answers with rows held as JSON text', () => {
+  it('GET by _id sends the same bytes and headers as the object did', async () => {
+    const id = (await h.db.insert('t', DOC)).id;
+    const answer = await h.request({ url: `/collections/t/${id}` });
+    const tagged = await h.db.getTagged('t', id);
+    expect(answer.status).toBe(200);
+    expect(answer.text).toBe(JSON.stringify(tagged?.doc));
+    expect(answer.headers['content-type']).toBe('application/json; charset=utf-8');
+    expect(answer.headers['content-length']).toBe(String(Buffer.byteLength(answer.text)));
+    expect(answer.headers.etag).toBe(`"${tagged?.tag}"`);
+  });
+
+  it('a point /query and its stream carry each row exactly', async () => {
+    const id = (await h.db.insert('t', DOC)).id;
+    await h.db.createIndex({ collection: 't', path: 'pnr', unique: true });
+    const sql = 'SELECT * FROM t WHERE pnr = ?';
+    const answer = await h.request({
+      method: 'POST',
+      url: '/query',
+      json: { sql, params: ['Q1'] },
+    });
+    const row = JSON.stringify((await h.db.getTagged('t', id))?.doc);
+    expect(answer.text).toContain(`"documents":[${row}]`);
+    expect(answer.body.count).toBe(1);
+    expect(answer.headers['x-docdb-plan']).toBe('INDEX_SCAN(idx_t_pnr)');
+    const lines = await h.request({
+      method: 'POST',
+      url: '/query?stream=true',
+      json: { sql, params: ['Q1'] },
+    });
+    expect(lines.text.split('\n').slice(1)).toEqual([row, '']);
+  });
+
+  it('splices text rows as JSON.stringify writes the objects', () => {
+    const rows = [{ a: 1 }, { b: 'x"y' }];
+    const answer = { plan: 'P', count: 2, warnings: undefined, documents: rows, sortKeys: [[1]] };
+    const mixed = { ...answer, documents: [jsonText(JSON.stringify(rows[0])), rows[1]] };
+    expect(answerJson(mixed)).toBe(JSON.stringify(answer));
+    expect(answerJson({ documents: [] })).toBe('{"documents":[]}');
+  });
+});
