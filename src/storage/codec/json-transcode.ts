@@ -28,6 +28,8 @@ export class JsonProjection {
   readonly handled: boolean;
   /** Each column's `"name":` as UTF-8. */
   readonly keys: readonly Uint8Array[];
+  /** True when every column name is ASCII. */
+  readonly asciiKeys: boolean;
 
   constructor(
     readonly keepId: boolean,
@@ -41,6 +43,7 @@ export class JsonProjection {
       names.add(name);
     }
     this.handled = handled;
+    this.asciiKeys = columns.every((c) => asciiText(c.name));
     this.keys = columns.map((c) => Buffer.from(`${JSON.stringify(c.name)}:`, 'utf8'));
   }
 }
@@ -76,6 +79,35 @@ const ID_KEY = utf8('{"_id":');
 const NULL = utf8('null');
 const TRUE = utf8('true');
 const FALSE = utf8('false');
+/** Per byte: 0 copied as it is, 1 escaped, 2 a possible surrogate's lead (0xED). */
+const STRING_BYTE = new Uint8Array(256);
+for (let c = 0; c < 0x20; c++) STRING_BYTE[c] = 1;
+STRING_BYTE[QUOTE] = 1;
+STRING_BYTE[BACKSLASH] = 1;
+STRING_BYTE[0xed] = 2;
+
+/** True when every character of the text is ASCII. */
+function asciiText(text: string): boolean {
+  for (let i = 0; i < text.length; i++) if (text.charCodeAt(i) >= 0x80) return false;
+  return true;
+}
+
+/** True when JSON.stringify writes the text in quotes as it is (a UUID's text is). */
+function plainText(text: string): boolean {
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c < 0x20 || c === QUOTE || c === BACKSLASH || c >= 0x80) return false;
+  }
+  return true;
+}
+
+/** The decimal digits of a non-negative integer below 2^32. */
+function digitCount(n: number): number {
+  if (n < 100000) return n < 100 ? (n < 10 ? 1 : 2) : n < 1000 ? 3 : n < 10000 ? 4 : 5;
+  if (n < 10000000) return n < 1000000 ? 6 : 7;
+  return n < 100000000 ? 8 : n < 1000000000 ? 9 : 10;
+}
+
 /** Output room the writer starts with; it doubles when a document needs more. */
 const OUTPUT_START_BYTES = 16 * 1024;
 
@@ -88,8 +120,12 @@ const OUTPUT_START_BYTES = 16 * 1024;
 export class JsonTranscoder extends MsgpackCursor {
   /** Per structure id: its `"key":` bytes, null for one it gives up on. */
   private keys: (Uint8Array[] | null | undefined)[] = [];
+  /** Per structure id: true when every key is ASCII (the output may then stay latin1). */
+  private keysAscii: boolean[] = [];
   private keysFor: readonly Structure[] | undefined;
   private out: Buffer = Buffer.allocUnsafe(OUTPUT_START_BYTES);
+  /** True while every output byte is ASCII. */
+  private ascii8 = true;
   private length = 0;
 
   /**
@@ -117,15 +153,18 @@ export class JsonTranscoder extends MsgpackCursor {
     if (projection && !projection.handled) return undefined;
     this.start(bytes, size);
     this.length = 0;
+    this.ascii8 = true;
     if (this.keysFor !== this.list) {
       this.keys = [];
+      this.keysAscii = [];
       this.keysFor = this.list;
     }
     try {
-      const idJson = JSON.stringify(id);
+      const idJson = plainText(id) ? `"${id}"` : JSON.stringify(id);
       if (projection) this.projected(projection, idJson);
       else this.root(idJson);
-      return this.out.toString('utf8', 0, this.length);
+      // ASCII (the usual case) reads out without UTF-8 decoding.
+      return this.out.toString(this.ascii8 ? 'latin1' : 'utf8', 0, this.length);
     } catch (error) {
       if (error === GIVE_UP) return undefined;
       throw error;
@@ -172,6 +211,7 @@ export class JsonTranscoder extends MsgpackCursor {
       first = false;
     }
     const { columns, keys } = projection;
+    if (!projection.asciiKeys) this.ascii8 = false;
     for (let c = 0; c < columns.length; c++) {
       if (!first) this.put(COMMA);
       first = false;
@@ -353,7 +393,10 @@ export class JsonTranscoder extends MsgpackCursor {
     this.ascii(String(value));
   }
 
-  /** A 32-bit integer's digits (-0 is written 0, as JSON.stringify does). */
+  /**
+   * An integer's digits, for magnitudes below 2^32 (the 32-bit forms; -0 is written 0, as
+   * JSON.stringify does).
+   */
   private integer(value: number): void {
     this.room(11);
     const out = this.out;
@@ -366,12 +409,10 @@ export class JsonTranscoder extends MsgpackCursor {
       out[this.length++] = 0x30 + n;
       return;
     }
-    let digits = 1;
-    for (let m = n; m >= 10; m = Math.floor(m / 10)) digits++;
-    let at = this.length + digits;
+    let at = this.length + digitCount(n);
     this.length = at;
     while (n >= 10) {
-      const next = Math.floor(n / 10);
+      const next = (n / 10) >>> 0;
       out[--at] = 0x30 + (n - next * 10);
       n = next;
     }
@@ -402,8 +443,10 @@ export class JsonTranscoder extends MsgpackCursor {
       if (!structure) throw GIVE_UP;
       keys = keyBytes(structure);
       this.keys[id] = keys;
+      this.keysAscii[id] = structure.every(asciiText);
     }
     if (keys === null) throw GIVE_UP;
+    if (!this.keysAscii[id]) this.ascii8 = false;
     return keys;
   }
 
@@ -472,14 +515,16 @@ export class JsonTranscoder extends MsgpackCursor {
     out[at++] = QUOTE;
     for (let i = start; i < end; i++) {
       const c = b[i] as number;
-      if (c >= 0x20 && c !== QUOTE && c !== BACKSLASH) {
-        if (c === 0xed) {
-          this.length = opened;
-          this.decodedString(tokenStart, end);
-          return;
-        }
+      const kind = STRING_BYTE[c] as number;
+      if (kind === 0) {
         out[at++] = c;
+        if (c >= 0x80) this.ascii8 = false;
         continue;
+      }
+      if (kind === 2) {
+        this.length = opened;
+        this.decodedString(tokenStart, end);
+        return;
       }
       out[at++] = BACKSLASH;
       if (c >= 0x20) {
@@ -504,6 +549,7 @@ export class JsonTranscoder extends MsgpackCursor {
   /** A string msgpackr decodes, written as JSON.stringify writes it. */
   private decodedString(tokenStart: number, end: number): void {
     const json = JSON.stringify(this.decodeWhole(this.bytes.subarray(tokenStart, end)));
+    this.ascii8 = false;
     this.room(json.length * 3);
     this.length += this.out.write(json, this.length, 'utf8');
   }
@@ -538,6 +584,7 @@ export class JsonTranscoder extends MsgpackCursor {
     for (let i = 0; i < text.length; i++) {
       const c = text.charCodeAt(i);
       if (c >= 0x80) {
+        this.ascii8 = false;
         this.length += out.write(text, this.length, 'utf8');
         return;
       }

@@ -151,7 +151,11 @@ export class DocumentCodec {
     id: string,
     projection?: JsonProjection,
   ): string | undefined {
-    return decoding(() => this.transcoder.document(bytes, size, id, projection));
+    try {
+      return this.transcoder.document(bytes, size, id, projection);
+    } catch (error) {
+      throw undecodable(error);
+    }
   }
 
   /** Forgets structures added after `count`: the write that added them rolled back. */
