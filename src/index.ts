@@ -41,6 +41,7 @@ export type {
   GateState,
   HealthBody,
   IndexState,
+  JsonText,
   LogPosition,
   NodeApi,
   PreparedStatement,
@@ -50,5 +51,5 @@ export type {
   VerifyProblemKind,
   VerifyReport,
 } from './types/index.js';
-export { resumePoint } from './util/index.js';
+export { isJsonText, resumePoint } from './util/index.js';
 export { VERSION } from './version.js';
