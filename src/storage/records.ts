@@ -4,7 +4,7 @@
  * (`txn` given) that transaction's own trees.
  */
 
-import { createHash } from 'node:crypto';
+import * as crypto from 'node:crypto';
 import { dbError } from '../errors/index.js';
 import { formatId, ID_BYTES } from '../util/index.js';
 import type { CollectionDef, IndexDef } from './catalog.js';
@@ -67,6 +67,15 @@ export function getSelectedBody(
 }
 
 /**
+ * A document's tag: a digest of its stored bytes. Node's one-shot `crypto.hash` (20.12 and
+ * later) makes no Hash object per read, a third of the digest's cost; older 20.x hash alike.
+ */
+const tagOf: (bytes: Uint8Array) => string =
+  typeof crypto.hash === 'function'
+    ? (bytes) => crypto.hash('sha1', bytes, 'base64url')
+    : (bytes) => crypto.createHash('sha1').update(bytes).digest('base64url');
+
+/**
  * The stored body of a document with its tag, a digest of its stored bytes: the tag changes
  * whenever the document does, so a client can make a write conditional on the version it read
  * (HTTP `ETag` and `If-Match`). A tag means something on the node that gave it only.
@@ -81,7 +90,7 @@ export function getTagged(
   // value (the decoder stops at the value's end; a digest would not).
   const bytes = tree(ctx, def.dbName, txn).getBinary(id);
   if (bytes === undefined) return undefined;
-  const tag = createHash('sha1').update(bytes).digest('base64url');
+  const tag = tagOf(bytes);
   return { body: ctx.docs.decode<Document>(bytes), tag };
 }
 
@@ -134,7 +143,7 @@ export function getTaggedJson(
   // getBinary, as getTagged: the digest must cover the value's bytes only.
   const bytes = tree(ctx, def.dbName, txn).getBinary(id);
   if (bytes === undefined) return undefined;
-  const tag = createHash('sha1').update(bytes).digest('base64url');
+  const tag = tagOf(bytes);
   return { json: documentJson(ctx, id, bytes), tag };
 }
 
