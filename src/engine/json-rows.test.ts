@@ -2,7 +2,8 @@
  * Rows asked for as JSON text (`{ rows: 'json' }`) are exactly the JSON of the rows asked for
  * as objects, statement by statement, in one answer and in a stream; and the text is really
  * written from the stored bytes where the plan reads documents by id (a point lookup with no
- * filter left, every streamed row of a plain SELECT, a GET by `_id`), not decoded.
+ * filter left, every row of a plain SELECT over a scan, every streamed row of a plain SELECT,
+ * a GET by `_id`), not decoded.
  */
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -41,6 +42,10 @@ function statements(pnr: unknown, status: unknown, id: unknown): Array<[string, 
     ['SELECT * FROM orders WHERE pnr = ?', ['no such pnr']],
     ['SELECT * FROM orders WHERE pnr = ?', [null]],
     ['SELECT * FROM orders LIMIT 5', []],
+    ['SELECT * FROM orders WHERE channel = ? LIMIT 10 OFFSET 3', ['web']],
+    ['SELECT pnr, channel FROM orders WHERE channel = ? ORDER BY pnr DESC', ['web']],
+    ['SELECT pnr FROM orders ORDER BY createdAt, pnr LIMIT 15 OFFSET 40', []],
+    ['SELECT * FROM orders WHERE payment.status = ? AND fare.total < ?', ['paid', 900]],
     ['SELECT * FROM orders WHERE status = ? ORDER BY fare.total DESC LIMIT 7', [status]],
     ['SELECT pnr, fare FROM orders WHERE fare.total > ? LIMIT 20', [500]],
     ['SELECT status, COUNT(*) AS n FROM orders GROUP BY status', []],
@@ -83,6 +88,10 @@ describe('rows as JSON text', () => {
     const rows = await streamed('SELECT pnr, fare.total AS t FROM orders LIMIT 50', [], true);
     expect(rows.length).toBe(50);
     expect(rows.every(isJsonText)).toBe(true);
+    const sql = 'SELECT * FROM orders WHERE channel = ? LIMIT 20';
+    const scanned = await db.query(sql, ['web'], { rows: 'json' });
+    expect(scanned.documents.length).toBe(20);
+    expect(scanned.documents.every(isJsonText)).toBe(true);
     const id = String(((await db.query('SELECT * FROM odd')).documents[1] as Document)._id);
     const tagged = await db.getTagged('odd', id, { rows: 'json' });
     const plain = await db.getTagged('odd', id);
