@@ -7,7 +7,7 @@
 
 import type { Document, StoreReader } from '../../storage/index.js';
 import type { JsonText } from '../../types/index.js';
-import { bindPlan, type SelectPlan } from '../planner/index.js';
+import { accessOf, type SelectPlan } from '../planner/index.js';
 import { runSelect, type SelectOptions, type SelectResult } from './select.js';
 import { streamSelect } from './stream.js';
 
@@ -19,7 +19,9 @@ export function runSelectJson(
   options: Omit<SelectOptions, 'rows'> = {},
 ): SelectResult<Document | JsonText> {
   const json = { ...options, rows: 'json' } as const;
-  const { access } = bindPlan(plan, params);
+  // Binding never turns a scan into anything else (only an index lookup into a scan), so
+  // the plan as made says whether it scans, without binding it twice.
+  const access = accessOf(plan.root);
   if (access.kind !== 'scan' || access.selection === undefined) {
     return runSelect(reader, plan, params, json);
   }
