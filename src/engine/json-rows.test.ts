@@ -85,6 +85,10 @@ describe('rows as JSON text', () => {
     const point = await db.query('SELECT * FROM orders WHERE pnr = ?', [pnr], { rows: 'json' });
     expect(point.documents.length).toBe(1);
     expect(isJsonText(point.documents[0])).toBe(true);
+    const { handle } = db.prepare('SELECT * FROM orders WHERE pnr = ?');
+    const prepared = await db.execute(handle, [pnr], { rows: 'json' });
+    expect(prepared.documents.map(rowJson)).toEqual(point.documents.map(rowJson));
+    expect(isJsonText(prepared.documents[0])).toBe(true);
     const rows = await streamed('SELECT pnr, fare.total AS t FROM orders LIMIT 50', [], true);
     expect(rows.length).toBe(50);
     expect(rows.every(isJsonText)).toBe(true);
