@@ -1,13 +1,14 @@
 /**
  * A SELECT answered with rows as JSON text where that spares decoding them (see
- * SelectOptions' `rows`): a point lookup (select.ts), and a plain SELECT over a collection
- * scan that decodes only the paths it reads, whose kept rows are read back by id as JSON text,
- * as a stream reads them (stream.ts). Every other plan answers as runSelect does.
+ * SelectOptions' `rows`): a point lookup (select.ts), and a plain SELECT whose access path
+ * decodes only the paths it reads (a scan, an index lookup or range), whose kept rows are read
+ * back by id as JSON text, as a stream reads them (stream.ts). Every other plan answers as
+ * runSelect does.
  */
 
 import type { Document, StoreReader } from '../../storage/index.js';
 import type { JsonText } from '../../types/index.js';
-import { accessOf, type SelectPlan } from '../planner/index.js';
+import { accessOf, bindPlan, type SelectPlan } from '../planner/index.js';
 import { runSelect, type SelectOptions, type SelectResult } from './select.js';
 import { streamSelect } from './stream.js';
 
@@ -19,12 +20,12 @@ export function runSelectJson(
   options: Omit<SelectOptions, 'rows'> = {},
 ): SelectResult<Document | JsonText> {
   const json = { ...options, rows: 'json' } as const;
-  // Binding never turns a scan into anything else (only an index lookup into a scan), so
-  // the plan as made says whether it scans, without binding it twice.
+  // Binding changes an access path's keys, or turns a lookup into a scan, never what it
+  // decodes: the plan as made says it, without binding twice. A lookup on a unique index
+  // may be the point lookup, which reads its one document as text itself (select.ts).
   const access = accessOf(plan.root);
-  if (access.kind !== 'scan' || access.selection === undefined) {
-    return runSelect(reader, plan, params, json);
-  }
+  const point = access.kind === 'indexLookup' && access.index.unique;
+  if (access.selection === undefined || point) return runSelect(reader, plan, params, json);
   // One synchronous read of the committed state: the reader itself stands in for a snapshot.
   const snapshot = {
     getBody: reader.getBody.bind(reader),
@@ -35,7 +36,7 @@ export function runSelectJson(
   return {
     documents: [...streamed.documents],
     plan: streamed.plan,
-    access,
+    access: bindPlan(plan, params).access,
     ...(streamed.sortKeys && { sortKeys: streamed.sortKeys }),
   };
 }
