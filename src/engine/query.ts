@@ -19,7 +19,6 @@ import {
   runDropIndex,
   runInsert,
   runSelect,
-  runSelectJson,
   runUpdate,
   type SelectPlan,
   type SelectStatement,
@@ -184,11 +183,7 @@ export async function runQuery(
   if (statement.kind === 'select') {
     const select = shardSelect(statement, shard);
     const plan = selectPlanOf(store, parsed, select);
-    const options = { sortKeys: select.sortKeys };
-    const result =
-      rows === 'json'
-        ? runSelectJson(store, plan, params, options)
-        : runSelect(store, plan, params, options);
+    const result = runSelect(store, plan, params, { sortKeys: select.sortKeys, rows });
     const executionMs = performance.now() - started;
     const { documents } = result;
     return {

@@ -4,7 +4,6 @@ export { accessDocuments, accessRow, accessRows, documentTest } from './access.j
 export { aggregateRows } from './aggregate.js';
 export type { ExecContext, Row } from './context.js';
 export { execute } from './execute.js';
-export { runSelectJson } from './json-select.js';
 export { quotedFieldWarnings } from './quoted-fields.js';
 export { runSelect, type SelectOptions, type SelectResult } from './select.js';
 export { type StreamedSelect, streamSelect } from './stream.js';
