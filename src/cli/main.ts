@@ -7,7 +7,7 @@
 
 import { Command, CommanderError } from 'commander';
 import { dbError, isDbError } from '../errors/index.js';
-import { READER_PROCESS_ENV } from '../server/index.js';
+import { READER_PROCESS_ENV } from '../server/settings.js';
 import { VERSION } from '../version.js';
 import { declareCommands } from './commands.js';
 import { EXIT_USAGE, reportError } from './output.js';

@@ -17,7 +17,7 @@ export {
   type TlsSettings,
 } from './node-config.js';
 export { bindStatus, type NodeStatus, newNodeStatus, type Role } from './node-status.js';
-export { READER_PROCESS_ENV } from './readers.js';
+export { READER_PROCESS_ENV } from './settings.js';
 export type { RouteContext } from './route-context.js';
 export { buildRouterApp, type RouterAppOptions } from './router-app.js';
 export {

@@ -18,6 +18,7 @@ import type { Duplex } from 'node:stream';
 import { fileURLToPath } from 'node:url';
 import type { MetricsSnapshot } from './metrics.js';
 import type { FromReader, ReaderStart, ToReader } from './reader.js';
+import { READER_PROCESS_ENV } from './settings.js';
 
 /** How long a reader may take to open the file and build its app before it is given up. */
 const READER_START_MS = 30_000;
@@ -52,12 +53,6 @@ export interface ReadersOptions {
   start: Omit<ReaderStart, 'kind' | 'passSocket'>;
   log: ReadersLog;
 }
-
-/**
- * Set in a reader process's environment. The single-file binary runs its CLI whatever module
- * a fork names; the CLI sees this and runs the reader instead (cli/main.ts).
- */
-export const READER_PROCESS_ENV = 'DOCDB_SERVE_READER';
 
 /** The reader entry point: the compiled module, or the source one run through tsx (tests). */
 function readerEntry(): { file: string; execArgv: string[] } {

@@ -726,3 +726,10 @@ export const NODE_DEFAULTS = {
   bindAll: SETTINGS.bindAll.default,
   replicationPort: SETTINGS.replicationPort.default,
 } as const;
+
+/**
+ * Set in a reader process's environment. The single-file binary runs its CLI whatever module
+ * a fork names; the CLI sees this and runs the reader instead (cli/main.ts), which
+ * imports it from here because this module is plain data.
+ */
+export const READER_PROCESS_ENV = 'DOCDB_SERVE_READER';

@@ -19,7 +19,7 @@ import * as http from 'node:http';
 import * as path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { ToReader } from '../../src/server/reader.js';
-import { READER_PROCESS_ENV } from '../../src/server/readers.js';
+import { READER_PROCESS_ENV } from '../../src/server/settings.js';
 import { isProcessAlive } from '../../src/util/process-alive.js';
 import { makeTempDir } from '../support/temp-dir.js';
 import { selfSignedCert } from '../support/tls-cert.js';
