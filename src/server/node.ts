@@ -258,14 +258,16 @@ export async function startNode(
   let closing: Promise<void> | undefined;
   const close = () => {
     closing ??= (async () => {
-      // The readers first: what they pass on while they finish goes to this app. The change
-      // feeds end first (a live feed never ends by itself), those passed through readers too.
-      if (readers) {
-        endChangeFeeds(app);
-        await readers.close();
-      }
+      // The app stops taking requests at once: a new connection is refused and a new request
+      // on a kept-alive one, or passed on by a reader, is answered 503, while the requests in
+      // flight finish. The readers stop beside it; what they passed on before the stop is
+      // answered by this app. The change feeds end first (a live feed never ends by itself),
+      // those passed through readers too.
+      if (readers) endChangeFeeds(app);
+      const appClosed = app.close();
+      await readers?.close();
       await replication.close();
-      await app.close();
+      await appClosed;
       await db.flush();
       // Every committed entry reaches the archive before the file closes.
       await archive?.caughtUp();
