@@ -42,6 +42,7 @@ import {
   type QueryMeta,
   type QueryResult,
   type QueryTarget,
+  readsThroughIndex,
   runQuery,
   StatementCache,
   streamQuery,
@@ -391,6 +392,19 @@ export class Database implements api.NodeApi {
     options: api.QueryOptions = {},
   ): AsyncGenerator<QueryMeta | Document | JsonText | KeyedRow, void, undefined> {
     return streamQuery(this.queryTarget, { handle }, params, options.shard, options.rows);
+  }
+
+  /**
+   * Whether a statement (text or prepared handle) with these params is a SELECT read through
+   * an index, joining nothing, without running it (false for anything else, errors
+   * included): a reader process answers those itself (server/reader.ts).
+   */
+  readsThroughIndex(
+    statement: string | { handle: string },
+    params: readonly unknown[] = [],
+    options: api.QueryOptions = {},
+  ): boolean {
+    return readsThroughIndex(this.queryTarget, statement, params, options.shard);
   }
 
   /**

@@ -7,11 +7,13 @@
 
 import { collectionNotFound, dbError } from '../errors/index.js';
 import {
+  bindPlan,
   checkParams,
   type Parsed,
   type PreparedEntry,
   PreparedStatements,
   parse,
+  planNodes,
   planSelect,
   quotedFieldWarnings,
   runCreateIndex,
@@ -164,6 +166,33 @@ function prepare(
   target.store.refresh();
   refuseShardPlan(parsed.statement, shard);
   return { parsed, statement: parsed.statement };
+}
+
+/**
+ * Whether the statement is a SELECT whose plan, bound to `params`, reads through an index
+ * (a lookup or a range) and joins nothing: what a node's reader process answers itself,
+ * as fast as the first process would (issue 25). A scan, a join (it scans the joined
+ * collection), a write, or a statement that fails to parse, find its handle, take its
+ * params or plan answers false, without an error: the caller passes it on and the first
+ * process answers it. Plans through the statement cache, so running it after costs no
+ * second plan; the store's view is made current first, so a new index is seen.
+ */
+export function readsThroughIndex(
+  target: QueryTarget,
+  sql: StatementRef,
+  params: readonly unknown[],
+  shard?: ShardPlan,
+): boolean {
+  try {
+    const { parsed, statement } = prepare(target, sql, params, shard);
+    if (statement.kind !== 'select') return false;
+    const plan = selectPlanOf(target.store, parsed, shardSelect(statement, shard));
+    const bound = bindPlan(plan, params);
+    if (bound.access.kind === 'scan') return false;
+    return !planNodes(bound.root).some((node) => node.kind === 'hashJoin');
+  } catch {
+    return false;
+  }
 }
 
 /**

@@ -1,18 +1,20 @@
 /**
  * A reader process of a node (issue 25): it accepts connections on the node's listening
- * socket, serves the document reads from a read-only view of the node's data file, and
- * passes every other request (writes, `/query`, admin, health, metrics, the change feed,
- * replication) to the node's first process, the one writer, whose answer it relays as is.
- * It never writes the file, and it stops when the first process tells it to or goes away.
- * readers.ts is the first process's side.
+ * socket, serves the document reads and the index-read SELECTs of `POST /query` from a
+ * read-only view of the node's data file, and passes every other request (writes, scans,
+ * `/query/prepare`, admin, health, metrics, the change feed, replication) to the node's
+ * first process, the one writer, whose answer it relays as is. It never writes the file,
+ * and it stops when the first process tells it to or goes away. readers.ts is the first
+ * process's side.
  */
 
 import * as http from 'node:http';
 import { connect } from 'node:net';
 import type * as net from 'node:net';
-import type { Duplex } from 'node:stream';
+import { type Duplex, Readable } from 'node:stream';
 import type { FastifyInstance } from 'fastify';
 import { type Database, open } from '../engine/index.js';
+import type { QueryOptions } from '../types/index.js';
 import { apiApp, type BaseAppOptions, type HttpTimeouts } from './app.js';
 import { Metrics, type MetricsSnapshot } from './metrics.js';
 
@@ -55,9 +57,128 @@ export type FromReader =
  */
 const LOCAL_READ = /^\/collections(?:\/[^/?#]+(?:\/[^/?#]+|\/by\/[^/?#]+\/[^/?#]+)?)?(?:\?|$)/;
 
-/** Whether the reader serves this request itself. */
+/** Whether the reader serves this request itself, from its method and URL alone. */
 export function servedByReader(method: string | undefined, url: string | undefined): boolean {
   return method === 'GET' && url !== undefined && LOCAL_READ.test(url);
+}
+
+const QUERY_URL = /^\/query(?:\?|$)/;
+const PREPARE_URL = /^\/query\/prepare(?:\?|$)/;
+
+/**
+ * A /query body longer than this is passed without a look (its first bytes, then the
+ * rest as it comes): an index read's statement and params are far shorter.
+ */
+export const QUERY_BODY_READ_MAX = 64 * 1024;
+
+/**
+ * What a reader does with a request whose method and URL it does not serve: `query` and
+ * `prepare` read the body first (`query` may then be answered here), `pass` passes it as it
+ * comes. Only a JSON body that is not encoded is read: any other goes to the first process,
+ * which answers it as a node does.
+ */
+export function bodyToRead(
+  method: string | undefined,
+  url: string | undefined,
+  headers: http.IncomingHttpHeaders,
+): 'query' | 'prepare' | 'pass' {
+  if (method !== 'POST' || url === undefined) return 'pass';
+  if (headers['content-encoding'] !== undefined) return 'pass';
+  if (!/^application\/json\s*(?:;|$)/i.test(headers['content-type'] ?? '')) return 'pass';
+  if (Number(headers['content-length']) > QUERY_BODY_READ_MAX) return 'pass';
+  if (QUERY_URL.test(url)) return 'query';
+  return PREPARE_URL.test(url) ? 'prepare' : 'pass';
+}
+
+/** The body fields of /query (routes/query.ts's schema) and of its `shard`. */
+const QUERY_FIELDS = new Set(['sql', 'handle', 'params', 'shard']);
+const SHARD_FIELDS = new Set(['kind', 'top', 'sortKeys']);
+
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+function nonEmptyString(value: unknown): value is string {
+  return typeof value === 'string' && value.length > 0;
+}
+
+/** A `shard` exactly as routes/query.ts's schema takes it, else undefined. */
+function shardOf(value: unknown): QueryOptions['shard'] | undefined {
+  if (!isPlainObject(value) || !Object.keys(value).every((field) => SHARD_FIELDS.has(field))) {
+    return undefined;
+  }
+  const { kind, top, sortKeys } = value;
+  if (kind !== 'partial' && kind !== 'rows') return undefined;
+  if (top !== undefined && !(Number.isSafeInteger(top) && (top as number) >= 0)) return undefined;
+  if (sortKeys !== undefined && typeof sortKeys !== 'boolean') return undefined;
+  return value as unknown as QueryOptions['shard'];
+}
+
+/** What a /query body asks, when it is one cleanly (as the route's schema takes it). */
+export interface QueryAsk {
+  statement: string | { handle: string };
+  params: unknown[];
+  options: QueryOptions;
+}
+
+/**
+ * Reads a /query body the way the route would take it, or answers undefined for anything
+ * else: not JSON, a field the schema refuses, both or neither of `sql` and `handle`, a
+ * `__proto__` or `constructor` key (the node's JSON parser refuses those). Undefined means
+ * "pass it": the first process then answers whatever error the body deserves.
+ */
+export function queryAsk(body: Buffer): QueryAsk | undefined {
+  const text = body.toString('utf8');
+  if (text.includes('__proto__') || text.includes('constructor')) return undefined;
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+  if (!isPlainObject(value) || !Object.keys(value).every((field) => QUERY_FIELDS.has(field))) {
+    return undefined;
+  }
+  const { sql, handle, params = [], shard } = value;
+  if (!Array.isArray(params)) return undefined;
+  const options: QueryOptions = {};
+  if (shard !== undefined) {
+    const checked = shardOf(shard);
+    if (checked === undefined) return undefined;
+    options.shard = checked;
+  }
+  if (nonEmptyString(sql) && handle === undefined) return { statement: sql, params, options };
+  if (nonEmptyString(handle) && sql === undefined) {
+    return { statement: { handle }, params, options };
+  }
+  return undefined;
+}
+
+/**
+ * Whether a reader answers this /query body itself: a SELECT, by text or by a handle this
+ * reader holds, that reads through an index and joins nothing (Database.readsThroughIndex),
+ * planned in the reader's own view (made current first, so a new index is used at once).
+ * Everything else is the first process's: writes, DDL, scans (it keeps selections up to
+ * date from its own writes; a reader has none, so it would scan slower), a handle this
+ * reader does not hold, and every body that is not a clean /query.
+ */
+export function answersQuery(db: Pick<Database, 'readsThroughIndex'>, body: Buffer): boolean {
+  const ask = queryAsk(body);
+  return ask !== undefined && db.readsThroughIndex(ask.statement, ask.params, ask.options);
+}
+
+/**
+ * The SQL text of a /query/prepare body, or undefined. A reader prepares it too once the
+ * first process answered 200, so that it runs the handle afterwards: a handle comes from
+ * its text (SHA-256), so it is the same in every process.
+ */
+export function preparedText(body: Buffer): string | undefined {
+  try {
+    const value: unknown = JSON.parse(body.toString('utf8'));
+    return isPlainObject(value) && nonEmptyString(value.sql) ? value.sql : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 /**
@@ -79,6 +200,8 @@ function pass(
   socketPath: string,
   request: http.IncomingMessage,
   response: http.ServerResponse,
+  read: ReadBody = { chunks: [], whole: false },
+  onStatus?: (status: number) => void,
 ): void {
   const headers: http.OutgoingHttpHeaders = {};
   for (const [name, value] of Object.entries(request.headers)) {
@@ -105,6 +228,7 @@ function pass(
         if (HOP_BY_HOP.has(lower) && !(lower === 'connection' && value === 'close')) continue;
         relayed.push(name, value);
       }
+      onStatus?.(answer.statusCode ?? 502);
       response.writeHead(answer.statusCode ?? 502, answer.statusMessage, relayed);
       answer.pipe(response);
       answer.once('error', () => response.destroy());
@@ -119,7 +243,54 @@ function pass(
     // A client that left a long answer (the change feed) ends the passed request too.
     if (!response.writableFinished) upstream.destroy();
   });
-  request.pipe(upstream);
+  // What was read already goes first, byte for byte as the client sent it; then the rest.
+  for (const chunk of read.chunks) upstream.write(chunk);
+  if (read.whole) upstream.end();
+  else request.pipe(upstream);
+}
+
+/** What a reader read of a request's body: its bytes so far, and whether that is all. */
+interface ReadBody {
+  chunks: Buffer[];
+  whole: boolean;
+}
+
+/**
+ * Reads a request's body up to QUERY_BODY_READ_MAX bytes; past that it stops reading
+ * (the request paused) and answers what it has, `whole` false. A request that fails is
+ * answered by cutting the connection.
+ */
+function readBody(
+  request: http.IncomingMessage,
+  response: http.ServerResponse,
+  done: (read: ReadBody) => void,
+): void {
+  const chunks: Buffer[] = [];
+  let bytes = 0;
+  const onData = (chunk: Buffer) => {
+    chunks.push(chunk);
+    bytes += chunk.length;
+    if (bytes <= QUERY_BODY_READ_MAX) return;
+    request.pause();
+    stopReading();
+    done({ chunks, whole: false });
+  };
+  const onEnd = () => {
+    stopReading();
+    done({ chunks, whole: true });
+  };
+  const onError = () => {
+    stopReading();
+    response.destroy();
+  };
+  const stopReading = () => {
+    request.off('data', onData);
+    request.off('end', onEnd);
+    request.off('error', onError);
+  };
+  request.on('data', onData);
+  request.on('end', onEnd);
+  request.on('error', onError);
 }
 
 /**
@@ -145,6 +316,16 @@ function passUpgrade(
   socket.once('error', () => upstream.destroy());
   upstream.once('close', () => socket.destroy());
   socket.once('close', () => upstream.destroy());
+}
+
+/** Holds `sql` by its handle here too; a text this view cannot parse is left out. */
+function prepareQuietly(db: Database, sql: string): void {
+  try {
+    db.prepare(sql);
+  } catch {
+    // The first process parsed it, so this does not happen; were it to, the handle would
+    // be unknown here, so passed when run, and the first process would answer it.
+  }
 }
 
 /** A reader's state once started. */
@@ -174,6 +355,12 @@ async function begin(start: ReaderStart): Promise<Serving> {
       ...(start.https && { https: start.https }),
     },
   );
+  // A /query the reader answers had its body read to decide: the route parses those bytes.
+  const readBodies = new WeakMap<http.IncomingMessage, Buffer>();
+  app.addHook('preParsing', async (request, _reply, payload) => {
+    const body = readBodies.get(request.raw);
+    return body === undefined ? payload : Readable.from([body], { objectMode: false });
+  });
   await app.ready();
   const agent = new http.Agent({ keepAlive: true });
   const server = app.server;
@@ -181,8 +368,31 @@ async function begin(start: ReaderStart): Promise<Serving> {
   if (!fastify) throw new Error('reader: the app has no request listener');
   server.removeListener('request', fastify);
   server.prependListener('request', (request, response) => {
-    if (servedByReader(request.method, request.url)) fastify.call(server, request, response);
-    else pass(agent, start.passSocket, request, response);
+    if (servedByReader(request.method, request.url)) {
+      fastify.call(server, request, response);
+      return;
+    }
+    const what = bodyToRead(request.method, request.url, request.headers);
+    if (what === 'pass') {
+      pass(agent, start.passSocket, request, response);
+      return;
+    }
+    readBody(request, response, (read) => {
+      const body = read.whole ? Buffer.concat(read.chunks) : undefined;
+      if (what === 'query' && body !== undefined && answersQuery(db, body)) {
+        readBodies.set(request, body);
+        fastify.call(server, request, response);
+        return;
+      }
+      const sql = what === 'prepare' && body !== undefined ? preparedText(body) : undefined;
+      const remember =
+        sql === undefined
+          ? undefined
+          : (status: number) => {
+              if (status === 200) prepareQuietly(db, sql);
+            };
+      pass(agent, start.passSocket, request, response, read, remember);
+    });
   });
   // A router's wire (server/wire.ts) and any other Upgrade are the first process's.
   server.on('upgrade', (request: http.IncomingMessage, socket: Duplex, head: Buffer) =>
