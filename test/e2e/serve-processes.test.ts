@@ -2,9 +2,14 @@
  * Proves `bin/docdb serve --serve-processes 2` (issue 25) as real processes: a reader process
  * runs beside the first; a write acknowledged through one connection is read back at once
  * through many new connections, whichever process takes them, and every answer is the same
- * from any process; a file grown by 24 MiB, a scan after a matching write, a new index and a
- * dropped collection read alike from every process; the reader answers reads on
- * its own (while the first process is stopped with SIGSTOP); writes through the reader's
+ * from any process; `POST /query` answers the same from every process (timing aside):
+ * point SELECTs by text, by a prepared handle and streamed, which readers answer, and a scan,
+ * an aggregate, an UPDATE and errors, which they pass, with metrics and plans counted once;
+ * a write through one connection is in the next point /query on 40 new ones; a file grown
+ * by 24 MiB, a scan after a matching write, a new index and a dropped collection read alike
+ * from every process; the reader answers reads, index-read /query SELECTs and a handle
+ * prepared through it on its own (while the first process is stopped with SIGSTOP); writes
+ * through the reader's
  * connections land and answer as the first process answers them; `/metrics` counts the
  * reader's requests; a reader killed with SIGKILL is logged and replaced while the node
  * serves on; TLS and an API key hold on every connection; SIGTERM stops every process and
@@ -67,6 +72,17 @@ async function readerOf(pid: number): Promise<number> {
   );
 }
 
+/** A node on a free port serving from two processes, once its reader runs. */
+async function startTwo(dir: string) {
+  const port = await freePort();
+  const node = await startServe(
+    ['--port', String(port), '--data-dir', path.join(dir, 'data'), '--serve-processes', '2'],
+    { cwd: dir, port },
+  );
+  await readerOf(node.child.pid as number);
+  return node;
+}
+
 function json(response: { status: number; text: string }, status: number): Record<string, unknown> {
   expect(response.status, response.text).toBe(status);
   return JSON.parse(response.text) as Record<string, unknown>;
@@ -96,6 +112,65 @@ function openFeed(url: string): Promise<{ text(): string; ended: Promise<boolean
     });
     req.once('error', reject);
   });
+}
+
+/** POSTs `text` as it is (a JSON body not made by JSON.stringify) on a new connection. */
+function postRaw(
+  url: string,
+  text: string,
+): Promise<{ status: number; headers: http.IncomingHttpHeaders; text: string }> {
+  return new Promise((resolve, reject) => {
+    const body = Buffer.from(text);
+    const req = http.request(
+      url,
+      {
+        method: 'POST',
+        agent: false,
+        headers: { 'content-type': 'application/json', 'content-length': body.length },
+      },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (chunk: Buffer) => chunks.push(chunk));
+        res.on('error', reject);
+        res.on('end', () =>
+          resolve({
+            status: res.statusCode ?? 0,
+            headers: res.headers,
+            text: Buffer.concat(chunks).toString('utf8'),
+          }),
+        );
+      },
+    );
+    req.on('error', reject);
+    req.end(body);
+  });
+}
+
+/**
+ * A /query answer with its timing left out (the executionMs of its body, NDJSON meta line
+ * and header, and so its length), and the headers every answer has its own of.
+ */
+function untimed(answer: { status: number; headers: http.IncomingHttpHeaders; text: string }) {
+  const {
+    date: _,
+    'x-request-id': __,
+    'x-docdb-executionms': timing,
+    'content-length': ___,
+    ...headers
+  } = answer.headers;
+  const lines = answer.text.split('\n').map((line) => {
+    try {
+      const value = JSON.parse(line) as Record<string, unknown>;
+      if (typeof value === 'object' && value !== null && 'executionMs' in value) {
+        const { executionMs: _ms, ...rest } = value;
+        return JSON.stringify(rest);
+      }
+    } catch {
+      // Not JSON: kept as it is.
+    }
+    return line;
+  });
+  return { status: answer.status, timed: timing !== undefined, headers, text: lines.join('\n') };
 }
 
 function metricValue(text: string, prefix: string): number {
@@ -171,15 +246,98 @@ describe('docdb serve --serve-processes 2', () => {
     }
   });
 
+  it('answers /query from every process as the first process does', async () => {
+    const { dir, cleanup } = makeTempDir('docdb-e2e-processes-');
+    try {
+      const node = await startTwo(dir);
+      const docs = Array.from({ length: 50 }, (_, i) => ({ pnr: `P${i}`, n: i, k: i % 5 }));
+      json(await request(`${node.url}/collections/orders/bulk`, { body: docs }), 200);
+      json(
+        await request(`${node.url}/index`, {
+          body: { collection: 'orders', path: 'pnr', name: 'by_pnr' },
+        }),
+        201,
+      );
+      const point = 'SELECT * FROM orders WHERE pnr = ?';
+      let points = 0;
+      // A write acknowledged through one connection is in the next point /query on every
+      // new connection, whichever process takes it.
+      for (let round = 1; round <= 3; round++) {
+        const insert = `INSERT INTO orders VALUES {"pnr": "NEW", "round": ${round}}`;
+        json(await request(`${node.url}/query`, { body: { sql: insert } }), 200);
+        const reads = await readMany(`${node.url}/query`, {
+          body: { sql: point, params: ['NEW'] },
+        });
+        points += READS;
+        for (const read of reads) {
+          const answer = json(read, 200);
+          expect(answer.count).toBe(round);
+          expect(answer.plan).toBe('INDEX_SCAN(by_pnr)');
+          expect(read.headers['x-docdb-plan']).toBe('INDEX_SCAN(by_pnr)');
+        }
+      }
+      const { handle } = json(
+        await request(`${node.url}/query/prepare`, { body: { sql: point } }),
+        200,
+      ) as { handle: string };
+      // Every answer is the same from any process (timing aside): index reads the readers
+      // answer, in JSON and NDJSON, by text and by a handle prepared through one connection;
+      // and what they pass: a scan, an aggregate over a scan, an UPDATE, errors.
+      const bodies = [
+        { text: JSON.stringify({ sql: point, params: ['P7'] }), point: true },
+        {
+          text: '{ "sql" : "SELECT * FROM orders WHERE pnr = ?", "params": ["P\\u0038"] }',
+          point: true,
+        },
+        { text: JSON.stringify({ handle, params: ['P9'] }), point: true },
+        { text: JSON.stringify({ sql: point, params: ['P3'] }), point: true, stream: true },
+        { text: JSON.stringify({ sql: 'SELECT * FROM orders WHERE n > 45' }) },
+        { text: JSON.stringify({ sql: 'SELECT COUNT(*) FROM orders' }) },
+        {
+          text: JSON.stringify({
+            sql: 'UPDATE orders SET seen = true WHERE pnr = ?',
+            params: ['P1'],
+          }),
+        },
+        { text: JSON.stringify({ sql: 'SELEC * FROM orders' }) },
+        { text: JSON.stringify({ sql: point }) },
+        { text: JSON.stringify({ sql: 'SELECT * FROM nowhere WHERE pnr = 1' }) },
+        { text: JSON.stringify({ sql: point, params: ['P1'], extra: 1 }) },
+        { text: JSON.stringify({ handle: 'unknown', params: ['P1'] }) },
+        { text: '{"sql": "SELECT * FROM orders WHERE pnr = ?", "params": [' },
+        {
+          text: JSON.stringify({ sql: point, params: [-0], shard: { kind: 'rows', top: 1 } }),
+          point: true,
+        },
+      ];
+      for (const { text, point: isPoint, stream } of bodies) {
+        const url = `${node.url}/query${stream ? '?stream=true' : ''}`;
+        const answers = await Promise.all(
+          Array.from({ length: READS }, () => postRaw(url, text).then(untimed)),
+        );
+        if (isPoint) points += READS;
+        expect(answers[0]?.timed, text).toBe(true);
+        for (const answer of answers) expect(answer, text).toEqual(answers[0]);
+      }
+      const metrics = await request(`${node.url}/metrics`);
+      const queries = 'docdb_http_requests_total{method="POST",route="/query",status=';
+      // Each request counted once, by the process that answered it: the three INSERTs, the
+      // point reads, and the scan's, the aggregate's and the UPDATE's answers (the UPDATE's
+      // plan is an INDEX_SCAN too).
+      expect(metricValue(metrics.text, `${queries}"200"}`)).toBe(3 + points + 3 * READS);
+      expect(metricValue(metrics.text, 'docdb_query_plans_total{plan="INDEX_SCAN"}')).toBe(
+        points + READS,
+      );
+    } finally {
+      await stopAll();
+      cleanup();
+    }
+  });
+
   it('reads what grew the file and what changed the catalog from every process', async () => {
     const { dir, cleanup } = makeTempDir('docdb-e2e-processes-');
     try {
-      const port = await freePort();
-      const node = await startServe(
-        ['--port', String(port), '--data-dir', path.join(dir, 'data'), '--serve-processes', '2'],
-        { cwd: dir, port },
-      );
-      await readerOf(node.child.pid as number);
+      const node = await startTwo(dir);
       for (const read of await readMany(`${node.url}/collections/big`)) json(read, 404);
       // 24 MiB of documents: LMDB's map grows many times under the reader's open view.
       const filler = 'f'.repeat(8 * 1024);
@@ -251,6 +409,35 @@ describe('docdb serve --serve-processes 2', () => {
         timeoutMs: 10_000,
       });
       for (const read of reads) expect(json(read, 200)).toMatchObject({ a: 1 });
+      // A SELECT read through an index: the reader answers it too, by text, and by a handle
+      // prepared through it (passed to the first process, and held by the reader as well).
+      process.kill(pid, 'SIGCONT');
+      json(
+        await request(`${node.url}/index`, { body: { collection: 'c', path: 'a', name: 'c_a' } }),
+        201,
+      );
+      const sql = 'SELECT * FROM c WHERE a = ?';
+      process.kill(pid, 'SIGSTOP');
+      let sent!: () => void;
+      const onSocket = new Promise<void>((resolve) => {
+        sent = resolve;
+      });
+      const preparing = request(`${node.url}/query/prepare`, { body: { sql }, onSent: sent });
+      await onSocket;
+      // The reader alone takes connections now: give it the time to take this one.
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      process.kill(pid, 'SIGCONT');
+      const { handle } = json(await preparing, 200) as { handle: string };
+      process.kill(pid, 'SIGSTOP');
+      for (const body of [
+        { sql, params: [1] },
+        { handle, params: [1] },
+      ]) {
+        const answers = await readMany(`${node.url}/query`, { body, timeoutMs: 10_000 });
+        for (const answer of answers) {
+          expect(json(answer, 200)).toMatchObject({ plan: 'INDEX_SCAN(c_a)', count: 1 });
+        }
+      }
     } finally {
       process.kill(pid, 'SIGCONT');
       await stopAll();
@@ -331,12 +518,7 @@ describe('docdb serve --serve-processes 2', () => {
   it('ends change feeds passed through a reader when it stops, and stops at once', async () => {
     const { dir, cleanup } = makeTempDir('docdb-e2e-processes-');
     try {
-      const port = await freePort();
-      const node = await startServe(
-        ['--port', String(port), '--data-dir', path.join(dir, 'data'), '--serve-processes', '2'],
-        { cwd: dir, port },
-      );
-      await readerOf(node.child.pid as number);
+      const node = await startTwo(dir);
       json(await request(`${node.url}/collections/c`, { body: { a: 1 } }), 201);
       // Feeds on connections of their own: the kernel hands some to the reader.
       const feeds = await Promise.all(
