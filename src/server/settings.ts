@@ -331,8 +331,9 @@ export const SETTINGS = {
     log: 'processes',
     help:
       'processes that accept connections: each serves the document reads (GET of a ' +
-      'document, a page, by key) from the data file and passes everything else (writes, ' +
-      '/query, admin, the change feed) to the first, the one writer (1: a single process)',
+      'document, a page, by key) and the /query SELECTs read through an index from the data ' +
+      'file and passes everything else (writes, other statements, admin, the change feed) ' +
+      'to the first, the one writer (1: a single process)',
   },
   logArchiveDir: {
     title: 'log archive directory',
