@@ -16,7 +16,7 @@ import {
   answersQuery,
   bodyToRead,
   preparedText,
-  QUERY_BODY_READ_MAX,
+  QUERY_BODY_BYTES_MAX,
   queryAsk,
   servedByReader,
 } from './reader.js';
@@ -84,7 +84,7 @@ describe('bodyToRead', () => {
     expect(bodyToRead('POST', '/query', {})).toBe('pass');
     expect(bodyToRead('POST', '/query', { 'content-type': 'text/plain' })).toBe('pass');
     expect(bodyToRead('POST', '/query', { ...json, 'content-encoding': 'gzip' })).toBe('pass');
-    const long = { ...json, 'content-length': String(QUERY_BODY_READ_MAX + 1) };
+    const long = { ...json, 'content-length': String(QUERY_BODY_BYTES_MAX + 1) };
     expect(bodyToRead('POST', '/query', long)).toBe('pass');
     expect(bodyToRead(undefined, '/query', json)).toBe('pass');
   });

@@ -69,7 +69,7 @@ const PREPARE_URL = /^\/query\/prepare(?:\?|$)/;
  * A /query body longer than this is passed without a look (its first bytes, then the
  * rest as it comes): an index read's statement and params are far shorter.
  */
-export const QUERY_BODY_READ_MAX = 64 * 1024;
+export const QUERY_BODY_BYTES_MAX = 64 * 1024;
 
 /**
  * What a reader does with a request whose method and URL it does not serve: `query` and
@@ -85,7 +85,7 @@ export function bodyToRead(
   if (method !== 'POST' || url === undefined) return 'pass';
   if (headers['content-encoding'] !== undefined) return 'pass';
   if (!/^application\/json\s*(?:;|$)/i.test(headers['content-type'] ?? '')) return 'pass';
-  if (Number(headers['content-length']) > QUERY_BODY_READ_MAX) return 'pass';
+  if (Number(headers['content-length']) > QUERY_BODY_BYTES_MAX) return 'pass';
   if (QUERY_URL.test(url)) return 'query';
   return PREPARE_URL.test(url) ? 'prepare' : 'pass';
 }
@@ -256,7 +256,7 @@ interface ReadBody {
 }
 
 /**
- * Reads a request's body up to QUERY_BODY_READ_MAX bytes; past that it stops reading
+ * Reads a request's body up to QUERY_BODY_BYTES_MAX bytes; past that it stops reading
  * (the request paused) and answers what it has, `whole` false. A request that fails is
  * answered by cutting the connection.
  */
@@ -270,7 +270,7 @@ function readBody(
   const onData = (chunk: Buffer) => {
     chunks.push(chunk);
     bytes += chunk.length;
-    if (bytes <= QUERY_BODY_READ_MAX) return;
+    if (bytes <= QUERY_BODY_BYTES_MAX) return;
     request.pause();
     stopReading();
     done({ chunks, whole: false });
