@@ -258,16 +258,18 @@ export async function startNode(
   let closing: Promise<void> | undefined;
   const close = () => {
     closing ??= (async () => {
-      // The app stops taking requests at once: a new connection is refused and a new request
-      // on a kept-alive one, or passed on by a reader, is answered 503, while the requests in
-      // flight finish. The readers stop beside it; what they passed on before the stop is
-      // answered by this app. The change feeds end first (a live feed never ends by itself),
-      // those passed through readers too.
-      if (readers) endChangeFeeds(app);
-      const appClosed = app.close();
-      await readers?.close();
+      // No new connection from now on (refused; Fastify's close below finds the server
+      // closed already, which it allows). The readers stop first, finishing their requests,
+      // and what they passed on is answered by this app, which closes after them. The change
+      // feeds end first (a live feed never ends by itself), those passed through readers too.
+      app.server.close();
+      app.server.closeIdleConnections();
+      if (readers) {
+        endChangeFeeds(app);
+        await readers.close();
+      }
       await replication.close();
-      await appClosed;
+      await app.close();
       await db.flush();
       // Every committed entry reaches the archive before the file closes.
       await archive?.caughtUp();

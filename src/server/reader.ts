@@ -1,6 +1,6 @@
 /**
- * A reader process of a node (issue 25): it accepts connections on the node's listening
- * socket, serves the document reads and the index-read SELECTs of `POST /query` from a
+ * A reader process of a node (issue 25): it takes the connections the first process hands
+ * it (round robin, readers.ts), serves the document reads and the index-read SELECTs of `POST /query` from a
  * read-only view of the node's data file, and passes every other request (writes, scans,
  * `/query/prepare`, admin, health, metrics, the change feed, replication) to the node's
  * first process, the one writer, whose answer it relays as is. It never writes the file,
@@ -34,10 +34,13 @@ export interface ReaderStart {
   log: boolean;
 }
 
-/** Messages from the first process: start, take the listening socket, count, stop. */
+/** Messages from the first process: start, serve, a connection, count, stop. */
 export type ToReader =
   | ReaderStart
+  /** Serve: the connections handed over follow. */
   | { kind: 'listen' }
+  /** A connection the first process accepted and hands over (readers.ts shareConnections). */
+  | { kind: 'connection' }
   | { kind: 'metrics'; id: number }
   | { kind: 'stop' };
 
@@ -334,7 +337,6 @@ interface Serving {
   app: FastifyInstance;
   metrics: Metrics;
   start: ReaderStart;
-  listening?: net.Server;
 }
 
 function send(message: FromReader): void {
@@ -404,13 +406,6 @@ async function begin(start: ReaderStart): Promise<Serving> {
   return { db, app, metrics, start };
 }
 
-/** Takes connections from the node's listening socket into the app's server. */
-function listen(serving: Serving, listening: net.Server): void {
-  serving.listening = listening;
-  listening.on('connection', (socket) => serving.app.server.emit('connection', socket));
-  send({ kind: 'serving' });
-}
-
 const STOP_POLL_MS = 20;
 
 /**
@@ -418,7 +413,6 @@ const STOP_POLL_MS = 20;
  * timeout), closes the file and exits.
  */
 async function stop(serving: Serving | undefined, code: number): Promise<never> {
-  serving?.listening?.close();
   if (serving) {
     const deadline = Date.now() + serving.start.timeouts.requestSeconds * 1000;
     while (serving.metrics.requestsInFlight() + passing > 0 && Date.now() < deadline) {
@@ -431,8 +425,8 @@ async function stop(serving: Serving | undefined, code: number): Promise<never> 
 }
 
 /**
- * Runs this process as a reader: waits for the first process's `start`, then its listening
- * socket. It exits when the IPC channel closes (the first process died or stopped).
+ * Runs this process as a reader: waits for the first process's `start`, then its word to
+ * serve, then takes the connections it is handed. It exits when the IPC channel closes (the first process died or stopped).
  */
 export function runReader(): void {
   let serving: Serving | undefined;
@@ -447,7 +441,7 @@ export function runReader(): void {
   process.on('SIGINT', () => {});
   process.once('SIGTERM', () => stopOnce(0));
   process.once('disconnect', () => stopOnce(0));
-  process.on('message', (message: ToReader, handle?: net.Server) => {
+  process.on('message', (message: ToReader, handle?: net.Socket) => {
     switch (message.kind) {
       case 'start':
         begin(message).then(
@@ -462,7 +456,11 @@ export function runReader(): void {
         );
         break;
       case 'listen':
-        if (serving && handle) listen(serving, handle);
+        if (serving) send({ kind: 'serving' });
+        break;
+      case 'connection':
+        if (serving && handle && !stopping) serving.app.server.emit('connection', handle);
+        else handle?.destroy();
         break;
       case 'metrics':
         if (serving) {

@@ -1,8 +1,7 @@
 /**
  * A node's reader processes, as its first process runs them (issue 25, `--serve-processes`):
- * forks them, hands each the listening socket (the kernel then gives each new connection to
- * one process), answers the requests they pass on an internal unix socket with the node's
- * own app, sums their request counts into `/metrics`, starts another when one dies, and
+ * forks them, deals them the connections it accepts (round robin, itself included),
+ * answers the requests they pass on an internal unix socket with the node's own app, sums their request counts into `/metrics`, starts another when one dies, and
  * stops them before the node closes. It never reads the data file; reader.ts is the
  * readers' side.
  */
@@ -43,7 +42,7 @@ export interface ReadersLog {
 export interface ReadersOptions {
   /** Reader processes to run (the node's processes less the first). */
   count: number;
-  /** The node's listening server (its Fastify app's): shared with every reader. */
+  /** The node's listening server (its Fastify app's): its connections are dealt out. */
   listening: net.Server;
   /** The node's app's request handler: answers what readers pass. */
   answer: http.RequestListener;
@@ -68,6 +67,8 @@ interface Slot {
   child: ChildProcess | undefined;
   startedAtMs: number;
   restartDelayMs: number;
+  /** Whether the process in it takes connections (it said `serving`). */
+  serving: boolean;
 }
 
 /** The running readers of a node. */
@@ -108,14 +109,50 @@ export class Readers {
       passServer.listen(passSocket, () => resolve());
     });
     const readers = new Readers(options, passServer, passSocket);
+    readers.shareConnections();
     await Promise.all(
       Array.from({ length: options.count }, () => {
-        const slot: Slot = { child: undefined, startedAtMs: 0, restartDelayMs: RESTART_DELAY_MS };
+        const slot: Slot = {
+          child: undefined,
+          startedAtMs: 0,
+          restartDelayMs: RESTART_DELAY_MS,
+          serving: false,
+        };
         readers.slots.push(slot);
         return readers.run(slot);
       }),
     );
     return readers;
+  }
+
+  /**
+   * Deals the connections the first process accepts, round robin, between itself and the
+   * readers that serve, before reading a byte of them (the listening server pauses new
+   * sockets). Left to the kernel, a shared listening socket gives a new connection to
+   * whichever process wakes first, and a process that wakes takes every connection queued:
+   * 32 connections opened at once went 32/0, 30/2, 27/5 and 14/18 between the first process
+   * and one reader, and a client's kept-alive connections stay where they landed. Node's
+   * cluster module deals them the same way on Linux.
+   */
+  private shareConnections(): void {
+    const listening = this.options.listening;
+    const local = listening.listeners('connection') as ((socket: net.Socket) => void)[];
+    listening.removeAllListeners('connection');
+    (listening as net.Server & { pauseOnConnect: boolean }).pauseOnConnect = true;
+    let turn = 0;
+    listening.on('connection', (socket: net.Socket) => {
+      turn = (turn + 1) % (this.slots.length + 1);
+      const slot = this.slots[turn - 1];
+      const child = slot?.serving ? slot.child : undefined;
+      if (!this.closing && child?.connected) {
+        child.send({ kind: 'connection' } satisfies ToReader, socket, (error) => {
+          if (error) socket.destroy();
+        });
+        return;
+      }
+      for (const listener of local) listener.call(listening, socket);
+      socket.resume();
+    });
   }
 
   /** The pids of the readers running now (tests, logs). */
@@ -182,6 +219,7 @@ export class Readers {
       stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
     });
     slot.child = child;
+    slot.serving = false;
     slot.startedAtMs = Date.now();
     return new Promise<void>((resolve) => {
       const timer = setTimeout(() => {
@@ -197,9 +235,10 @@ export class Readers {
       child.on('message', (message: FromReader) => {
         switch (message.kind) {
           case 'ready':
-            child.send({ kind: 'listen' } satisfies ToReader, this.options.listening);
+            child.send({ kind: 'listen' } satisfies ToReader);
             break;
           case 'serving':
+            slot.serving = true;
             settle();
             break;
           case 'metrics':
@@ -210,6 +249,7 @@ export class Readers {
         }
       });
       child.once('exit', (code, signal) => {
+        if (slot.child === child) slot.serving = false;
         settle();
         if (this.closing) return;
         this.restart(slot, child, code, signal);

@@ -7,10 +7,10 @@
  * an aggregate, an UPDATE and errors, which they pass, with metrics and plans counted once;
  * a write through one connection is in the next point /query on 40 new ones; a file grown
  * by 24 MiB, a scan after a matching write, a new index and a dropped collection read alike
- * from every process; the reader answers reads, index-read /query SELECTs and a handle
- * prepared through it on its own (while the first process is stopped with SIGSTOP); writes
- * through the reader's
- * connections land and answer as the first process answers them; `/metrics` counts the
+ * from every process; the first process deals connections in turn, and on the two of four
+ * kept-alive connections dealt to the reader, the reader answers reads, index-read /query
+ * SELECTs and a handle prepared through it on its own (while the first process is stopped
+ * with SIGSTOP); writes through the reader's connections land and answer as the first process answers them; `/metrics` counts the
  * reader's requests; a reader killed with SIGKILL is logged and replaced while the node
  * serves on; TLS and an API key hold on every connection; SIGTERM stops every process and
  * frees the port; a first process killed with SIGKILL takes its readers with it; and a
@@ -91,6 +91,39 @@ function json(response: { status: number; text: string }, status: number): Recor
 const READS = 40;
 
 /** Reads `path` through READS new connections at once; every answer's status and body. */
+/**
+ * A request on one kept-alive connection (an agent of one socket): GET, or POST of `body`.
+ * Fails after 3 s without an answer (its process is stopped).
+ */
+function keptAlive(
+  agent: http.Agent,
+  url: string,
+  body?: unknown,
+): Promise<{ status: number; text: string }> {
+  return new Promise((resolve, reject) => {
+    const payload = body === undefined ? undefined : JSON.stringify(body);
+    const req = http.request(
+      url,
+      {
+        agent,
+        method: payload === undefined ? 'GET' : 'POST',
+        headers: payload === undefined ? {} : { 'content-type': 'application/json' },
+        timeout: 3_000,
+      },
+      (response) => {
+        let text = '';
+        response.setEncoding('utf8').on('data', (chunk: string) => {
+          text += chunk;
+        });
+        response.once('end', () => resolve({ status: response.statusCode ?? 0, text }));
+      },
+    );
+    req.once('timeout', () => req.destroy(new Error('no answer in 3 s')));
+    req.once('error', reject);
+    req.end(payload);
+  });
+}
+
 async function readMany(url: string, options: RequestOptions = {}) {
   return Promise.all(Array.from({ length: READS }, () => request(url, options)));
 }
@@ -391,7 +424,7 @@ describe('docdb serve --serve-processes 2', () => {
     }
   });
 
-  it('answers reads from the reader alone while the first process is stopped', async () => {
+  it('answers on the connections dealt to its reader while the first process is stopped', async () => {
     const { dir, cleanup } = makeTempDir('docdb-e2e-processes-');
     const port = await freePort();
     const node = await startServe(
@@ -399,47 +432,56 @@ describe('docdb serve --serve-processes 2', () => {
       { cwd: dir, port },
     );
     const pid = node.child.pid as number;
+    // Four kept-alive connections, opened one after the other: the first process deals them
+    // in turn, two to itself and two to its reader.
+    const connections = Array.from(
+      { length: 4 },
+      () => new http.Agent({ keepAlive: true, maxSockets: 1 }),
+    );
     try {
       await readerOf(pid);
       const written = json(await request(`${node.url}/collections/c`, { body: { a: 1 } }), 201);
-      process.kill(pid, 'SIGSTOP');
-      // Connections the stopped process would take wait in the shared queue; the reader
-      // takes them all.
-      const reads = await readMany(`${node.url}/collections/c/${written.id}`, {
-        timeoutMs: 10_000,
-      });
-      for (const read of reads) expect(json(read, 200)).toMatchObject({ a: 1 });
-      // A SELECT read through an index: the reader answers it too, by text, and by a handle
-      // prepared through it (passed to the first process, and held by the reader as well).
-      process.kill(pid, 'SIGCONT');
       json(
         await request(`${node.url}/index`, { body: { collection: 'c', path: 'a', name: 'c_a' } }),
         201,
       );
       const sql = 'SELECT * FROM c WHERE a = ?';
+      // Each connection prepares the statement: through a reader, the reader holds it too.
+      let handle = '';
+      for (const agent of connections) {
+        const prepared = await keptAlive(agent, `${node.url}/query/prepare`, { sql });
+        expect(prepared.status).toBe(200);
+        handle = (JSON.parse(prepared.text) as { handle: string }).handle;
+      }
       process.kill(pid, 'SIGSTOP');
-      let sent!: () => void;
-      const onSocket = new Promise<void>((resolve) => {
-        sent = resolve;
-      });
-      const preparing = request(`${node.url}/query/prepare`, { body: { sql }, onSent: sent });
-      await onSocket;
-      // The reader alone takes connections now: give it the time to take this one.
-      await new Promise((resolve) => setTimeout(resolve, 300));
-      process.kill(pid, 'SIGCONT');
-      const { handle } = json(await preparing, 200) as { handle: string };
-      process.kill(pid, 'SIGSTOP');
-      for (const body of [
-        { sql, params: [1] },
-        { handle, params: [1] },
-      ]) {
-        const answers = await readMany(`${node.url}/query`, { body, timeoutMs: 10_000 });
-        for (const answer of answers) {
-          expect(json(answer, 200)).toMatchObject({ plan: 'INDEX_SCAN(c_a)', count: 1 });
+      const asks = [
+        (agent: http.Agent) => keptAlive(agent, `${node.url}/collections/c/${written.id}`),
+        (agent: http.Agent) => keptAlive(agent, `${node.url}/query`, { sql, params: [1] }),
+        (agent: http.Agent) => keptAlive(agent, `${node.url}/query`, { handle, params: [1] }),
+      ];
+      const answered = await Promise.all(
+        connections.map(async (agent) => {
+          const answers = [];
+          for (const ask of asks) answers.push(await ask(agent).catch(() => undefined));
+          return answers;
+        }),
+      );
+      const served = answered.filter((answers) => answers.every((answer) => answer));
+      expect(served).toHaveLength(2);
+      for (const [byId, byText, byHandle] of served) {
+        expect(byId?.status).toBe(200);
+        expect(JSON.parse(byId?.text ?? '')).toMatchObject({ a: 1 });
+        for (const answer of [byText, byHandle]) {
+          expect(answer?.status).toBe(200);
+          expect(JSON.parse(answer?.text ?? '')).toMatchObject({
+            plan: 'INDEX_SCAN(c_a)',
+            count: 1,
+          });
         }
       }
     } finally {
       process.kill(pid, 'SIGCONT');
+      for (const agent of connections) agent.destroy();
       await stopAll();
       cleanup();
     }
