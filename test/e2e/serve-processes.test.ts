@@ -22,7 +22,7 @@ import { fork } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as http from 'node:http';
 import * as path from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, onTestFinished } from 'vitest';
 import type { ToReader } from '../../src/server/reader.js';
 import { READER_PROCESS_ENV } from '../../src/server/settings.js';
 import { isProcessAlive } from '../../src/util/process-alive.js';
@@ -634,6 +634,11 @@ describe('the CLI as a reader process', () => {
       stderr += chunk;
     });
     const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
+    // A CLI that ran `serve` instead (a build without the reader switch) would serve on the
+    // defaults until killed: the test must not leave it running when it fails.
+    onTestFinished(() => {
+      if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+    });
     child.send({
       kind: 'start',
       file: '/nonexistent/data.docdb',
