@@ -75,8 +75,6 @@ export interface SettingSpec {
   readonly config: string;
   /** The value when no source sets it. */
   readonly default?: string | number | boolean;
-  /** The value when no source sets it depends on the machine (read when settings resolve). */
-  readonly defaultOfMachine?: () => number;
   /** The value when no source sets it is another setting's (already resolved) value. */
   readonly defaultFrom?: string;
   /** How help and docs state the default when there is no plain default value. */
@@ -93,7 +91,6 @@ export interface SettingSpec {
   readonly help: string;
 }
 
-import { availableParallelism } from 'node:os';
 import {
   CHANGE_LOG_RETAIN_BYTES,
   CHECKPOINT_BYTES,
@@ -326,8 +323,9 @@ export const SETTINGS = {
     kind: 'processes',
     scope: 'node',
     config: 'serveProcesses',
-    defaultOfMachine: availableParallelism,
-    defaultText: 'the cores (`os.availableParallelism()`)',
+    // Not the cores yet: the failover suite's planned handover rolls back a caught-up
+    // follower's entries when nodes run readers (bench/misses.md, the every-core item).
+    default: 1,
     log: 'processes',
     help:
       'processes that accept connections: each serves the document reads (GET of a ' +
