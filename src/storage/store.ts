@@ -764,9 +764,9 @@ export class Store implements StoreReader, StoreWriter {
     return guardRead(this.inCollection(def), () => count(this.ctx, def));
   }
 
-  // The point reads below catch damage themselves rather than through guardRead: a lookup
-  // then makes no closure, and the damage site (a walk of the catalog for an index) is only
-  // made when a read fails (issue 25).
+  // The point reads below (by id: bodies, selections, tags, JSON text) catch damage
+  // themselves rather than through guardRead, so a lookup makes no closure and no damage
+  // site unless a read fails (issue 25): the served GET by _id takes getTaggedJson.
   getBody(def: CollectionDef, id: Buffer): Document | undefined {
     try {
       return getBody(this.ctx, def, id);
@@ -785,7 +785,11 @@ export class Store implements StoreReader, StoreWriter {
 
   /** A document's body with its tag (see records.getTagged), or undefined. */
   getTagged(def: CollectionDef, id: Buffer): { body: Document; tag: string } | undefined {
-    return guardRead(this.inCollection(def, id), () => getTagged(this.ctx, def, id));
+    try {
+      return getTagged(this.ctx, def, id);
+    } catch (error) {
+      throw asDamage(error, this.inCollection(def, id));
+    }
   }
 
   getJson(
@@ -794,14 +798,20 @@ export class Store implements StoreReader, StoreWriter {
     projection?: JsonProjection,
     keep?: JsonKeep,
   ): string | undefined {
-    return guardRead(this.inCollection(def, id), () =>
-      getJson(this.ctx, def, id, projection, keep),
-    );
+    try {
+      return getJson(this.ctx, def, id, projection, keep);
+    } catch (error) {
+      throw asDamage(error, this.inCollection(def, id));
+    }
   }
 
   /** A document's JSON text with its tag (see records.getTaggedJson), or undefined. */
   getTaggedJson(def: CollectionDef, id: Buffer): { json: string; tag: string } | undefined {
-    return guardRead(this.inCollection(def, id), () => getTaggedJson(this.ctx, def, id));
+    try {
+      return getTaggedJson(this.ctx, def, id);
+    } catch (error) {
+      throw asDamage(error, this.inCollection(def, id));
+    }
   }
 
   scan(def: CollectionDef, afterId?: Buffer): Generator<StoredDocument> {
