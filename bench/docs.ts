@@ -91,8 +91,11 @@ const METHOD = `## Method
   The scan column of scale mode is a first scan (it follows a load).
   Besides these, docdb keeps each statement's parse and plan by its text, with the plan's
   reusable evaluation cursor and field selection, and the plans of embedded finds by
-  collection definition (every caller gets them, as SQLite's and PostgreSQL's prepared
-  statements do here); each run binds its own parameters and reads the data, so no result is
+  collection definition, and the prepared handles of \`POST /query/prepare\` (up to 1,000 per
+  process, the same statement cache; \`DocdbClient\` uses them from a statement's second run)
+  (every caller gets them, as SQLite's and PostgreSQL's prepared statements do here); each
+  process of a node keeps its own (a reader process's read-only view keeps no selections);
+  each run binds its own parameters and reads the data, so no result is
   kept. No result or document is cached, and no path is taken only by the benchmark.
 - **Concurrent durable writers** (issue 13). 8 clients, each alternating a single-document
   insert of a new order and an UPDATE of the status of a random existing order (half and
