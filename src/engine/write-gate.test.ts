@@ -127,6 +127,24 @@ describe('the write gate', () => {
     await expectReadsWork();
   });
 
+  it('refuses every writer while the node starts its replication, whatever its role', async () => {
+    db.gate.setStarting(true);
+    await expectAllRefused({
+      code: 'ERR_NODE_READ_ONLY',
+      message:
+        'this node is starting its replication: it takes no writes until it knows whether it leads',
+      details: { role: 'none' },
+    });
+    db.gate.setRole('leader');
+    await expect(db.collection('c').insert({ k: 'b' })).rejects.toMatchObject({
+      code: 'ERR_NODE_READ_ONLY',
+    });
+    await expectReadsWork();
+    db.gate.setStarting(false);
+    expect(db.gate.state).toEqual({ role: 'leader', readOnly: false });
+    await expect(db.collection('c').insert({ k: 'b' })).resolves.toEqual(expect.any(String));
+  });
+
   it('refuses a write queued before the node turned read-only, when it runs', async () => {
     const queued = db.collection('c').insert({ k: 'late' });
     db.gate.setReadOnly(true);

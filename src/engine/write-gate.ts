@@ -19,6 +19,7 @@ const ROLES: readonly Role[] = ['leader', 'follower', 'none'];
 
 export class WriteGate {
   private current: GateState = { role: 'none', readOnly: false };
+  private starting = false;
   private leaseCheck: (() => void) | undefined;
   private barrier: ((seq: number) => Promise<void>) | undefined;
 
@@ -39,9 +40,19 @@ export class WriteGate {
     return this.current.leader;
   }
 
-  /** True when the node takes client writes: neither read-only nor a follower. */
+  /** True when the node takes client writes: neither starting, read-only nor a follower. */
   get writable(): boolean {
-    return !this.current.readOnly && this.current.role !== 'follower';
+    return !this.starting && !this.current.readOnly && this.current.role !== 'follower';
+  }
+
+  /**
+   * Holds (true) or lets go (false) every client write while a node starts its replication:
+   * it listens before it knows whether it leads, and a node that took writes in its own name
+   * then (role `none`) would part its history from its leader's. Kept apart from read-only
+   * mode, which the node's role and handovers own.
+   */
+  setStarting(starting: boolean): void {
+    this.starting = starting;
   }
 
   /** Sets the role; a follower may name its leader (`host:port`). */
@@ -101,9 +112,10 @@ export class WriteGate {
     }
     const { role, leader } = this.current;
     const hint = leader ? `; send writes to the leader at ${leader}` : '';
+    const why = role === 'follower' ? 'follower' : this.starting ? 'starting' : 'readOnly';
     throw dbError(
       'ERR_NODE_READ_ONLY',
-      role === 'follower' ? 'follower' : 'readOnly',
+      why,
       { hint },
       {
         role,

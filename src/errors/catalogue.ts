@@ -406,8 +406,10 @@ export const ERROR_CATALOGUE = {
   ERR_NODE_READ_ONLY: {
     status: 503,
     meaning:
-      "The node refuses writes: it is read-only (handover), a follower, or loading its leader's snapshot.",
+      "The node refuses writes: it is read-only (handover), a follower, starting its replication, or loading its leader's snapshot.",
     messages: {
+      starting:
+        'this node is starting its replication: it takes no writes until it knows whether it leads{hint}',
       loadingSnapshot:
         "this node is loading its leader's snapshot at seq {seq}: it takes no writes until the load finishes",
       follower: 'this node is a follower{hint}',

@@ -220,6 +220,8 @@ export async function startNode(
       warn: (message) => app.log.warn(message),
       error: (message) => app.log.error(message),
     };
+    // Listening comes before replication knows the node's role: until it does, writes wait.
+    if (config.replication) db.gate.setStarting(true);
     await listenQuietly(app, { port: config.port, host: bindAddress(config) });
   } catch (error) {
     await db.close();
@@ -245,6 +247,7 @@ export async function startNode(
       });
     }
     if (config.replication) await startReplication(replication, config.replication);
+    db.gate.setStarting(false);
   } catch (error) {
     await readers?.close();
     await archive?.close();

@@ -31,7 +31,7 @@ import {
   stop,
   waitForStatus,
 } from './replication-support.js';
-import { freePort, runServeFailing, stopAll, waitFor } from './support.js';
+import { freePort, request, runServeFailing, spawnServe, stopAll, waitFor } from './support.js';
 
 /** The lease TTL of these tests' sets: a failover takes about this long. */
 const TTL_SECONDS = 3;
@@ -461,5 +461,45 @@ describe('settings', () => {
     expect(silent.exit.code, silent.stderr).not.toBe(0);
     expect(silent.stderr).toContain('ERR_COORDINATOR_UNREACHABLE');
     expect(silent.stderr).toContain(silentUrl);
+  });
+
+  it('refuses writes from the moment it listens until it knows whether it leads', async () => {
+    // An etcd that takes the connection and never answers: the node listens, then waits
+    // for it (the call timeout), and fails its start. A write in between would be this
+    // node's own history, parted from whichever leader it was to follow.
+    const held: net.Socket[] = [];
+    const mute = net.createServer((socket) => held.push(socket));
+    const mutePort = await freePort();
+    await new Promise<void>((resolve) => mute.listen(mutePort, '127.0.0.1', resolve));
+    try {
+      const port = await freePort();
+      const proc = spawnServe(
+        [
+          ...['--port', String(port), '--data-dir', path.join(dir, `starting-${port}`)],
+          ...['--coordinator', `etcd://127.0.0.1:${mutePort}`, '--replica-set', 'x'],
+        ],
+        { cwd: dir },
+      );
+      const write = await waitFor(
+        () =>
+          request(`http://127.0.0.1:${port}/collections/c`, {
+            body: { a: 1 },
+            timeoutMs: 5_000,
+          }).catch(() => undefined),
+        10_000,
+        () => `the node never listened\n${proc.stderr()}`,
+      );
+      expect(write.status, write.text).toBe(503);
+      expect(write.json).toMatchObject({
+        code: 'ERR_NODE_READ_ONLY',
+        error: expect.stringContaining('starting its replication'),
+      });
+      const exit = await proc.waitForExit();
+      expect(exit.code, proc.stderr()).not.toBe(0);
+      expect(proc.stderr()).toContain('ERR_COORDINATOR_UNREACHABLE');
+    } finally {
+      for (const socket of held) socket.destroy();
+      mute.close();
+    }
   });
 });
