@@ -20,7 +20,8 @@ import type {
 import { dbError } from '../errors/index.js';
 import type * as api from '../types/api.js';
 import type { QueryMeta, QueryResult } from '../types/index.js';
-import { type ClusterConfig, parseClusterConfig, readClusterConfig } from './config.js';
+import { type ClusterConfig, parseClusterConfig } from './config.js';
+import { readClusterConfig } from './config-file.js';
 import { type ReloadEvents, ReloadingRouter, type RouterSource } from './reload.js';
 import { Router } from './router.js';
 import type { RouterOptions } from './shard-set.js';

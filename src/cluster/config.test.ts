@@ -23,13 +23,11 @@ import {
   describeShard,
   newClusterConfig,
   parseClusterConfig,
-  readClusterConfig,
   redactClusterConfig,
   shardMembers,
-  withCollection,
-  withShard,
-  writeClusterConfig,
 } from './config.js';
+import { withCollection, withShard } from './config-edits.js';
+import { readClusterConfig, writeClusterConfig } from './config-file.js';
 
 /** A config being broken on purpose: any field may be set to anything. */
 // biome-ignore lint/suspicious/noExplicitAny: the tests reshape fixtures freely.

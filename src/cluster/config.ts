@@ -1,15 +1,12 @@
 /**
- * cluster.json, the one topology format of DESIGN §7: reading it (validated on every read,
- * errors naming the field), writing it atomically, and the pure edits `docdb cluster` makes.
- * It never talks to a shard and never imports storage or the engine.
+ * cluster.json, the one topology format of DESIGN §7: its shape and its validation (errors
+ * naming the field), which every read and every edit goes through. config-file.ts reads and
+ * writes the file; config-edits.ts holds the pure edits `docdb cluster` makes. None of them
+ * talks to a shard or imports storage or the engine.
  */
 
-import { randomBytes } from 'node:crypto';
-import * as fs from 'node:fs/promises';
-import * as path from 'node:path';
-import { dbError, type ErrorDetails, isDbError, relayedError } from '../errors/index.js';
+import { dbError, type ErrorDetails, isDbError } from '../errors/index.js';
 import {
-  CLUSTER_CONFIG_BYTES_MAX,
   CLUSTER_SHARDS_MAX,
   COLLECTIONS_MAX,
   isPort,
@@ -70,16 +67,16 @@ const SHARD_KEYS = ['name', 'endpoint', 'members', 'apiKey'];
 const CONTROL_CHARS = /[\u0000-\u001f\u007f]/;
 
 /** Where a config came from, for messages: its file, or "cluster config" for a value. */
-type Source = string;
+export type Source = string;
 
 /** Where a problem is, as a message starts: the config (its file), then the field if any. */
-function configAt(source: Source, field: string): string {
+export function configAt(source: Source, field: string): string {
   const where = source === '' ? 'cluster config' : `cluster config ${source}`;
   return field === '' ? `${where}: ` : `${where}: ${field}: `;
 }
 
 /** The details of a problem at `field` of the config from `source`. */
-function configDetails(source: Source, field: string): ErrorDetails {
+export function configDetails(source: Source, field: string): ErrorDetails {
   return {
     ...(source === '' ? {} : { file: source }),
     ...(field === '' ? {} : { field }),
@@ -168,7 +165,7 @@ function checkShardName(source: Source, field: string, value: unknown): string {
  * A shard's endpoint, checked and returned as its origin (`http://host:port`, lowercase host,
  * no trailing slash, default port dropped), so two spellings of one node compare equal.
  */
-function checkEndpoint(source: Source, field: string, value: unknown): string {
+export function checkEndpoint(source: Source, field: string, value: unknown): string {
   const notUrl = () =>
     dbError(
       'ERR_CLUSTER_CONFIG_INVALID',
@@ -478,272 +475,6 @@ export function parseClusterConfig(value: unknown, source = ''): ClusterConfig {
 export function newClusterConfig(options: { routerPort?: number } = {}): ClusterConfig {
   const port = checkPort('', 'router.port', options.routerPort ?? ROUTER_PORT_DEFAULT);
   return { version: CLUSTER_CONFIG_VERSION, router: { port }, shards: [], collections: {} };
-}
-
-/**
- * Reads and validates a cluster.json (every read validates: the file is edited by hand too).
- * A missing file, one larger than CLUSTER_CONFIG_BYTES_MAX, one that is not JSON or one that
- * breaks the format is ERR_CLUSTER_CONFIG_INVALID, with the file and the field in the message.
- */
-export async function readClusterConfig(file: string): Promise<ClusterConfig> {
-  const source = path.resolve(file);
-  let text: string;
-  try {
-    const stat = await fs.stat(source);
-    if (stat.size > CLUSTER_CONFIG_BYTES_MAX) {
-      throw dbError(
-        'ERR_CLUSTER_CONFIG_INVALID',
-        'tooLarge',
-        { at: configAt(source, ''), size: stat.size, limit: CLUSTER_CONFIG_BYTES_MAX },
-        configDetails(source, ''),
-      );
-    }
-    text = await fs.readFile(source, 'utf8');
-  } catch (error) {
-    if (isDbError(error)) throw error;
-    const code = (error as NodeJS.ErrnoException).code;
-    if (code === 'ENOENT') {
-      throw dbError(
-        'ERR_CLUSTER_CONFIG_INVALID',
-        'noFile',
-        { at: configAt(source, ''), file },
-        configDetails(source, ''),
-      );
-    }
-    throw dbError(
-      'ERR_CLUSTER_CONFIG_INVALID',
-      'unreadable',
-      { at: configAt(source, ''), cause: (error as Error).message },
-      configDetails(source, ''),
-    );
-  }
-  let value: unknown;
-  try {
-    value = JSON.parse(text);
-  } catch (error) {
-    throw dbError(
-      'ERR_CLUSTER_CONFIG_INVALID',
-      'notJson',
-      { at: configAt(source, ''), cause: (error as Error).message },
-      configDetails(source, ''),
-    );
-  }
-  return parseClusterConfig(value, source);
-}
-
-/** What `writeClusterConfig` puts in a file: pretty JSON, two spaces, a trailing newline. */
-export function formatClusterConfig(config: ClusterConfig): string {
-  return `${JSON.stringify(parseClusterConfig(config), null, 2)}\n`;
-}
-
-/** File mode of a new cluster.json: it may hold API keys, so only its owner reads it. */
-const NEW_FILE_MODE = 0o600;
-
-async function modeFor(file: string): Promise<number> {
-  try {
-    return (await fs.stat(file)).mode & 0o777;
-  } catch {
-    return NEW_FILE_MODE;
-  }
-}
-
-/**
- * Writes a cluster.json atomically: validated first (an invalid config is never written),
- * then a temp file beside it, fsynced, renamed over the target (the directory fsynced after),
- * so a reader sees the old file or the new one, never a torn one. A replaced file keeps its
- * mode; a new one is 0600. `exclusive` refuses to replace an existing file, atomically
- * (link, not rename).
- */
-export async function writeClusterConfig(
-  file: string,
-  config: ClusterConfig,
-  options: { exclusive?: boolean } = {},
-): Promise<void> {
-  const text = formatClusterConfig(config);
-  const target = path.resolve(file);
-  const dir = path.dirname(target);
-  const temp = path.join(
-    dir,
-    `.${path.basename(target)}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`,
-  );
-  const handle = await fs.open(temp, 'wx', await modeFor(target));
-  try {
-    try {
-      await handle.writeFile(text, 'utf8');
-      await handle.sync();
-    } finally {
-      await handle.close();
-    }
-    if (options.exclusive) await linkExclusive(temp, target);
-    else await fs.rename(temp, target);
-  } finally {
-    await fs.rm(temp, { force: true });
-  }
-  await syncDirectory(dir);
-}
-
-async function linkExclusive(temp: string, target: string): Promise<void> {
-  try {
-    await fs.link(temp, target);
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'EEXIST') {
-      throw dbError('ERR_BAD_ARGUMENT', 'targetExists', { target }, { file: target });
-    }
-    throw error;
-  }
-}
-
-/** Makes a rename durable. Some platforms cannot open a directory; the rename still stands. */
-async function syncDirectory(dir: string): Promise<void> {
-  let handle: fs.FileHandle | undefined;
-  try {
-    handle = await fs.open(dir, 'r');
-    await handle.sync();
-  } catch {
-    // Best effort: see above.
-  } finally {
-    await handle?.close();
-  }
-}
-
-/**
- * The config with one more shard, appended (`docdb cluster add-shard`). A name or endpoint
- * already in the config is refused naming the shard that has it; the new shard is validated
- * as `shards[n]`. `source` names the file in messages.
- */
-export function withShard(config: ClusterConfig, shard: ClusterShard, source = ''): ClusterConfig {
-  const taken = config.shards.find((s) => s.name.toLowerCase() === shard.name.toLowerCase());
-  if (taken !== undefined) {
-    throw dbError(
-      'ERR_CLUSTER_CONFIG_INVALID',
-      'shardExists',
-      { shard: describeShard(taken) },
-      { shard: taken.name },
-    );
-  }
-  return parseClusterConfig({ ...config, shards: [...config.shards, shard] }, source);
-}
-
-/** The shard of `config` named `name` (letter case aside), or a clear error. */
-function shardNamed(config: ClusterConfig, name: string): ClusterShard {
-  const shard = config.shards.find((s) => s.name.toLowerCase() === name.toLowerCase());
-  if (shard !== undefined) return shard;
-  const known = config.shards.map((s) => s.name).join(', ') || 'none yet';
-  throw dbError(
-    'ERR_CLUSTER_CONFIG_INVALID',
-    'noShard',
-    { name, known },
-    {
-      shard: name,
-    },
-  );
-}
-
-/**
- * The config with shard `name`'s nodes as `edit` makes them from its shard and its node
- * `url` (an origin, checked as an endpoint is), validated; the shard is a replica set after.
- */
-function withMembersEdited(
-  config: ClusterConfig,
-  name: string,
-  url: string,
-  source: string,
-  edit: (shard: ClusterShard, url: string) => string[],
-): ClusterConfig {
-  const shard = shardNamed(config, name);
-  const { endpoint: _, ...rest } = shard;
-  const changed = { ...rest, members: edit(shard, checkEndpoint(source, 'endpoint', url)) };
-  const shards = config.shards.map((s) => (s === shard ? changed : s));
-  return parseClusterConfig({ ...config, shards }, source);
-}
-
-/**
- * The config with one more member in shard `name`'s replica set (`docdb cluster
- * add-member`); a one-endpoint shard becomes a replica set of its endpoint and the new node.
- */
-export function withMember(config: ClusterConfig, name: string, url: string, source = '') {
-  return withMembersEdited(config, name, url, source, (shard, member) => {
-    const holder = config.shards.find((s) => shardMembers(s).includes(member));
-    if (holder !== undefined) {
-      throw dbError(
-        'ERR_CLUSTER_CONFIG_INVALID',
-        'memberInOtherShard',
-        { member, holder: describeShard(holder) },
-        { shard: holder.name },
-      );
-    }
-    return [...shardMembers(shard), member];
-  });
-}
-
-/**
- * The config without `url` in shard `name`'s replica set (`docdb cluster remove-member`): a
- * node gone for good. The last node of a shard stays: its documents live there.
- */
-export function withoutMember(config: ClusterConfig, name: string, url: string, source = '') {
-  return withMembersEdited(config, name, url, source, (shard, member) => {
-    const members = shardMembers(shard);
-    if (!members.includes(member)) {
-      throw dbError(
-        'ERR_CLUSTER_CONFIG_INVALID',
-        'notMember',
-        { member, shard: describeShard(shard) },
-        { shard: shard.name },
-      );
-    }
-    if (members.length === 1) {
-      throw dbError(
-        'ERR_CLUSTER_CONFIG_INVALID',
-        'onlyMember',
-        { member, name: shard.name },
-        { shard: shard.name },
-      );
-    }
-    return members.filter((m) => m !== member);
-  });
-}
-
-/**
- * The config with one more collection (`docdb cluster add-collection`). A collection already
- * in the config is refused naming it and its placement: changing a placement moves documents,
- * which is rebalance's job, not an edit's. `source` names the file in messages.
- */
-export function withCollection(
-  config: ClusterConfig,
-  name: string,
-  placement: CollectionPlacement,
-  source = '',
-): ClusterConfig {
-  let canonical: string;
-  try {
-    canonical = normalizeCollectionName(name);
-  } catch (error) {
-    if (isDbError(error)) {
-      throw relayedError(
-        'ERR_CLUSTER_CONFIG_INVALID',
-        'recoded',
-        { message: error.message },
-        { name },
-      );
-    }
-    throw error;
-  }
-  const existing = config.collections[canonical];
-  if (existing !== undefined) {
-    throw dbError(
-      'ERR_CLUSTER_CONFIG_INVALID',
-      'collectionExists',
-      { canonical, existing: describePlacement(existing) },
-      { collection: canonical },
-    );
-  }
-  return parseClusterConfig(
-    {
-      ...config,
-      collections: { ...config.collections, [canonical]: placement },
-    },
-    source,
-  );
 }
 
 /** `hash on pnr` or `replicated`. */

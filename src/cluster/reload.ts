@@ -8,7 +8,8 @@
  */
 
 import * as fs from 'node:fs';
-import { type ClusterConfig, readClusterConfig } from './config.js';
+import type { ClusterConfig } from './config.js';
+import { readClusterConfig } from './config-file.js';
 import { Router } from './router.js';
 import type { RouterOptions } from './shard-set.js';
 
