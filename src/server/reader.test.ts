@@ -7,6 +7,7 @@
  * SELECT read through an index (by text, by a handle it holds, or a router's shard part),
  * planned in its own read-only view, a new index included; writes, scans, joins,
  * aggregates over a scan, unknown handles, bad params and every unclean body are passed.
+ * Which connections the first process deals to readers at all, by their first request line.
  */
 
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -18,6 +19,7 @@ import {
   preparedText,
   QUERY_BODY_BYTES_MAX,
   queryAsk,
+  readerMayServe,
   servedByReader,
 } from './reader.js';
 
@@ -62,6 +64,37 @@ describe('servedByReader', () => {
     }
     expect(servedByReader(undefined, '/collections')).toBe(false);
     expect(servedByReader('GET', undefined)).toBe(false);
+  });
+});
+
+describe('readerMayServe', () => {
+  it('deals the reads a reader serves and the /query bodies it reads to decide', () => {
+    for (const [method, url] of [
+      ['GET', '/collections/orders/0190d3a1b2c3'],
+      ['GET', '/collections/orders/by/pnr/ABC123?x=1'],
+      ['POST', '/query'],
+      ['POST', '/query?stream=true'],
+      ['POST', '/query/prepare'],
+    ] as const) {
+      expect(readerMayServe(method, url), `${method} ${url}`).toBe(true);
+    }
+  });
+
+  it('keeps in the first process a connection a reader would only relay', () => {
+    for (const [method, url] of [
+      ['POST', '/collections/orders'],
+      ['POST', '/collections/orders/bulk'],
+      ['PUT', '/collections/orders/0190d3a1b2c3'],
+      ['DELETE', '/collections/orders/0190d3a1b2c3'],
+      ['GET', '/query'],
+      ['POST', '/queryx'],
+      ['GET', '/health'],
+      ['GET', '/metrics'],
+      ['GET', '/changes?since=0'],
+      ['GET', '/wire'],
+    ] as const) {
+      expect(readerMayServe(method, url), `${method} ${url}`).toBe(false);
+    }
   });
 });
 

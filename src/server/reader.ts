@@ -39,8 +39,11 @@ export type ToReader =
   | ReaderStart
   /** Serve: the connections handed over follow. */
   | { kind: 'listen' }
-  /** A connection the first process accepted and hands over (readers.ts shareConnections). */
-  | { kind: 'connection' }
+  /**
+   * A connection the first process accepted and hands over (readers.ts shareConnections),
+   * with the bytes it read of it already (its first request line, over plain HTTP).
+   */
+  | { kind: 'connection'; head?: Uint8Array }
   | { kind: 'metrics'; id: number }
   | { kind: 'stop' };
 
@@ -67,6 +70,17 @@ export function servedByReader(method: string | undefined, url: string | undefin
 
 const QUERY_URL = /^\/query(?:\?|$)/;
 const PREPARE_URL = /^\/query\/prepare(?:\?|$)/;
+
+/**
+ * Whether a reader may serve a connection whose first request has this method and URL, from
+ * them alone: a read it serves, or a `POST /query` (or `/query/prepare`) whose body it reads
+ * to decide. The first process keeps every other connection (readers.ts): a reader would
+ * only relay its first request to it.
+ */
+export function readerMayServe(method: string, url: string): boolean {
+  if (servedByReader(method, url)) return true;
+  return method === 'POST' && (QUERY_URL.test(url) || PREPARE_URL.test(url));
+}
 
 /**
  * A /query body longer than this is passed without a look (its first bytes, then the
@@ -337,6 +351,8 @@ interface Serving {
   app: FastifyInstance;
   metrics: Metrics;
   start: ReaderStart;
+  /** Stops keeping connections alive: from now on each answer closes its connection. */
+  closeConnections(): void;
 }
 
 function send(message: FromReader): void {
@@ -369,7 +385,27 @@ async function begin(start: ReaderStart): Promise<Serving> {
   const [fastify] = server.listeners('request') as http.RequestListener[];
   if (!fastify) throw new Error('reader: the app has no request listener');
   server.removeListener('request', fastify);
+  // The answers being written, and whether connections are still kept alive (not once the
+  // reader stops: its clients then reconnect, to a process that stays).
+  const answering = new Set<http.ServerResponse>();
+  let keepAlive = true;
+  const closeAfter = (response: http.ServerResponse) => {
+    // Node writes `Connection: close` and ends the connection after an answer whose headers
+    // are still to be written; one already sent kept alive ends its connection once written.
+    if (!response.headersSent) response.shouldKeepAlive = false;
+    else response.once('finish', () => response.socket?.destroySoon());
+  };
+  const closeConnections = () => {
+    keepAlive = false;
+    for (const response of answering) closeAfter(response);
+    server.closeIdleConnections();
+  };
   server.prependListener('request', (request, response) => {
+    if (!keepAlive) response.shouldKeepAlive = false;
+    else {
+      answering.add(response);
+      response.once('close', () => answering.delete(response));
+    }
     if (servedByReader(request.method, request.url)) {
       fastify.call(server, request, response);
       return;
@@ -403,17 +439,19 @@ async function begin(start: ReaderStart): Promise<Serving> {
   // The server never listens itself (it takes connections from the shared socket): what
   // Node does on `listening` (the header and request deadlines' checks) is done now.
   server.emit('listening');
-  return { db, app, metrics, start };
+  return { db, app, metrics, start, closeConnections };
 }
 
 const STOP_POLL_MS = 20;
 
 /**
- * Stops taking connections, lets the requests in flight finish (at most the request
+ * Stops keeping connections alive (idle ones close at once, the others after their answer,
+ * which says `Connection: close`), lets the requests in flight finish (at most the request
  * timeout), closes the file and exits.
  */
 async function stop(serving: Serving | undefined, code: number): Promise<never> {
   if (serving) {
+    serving.closeConnections();
     const deadline = Date.now() + serving.start.timeouts.requestSeconds * 1000;
     while (serving.metrics.requestsInFlight() + passing > 0 && Date.now() < deadline) {
       await new Promise((resolve) => setTimeout(resolve, STOP_POLL_MS));
@@ -459,8 +497,13 @@ export function runReader(): void {
         if (serving) send({ kind: 'serving' });
         break;
       case 'connection':
-        if (serving && handle && !stopping) serving.app.server.emit('connection', handle);
-        else handle?.destroy();
+        // One dealt as this reader was told to stop is still served (for one request): the
+        // first process read its first bytes already, so it could not take it back.
+        if (serving && handle) {
+          // The bytes the first process read go back in front, for the server to parse.
+          if (message.head) handle.unshift(Buffer.from(message.head));
+          serving.app.server.emit('connection', handle);
+        } else handle?.destroy();
         break;
       case 'metrics':
         if (serving) {

@@ -1,8 +1,9 @@
 /**
  * A node's reader processes, as its first process runs them (issue 25, `--serve-processes`):
- * forks them, deals them the connections it accepts (round robin, itself included),
- * answers the requests they pass on an internal unix socket with the node's own app, sums their request counts into `/metrics`, starts another when one dies, and
- * stops them before the node closes. It never reads the data file; reader.ts is the
+ * forks them, deals them the connections it accepts whose first request they may serve
+ * (round robin, itself included; it keeps the rest), answers the requests they pass on an
+ * internal unix socket with the node's own app, sums their request counts into `/metrics`,
+ * starts another when one dies, and stops them before the node closes. It never reads the data file; reader.ts is the
  * readers' side.
  */
 
@@ -16,7 +17,8 @@ import * as path from 'node:path';
 import type { Duplex } from 'node:stream';
 import { fileURLToPath } from 'node:url';
 import type { MetricsSnapshot } from './metrics.js';
-import type { FromReader, ReaderStart, ToReader } from './reader.js';
+import { type FromReader, type ReaderStart, readerMayServe, type ToReader } from './reader.js';
+import { peekRequestLine } from './request-line.js';
 import { READER_PROCESS_ENV } from './settings.js';
 
 /** How long a reader may take to open the file and build its app before it is given up. */
@@ -126,32 +128,55 @@ export class Readers {
   }
 
   /**
-   * Deals the connections the first process accepts, round robin, between itself and the
-   * readers that serve, before reading a byte of them (the listening server pauses new
-   * sockets). Left to the kernel, a shared listening socket gives a new connection to
-   * whichever process wakes first, and a process that wakes takes every connection queued:
-   * 32 connections opened at once went 32/0, 30/2, 27/5 and 14/18 between the first process
-   * and one reader, and a client's kept-alive connections stay where they landed. Node's
-   * cluster module deals them the same way on Linux.
+   * Deals the connections the first process accepts that a reader may serve, round robin,
+   * between itself and the readers that serve, and keeps the others. It reads a connection's
+   * first request line before it chooses (request-line.ts; the listening server pauses new
+   * sockets): a connection whose first request is a write, a scan's stream or anything else
+   * a reader would only relay stays here, and a read's (or a `POST /query`'s, which the
+   * reader reads to decide) goes in turn, with the bytes read, which the reader puts back.
+   * Over TLS those bytes are encrypted, so every connection is dealt in turn unread. Left to
+   * the kernel, a shared listening socket gives a new connection to whichever process wakes
+   * first, and a process that wakes takes every connection queued: 32 connections opened at
+   * once went 32/0, 30/2, 27/5 and 14/18 between the first process and one reader, and a
+   * client's kept-alive connections stay where they landed. Node's cluster module deals them
+   * the same way on Linux. A connection's later requests stay on it: a reader relays those
+   * it does not serve.
    */
   private shareConnections(): void {
     const listening = this.options.listening;
     const local = listening.listeners('connection') as ((socket: net.Socket) => void)[];
     listening.removeAllListeners('connection');
     (listening as net.Server & { pauseOnConnect: boolean }).pauseOnConnect = true;
+    const keep = (socket: net.Socket, head?: Buffer) => {
+      // The bytes read go back in front, for the server to parse as if never read.
+      if (head) socket.unshift(head);
+      for (const listener of local) listener.call(listening, socket);
+      socket.resume();
+    };
     let turn = 0;
-    listening.on('connection', (socket: net.Socket) => {
+    const deal = (socket: net.Socket, head?: Buffer) => {
       turn = (turn + 1) % (this.slots.length + 1);
       const slot = this.slots[turn - 1];
       const child = slot?.serving ? slot.child : undefined;
-      if (!this.closing && child?.connected) {
-        child.send({ kind: 'connection' } satisfies ToReader, socket, (error) => {
-          if (error) socket.destroy();
-        });
+      if (this.closing || !child?.connected) {
+        keep(socket, head);
         return;
       }
-      for (const listener of local) listener.call(listening, socket);
-      socket.resume();
+      const message: ToReader = head ? { kind: 'connection', head } : { kind: 'connection' };
+      child.send(message, socket, (error) => {
+        if (error) socket.destroy();
+      });
+    };
+    if (this.options.start.https) {
+      listening.on('connection', (socket: net.Socket) => deal(socket));
+      return;
+    }
+    const headerMs = this.options.start.timeouts.headerSeconds * 1000;
+    listening.on('connection', (socket: net.Socket) => {
+      peekRequestLine(socket, headerMs, ({ head, line }) => {
+        if (line && readerMayServe(line.method, line.url)) deal(socket, head);
+        else keep(socket, head);
+      });
     });
   }
 

@@ -10,10 +10,14 @@
  * from every process; the first process deals connections in turn, and on the two of four
  * kept-alive connections dealt to the reader, the reader answers reads, index-read /query
  * SELECTs and a handle prepared through it on its own (while the first process is stopped
- * with SIGSTOP); writes through the reader's connections land and answer as the first process answers them; `/metrics` counts the
+ * with SIGSTOP); a connection whose first request is a write stays with the first process
+ * while reads are dealt in turn, their first request (read by the first process to choose)
+ * answered whole; writes through the reader's connections land and answer as the first process answers them; `/metrics` counts the
  * reader's requests; a reader killed with SIGKILL is logged and replaced while the node
  * serves on; TLS and an API key hold on every connection; SIGTERM stops every process and
- * frees the port; a first process killed with SIGKILL takes its readers with it; and a
+ * frees the port; a first process killed with SIGKILL takes its readers with it; a reader
+ * told to stop closes its idle connections at once and a busy one after an answer saying
+ * `Connection: close`; and a
  * follower's readers serve what it applied (a snapshot load included) and refuse writes as
  * the follower does.
  */
@@ -21,9 +25,11 @@
 import { fork } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as http from 'node:http';
+import * as net from 'node:net';
 import * as path from 'node:path';
 import { afterEach, describe, expect, it, onTestFinished } from 'vitest';
-import type { ToReader } from '../../src/server/reader.js';
+import { open } from '../../src/engine/index.js';
+import type { FromReader, ToReader } from '../../src/server/reader.js';
 import { READER_PROCESS_ENV } from '../../src/server/settings.js';
 import { isProcessAlive } from '../../src/util/process-alive.js';
 import { makeTempDir } from '../support/temp-dir.js';
@@ -487,6 +493,51 @@ describe('docdb serve --serve-processes 2', () => {
     }
   });
 
+  it('keeps the connections whose first request is a write, and deals the reads in turn', async () => {
+    const { dir, cleanup } = makeTempDir('docdb-e2e-processes-');
+    const node = await startTwo(dir);
+    const pid = node.child.pid as number;
+    // Kept-alive connections, opened one after the other: four whose first request is a
+    // write (a reader would only relay it), four whose first is a read a reader serves.
+    const writers = Array.from(
+      { length: 4 },
+      () => new http.Agent({ keepAlive: true, maxSockets: 1 }),
+    );
+    const readers = Array.from(
+      { length: 4 },
+      () => new http.Agent({ keepAlive: true, maxSockets: 1 }),
+    );
+    try {
+      const written = json(await request(`${node.url}/collections/c`, { body: { a: 1 } }), 201);
+      const docUrl = `${node.url}/collections/c/${written.id}`;
+      for (const agent of writers) {
+        json(await keptAlive(agent, `${node.url}/collections/c`, { a: 2 }), 201);
+      }
+      // The first request of a connection dealt to the reader reached its server whole:
+      // every first answer is the same, and the first process's own.
+      const firsts = [];
+      for (const agent of readers) firsts.push(await keptAlive(agent, docUrl));
+      for (const first of firsts) expect(first).toEqual(firsts[0]);
+      expect(JSON.parse(firsts[0]?.text ?? '')).toMatchObject({ a: 1 });
+      // With the first process stopped, only a connection on the reader answers a read.
+      process.kill(pid, 'SIGSTOP');
+      const answered = async (agents: http.Agent[]) => {
+        const answers = await Promise.all(
+          agents.map((agent) => keptAlive(agent, docUrl).catch(() => undefined)),
+        );
+        return answers.filter((answer) => answer?.status === 200).length;
+      };
+      const [onWriters, onReaders] = await Promise.all([answered(writers), answered(readers)]);
+      expect(onWriters).toBe(0);
+      expect(onReaders).toBe(2);
+    } finally {
+      process.kill(pid, 'SIGCONT');
+      for (const agent of [...writers, ...readers]) agent.destroy();
+      await stopAll();
+      cleanup();
+    }
+  });
+
   it('replaces a reader killed with SIGKILL, logs it, and serves on', async () => {
     const { dir, cleanup } = makeTempDir('docdb-e2e-processes-');
     try {
@@ -622,6 +673,21 @@ describe('docdb serve --serve-processes 2', () => {
   });
 });
 
+/** A reader's `start` message for `file`, passing requests to `passSocket`, TLS and logs off. */
+function readerStart(file: string, passSocket: string): ToReader {
+  return {
+    kind: 'start',
+    file,
+    nodeName: 'n',
+    passSocket,
+    apiKey: undefined,
+    corsOrigin: undefined,
+    timeouts: { idleSeconds: 60, headerSeconds: 10, requestSeconds: 60 },
+    https: undefined,
+    log: false,
+  };
+}
+
 describe('the CLI as a reader process', () => {
   it('runs a reader, not the command, when its environment says so (the single-file binary)', async () => {
     const child = fork(BIN, ['serve'], {
@@ -639,20 +705,123 @@ describe('the CLI as a reader process', () => {
     onTestFinished(() => {
       if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
     });
-    child.send({
-      kind: 'start',
-      file: '/nonexistent/data.docdb',
-      nodeName: 'n',
-      passSocket: '/nonexistent.sock',
-      apiKey: undefined,
-      corsOrigin: undefined,
-      timeouts: { idleSeconds: 60, headerSeconds: 10, requestSeconds: 60 },
-      https: undefined,
-      log: false,
-    } satisfies ToReader);
+    child.send(readerStart('/nonexistent/data.docdb', '/nonexistent.sock'));
     expect(await exited).toBe(1);
     expect(stderr).toContain(`docdb reader ${child.pid}:`);
     expect(stderr).toContain('/nonexistent/data.docdb');
+  });
+});
+
+/**
+ * Reads one HTTP answer of `socket` (its head and a body of Content-Length bytes) from the
+ * bytes `buffered` holds and those that come; what follows stays in `buffered`.
+ */
+function nextAnswer(socket: net.Socket, buffered: { text: string }): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const check = () => {
+      const end = buffered.text.indexOf('\r\n\r\n');
+      if (end < 0) return;
+      const length = Number(/content-length: (\d+)/i.exec(buffered.text.slice(0, end))?.[1] ?? 0);
+      if (buffered.text.length < end + 4 + length) return;
+      socket.off('data', check);
+      socket.off('close', onClose);
+      const answer = buffered.text.slice(0, end + 4 + length);
+      buffered.text = buffered.text.slice(answer.length);
+      resolve(answer);
+    };
+    const onClose = () => reject(new Error(`closed before an answer: ${buffered.text}`));
+    socket.on('data', check);
+    socket.once('close', onClose);
+    check();
+  });
+}
+
+/** A raw connection to `port`, with what it has read and a promise of its closing. */
+async function rawConnection(port: number) {
+  const socket = net.connect(port, '127.0.0.1');
+  const buffered = { text: '' };
+  socket.setEncoding('latin1').on('data', (chunk: string) => {
+    buffered.text += chunk;
+  });
+  socket.once('error', () => {});
+  const closed = new Promise<void>((resolve) => socket.once('close', () => resolve()));
+  await new Promise((resolve) => socket.once('connect', resolve));
+  const ask = (text: string) => {
+    socket.write(text);
+    return nextAnswer(socket, buffered);
+  };
+  return { socket, ask, closed };
+}
+
+describe('a reader process told to stop', () => {
+  it('closes its idle connections at once, and a busy one after its answer, which says so', async () => {
+    const { dir, cleanup } = makeTempDir('docdb-e2e-reader-stop-');
+    const db = await open(dir);
+    const id = await db.collection('c').insert({ a: 1 });
+    // The first process's side of passed requests: it holds each until the test answers it.
+    const held: http.ServerResponse[] = [];
+    const passSocket = path.join(dir, 'pass.sock');
+    const passServer = http.createServer((req, res) => {
+      req.resume();
+      held.push(res);
+    });
+    await new Promise<void>((resolve) => passServer.listen(passSocket, resolve));
+    const child = fork(BIN, ['serve'], {
+      env: cleanEnv({ [READER_PROCESS_ENV]: '1' }),
+      stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+      serialization: 'advanced',
+    });
+    const front = net.createServer({ pauseOnConnect: true }, (socket) =>
+      child.send({ kind: 'connection' } satisfies ToReader, socket),
+    );
+    onTestFinished(async () => {
+      if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+      front.close();
+      passServer.closeAllConnections();
+      passServer.close();
+      await db.close();
+      cleanup();
+    });
+    const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
+    const said = (kind: FromReader['kind']) =>
+      new Promise<void>((resolve) =>
+        child.on('message', (message: FromReader) => {
+          if (message.kind === kind) resolve();
+        }),
+      );
+    const ready = said('ready');
+    const serving = said('serving');
+    child.send(readerStart(db.file, passSocket));
+    await ready;
+    child.send({ kind: 'listen' } satisfies ToReader);
+    await serving;
+    await new Promise<void>((resolve) => front.listen(0, '127.0.0.1', resolve));
+    const port = (front.address() as net.AddressInfo).port;
+    const get = `GET /collections/c/${id} HTTP/1.1\r\nHost: x\r\n\r\n`;
+    const idle = await rawConnection(port);
+    const busy = await rawConnection(port);
+    for (const connection of [idle, busy]) {
+      const answer = await connection.ask(get);
+      expect(answer).toMatch(/^HTTP\/1\.1 200 /);
+      expect(answer).toMatch(/\r\nConnection: keep-alive\r\n/i);
+    }
+    // A write the reader passes, held unanswered: the busy connection's request in flight.
+    const written = busy.ask(
+      'POST /collections/c HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 7\r\n\r\n{"a":2}',
+    );
+    await waitFor(
+      () => held[0],
+      START_TIMEOUT_MS,
+      () => 'the reader did not pass the write',
+    );
+    child.send({ kind: 'stop' } satisfies ToReader);
+    await idle.closed;
+    held[0]?.writeHead(201, { 'content-type': 'application/json' }).end('{"id":"x"}');
+    const answer = await written;
+    expect(answer).toMatch(/^HTTP\/1\.1 201 /);
+    expect(answer).toMatch(/\r\nConnection: close\r\n/i);
+    await busy.closed;
+    expect(await exited).toBe(0);
   });
 });
 
