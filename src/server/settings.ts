@@ -331,7 +331,8 @@ export const SETTINGS = {
       'processes that accept connections: each serves the document reads (GET of a ' +
       'document, a page, by key) and the /query SELECTs read through an index from the data ' +
       'file and passes everything else (writes, other statements, admin, the change feed) ' +
-      'to the first, the one writer (1: a single process)',
+      'to the first, the one writer, which also keeps each connection whose first request ' +
+      'is not one of those (1: a single process)',
   },
   logArchiveDir: {
     title: 'log archive directory',
