@@ -393,6 +393,7 @@ async function begin(start: ReaderStart): Promise<Serving> {
     // Node writes `Connection: close` and ends the connection after an answer whose headers
     // are still to be written; one already sent kept alive ends its connection once written.
     if (!response.headersSent) response.shouldKeepAlive = false;
+    else if (response.writableFinished) response.socket?.destroySoon();
     else response.once('finish', () => response.socket?.destroySoon());
   };
   const closeConnections = () => {
