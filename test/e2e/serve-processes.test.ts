@@ -12,7 +12,8 @@
  * SELECTs and a handle prepared through it on its own (while the first process is stopped
  * with SIGSTOP); a connection whose first request is a write stays with the first process
  * while reads are dealt in turn, their first request (read by the first process to choose)
- * answered whole; writes through the reader's connections land and answer as the first process answers them; `/metrics` counts the
+ * answered whole, and a /query body that comes after the connection was dealt answered
+ * too; writes through the reader's connections land and answer as the first process answers them; `/metrics` counts the
  * reader's requests; a reader killed with SIGKILL is logged and replaced while the node
  * serves on; TLS and an API key hold on every connection; SIGTERM stops every process and
  * frees the port; a first process killed with SIGKILL takes its readers with it; a reader
@@ -533,6 +534,30 @@ describe('docdb serve --serve-processes 2', () => {
     } finally {
       process.kill(pid, 'SIGCONT');
       for (const agent of [...writers, ...readers]) agent.destroy();
+      await stopAll();
+      cleanup();
+    }
+  });
+
+  it('answers a /query whose body comes after the connection was dealt, on every process', async () => {
+    const { dir, cleanup } = makeTempDir('docdb-e2e-processes-');
+    const node = await startTwo(dir);
+    try {
+      json(await request(`${node.url}/collections/c`, { body: { a: 1 } }), 201);
+      const port = Number(new URL(node.url).port);
+      const body = JSON.stringify({ sql: 'SELECT a FROM c WHERE a = ?', params: [1] });
+      const head = `POST /query HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\nConnection: close\r\n\r\n`;
+      // Four connections one after the other (two dealt to the reader): the request line and
+      // half the body first, the rest once the connection has been dealt.
+      for (let k = 0; k < 4; k++) {
+        const connection = await rawConnection(port);
+        connection.socket.write(`${head}${body.slice(0, 10)}`);
+        await new Promise((resolve) => setTimeout(resolve, 200));
+        const answer = await connection.ask(body.slice(10));
+        expect(answer).toMatch(/^HTTP\/1\.1 200 /);
+        expect(answer).toContain('"a":1');
+      }
+    } finally {
       await stopAll();
       cleanup();
     }
