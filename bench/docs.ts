@@ -110,10 +110,10 @@ const METHOD = `## Method
   routes over its pool of 8, driven by autocannon with 8 connections.
 - **Every core** (issue 25). On the served docdb node, after the point rows and before bulk
   (the same documents as the GET by \`_id\` row): that row's reads (32 connections, random
-  ids) on the node restarted with \`--serve-processes\` set to the cores (the first process
-  writes and serves, the others serve reads; ARCHITECTURE.md), then on the same file
-  restarted with \`--serve-processes 1\` (*docdb, one process*, the default and the node of
-  every other served row), a warm-up and the rounds each. autocannon runs on the same cores,
+  ids) on the node as served everywhere on this page, with \`--serve-processes\` unset (the
+  cores: the first process writes and serves, the others serve reads; ARCHITECTURE.md),
+  then on the same file restarted with \`--serve-processes 1\` (*docdb, one process*), a
+  warm-up and the rounds each. autocannon runs on the same cores,
   so the node's processes share them with the load generator: on 2 cores the row measures
   what the second process gains against a load generator that needs a core of its own.
 - **Reads while writing** (issue 22). On the served docdb node, after its other rows (its
@@ -175,7 +175,7 @@ function workloadTable(): string {
     'rest-stream-all': `\`POST /query?stream=true\` \`${DOCDB_SQL.streamAll}\`, NDJSON`,
     'rest-get-by-id-while-writing': `\`GET /collections/orders/{_id}\`, random ids, beside 8 connections of \`POST /collections/orders\` and \`POST /query\` \`${DOCDB_SQL.update}\`; the ratio is of the p99s`,
     'rest-get-by-id-every-core':
-      "`GET /collections/orders/{_id}`, random ids, on the node restarted with `--serve-processes` set to the cores (2 here) and then with `--serve-processes 1`; autocannon runs on the same 2 cores, so the node's processes share them with the load generator",
+      '`GET /collections/orders/{_id}`, random ids, on the node with `--serve-processes` unset (the cores: 2 here) and then restarted with `--serve-processes 1`; autocannon runs on the same 2 cores, so the default processes share them with the load generator',
     'concurrent-writers': `8 callers: \`insert\` of a new order, \`${DOCDB_SQL.update}\`, alternately`,
     'rest-concurrent-writers': `8 connections: \`POST /collections/orders\`, \`POST /query\` \`${DOCDB_SQL.update}\`, alternately`,
     'replicated-bulk-load': '`POST /collections/orders/bulk` of 1,000 new documents to the leader',

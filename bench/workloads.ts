@@ -118,7 +118,8 @@ export const WORKLOADS: readonly WorkloadInfo[] = [
   },
   {
     id: 'rest-get-by-id-every-core',
-    title: 'every core: REST GET /collections/orders/{_id}, a process per core against one',
+    title:
+      'every core: REST GET /collections/orders/{_id}, the default processes (the cores) against one',
     unit: 'requests/s',
     section: 'served',
     subject: 'docdb',
@@ -239,7 +240,7 @@ export const TARGETS: readonly Target[] = [
     checks: [{ workload: 'rest-get-by-id-while-writing', vs: 'no-writers', atMost: 2 }],
   },
   {
-    text: 'every core: REST GET by `_id` with a process per core ≥ 1.6× one process (2 cores, shared with the load generator)',
+    text: 'every core: REST GET by `_id` with the default processes ≥ 1.6× one process (2 cores, shared with the load generator)',
     checks: [{ workload: 'rest-get-by-id-every-core', vs: 'one-process', atLeast: 1.6 }],
   },
   {

@@ -18,7 +18,7 @@ export interface ServerFlags {
   syncFollowers?: number;
   leaderHost?: string;
   leaderPort?: number;
-  /** Processes the node serves from (`--serve-processes`); the default (one) when unset. */
+  /** Processes the node serves from (`--serve-processes`); the default (the cores) when unset. */
   serveProcesses?: number;
   /** Create the five indexes on `orders` before saying ready (not on a follower). */
   indexes?: boolean;

@@ -1,10 +1,10 @@
 /**
  * Every core (issue 25): the served GET by `_id` row's load (the same connections, random ids
- * of the same documents) on the docdb node restarted with a process per core, then with one
- * (the default). The load generator runs on the same cores. It restarts the node through `restart` and leaves it as it found it.
+ * of the same documents) on the docdb node with the default processes (`--serve-processes`
+ * unset: the cores), then on the same node restarted with one. The load generator runs on the
+ * same cores. It restarts the node through `restart` and leaves it as it found it.
  */
 
-import { availableParallelism } from 'node:os';
 import type { Sample } from '../measure.js';
 import type { Options } from '../options.js';
 import type { WorkloadId } from '../workloads.js';
@@ -20,8 +20,8 @@ function log(line: string): void {
 }
 
 /**
- * Runs the row on the node at `url` (documents [0, liveDocs) present): a process per core, a
- * warm-up and the rounds, then the same on one process, then back to the default.
+ * Runs the row on the node at `url` (documents [0, liveDocs) present, the default processes
+ * running): a warm-up and the rounds, then the same on one process, then back to the default.
  */
 export async function runEveryCore(
   options: Options,
@@ -50,13 +50,11 @@ export async function runEveryCore(
       if (round >= 0) record(WORKLOAD, system, round, sampleOf(outcome, 1));
     }
   };
-  const cores = availableParallelism();
+  log(`${WORKLOAD}: the default processes, warm-up and rounds`);
+  await measure('docdb');
+  log(`${WORKLOAD}: one process, warm-up and rounds`);
+  await restart({ serveProcesses: 1 });
   try {
-    log(`${WORKLOAD}: ${cores} processes (the cores), warm-up and rounds`);
-    await restart({ serveProcesses: cores });
-    await measure('docdb');
-    log(`${WORKLOAD}: one process, warm-up and rounds`);
-    await restart({ serveProcesses: 1 });
     await measure(ONE_PROCESS);
   } finally {
     await restart({});

@@ -7,6 +7,7 @@
  */
 
 import * as fs from 'node:fs';
+import { availableParallelism } from 'node:os';
 import * as path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { makeTempDir } from '../../test/support/temp-dir.js';
@@ -81,7 +82,7 @@ describe('defaults', () => {
       idleTimeoutSeconds: 60,
       headerTimeoutSeconds: 10,
       requestTimeoutSeconds: 60,
-      serveProcesses: 1,
+      serveProcesses: availableParallelism(),
     });
     expect(config.apiKey).toBeUndefined();
     expect(config.tls).toBeUndefined();
@@ -1056,10 +1057,12 @@ describe('serve processes, at their limits (issue 25)', () => {
     }
   });
 
-  it('defaults to one process, and says so in the start-up line', () => {
+  it('defaults to the cores, and says so in the start-up line', () => {
     const { config, sources } = resolve();
-    expect(config.serveProcesses).toBe(1);
-    expect(describeSettings(config, sources)).toContain('processes=1 (default)');
+    expect(config.serveProcesses).toBe(availableParallelism());
+    expect(describeSettings(config, sources)).toContain(
+      `processes=${availableParallelism()} (default)`,
+    );
   });
 });
 

@@ -581,7 +581,9 @@ function setPath(object: Record<string, unknown>, path: string, value: unknown):
 function resolveSetting(run: Resolution, name: SettingName, spec: SettingSpec): void {
   const given = run.resolver.get(spec);
   const fallback =
-    spec.defaultFrom === undefined ? spec.default : run.values[spec.defaultFrom as SettingName];
+    spec.defaultFrom === undefined
+      ? (spec.default ?? spec.defaultOfMachine?.())
+      : run.values[spec.defaultFrom as SettingName];
   const value = given?.value ?? fallback;
   if (value === undefined) {
     if (spec.required) throw missing(run, spec);

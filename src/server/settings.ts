@@ -75,6 +75,8 @@ export interface SettingSpec {
   readonly config: string;
   /** The value when no source sets it. */
   readonly default?: string | number | boolean;
+  /** The value when no source sets it depends on the machine (read when settings resolve). */
+  readonly defaultOfMachine?: () => number;
   /** The value when no source sets it is another setting's (already resolved) value. */
   readonly defaultFrom?: string;
   /** How help and docs state the default when there is no plain default value. */
@@ -91,6 +93,7 @@ export interface SettingSpec {
   readonly help: string;
 }
 
+import { availableParallelism } from 'node:os';
 import {
   CHANGE_LOG_RETAIN_BYTES,
   CHECKPOINT_BYTES,
@@ -323,9 +326,8 @@ export const SETTINGS = {
     kind: 'processes',
     scope: 'node',
     config: 'serveProcesses',
-    // Not the cores yet: the failover suite's planned handover rolls back a caught-up
-    // follower's entries when nodes run readers (bench/misses.md, the every-core item).
-    default: 1,
+    defaultOfMachine: availableParallelism,
+    defaultText: 'the cores (`os.availableParallelism()`)',
     log: 'processes',
     help:
       'processes that accept connections: each serves the document reads (GET of a ' +
