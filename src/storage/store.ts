@@ -859,6 +859,11 @@ export class Store implements StoreReader, StoreWriter {
       getBody: (def, id) => guardRead(this.inCollection(def, id), () => snapshot.getBody(def, id)),
       getJson: (def, id, projection) =>
         guardRead(this.inCollection(def, id), () => snapshot.getJson(def, id, projection)),
+      count: (def) => guardRead(this.inCollection(def), () => snapshot.count(def)),
+      scanLines: (def, projection, range) =>
+        guardItems(this.inCollection(def), snapshot.scanLines(def, projection, range)),
+      idLines: (def, projection, ids) =>
+        guardItems(this.inCollection(def), snapshot.idLines(def, projection, ids)),
       release: () => snapshot.release(),
     };
   }
