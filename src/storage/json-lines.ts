@@ -19,6 +19,15 @@ import { decodedJson, ID_MIN, tree } from './records.js';
  */
 const CHUNK_ROOM_BYTES = NDJSON_CHUNK_BYTES + 16 * 1024;
 
+/**
+ * What a read that failed throws instead of `error`: the Store names the document read (`id`)
+ * or, when the cursor failed to step, the one after `after` (damage.ts).
+ */
+export type DamageAt = (
+  error: unknown,
+  at: { id: Buffer } | { after: Buffer | undefined },
+) => unknown;
+
 /** Which documents of a whole collection, in id order: past the first `skip`, at most `take`. */
 export interface LineRange {
   skip: number;
@@ -84,6 +93,7 @@ export function* scanLines(
   def: CollectionDef,
   projection: JsonProjection | undefined,
   range: LineRange,
+  damageAt: DamageAt,
 ): Generator<JsonLines> {
   if (range.take <= 0) return;
   const { db, visitor } = ctx.handles.scan(def.dbName);
@@ -99,13 +109,24 @@ export function* scanLines(
   const options = { start: ID_MIN, offset: range.skip, limit: range.take };
   const entries = snapshot.scan(db, options)[Symbol.iterator]();
   const chunks = new LineChunks(ctx, projection);
+  let last: Buffer | undefined;
   try {
     for (;;) {
       // Another scan of the same collection may have stepped in between (scans.ts).
       visitor.visit = visit;
-      const step = entries.next();
+      let step: IteratorResult<{ key: Buffer }>;
+      try {
+        step = entries.next();
+      } catch (error) {
+        throw damageAt(error, { after: last });
+      }
       if (step.done) break;
-      chunks.add(step.value.key, bytes, size);
+      last = step.value.key;
+      try {
+        chunks.add(last, bytes, size);
+      } catch (error) {
+        throw damageAt(error, { id: last });
+      }
       if (chunks.full) yield chunks.take();
     }
   } finally {
@@ -121,13 +142,18 @@ export function* idLines(
   def: CollectionDef,
   projection: JsonProjection | undefined,
   ids: Iterable<Buffer>,
+  damageAt: DamageAt,
 ): Generator<JsonLines> {
   const db = tree(ctx, def.dbName);
   const chunks = new LineChunks(ctx, projection);
   for (const id of ids) {
-    const bytes = snapshot.getInPlace(db, id);
-    if (bytes === undefined) continue;
-    chunks.add(id, bytes, bytes.length);
+    try {
+      const bytes = snapshot.getInPlace(db, id);
+      if (bytes === undefined) continue;
+      chunks.add(id, bytes, bytes.length);
+    } catch (error) {
+      throw damageAt(error, { id });
+    }
     if (chunks.full) yield chunks.take();
   }
   if (!chunks.empty) yield chunks.take();

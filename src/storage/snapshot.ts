@@ -13,7 +13,7 @@ import { chainText, seqOfKey, storedEntryHead } from './change-entry.js';
 import { decodeValue, type JsonProjection } from './codec/index.js';
 import type { StoreContext } from './context.js';
 import type { Document } from './document-check.js';
-import { countDocuments, idLines, type LineRange, scanLines } from './json-lines.js';
+import { countDocuments, type DamageAt, idLines, type LineRange, scanLines } from './json-lines.js';
 import { pinSnapshot, type ReadSnapshot } from './lmdb-env.js';
 import { documentJson, ID_MIN } from './records.js';
 
@@ -26,18 +26,21 @@ export interface DocumentSnapshot {
   count(def: CollectionDef): number;
   /**
    * The collection's documents in id order, within `range`, as NDJSON chunks of their JSON
-   * text as `getJson` writes it (json-lines.ts).
+   * text as `getJson` writes it (json-lines.ts). A failed read throws what `damageAt` makes
+   * of its error (the Store's own snapshot names the document).
    */
   scanLines(
     def: CollectionDef,
     projection: JsonProjection | undefined,
     range: LineRange,
+    damageAt?: DamageAt,
   ): Generator<JsonLines>;
   /** The documents `ids` name, in that order, as NDJSON chunks (one not there left out). */
   idLines(
     def: CollectionDef,
     projection: JsonProjection | undefined,
     ids: Iterable<Buffer>,
+    damageAt?: DamageAt,
   ): Generator<JsonLines>;
   release(): void;
 }
@@ -51,6 +54,9 @@ function pinWithHandles(ctx: StoreContext): ReadSnapshot {
   for (const def of ctx.catalog.all().values()) ctx.handles.get(def.dbName);
   return pinSnapshot(ctx.handles.env);
 }
+
+/** A read's error as it is. */
+const asIs: DamageAt = (error) => error;
 
 /** Pins the current committed state for reads of documents by id and of whole collections. */
 export function openDocumentSnapshot(ctx: StoreContext): DocumentSnapshot {
@@ -67,8 +73,10 @@ export function openDocumentSnapshot(ctx: StoreContext): DocumentSnapshot {
       return bytes === undefined ? undefined : documentJson(ctx, id, bytes, projection);
     },
     count: (def) => countDocuments(ctx, snapshot, def),
-    scanLines: (def, projection, range) => scanLines(ctx, snapshot, def, projection, range),
-    idLines: (def, projection, ids) => idLines(ctx, snapshot, def, projection, ids),
+    scanLines: (def, projection, range, damageAt = asIs) =>
+      scanLines(ctx, snapshot, def, projection, range, damageAt),
+    idLines: (def, projection, ids, damageAt = asIs) =>
+      idLines(ctx, snapshot, def, projection, ids, damageAt),
     release: () => snapshot.release(),
   };
 }
