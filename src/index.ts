@@ -41,6 +41,7 @@ export type {
   GateState,
   HealthBody,
   IndexState,
+  JsonLines,
   JsonText,
   LogPosition,
   NodeApi,
@@ -51,5 +52,5 @@ export type {
   VerifyProblemKind,
   VerifyReport,
 } from './types/index.js';
-export { isJsonText, resumePoint } from './util/index.js';
+export { isJsonLines, isJsonText, resumePoint } from './util/index.js';
 export { VERSION } from './version.js';

@@ -28,6 +28,7 @@ import type {
   ChangeLine,
   HealthBody,
   IndexInfo,
+  JsonLines,
   JsonText,
   RowsOption,
   SeedResult,
@@ -306,7 +307,7 @@ export class Database implements api.NodeApi {
   query(
     sql: string,
     params: readonly unknown[] | undefined,
-    options: api.QueryOptions & { rows: 'json' },
+    options: api.QueryOptions & { rows: 'json' | 'ndjson' },
   ): Promise<QueryResult<Document | JsonText>>;
   query(sql: string, params?: readonly unknown[], options?: api.QueryOptions): Promise<QueryResult>;
   query(
@@ -320,8 +321,15 @@ export class Database implements api.NodeApi {
   /**
    * Runs one statement as a stream: the first value is the meta `{ plan, count,
    * executionMs }`, then one document at a time (writes yield only the meta). Memory grows
-   * with the number of matching ids, not documents; stop early with `break`.
+   * with the number of matching ids, not documents; stop early with `break`. With
+   * `options.rows: 'ndjson'` a plain SELECT's rows come as JsonLines, NDJSON chunks of about
+   * 64 KiB written from the stored bytes, which the server sends as they are.
    */
+  queryStream(
+    sql: string,
+    params: readonly unknown[] | undefined,
+    options: api.QueryOptions & { rows: 'ndjson' },
+  ): AsyncGenerator<QueryMeta | Document | JsonText | JsonLines | KeyedRow, void, undefined>;
   queryStream(
     sql: string,
     params: readonly unknown[] | undefined,
@@ -336,14 +344,8 @@ export class Database implements api.NodeApi {
     sql: string,
     params: readonly unknown[] = [],
     options: api.QueryOptions = {},
-  ): AsyncGenerator<QueryMeta | Document | JsonText | KeyedRow, void, undefined> {
-    return streamQuery(
-      this.queryTarget,
-      sql,
-      params,
-      options.shard,
-      options.rows,
-    ) as AsyncGenerator<QueryMeta | Document | JsonText | KeyedRow, void, undefined>;
+  ): AsyncGenerator<QueryMeta | Document | JsonText | JsonLines | KeyedRow, void, undefined> {
+    return streamQuery(this.queryTarget, sql, params, options.shard, options.rows);
   }
 
   /**
@@ -360,7 +362,7 @@ export class Database implements api.NodeApi {
   execute(
     handle: string,
     params: readonly unknown[] | undefined,
-    options: api.QueryOptions & { rows: 'json' },
+    options: api.QueryOptions & { rows: 'json' | 'ndjson' },
   ): Promise<QueryResult<Document | JsonText>>;
   execute(
     handle: string,
@@ -379,6 +381,11 @@ export class Database implements api.NodeApi {
   executeStream(
     handle: string,
     params: readonly unknown[] | undefined,
+    options: api.QueryOptions & { rows: 'ndjson' },
+  ): AsyncGenerator<QueryMeta | Document | JsonText | JsonLines | KeyedRow, void, undefined>;
+  executeStream(
+    handle: string,
+    params: readonly unknown[] | undefined,
     options: api.QueryOptions & { rows: 'json' },
   ): AsyncGenerator<QueryMeta | Document | JsonText | KeyedRow, void, undefined>;
   executeStream(
@@ -390,7 +397,7 @@ export class Database implements api.NodeApi {
     handle: string,
     params: readonly unknown[] = [],
     options: api.QueryOptions = {},
-  ): AsyncGenerator<QueryMeta | Document | JsonText | KeyedRow, void, undefined> {
+  ): AsyncGenerator<QueryMeta | Document | JsonText | JsonLines | KeyedRow, void, undefined> {
     return streamQuery(this.queryTarget, { handle }, params, options.shard, options.rows);
   }
 

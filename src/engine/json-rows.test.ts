@@ -2,13 +2,15 @@
  * Rows asked for as JSON text (`{ rows: 'json' }`) are exactly the JSON of the rows asked for
  * as objects, statement by statement, in one answer and in a stream; and the text is really
  * written from the stored bytes where the plan reads documents by id (a point lookup with no
- * filter left, every streamed row of a plain SELECT, a GET by `_id`), not decoded.
+ * filter left, every streamed row of a plain SELECT, a GET by `_id`), not decoded. Streamed
+ * with `{ rows: 'ndjson' }` a plain SELECT's rows come as JsonLines: the same lines, chunked
+ * at NDJSON_CHUNK_BYTES, the whole-collection cursor counting and reading one snapshot.
  */
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { makeTempDir } from '../../test/support/temp-dir.js';
-import type { Document } from '../types/index.js';
-import { isJsonText, rowJson } from '../util/index.js';
+import type { Document, QueryMeta } from '../types/index.js';
+import { isJsonLines, isJsonText, NDJSON_CHUNK_BYTES, rowJson } from '../util/index.js';
 import { type Database, open } from './index.js';
 
 let cleanup: () => void;
@@ -104,5 +106,85 @@ describe('rows as JSON text', () => {
     const tagged = await db.getTagged('odd', id, { rows: 'json' });
     const plain = await db.getTagged('odd', id);
     expect(JSON.stringify({ doc: tagged?.doc })).toBe(JSON.stringify({ doc: plain?.doc }));
+  });
+});
+
+/** A stream asked for as NDJSON: its meta, its text, and what each item after the meta was. */
+async function ndjson(
+  sql: string,
+  params: unknown[],
+  shard?: { kind: 'rows'; top: number; sortKeys: true },
+): Promise<{ meta: QueryMeta; text: string; items: unknown[] }> {
+  const stream = db.queryStream(sql, params, { rows: 'ndjson', ...(shard && { shard }) });
+  const meta = (await stream.next()).value as QueryMeta;
+  const items: unknown[] = [];
+  let text = '';
+  for await (const item of stream) {
+    items.push(item);
+    text += isJsonLines(item) ? Buffer.from(item.bytes).toString('utf8') : `${rowJson(item)}\n`;
+  }
+  return { meta, text, items };
+}
+
+describe('rows as NDJSON lines', () => {
+  it('are the lines of the rows as objects, statement by statement', async () => {
+    const order = (await db.query('SELECT * FROM orders LIMIT 1')).documents[0] as Document;
+    const more: Array<[string, unknown[]]> = [
+      ['SELECT * FROM orders', []],
+      ['SELECT * FROM orders LIMIT 7 OFFSET 290', []],
+      ['SELECT * FROM orders OFFSET 400', []],
+      ['SELECT pnr, "1", _id FROM orders LIMIT 3 OFFSET 1', []],
+    ];
+    for (const [sql, params] of [...statements(order.pnr, order.status, order._id), ...more]) {
+      const objects = await streamed(sql, params, false);
+      const { meta, text } = await ndjson(sql, params);
+      expect(text, sql).toBe(objects.map((d) => `${JSON.stringify(d)}\n`).join(''));
+      expect(meta.count, sql).toBe(objects.length);
+    }
+  });
+
+  it('come in chunks of at least NDJSON_CHUNK_BYTES, each of whole lines', async () => {
+    for (const sql of ['SELECT * FROM orders', 'SELECT * FROM orders WHERE fare.total > 0']) {
+      const { meta, items } = await ndjson(sql, []);
+      expect(items.every(isJsonLines), sql).toBe(true);
+      const chunks = items.filter(isJsonLines);
+      // 300 orders of about 500 bytes: at least two chunks, the last one shorter.
+      expect(chunks.length).toBeGreaterThanOrEqual(2);
+      for (const [k, chunk] of chunks.entries()) {
+        const text = Buffer.from(chunk.bytes).toString('utf8');
+        if (k < chunks.length - 1)
+          expect(chunk.bytes.length).toBeGreaterThanOrEqual(NDJSON_CHUNK_BYTES);
+        expect(text.endsWith('\n')).toBe(true);
+        expect(text.split('\n').length - 1).toBe(chunk.rows);
+      }
+      expect(chunks.reduce((n, c) => n + c.rows, 0)).toBe(meta.count);
+    }
+  });
+
+  it('keep their rows apart where each carries its sort key', async () => {
+    const sql = 'SELECT pnr FROM orders ORDER BY pnr LIMIT 5';
+    const { items } = await ndjson(sql, [], { kind: 'rows', top: 5, sortKeys: true });
+    expect(items).toHaveLength(5);
+    expect(items.some(isJsonLines)).toBe(false);
+    expect(items[0]).toMatchObject({ sortKey: expect.any(Array) });
+  });
+
+  it('read the snapshot they counted while writes land', async () => {
+    await db.insert('moving', { n: 0 });
+    const rows = Array.from({ length: 400 }, (_, n) => ({ n: n + 1, pad: 'p'.repeat(400) }));
+    await db.collection('moving').insertMany(rows);
+    const before = await streamed('SELECT * FROM moving', [], false);
+    const stream = db.queryStream('SELECT * FROM moving', [], { rows: 'ndjson' });
+    const meta = (await stream.next()).value as QueryMeta;
+    const first = (await stream.next()).value;
+    await db.query('DELETE FROM moving WHERE n > 10');
+    await db.collection('moving').insertMany([{ n: 1000 }, { n: 1001 }]);
+    let text = isJsonLines(first) ? Buffer.from(first.bytes).toString('utf8') : '';
+    for await (const item of stream) {
+      if (isJsonLines(item)) text += Buffer.from(item.bytes).toString('utf8');
+    }
+    expect(meta.count).toBe(401);
+    expect(text).toBe(before.map((d) => `${JSON.stringify(d)}\n`).join(''));
+    expect((await db.query('SELECT COUNT(*) AS n FROM moving')).documents).toEqual([{ n: 13 }]);
   });
 });

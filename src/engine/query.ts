@@ -36,6 +36,7 @@ import {
   type StoreWriter,
 } from '../storage/index.js';
 import type {
+  JsonLines,
   JsonText,
   KeyedRow,
   QueryMeta,
@@ -197,7 +198,7 @@ export function readsThroughIndex(
 
 /**
  * Runs one statement against the store; a write goes through the target's writer. With
- * `rows: 'json'` rows may come as JsonText (sql/executor's SelectOptions).
+ * `rows: 'json'` (or `ndjson`) rows may come as JsonText (sql/executor's SelectOptions).
  */
 export async function runQuery(
   target: QueryTarget,
@@ -212,7 +213,11 @@ export async function runQuery(
   if (statement.kind === 'select') {
     const select = shardSelect(statement, shard);
     const plan = selectPlanOf(store, parsed, select);
-    const result = runSelect(store, plan, params, { sortKeys: select.sortKeys, rows });
+    const result = runSelect(store, plan, params, {
+      sortKeys: select.sortKeys,
+      // A whole answer has no chunks: lines are a stream's.
+      rows: rows === 'ndjson' ? 'json' : rows,
+    });
     const executionMs = performance.now() - started;
     const { documents } = result;
     return {
@@ -245,9 +250,10 @@ function warningsOf(store: Store, parsed: Parsed): { warnings?: string[] } {
 }
 
 /**
- * Runs one statement and yields its meta first, then its documents one at a time (a write
- * yields only its meta). Documents come from one snapshot, so they match the count even when
- * writes land while the consumer reads slowly.
+ * Runs one statement and yields its meta first, then its documents one at a time, or with
+ * `rows: 'ndjson'` several at a time as JsonLines where the plan allows (a write yields only
+ * its meta). Documents come from one snapshot, so they match the count even when writes land
+ * while the consumer reads slowly.
  */
 export async function* streamQuery(
   target: QueryTarget,
@@ -255,7 +261,7 @@ export async function* streamQuery(
   params: readonly unknown[] = [],
   shard?: ShardPlan,
   rows: RowsOption['rows'] = 'objects',
-): AsyncGenerator<QueryMeta | Document | JsonText | KeyedRow, void, undefined> {
+): AsyncGenerator<QueryMeta | Document | JsonText | JsonLines | KeyedRow, void, undefined> {
   const started = performance.now();
   const { store } = target;
   const { parsed, statement } = prepare(target, sql, params, shard);

@@ -72,6 +72,26 @@ export function guardRead<T>(site: DamageSite, read: () => T): T {
 }
 
 /**
+ * `error` as damage met reading the record after `last` (the first when undefined), reported
+ * at `site` with that record's id when `nextId` can still find it; any other error as it is.
+ */
+export function damageAfter(
+  site: DamageSite,
+  error: unknown,
+  last: Buffer | undefined,
+  nextId: (after: Buffer | undefined) => Buffer | undefined,
+): unknown {
+  if (!isDamage(error)) return error;
+  let id: Buffer | undefined;
+  try {
+    id = nextId(last);
+  } catch {
+    // The pages that would name it are damaged too: the collection is still named.
+  }
+  return damaged({ ...site, id }, error);
+}
+
+/**
  * Yields what `items` yields; damage met while stepping is reported at `site`, with the id
  * of the record after the last one yielded when `nextId` can still find it (the record that
  * failed to decode).
@@ -89,14 +109,7 @@ export function* guardScan<T extends { id: Buffer }>(
       try {
         step = iterator.next();
       } catch (error) {
-        if (!isDamage(error)) throw error;
-        let id: Buffer | undefined;
-        try {
-          id = nextId(last);
-        } catch {
-          // The pages that would name it are damaged too: the collection is still named.
-        }
-        throw damaged({ ...site, id }, error);
+        throw damageAfter(site, error, last, nextId);
       }
       if (step.done) return;
       last = Buffer.from(step.value.id);

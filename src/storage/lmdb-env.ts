@@ -187,20 +187,41 @@ export function refreshSnapshot(env: Env): void {
 /** A pinned read snapshot: reads through it see one committed state until it is released. */
 export interface ReadSnapshot {
   get(db: SubDb, key: Buffer): Buffer | undefined;
+  /**
+   * The value's bytes where LMDB holds them, not copied: valid until the next read of this
+   * file in this thread.
+   */
+  getInPlace(db: SubDb, key: Buffer): Buffer | undefined;
   /** Entries from `start` (to `end`, excluded), in key order, or backwards with `reverse`. */
   range(
     db: SubDb,
     options: { start?: Buffer; end?: Buffer; reverse?: boolean; limit?: number },
   ): Iterable<{ key: Buffer; value: Buffer }>;
+  /** How many keys lie from `start` on (counted by LMDB, no value read). */
+  count(db: SubDb, options: { start: Buffer }): number;
+  /**
+   * Entries of a scan handle from `start` in key order, past the first `offset`, at most
+   * `limit`: each value goes to the handle's visitor in place (ScanDb).
+   */
+  scan(
+    db: ScanDb['db'],
+    options: { start: Buffer; offset?: number; limit?: number },
+  ): Iterable<{ key: Buffer; value: unknown }>;
   release(): void;
 }
 
 /** Pins LMDB's current read transaction for reads spread over several event-loop turns. */
 export function pinSnapshot(env: Env): ReadSnapshot {
   const transaction = env.useReadTransaction();
+  const within = { transaction } as Parameters<SubDb['get']>[1];
   return {
-    get: (db, key) => db.get(key, { transaction } as Parameters<SubDb['get']>[1]),
+    get: (db, key) => db.get(key, within),
+    // The options argument is lmdb-js's own; its type definitions leave it out.
+    getInPlace: (db, key) =>
+      (db.getBinaryFast as (key: Buffer, options: unknown) => Buffer | undefined)(key, within),
     range: (db, options) => db.getRange({ ...options, transaction }),
+    count: (db, options) => db.getKeysCount({ ...options, transaction }),
+    scan: (db, options) => db.getRange({ ...options, transaction }),
     release: () => transaction.done(),
   };
 }

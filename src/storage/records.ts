@@ -107,7 +107,16 @@ export function documentJson(
 ): string {
   const idText = formatId(id);
   const json = ctx.docs.documentJson(bytes, bytes.length, idText, projection);
-  if (json !== undefined) return json;
+  return json ?? decodedJson(ctx, id, bytes, projection);
+}
+
+/** `documentJson` the slow way, for bytes the transcoder leaves: decoded and stringified. */
+export function decodedJson(
+  ctx: StoreContext,
+  id: Buffer,
+  bytes: Uint8Array,
+  projection?: JsonProjection,
+): string {
   const doc = withId(id, ctx.docs.decode<Document>(bytes));
   return JSON.stringify(projection ? projection.project(doc) : doc);
 }

@@ -6,13 +6,14 @@
  * that seq. A snapshot keeps old pages from reuse: release it when done.
  */
 
-import type { FileSnapshot, SnapshotCollection, SnapshotIndex } from '../types/index.js';
+import type { FileSnapshot, JsonLines, SnapshotCollection, SnapshotIndex } from '../types/index.js';
 import { formatId } from '../util/index.js';
 import type { CollectionDef, NodeMeta } from './catalog.js';
 import { chainText, seqOfKey, storedEntryHead } from './change-entry.js';
 import { decodeValue, type JsonProjection } from './codec/index.js';
 import type { StoreContext } from './context.js';
 import type { Document } from './document-check.js';
+import { countDocuments, type DamageAt, idLines, type LineRange, scanLines } from './json-lines.js';
 import { pinSnapshot, type ReadSnapshot } from './lmdb-env.js';
 import { documentJson, ID_MIN } from './records.js';
 
@@ -21,6 +22,26 @@ export interface DocumentSnapshot {
   getBody(def: CollectionDef, id: Buffer): Document | undefined;
   /** The document's JSON text with its `_id` (or of its projection), as StoreReader's. */
   getJson(def: CollectionDef, id: Buffer, projection?: JsonProjection): string | undefined;
+  /** How many documents the collection holds. */
+  count(def: CollectionDef): number;
+  /**
+   * The collection's documents in id order, within `range`, as NDJSON chunks of their JSON
+   * text as `getJson` writes it (json-lines.ts). A failed read throws what `damageAt` makes
+   * of its error (the Store's own snapshot names the document).
+   */
+  scanLines(
+    def: CollectionDef,
+    projection: JsonProjection | undefined,
+    range: LineRange,
+    damageAt?: DamageAt,
+  ): Generator<JsonLines>;
+  /** The documents `ids` name, in that order, as NDJSON chunks (one not there left out). */
+  idLines(
+    def: CollectionDef,
+    projection: JsonProjection | undefined,
+    ids: Iterable<Buffer>,
+    damageAt?: DamageAt,
+  ): Generator<JsonLines>;
   release(): void;
 }
 
@@ -34,8 +55,13 @@ function pinWithHandles(ctx: StoreContext): ReadSnapshot {
   return pinSnapshot(ctx.handles.env);
 }
 
-/** Pins the current committed state for reads of documents by id. */
+/** A read's error as it is. */
+const asIs: DamageAt = (error) => error;
+
+/** Pins the current committed state for reads of documents by id and of whole collections. */
 export function openDocumentSnapshot(ctx: StoreContext): DocumentSnapshot {
+  // The scan handles too: a pinned transaction reads through the trees it knew when it began.
+  for (const def of ctx.catalog.all().values()) ctx.handles.scan(def.dbName);
   const snapshot = pinWithHandles(ctx);
   return {
     getBody: (def, id) => {
@@ -46,6 +72,11 @@ export function openDocumentSnapshot(ctx: StoreContext): DocumentSnapshot {
       const bytes = snapshot.get(ctx.handles.get(def.dbName), id);
       return bytes === undefined ? undefined : documentJson(ctx, id, bytes, projection);
     },
+    count: (def) => countDocuments(ctx, snapshot, def),
+    scanLines: (def, projection, range, damageAt = asIs) =>
+      scanLines(ctx, snapshot, def, projection, range, damageAt),
+    idLines: (def, projection, ids, damageAt = asIs) =>
+      idLines(ctx, snapshot, def, projection, ids, damageAt),
     release: () => snapshot.release(),
   };
 }

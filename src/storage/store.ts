@@ -42,7 +42,14 @@ import {
   type Structure,
 } from './codec/index.js';
 import type { StoreContext } from './context.js';
-import { asDamage, type DamageSite, guardItems, guardRead, guardScan } from './damage.js';
+import {
+  asDamage,
+  type DamageSite,
+  damageAfter,
+  guardItems,
+  guardRead,
+  guardScan,
+} from './damage.js';
 import type { Document } from './document-check.js';
 import type { PreparedDocument } from './documents.js';
 import { Durability, type Durable, type Pending } from './durability.js';
@@ -54,6 +61,7 @@ import {
   storageFailed,
 } from './file-cap.js';
 import { Handles } from './handles.js';
+import type { DamageAt } from './json-lines.js';
 import { copyEnv, envStats, pinSnapshot, refreshSnapshot } from './lmdb-env.js';
 import {
   type CompactedTrees,
@@ -859,8 +867,24 @@ export class Store implements StoreReader, StoreWriter {
       getBody: (def, id) => guardRead(this.inCollection(def, id), () => snapshot.getBody(def, id)),
       getJson: (def, id, projection) =>
         guardRead(this.inCollection(def, id), () => snapshot.getJson(def, id, projection)),
+      count: (def) => guardRead(this.inCollection(def), () => snapshot.count(def)),
+      scanLines: (def, projection, range) =>
+        snapshot.scanLines(def, projection, range, this.damageIn(def)),
+      idLines: (def, projection, ids) => snapshot.idLines(def, projection, ids, this.damageIn(def)),
       release: () => snapshot.release(),
     };
+  }
+  /**
+   * How a stream's read of a collection reports damage: at the document read, or after a
+   * failed cursor step at the one after the last read, as a scan does (damage.ts).
+   */
+  private damageIn(def: CollectionDef): DamageAt {
+    return (error, at) =>
+      'id' in at
+        ? asDamage(error, this.inCollection(def, at.id))
+        : damageAfter(this.inCollection(def), error, at.after, (after) =>
+            nextId(this.ctx, def, after),
+          );
   }
 
   // ---- maintenance ---------------------------------------------------------------------

@@ -6,7 +6,14 @@
  */
 
 import type { ChangeFeedOptions, ChangeLine } from './changes.js';
-import type { BulkResult, Document, JsonText, RowsOption, SeedResult } from './documents.js';
+import type {
+  BulkResult,
+  Document,
+  JsonLines,
+  JsonText,
+  RowsOption,
+  SeedResult,
+} from './documents.js';
 import type { HealthBody } from './node.js';
 import type { QueryMeta, QueryResult, ShardPlan } from './query.js';
 import type { ReplicationStatus } from './replication.js';
@@ -37,15 +44,23 @@ export interface NodeApi {
 
   /**
    * `POST /query`: one statement, `?` placeholders filled from `params` in order. With
-   * `rows: 'json'` rows may come as JsonText (see RowsOption).
+   * `rows: 'json'` (or `ndjson`) rows may come as JsonText (see RowsOption).
    */
   query(
     sql: string,
     params: readonly unknown[] | undefined,
-    options: QueryOptions & { rows: 'json' },
+    options: QueryOptions & { rows: 'json' | 'ndjson' },
   ): Promise<QueryResult<Document | JsonText>>;
   query(sql: string, params?: readonly unknown[], options?: QueryOptions): Promise<QueryResult>;
-  /** `POST /query` as NDJSON: the meta first, then one document at a time. */
+  /**
+   * `POST /query` as NDJSON: the meta first, then one document at a time (with `rows:
+   * 'ndjson'`, also several at a time as JsonLines).
+   */
+  queryStream(
+    sql: string,
+    params: readonly unknown[] | undefined,
+    options: QueryOptions & { rows: 'ndjson' },
+  ): AsyncGenerator<QueryMeta | Document | JsonText | JsonLines, void, undefined>;
   queryStream(
     sql: string,
     params: readonly unknown[] | undefined,
@@ -69,7 +84,7 @@ export interface NodeApi {
   execute(
     handle: string,
     params: readonly unknown[] | undefined,
-    options: QueryOptions & { rows: 'json' },
+    options: QueryOptions & { rows: 'json' | 'ndjson' },
   ): Promise<QueryResult<Document | JsonText>>;
   execute(
     handle: string,
@@ -77,6 +92,11 @@ export interface NodeApi {
     options?: QueryOptions,
   ): Promise<QueryResult>;
   /** `POST /query` with `{ handle, params }` as NDJSON, as `queryStream` answers. */
+  executeStream(
+    handle: string,
+    params: readonly unknown[] | undefined,
+    options: QueryOptions & { rows: 'ndjson' },
+  ): AsyncGenerator<QueryMeta | Document | JsonText | JsonLines, void, undefined>;
   executeStream(
     handle: string,
     params: readonly unknown[] | undefined,

@@ -15,9 +15,24 @@ export interface JsonText {
   toJSON(): unknown;
 }
 
-/** Asks a read for its rows as JSON text where the implementation holds them so. */
+/**
+ * Rows of a stream as NDJSON: `bytes` holds `rows` whole lines, each a row's JSON text (as a
+ * JsonText holds it) and a newline. A node writes a plain SELECT's stream so, from the stored
+ * bytes, in chunks of about 64 KiB that its server sends as they are. Asked for with
+ * `{ rows: 'ndjson' }`; util's `isJsonLines` tells one.
+ */
+export interface JsonLines {
+  readonly bytes: Uint8Array;
+  readonly rows: number;
+}
+
+/**
+ * Asks a read for its rows as JSON text where the implementation holds them so: `json` as
+ * JsonText rows; `ndjson` the same, and a stream's rows may also come as JsonLines, several
+ * rows at a time.
+ */
 export interface RowsOption {
-  rows?: 'objects' | 'json';
+  rows?: 'objects' | 'json' | 'ndjson';
 }
 
 /** One failed item of a bulk insert: its position in the input, the error text and code. */

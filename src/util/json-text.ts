@@ -1,9 +1,9 @@
 /**
- * The one implementation of `JsonText` (types/documents.ts): a row held as its JSON text, and
- * the test for one. It never parses the text unless asked (`toJSON`, `parse`).
+ * The one implementation of `JsonText` and of `JsonLines` (types/documents.ts): rows held as
+ * their JSON text, and the tests for them. It never parses the text unless asked (`toJSON`).
  */
 
-import type { Document, JsonText } from '../types/index.js';
+import type { Document, JsonLines, JsonText } from '../types/index.js';
 
 class HeldJsonText implements JsonText {
   constructor(readonly json: string) {}
@@ -32,4 +32,21 @@ export function rowObject(row: Document | JsonText): Document {
 /** The row's JSON text, whichever form it came in. */
 export function rowJson(row: unknown): string {
   return isJsonText(row) ? row.json : JSON.stringify(row);
+}
+
+class HeldJsonLines implements JsonLines {
+  constructor(
+    readonly bytes: Uint8Array,
+    readonly rows: number,
+  ) {}
+}
+
+/** `rows` rows as NDJSON: `bytes` must hold that many whole lines, each a row's JSON text. */
+export function jsonLines(bytes: Uint8Array, rows: number): JsonLines {
+  return new HeldJsonLines(bytes, rows);
+}
+
+/** True for rows held as NDJSON lines. */
+export function isJsonLines(value: unknown): value is JsonLines {
+  return value instanceof HeldJsonLines;
 }

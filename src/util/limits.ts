@@ -159,3 +159,10 @@ export function isPort(value: unknown, options: { zero?: boolean } = {}): value 
   const min = options.zero ? 0 : PORT_MIN;
   return typeof value === 'number' && Number.isInteger(value) && value >= min && value <= PORT_MAX;
 }
+
+/**
+ * The size an NDJSON answer is written in: rows are gathered into chunks of at least this
+ * many bytes (the last may be shorter) before one stream write, which costs more than
+ * writing a row's text; backpressure holds between chunks.
+ */
+export const NDJSON_CHUNK_BYTES = 64 * 1024;

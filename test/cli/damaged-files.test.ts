@@ -192,6 +192,23 @@ describe('a flipped byte in a document record', () => {
     expect(query.stderr).not.toContain('unexpected error');
   });
 
+  it('cuts an NDJSON stream with ERR_STORAGE_CORRUPT naming the collection and _id', async () => {
+    const id = await damageMarked();
+    const db = await open(dir);
+    try {
+      for (const sql of ['SELECT * FROM orders', 'SELECT * FROM orders ORDER BY pnr']) {
+        const stream = db.queryStream(sql, [], { rows: 'ndjson' });
+        const failed = await (async () => {
+          for await (const _ of stream);
+        })().catch((e: unknown) => e);
+        expect(isDbError(failed, 'ERR_STORAGE_CORRUPT'), sql).toBe(true);
+        expect((failed as Error).message).toContain(`document ${id} of collection 'orders'`);
+      }
+    } finally {
+      await db.close();
+    }
+  });
+
   it('docdb verify names the record and exits 1', async () => {
     const id = await damageMarked();
     const r = runDocdb(['verify', dir, '--json']);

@@ -197,6 +197,26 @@ describe('NDJSON streaming', () => {
     expect(documents.map((d) => (d as { i: number }).i)).toEqual(many.map((d) => d.i));
   });
 
+  it('streams a whole collection in chunks, each line the JSON answer document as it is', async () => {
+    // Past several NDJSON_CHUNK_BYTES, with a document the transcoder leaves to the decoder.
+    const many = Array.from({ length: 3000 }, (_, i) => ({ i, pad: 'é'.repeat(i % 90) }));
+    await h.request({ method: 'POST', url: '/collections/many/bulk', json: many });
+    await h.request({ method: 'POST', url: '/collections/many', json: { '1': 'digit first' } });
+    for (const sql of [
+      'SELECT * FROM many',
+      'SELECT * FROM many LIMIT 2000 OFFSET 999',
+      'SELECT pad, _id FROM many OFFSET 2990',
+    ]) {
+      const whole = await query(sql);
+      const answer = await query(sql, { url: '/query?stream=true' });
+      expect(answer.status).toBe(200);
+      const [meta, ...rows] = answer.text.slice(0, -1).split('\n');
+      expect(JSON.parse(meta as string)).toMatchObject({ count: whole.body.count });
+      expect(rows, sql).toEqual(whole.body.documents.map((d: Json) => JSON.stringify(d)));
+      expectMetaHeaders(answer, { plan: 'COLLECTION_SCAN', count: whole.body.count });
+    }
+  });
+
   for (const [how, extra] of [
     ['Accept: application/x-ndjson', { headers: { accept: 'application/x-ndjson' } }],
     ['?stream=true', { url: '/query?stream=true' }],

@@ -13,7 +13,7 @@
 import { Readable } from 'node:stream';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { dbError, isDbError } from '../../errors/index.js';
-import { rowJson } from '../../util/index.js';
+import { isJsonLines, NDJSON_CHUNK_BYTES, rowJson } from '../../util/index.js';
 import { sendJson } from '../json-answer.js';
 import type { QueryMeta, ShardPlan } from '../../types/index.js';
 import type { ApiContext } from '../route-context.js';
@@ -61,8 +61,6 @@ const schema = {
   querystring: { type: 'object', properties: { stream: FLAG } },
 } as const;
 
-const NDJSON_CHUNK_CHARS = 64 * 1024;
-
 const prepareSchema = {
   summary: 'Parse one SQL statement and answer the handle to run it by',
   body: {
@@ -84,6 +82,8 @@ function statementOf(body: QueryBody): string | { handle: string } {
 }
 
 const JSON_ROWS = { rows: 'json' } as const;
+/** A stream's rows as NDJSON chunks where the node writes them so, else as JSON_ROWS. */
+const NDJSON_ROWS = { rows: 'ndjson' } as const;
 
 /**
  * Sets X-DOCDB-Plan, X-DOCDB-Count and X-DOCDB-ExecutionMs. The names are written in lower
@@ -121,7 +121,8 @@ function setErrorMetaHeaders(
 /**
  * Sends an NDJSON answer: the meta line, then one line per row, in chunks of about 64 KiB (one
  * stream write per row would cost more than encoding it; backpressure still holds between
- * chunks). A node and a router both answer streamed queries through it.
+ * chunks). Rows that come as JsonLines are such chunks already, sent as they are. A node and
+ * a router both answer streamed queries through it.
  */
 function sendNdjson(
   request: FastifyRequest,
@@ -134,8 +135,14 @@ function sendNdjson(
     let chunk = '';
     try {
       for await (const row of rows) {
+        if (isJsonLines(row)) {
+          if (chunk) yield chunk;
+          chunk = '';
+          yield row.bytes;
+          continue;
+        }
         chunk += `${rowJson(row)}\n`;
-        if (chunk.length >= NDJSON_CHUNK_CHARS) {
+        if (chunk.length >= NDJSON_CHUNK_BYTES) {
           yield chunk;
           chunk = '';
         }
@@ -159,11 +166,11 @@ export function registerQueryRoutes(app: FastifyInstance, { api, metrics }: ApiC
     async (request, reply) => {
       const { params = [], shard } = request.body;
       const statement = statementOf(request.body);
-      // Rows as JSON text where the node holds them so: spliced into the answer as they are.
-      const options = shard === undefined ? JSON_ROWS : { shard, ...JSON_ROWS };
       const accept = request.headers.accept ?? '';
       const streaming = flag(request.query.stream) || accept.includes('application/x-ndjson');
       if (!streaming) {
+        // Rows as JSON text where the node holds them so: spliced into the answer as they are.
+        const options = shard === undefined ? JSON_ROWS : { shard, ...JSON_ROWS };
         const result = await (typeof statement === 'string'
           ? api().query(statement, params, options)
           : api().execute(statement.handle, params, options));
@@ -171,6 +178,7 @@ export function registerQueryRoutes(app: FastifyInstance, { api, metrics }: ApiC
         metrics.countPlan(result.plan);
         return sendJson(reply, result);
       }
+      const options = shard === undefined ? NDJSON_ROWS : { shard, ...NDJSON_ROWS };
       const stream =
         typeof statement === 'string'
           ? api().queryStream(statement, params, options)

@@ -3,16 +3,19 @@
  * with the number of matching ids, not documents (DESIGN §4). The rows below the sort and
  * projection are pulled as sparse selections under a pinned snapshot, keeping only each id
  * and sort key; documents are read back through that snapshot one at a time and projected.
- * Aggregates, joins and DISTINCT produce small or derived rows and are materialised instead.
+ * A whole collection unfiltered and unsorted keeps no ids: its count is the snapshot's, and
+ * its documents are read with one cursor. Aggregates, joins and DISTINCT produce small or
+ * derived rows and are materialised instead.
  */
 
 import {
   type Document,
   type DocumentSnapshot,
+  type JsonProjection,
   type StoreReader,
   withId,
 } from '../../storage/index.js';
-import type { JsonText } from '../../types/index.js';
+import type { JsonLines, JsonText } from '../../types/index.js';
 import { jsonText, parseId } from '../../util/index.js';
 import {
   bindPlan,
@@ -35,8 +38,11 @@ import { descendingOf, sortKeyOf } from './sort.js';
 export interface StreamedSelect {
   plan: string;
   count: number;
-  /** Objects, or with `rows: 'json'` JsonText where the plan reads documents by id. */
-  documents: Iterable<Document | JsonText>;
+  /**
+   * Objects, or with `rows: 'json'` JsonText where the plan reads documents by id; with
+   * `rows: 'ndjson'` JsonLines there instead (several rows each), unless sort keys travel.
+   */
+  documents: Iterable<Document | JsonText | JsonLines>;
   /** With `sortKeys`, when the plan sorts: each document's sort key, in document order. */
   sortKeys?: SortKey[];
 }
@@ -67,7 +73,7 @@ export function streamSelect(
   plan: SelectPlan,
   params: readonly unknown[],
   snapshot: DocumentSnapshot,
-  options: { sortKeys?: boolean; rows?: 'objects' | 'json' } = {},
+  options: { sortKeys?: boolean; rows?: 'objects' | 'json' | 'ndjson' } = {},
 ): StreamedSelect {
   const bound = bindPlan(plan, params);
   const materialised = planNodes(bound.root).some(
@@ -75,12 +81,26 @@ export function streamSelect(
   );
   const shape = materialised ? undefined : plainShape(bound.root);
   if (!shape) {
-    const { documents, sortKeys } = runSelect(reader, plan, params, options);
+    const rows = options.rows === 'ndjson' ? 'json' : options.rows;
+    const { documents, sortKeys } = runSelect(reader, plan, params, { ...options, rows });
     return { plan: bound.plan, count: documents.length, documents, ...(sortKeys && { sortKeys }) };
   }
   const ctx: ExecContext = { reader, params, resolver: plan.resolver, sparse: true };
   const limit = limitOf(shape.limit?.limit, params, 'LIMIT');
   const offset = limitOf(shape.limit?.offset, params, 'OFFSET');
+  // As NDJSON chunks where rows travel alone (no sort key beside each) and transcode.
+  const json = options.rows === 'json' || options.rows === 'ndjson';
+  const projection = json ? jsonProjectionOf(shape.project) : undefined;
+  const lines = options.rows === 'ndjson' && projection && !(options.sortKeys && shape.sort);
+  if (lines && shape.rows.kind === 'scan' && !shape.sort) {
+    const def = requireCollection(reader, shape.rows.collection);
+    const stored = snapshot.count(def);
+    return {
+      plan: bound.plan,
+      count: Math.max(0, Math.min(stored - offset, limit)),
+      documents: snapshot.scanLines(def, projectionOf(projection), { skip: offset, take: limit }),
+    };
+  }
   const stopAt = shape.limit?.early ? offset + limit : Number.POSITIVE_INFINITY;
   const entries: Entry[] = [];
   if (stopAt > 0) {
@@ -104,23 +124,32 @@ export function streamSelect(
   );
   const def = requireCollection(reader, plan.sources[0] as string);
   const { project } = shape;
-  // As JSON text: written from each stored document's bytes, never decoded whole.
-  const json = options.rows === 'json' ? jsonProjectionOf(project) : undefined;
-  const projection = json === 'whole' ? undefined : json;
   return {
     plan: bound.plan,
     count: chosen.length,
     ...(options.sortKeys && shape.sort && { sortKeys: chosen.map((e) => e.key as SortKey) }),
-    documents: (function* () {
-      for (const entry of chosen) {
-        if (json) {
-          const text = snapshot.getJson(def, entry.id, projection);
-          if (text !== undefined) yield jsonText(text);
-          continue;
-        }
-        const body = snapshot.getBody(def, entry.id);
-        if (body) yield projectDocument(project, [withId(entry.id, body)]);
-      }
-    })(),
+    documents: lines
+      ? snapshot.idLines(def, projectionOf(projection), idsOf(chosen))
+      : (function* () {
+          // As JSON text: written from each stored document's bytes, never decoded whole.
+          for (const entry of chosen) {
+            if (projection) {
+              const text = snapshot.getJson(def, entry.id, projectionOf(projection));
+              if (text !== undefined) yield jsonText(text);
+              continue;
+            }
+            const body = snapshot.getBody(def, entry.id);
+            if (body) yield projectDocument(project, [withId(entry.id, body)]);
+          }
+        })(),
   };
+}
+
+/** The projection a snapshot read applies: none for `SELECT *`. */
+function projectionOf(json: JsonProjection | 'whole'): JsonProjection | undefined {
+  return json === 'whole' ? undefined : json;
+}
+
+function* idsOf(entries: readonly Entry[]): Generator<Buffer> {
+  for (const entry of entries) yield entry.id;
 }

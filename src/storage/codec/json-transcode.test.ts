@@ -5,12 +5,21 @@
  * 0xED-led UTF-8), numbers at the edges, deep nesting, empty containers, structure ids past
  * 31 (two-byte ids), keys JSON.stringify reorders, and forms msgpackr reads but never writes
  * for a document (float32, 64-bit integers, NaN). Plain documents must not fall back.
+ * Doubles with few decimal places, written from integers, equal `String()`; NDJSON lines
+ * appended in place equal the texts joined, the id written from its stored bytes.
  */
 
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { type JsonPath, parsePath, SHARED_STRUCTURES_MAX, valueAt } from '../../util/index.js';
-import { JsonProjection } from './json-transcode.js';
+import {
+  formatId,
+  type JsonPath,
+  newId,
+  parsePath,
+  SHARED_STRUCTURES_MAX,
+  valueAt,
+} from '../../util/index.js';
+import { type JsonLineBuffer, JsonProjection } from './json-transcode.js';
 import { DocumentCodec } from './value-codec.js';
 
 const ID = '0190a2b4-6c1e-7d2a-9f00-0123456789ab';
@@ -290,6 +299,80 @@ describe('JSON straight from the stored bytes', () => {
         c4: [1, { c: 'é' }],
         c5: ID,
       }),
+    );
+  });
+
+  it('writes doubles of few decimal places as String() does', () => {
+    const codec = new DocumentCodec([]);
+    const edges = [
+      0.5,
+      -0.5,
+      0.0001,
+      -0.0001,
+      0.00015,
+      0.00001,
+      1.005,
+      123.45,
+      1619.83,
+      0.1 + 0.2,
+      999_999_999.9999,
+      -999_999_999.9999,
+      1e9 + 0.5,
+      2 ** 31 + 0.25,
+      1234.5678,
+      1234.56789,
+    ];
+    const fewPlaces = fc
+      .tuple(fc.integer(), fc.integer({ min: 0, max: 99_999 }), fc.integer({ min: 0, max: 6 }))
+      .map(([high, low, places]) => (high * 100_000 + low) / 10 ** places);
+    const value = fc.oneof(fewPlaces, fc.constantFrom(...edges), fc.double({ noNaN: true }));
+    fc.assert(
+      fc.property(fc.array(value, { maxLength: 8 }), (values) => {
+        const bytes = codec.encode({ values }, () => {});
+        expect(transcoded(codec, bytes)).toBe(expected(codec, bytes));
+      }),
+      { numRuns: 3000 },
+    );
+  });
+
+  it('appends NDJSON lines in place, the id from its stored bytes', () => {
+    const codec = new DocumentCodec([]);
+    fc.assert(
+      fc.property(fc.array(plainDocument, { maxLength: 6 }), (docs) => {
+        if (codec.structureCount >= SHARED_STRUCTURES_MAX - 200) codec.reset([]);
+        // A small buffer: lines past it grow it, keeping the lines already written.
+        const lines: JsonLineBuffer = { bytes: Buffer.alloc(8), length: 0 };
+        let want = '';
+        for (const document of docs) {
+          const id = newId();
+          const bytes = codec.encode(document, () => {});
+          const padded = Buffer.concat([bytes, Buffer.alloc(5, 0xc1)]);
+          expect(codec.documentLine(lines, padded, bytes.length, id)).toBe(true);
+          want += `${JSON.stringify({ _id: formatId(id), ...codec.decode<object>(bytes) })}\n`;
+        }
+        expect(lines.bytes.toString('utf8', 0, lines.length)).toBe(want);
+      }),
+      { numRuns: 300 },
+    );
+  });
+
+  it('appends nothing where it gives up, and projects lines as documents', () => {
+    const codec = new DocumentCodec([]);
+    const id = newId();
+    const lines: JsonLineBuffer = { bytes: Buffer.alloc(64), length: 0 };
+    const plain = codec.encode({ a: 1, b: 'x' }, () => {});
+    expect(codec.documentLine(lines, plain, plain.length, id)).toBe(true);
+    const written = lines.length;
+    const ext = Buffer.from([0x81, 0xa1, 0x61, 0xd4, 0, 0]);
+    expect(codec.documentLine(lines, ext, ext.length, id)).toBe(false);
+    expect(codec.documentLine(lines, plain, plain.length, id.subarray(0, 15))).toBe(false);
+    expect(lines.length).toBe(written);
+    const projection = new JsonProjection(true, [{ name: 'b', path: parsePath('b') }], () => {});
+    expect(codec.documentLine(lines, plain, plain.length, id, projection)).toBe(true);
+    const text = lines.bytes.toString('utf8', 0, lines.length);
+    const _id = formatId(id);
+    expect(text).toBe(
+      `${JSON.stringify({ _id, a: 1, b: 'x' })}\n${JSON.stringify({ _id, b: 'x' })}\n`,
     );
   });
 });

@@ -8,7 +8,7 @@
  * caller decodes the whole document. It must not change what is stored.
  */
 
-import type { JsonPath } from '../../util/index.js';
+import { ID_BYTES, type JsonPath } from '../../util/index.js';
 import { GIVE_UP, MsgpackCursor, type Structure } from './msgpack-cursor.js';
 
 /** One output field of a projection: its name and the path of its value in the document. */
@@ -63,10 +63,30 @@ function utf8(text: string): Uint8Array {
   return Buffer.from(text, 'utf8');
 }
 
-/** The `"key":` bytes of one structure's keys, or null when one key is not a plain key. */
-function keyBytes(structure: Structure): Uint8Array[] | null {
+/**
+ * What a record writes before each of its values, as UTF-8: `,"key":` for every key (a
+ * document's root follows its `_id`), and the record's own opening `{"key0":` (an empty
+ * record's is `{`).
+ */
+interface RecordKeys {
+  comma: Uint8Array[];
+  open: Uint8Array;
+  /** True when every key is ASCII (the output may then stay latin1). */
+  ascii: boolean;
+  /** True when a key is `_id`: `{ _id, ...body }` would not write the root as stored. */
+  hasId: boolean;
+}
+
+/** The record keys of one structure, or null when one key is not a plain key. */
+function recordKeysOf(structure: Structure): RecordKeys | null {
   for (const key of structure) if (!plainKey(key)) return null;
-  return structure.map((key) => utf8(`${JSON.stringify(key)}:`));
+  const first = structure[0];
+  return {
+    comma: structure.map((key) => utf8(`,${JSON.stringify(key)}:`)),
+    open: utf8(first === undefined ? '{' : `{${JSON.stringify(first)}:`),
+    ascii: structure.every(asciiText),
+    hasId: structure.includes('_id'),
+  };
 }
 
 const QUOTE = 0x22;
@@ -76,6 +96,8 @@ const COMMA = 0x2c;
 const SHORT_ESCAPES: Record<number, number> = { 8: 0x62, 9: 0x74, 10: 0x6e, 12: 0x66, 13: 0x72 };
 const HEX = utf8('0123456789abcdef');
 const ID_KEY = utf8('{"_id":');
+/** A UUID's JSON text: 32 hex digits, 4 dashes and the quotes. */
+const ID_TEXT_BYTES = 38;
 const NULL = utf8('null');
 const TRUE = utf8('true');
 const FALSE = utf8('false');
@@ -112,21 +134,40 @@ function digitCount(n: number): number {
 const OUTPUT_START_BYTES = 16 * 1024;
 
 /**
+ * A double is written from integers when it has at most this many decimal places (prices,
+ * rates) and its magnitude is below SHORT_DECIMAL_MAX; others go through `String()`.
+ */
+const SHORT_DECIMAL_PLACES = 4;
+const SHORT_DECIMAL_SCALE = 10 ** SHORT_DECIMAL_PLACES;
+const SHORT_DECIMAL_MAX = 1e9;
+
+/**
+ * Lines of JSON text being gathered (NDJSON): `bytes[0, length)` holds whole lines. The
+ * transcoder may replace `bytes` with a larger buffer holding the same lines.
+ */
+export interface JsonLineBuffer {
+  bytes: Buffer;
+  length: number;
+}
+
+/**
  * Transcodes documents written with one list of shared structures. Not re-entrant: one
  * document at a time (reads are synchronous). The JSON is written as UTF-8 bytes into one
  * reused buffer (ASCII and UTF-8 strings are copied byte by byte, escaped where JSON needs
  * it) and read out as one string at the end: no string is made per value.
  */
 export class JsonTranscoder extends MsgpackCursor {
-  /** Per structure id: its `"key":` bytes, null for one it gives up on. */
-  private keys: (Uint8Array[] | null | undefined)[] = [];
-  /** Per structure id: true when every key is ASCII (the output may then stay latin1). */
-  private keysAscii: boolean[] = [];
+  /** Per structure id: what its records write before their values, null to give up on. */
+  private keys: (RecordKeys | null | undefined)[] = [];
   private keysFor: readonly Structure[] | undefined;
+  /** Where the JSON is written: the transcoder's own buffer, or a caller's lines. */
   private out: Buffer = Buffer.allocUnsafe(OUTPUT_START_BYTES);
   /** True while every output byte is ASCII. */
   private ascii8 = true;
   private length = 0;
+  /** The document's `_id`: as JSON text, or (when set) as its 16 stored bytes. */
+  private idJson = '';
+  private idBytes: Uint8Array | undefined;
 
   /**
    * `structures` are the file's shared structures; `decodeWhole` decodes one complete value
@@ -151,38 +192,93 @@ export class JsonTranscoder extends MsgpackCursor {
     projection?: JsonProjection,
   ): string | undefined {
     if (projection && !projection.handled) return undefined;
-    this.start(bytes, size);
     this.length = 0;
     this.ascii8 = true;
+    this.idJson = plainText(id) ? `"${id}"` : JSON.stringify(id);
+    this.idBytes = undefined;
+    if (!this.transcode(bytes, size, projection)) return undefined;
+    // ASCII (the usual case) reads out without UTF-8 decoding.
+    return this.out.toString(this.ascii8 ? 'latin1' : 'utf8', 0, this.length);
+  }
+
+  /**
+   * Appends to `lines` the JSON text `document` writes (the id given as its 16 stored bytes)
+   * and a newline; false, leaving the lines as they were, where `document` would answer
+   * undefined (or the id is not 16 bytes). Written in place: no string is made per document.
+   */
+  line(
+    lines: JsonLineBuffer,
+    bytes: Uint8Array,
+    size: number,
+    id: Uint8Array,
+    projection?: JsonProjection,
+  ): boolean {
+    if ((projection && !projection.handled) || id.length !== ID_BYTES) return false;
+    const own = this.out;
+    this.out = lines.bytes;
+    this.length = lines.length;
+    this.idBytes = id;
+    try {
+      if (!this.transcode(bytes, size, projection)) return false;
+      this.put(0x0a);
+      lines.length = this.length;
+      return true;
+    } finally {
+      // A buffer grown on the way holds the lines too.
+      lines.bytes = this.out;
+      this.out = own;
+    }
+  }
+
+  /** Writes the document at `this.out[length…]`; false when it gives up. */
+  private transcode(bytes: Uint8Array, size: number, projection?: JsonProjection): boolean {
+    this.start(bytes, size);
     if (this.keysFor !== this.list) {
       this.keys = [];
-      this.keysAscii = [];
       this.keysFor = this.list;
     }
     try {
-      const idJson = plainText(id) ? `"${id}"` : JSON.stringify(id);
-      if (projection) this.projected(projection, idJson);
-      else this.root(idJson);
-      // ASCII (the usual case) reads out without UTF-8 decoding.
-      return this.out.toString(this.ascii8 ? 'latin1' : 'utf8', 0, this.length);
+      if (projection) this.projected(projection);
+      else this.root();
+      return true;
     } catch (error) {
-      if (error === GIVE_UP) return undefined;
+      if (error === GIVE_UP) return false;
       throw error;
     }
   }
 
+  /** The document's `_id` as JSON text (a UUID's, from the stored bytes when given so). */
+  private writeId(): void {
+    const id = this.idBytes;
+    if (id === undefined) {
+      this.text(this.idJson);
+      return;
+    }
+    this.room(ID_TEXT_BYTES);
+    const out = this.out;
+    let at = this.length;
+    out[at++] = QUOTE;
+    for (let i = 0; i < ID_BYTES; i++) {
+      if (i === 4 || i === 6 || i === 8 || i === 10) out[at++] = 0x2d;
+      const b = id[i] as number;
+      out[at++] = HEX[b >> 4] as number;
+      out[at++] = HEX[b & 15] as number;
+    }
+    out[at++] = QUOTE;
+    this.length = at;
+  }
+
   /** The whole document, `_id` first. */
-  private root(idJson: string): void {
+  private root(): void {
     this.copy(ID_KEY);
-    this.text(idJson);
+    this.writeId();
     const token = this.byte();
     if (token >= 0x40 && token < 0x80) {
-      const keys = this.recordKeys(token);
+      const { comma, hasId } = this.recordKeys(token);
       // `{ _id, ...body }`: a stored `_id` would take the first key's value (never stored).
-      if ((this.list[this.lastId] as Structure).includes('_id')) throw GIVE_UP;
-      for (let i = 0; i < keys.length; i++) {
-        this.put(COMMA);
-        this.copy(keys[i] as Uint8Array);
+      if (hasId) throw GIVE_UP;
+      for (let i = 0; i < comma.length; i++) {
+        this.copy(comma[i] as Uint8Array);
         this.value();
       }
     } else {
@@ -200,14 +296,14 @@ export class JsonTranscoder extends MsgpackCursor {
   }
 
   /** The projection: each column's value found from the start of the document. */
-  private projected(projection: JsonProjection, idJson: string): void {
+  private projected(projection: JsonProjection): void {
     // `{ _id, ...body }`: a stored `_id` would be the one read (never stored: give up).
     if (this.enterField('_id')) throw GIVE_UP;
     this.put(0x7b);
     let first = true;
     if (projection.keepId) {
       this.copy(ID_KEY.subarray(1));
-      this.text(idJson);
+      this.writeId();
       first = false;
     }
     const { columns, keys } = projection;
@@ -216,17 +312,17 @@ export class JsonTranscoder extends MsgpackCursor {
       if (!first) this.put(COMMA);
       first = false;
       this.copy(keys[c] as Uint8Array);
-      this.valueAtPath((columns[c] as JsonColumn).path, idJson);
+      this.valueAtPath((columns[c] as JsonColumn).path);
     }
     this.put(0x7d);
   }
 
   /** Writes the value at `path` (valueAt's rules), `null` where it is missing. */
-  private valueAtPath(path: JsonPath, idJson: string): void {
+  private valueAtPath(path: JsonPath): void {
     const { segments } = path;
     const head = segments[0];
     if (head?.kind === 'field' && head.name === '_id') {
-      if (segments.length === 1) this.text(idJson);
+      if (segments.length === 1) this.writeId();
       else this.copy(NULL);
       return;
     }
@@ -390,7 +486,47 @@ export class JsonTranscoder extends MsgpackCursor {
       this.copy(NULL);
       return;
     }
+    if (value > -SHORT_DECIMAL_MAX && value < SHORT_DECIMAL_MAX && this.shortDecimal(value)) {
+      return;
+    }
     this.ascii(String(value));
+  }
+
+  /**
+   * Writes a double that is not an integer and has at most SHORT_DECIMAL_PLACES decimal
+   * places as `String()` does, from integers (`String()` of a double costs more than the
+   * rest of a small document's value); false, writing nothing, for any other. Why it equals
+   * `String()`: when `scaled / 10^4 === value`, the decimal scaled·10^-4 reads back as
+   * `value`, and below 1e9 doubles lie closer together than 10^-4, so no decimal with as few
+   * or fewer significant digits reads back as `value`: it is the shortest, which is what
+   * `String()` writes (in plain notation, as `value` is at least 10^-4).
+   */
+  private shortDecimal(value: number): boolean {
+    const scaled = Math.round(value * SHORT_DECIMAL_SCALE);
+    if (scaled / SHORT_DECIMAL_SCALE !== value) return false;
+    const magnitude = scaled < 0 ? -scaled : scaled;
+    // Both below 2^31: integer arithmetic from here on (a double's `%` is a slow call).
+    const whole = Math.floor(magnitude / SHORT_DECIMAL_SCALE);
+    let fraction = (magnitude - whole * SHORT_DECIMAL_SCALE) | 0;
+    // Not reached for a non-integer below 1e9; it keeps the loop below finite.
+    if (fraction === 0) return false;
+    let places = SHORT_DECIMAL_PLACES;
+    while (fraction % 10 === 0) {
+      fraction = (fraction / 10) | 0;
+      places--;
+    }
+    if (scaled < 0) this.put(0x2d);
+    this.integer(whole);
+    this.room(places + 1);
+    const out = this.out;
+    out[this.length] = 0x2e;
+    for (let at = this.length + places; at > this.length; at--) {
+      const next = (fraction / 10) | 0;
+      out[at] = 0x30 + (fraction - next * 10);
+      fraction = next;
+    }
+    this.length += places + 1;
+    return true;
   }
 
   /**
@@ -420,33 +556,28 @@ export class JsonTranscoder extends MsgpackCursor {
   }
 
   private record(token: number): void {
-    const keys = this.recordKeys(token);
-    this.put(0x7b);
-    for (let i = 0; i < keys.length; i++) {
-      if (i > 0) this.put(COMMA);
-      this.copy(keys[i] as Uint8Array);
+    const { open, comma } = this.recordKeys(token);
+    this.copy(open);
+    if (comma.length > 0) this.value();
+    for (let i = 1; i < comma.length; i++) {
+      this.copy(comma[i] as Uint8Array);
       this.value();
     }
     this.put(0x7d);
   }
 
-  /** The structure id of the record read last (recordKeys sets it). */
-  private lastId = 0;
-
-  /** The `"key":` bytes of the record whose token was just read. */
-  private recordKeys(token: number): Uint8Array[] {
+  /** What the record whose token was just read writes before its values. */
+  private recordKeys(token: number): RecordKeys {
     const id = this.recordId(token);
-    this.lastId = id;
     let keys = this.keys[id];
     if (keys === undefined) {
       const structure = this.list[id];
       if (!structure) throw GIVE_UP;
-      keys = keyBytes(structure);
+      keys = recordKeysOf(structure);
       this.keys[id] = keys;
-      this.keysAscii[id] = structure.every(asciiText);
     }
     if (keys === null) throw GIVE_UP;
-    if (!this.keysAscii[id]) this.ascii8 = false;
+    if (!keys.ascii) this.ascii8 = false;
     return keys;
   }
 

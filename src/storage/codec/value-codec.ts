@@ -15,7 +15,7 @@
 import { Packr } from 'msgpackr';
 import { assert, type DbError, dbError } from '../../errors/index.js';
 import { SHARED_STRUCTURES_MAX } from '../../util/index.js';
-import { JsonTranscoder, type JsonProjection } from './json-transcode.js';
+import { type JsonLineBuffer, type JsonProjection, JsonTranscoder } from './json-transcode.js';
 import { type FieldSelection, PartialReader, type Structure } from './partial-decode.js';
 
 const plain = new Packr({ useRecords: false, mapsAsObjects: true, int64AsType: 'number' });
@@ -153,6 +153,24 @@ export class DocumentCodec {
   ): string | undefined {
     try {
       return this.transcoder.document(bytes, size, id, projection);
+    } catch (error) {
+      throw undecodable(error);
+    }
+  }
+
+  /**
+   * Appends the JSON text `documentJson` writes and a newline to `lines`, the id given as its
+   * 16 stored bytes; false, appending nothing, where `documentJson` answers undefined.
+   */
+  documentLine(
+    lines: JsonLineBuffer,
+    bytes: Uint8Array,
+    size: number,
+    id: Uint8Array,
+    projection?: JsonProjection,
+  ): boolean {
+    try {
+      return this.transcoder.line(lines, bytes, size, id, projection);
     } catch (error) {
       throw undecodable(error);
     }
