@@ -43,7 +43,7 @@ import {
   type QueryMeta,
   type QueryResult,
   type QueryTarget,
-  readsThroughIndex,
+  readsWithoutSelections,
   runQuery,
   StatementCache,
   streamQuery,
@@ -402,16 +402,17 @@ export class Database implements api.NodeApi {
   }
 
   /**
-   * Whether a statement (text or prepared handle) with these params is a SELECT read through
-   * an index, joining nothing, without running it (false for anything else, errors
-   * included): a reader process answers those itself (server/reader.ts).
+   * Whether a statement (text or prepared handle) with these params is a SELECT that keeps
+   * no selection: read through an index, or the whole of one collection unfiltered and
+   * unsorted, joining nothing; found without running it (false for anything else, errors
+   * included). A reader process answers those itself (server/reader.ts).
    */
-  readsThroughIndex(
+  readsWithoutSelections(
     statement: string | { handle: string },
     params: readonly unknown[] = [],
     options: api.QueryOptions = {},
   ): boolean {
-    return readsThroughIndex(this.queryTarget, statement, params, options.shard);
+    return readsWithoutSelections(this.queryTarget, statement, params, options.shard);
   }
 
   /**

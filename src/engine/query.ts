@@ -170,15 +170,18 @@ function prepare(
 }
 
 /**
- * Whether the statement is a SELECT whose plan, bound to `params`, reads through an index
- * (a lookup or a range) and joins nothing: what a node's reader process answers itself,
- * as fast as the first process would (issue 25). A scan, a join (it scans the joined
- * collection), a write, or a statement that fails to parse, find its handle, take its
- * params or plan answers false, without an error: the caller passes it on and the first
- * process answers it. Plans through the statement cache, so running it after costs no
- * second plan; the store's view is made current first, so a new index is seen.
+ * Whether the statement is a SELECT that keeps no selection (issue 25): bound to `params`,
+ * its plan reads through an index (a lookup or a range), or reads the whole of one collection
+ * unfiltered and unsorted (one cursor: a stream's chunks come straight from it), and joins
+ * nothing. Any process reads those as fast as the writer does, so a node's reader process
+ * answers them itself. A filtered or sorted scan (the writer keeps its selections current
+ * from its own writes), a join (it scans the joined collection), a write, or a statement
+ * that fails to parse, find its handle, take its params or plan answers false, without an
+ * error: the caller passes it on and the first process answers it. Plans through the
+ * statement cache, so running it after costs no second plan; the store's view is made
+ * current first, so a new index is seen.
  */
-export function readsThroughIndex(
+export function readsWithoutSelections(
   target: QueryTarget,
   sql: StatementRef,
   params: readonly unknown[],
@@ -189,12 +192,16 @@ export function readsThroughIndex(
     if (statement.kind !== 'select') return false;
     const plan = selectPlanOf(target.store, parsed, shardSelect(statement, shard));
     const bound = bindPlan(plan, params);
-    if (bound.access.kind === 'scan') return false;
-    return !planNodes(bound.root).some((node) => node.kind === 'hashJoin');
+    const nodes = planNodes(bound.root);
+    if (bound.access.kind !== 'scan') return !nodes.some((node) => node.kind === 'hashJoin');
+    return nodes.every((node) => WHOLE_READ_NODES.has(node.kind));
   } catch {
     return false;
   }
 }
+
+/** The plan nodes of a whole collection's read: [limit] → project → scan. */
+const WHOLE_READ_NODES = new Set<string>(['limit', 'project', 'scan']);
 
 /**
  * Runs one statement against the store; a write goes through the target's writer. With

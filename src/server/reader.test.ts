@@ -208,14 +208,21 @@ describe('answersQuery', () => {
     expect(answers({ sql: 'SELECT * FROM t WHERE k = 1 ORDER BY i', shard })).toBe(true);
   });
 
-  it('passes writes, DDL, scans, aggregates over a scan, joins and failing statements', () => {
+  it('answers a whole collection read unfiltered and unsorted: the NDJSON stream of a table', () => {
+    expect(answers({ sql: 'SELECT * FROM t' })).toBe(true);
+    expect(answers({ sql: 'SELECT * FROM t LIMIT 5 OFFSET 2' })).toBe(true);
+    expect(answers({ sql: 'SELECT i, k FROM t LIMIT ?', params: [3] })).toBe(true);
+  });
+
+  it('passes writes, DDL, filtered or sorted scans, aggregates over a scan, joins and failing statements', () => {
     for (const body of [
       { sql: 'INSERT INTO t VALUES {"k": 9}' },
       { sql: 'UPDATE t SET i = 0 WHERE k = 1' },
       { sql: 'DELETE FROM t WHERE k = 1' },
       { sql: 'CREATE INDEX u_k ON u (k)' },
-      { sql: 'SELECT * FROM t' },
       { sql: 'SELECT * FROM t WHERE i != 1' },
+      { sql: 'SELECT * FROM t ORDER BY i' },
+      { sql: 'SELECT DISTINCT k FROM t' },
       { sql: 'SELECT COUNT(*) FROM t' },
       { sql: 'SELECT k, COUNT(*) FROM t GROUP BY k' },
       { sql: 'SELECT * FROM t JOIN u ON t.k = u.k WHERE t.k = 1' },

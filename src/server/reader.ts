@@ -1,7 +1,8 @@
 /**
  * A reader process of a node (issue 25): it takes the connections the first process hands
- * it (round robin, readers.ts), serves the document reads and the index-read SELECTs of `POST /query` from a
- * read-only view of the node's data file, and passes every other request (writes, scans,
+ * it (round robin, readers.ts), serves the document reads and the SELECTs of `POST /query`
+ * that keep no selection (an index read, a whole collection) from a read-only view of the
+ * node's data file, and passes every other request (writes, filtered scans,
  * `/query/prepare`, admin, health, metrics, the change feed, replication) to the node's
  * first process, the one writer, whose answer it relays as is. It never writes the file,
  * and it stops when the first process tells it to or goes away. readers.ts is the first
@@ -173,15 +174,16 @@ export function queryAsk(body: Buffer): QueryAsk | undefined {
 
 /**
  * Whether a reader answers this /query body itself: a SELECT, by text or by a handle this
- * reader holds, that reads through an index and joins nothing (Database.readsThroughIndex),
- * planned in the reader's own view (made current first, so a new index is used at once).
- * Everything else is the first process's: writes, DDL, scans (it keeps selections up to
- * date from its own writes; a reader has none, so it would scan slower), a handle this
- * reader does not hold, and every body that is not a clean /query.
+ * reader holds, that reads through an index or reads a whole collection unfiltered and
+ * unsorted, and joins nothing (Database.readsWithoutSelections), planned in the reader's own
+ * view (made current first, so a new index is used at once). Everything else is the first
+ * process's: writes, DDL, filtered or sorted scans (it keeps selections up to date from its
+ * own writes; a reader has none, so it would scan slower), a handle this reader does not
+ * hold, and every body that is not a clean /query.
  */
-export function answersQuery(db: Pick<Database, 'readsThroughIndex'>, body: Buffer): boolean {
+export function answersQuery(db: Pick<Database, 'readsWithoutSelections'>, body: Buffer): boolean {
   const ask = queryAsk(body);
-  return ask !== undefined && db.readsThroughIndex(ask.statement, ask.params, ask.options);
+  return ask !== undefined && db.readsWithoutSelections(ask.statement, ask.params, ask.options);
 }
 
 /**

@@ -331,8 +331,8 @@ export const SETTINGS = {
     log: 'processes',
     help:
       'processes that accept connections: each serves the document reads (GET of a ' +
-      'document, a page, by key) and the /query SELECTs read through an index from the data ' +
-      'file and passes everything else (writes, other statements, admin, the change feed) ' +
+      'document, a page, by key) and the /query SELECTs read through an index or of a whole ' +
+      'collection from the data file and passes everything else (writes, other statements, admin, the change feed) ' +
       'to the first, the one writer, which also keeps each connection whose first request ' +
       'is not one of those (1: a single process)',
   },

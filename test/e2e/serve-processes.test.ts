@@ -465,6 +465,9 @@ describe('docdb serve --serve-processes 2', () => {
         (agent: http.Agent) => keptAlive(agent, `${node.url}/collections/c/${written.id}`),
         (agent: http.Agent) => keptAlive(agent, `${node.url}/query`, { sql, params: [1] }),
         (agent: http.Agent) => keptAlive(agent, `${node.url}/query`, { handle, params: [1] }),
+        // A whole collection's stream keeps no selection: the reader streams it itself.
+        (agent: http.Agent) =>
+          keptAlive(agent, `${node.url}/query?stream=true`, { sql: 'SELECT * FROM c' }),
       ];
       const answered = await Promise.all(
         connections.map(async (agent) => {
@@ -475,7 +478,11 @@ describe('docdb serve --serve-processes 2', () => {
       );
       const served = answered.filter((answers) => answers.every((answer) => answer));
       expect(served).toHaveLength(2);
-      for (const [byId, byText, byHandle] of served) {
+      for (const [byId, byText, byHandle, stream] of served) {
+        expect(stream?.status).toBe(200);
+        const [meta, row] = (stream?.text ?? '').trim().split('\n');
+        expect(JSON.parse(meta ?? '')).toMatchObject({ plan: 'COLLECTION_SCAN', count: 1 });
+        expect(JSON.parse(row ?? '')).toEqual({ _id: written.id, a: 1 });
         expect(byId?.status).toBe(200);
         expect(JSON.parse(byId?.text ?? '')).toMatchObject({ a: 1 });
         for (const answer of [byText, byHandle]) {
