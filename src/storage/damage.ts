@@ -120,12 +120,21 @@ export function* guardScan<T extends { id: Buffer }>(
   }
 }
 
-/** Yields what `items` yields; damage met while stepping is reported at `site`. */
-export function* guardItems<T>(site: DamageSite, items: Iterable<T>): Generator<T> {
+/**
+ * Yields what `items` yields; damage met while stepping is reported at `site()`, made only
+ * then (an index's site walks the catalog), and no closure is made per step: index reads
+ * pass every id of a query through here (issue 25).
+ */
+export function* guardItems<T>(site: () => DamageSite, items: Iterable<T>): Generator<T> {
   const iterator = items[Symbol.iterator]();
   try {
     for (;;) {
-      const step = guardRead(site, () => iterator.next());
+      let step: IteratorResult<T>;
+      try {
+        step = iterator.next();
+      } catch (error) {
+        throw asDamage(error, site());
+      }
       if (step.done) return;
       yield step.value;
     }

@@ -41,43 +41,57 @@ const PAST_VALUE = Buffer.from([0xff]);
  * array or object finds nothing (indexes list scalars only). Truncated keys can add
  * candidates that do not match: callers always recheck the documents.
  */
-export function* idsForKeys(
+export function idsForKeys(
   store: StoreReader,
   index: IndexDef,
   tuples: KeyValue[][],
-): Generator<Buffer> {
-  const seen = tuples.length > 1 || index.multikey ? new Set<string>() : undefined;
+): Iterable<Buffer> {
+  // One key of an index that lists a document once: its ids as the store reads them, with no
+  // generator between (every id of `status = ? LIMIT 100` passes here, issue 25).
+  if (tuples.length === 1 && !index.multikey) {
+    return idsForTuple(store, index, tuples[0] as KeyValue[]) ?? [];
+  }
+  return distinctIds(store, index, tuples);
+}
+
+function* distinctIds(store: StoreReader, index: IndexDef, tuples: KeyValue[][]) {
+  const seen = new Set<string>();
   for (const tuple of tuples) {
-    let hasNull = false;
-    let lookable = true;
-    const values = tuple.map((part) => {
-      const value = part.value === undefined ? null : part.value;
-      if (value === null) {
-        hasNull = true;
-        if (!part.nullMatches) lookable = false;
-      } else if (!isScalar(value)) {
-        lookable = false;
-      }
-      return value;
-    });
-    const encoded = lookable ? encodeTuple(values) : undefined;
-    if (!encoded) continue;
-    // A unique index lists several documents under a key that holds null (only non-null
-    // values must be unique) or that was truncated (values that differ past the cut), so
-    // such a key is read as a range rather than with one get.
-    const ids =
-      hasNull || (index.unique && encoded.truncated)
-        ? store.indexIds(index, encoded.bytes, Buffer.concat([encoded.bytes, PAST_VALUE]))
-        : store.indexIdsForKey(index, encoded.bytes);
-    for (const id of ids) {
-      if (seen) {
-        const text = id.toString('latin1');
-        if (seen.has(text)) continue;
-        seen.add(text);
-      }
+    for (const id of idsForTuple(store, index, tuple) ?? []) {
+      const text = id.toString('latin1');
+      if (seen.has(text)) continue;
+      seen.add(text);
       yield id;
     }
   }
+}
+
+/** The ids listed under one key tuple, or undefined when the tuple can list none. */
+function idsForTuple(
+  store: StoreReader,
+  index: IndexDef,
+  tuple: KeyValue[],
+): Iterable<Buffer> | undefined {
+  let hasNull = false;
+  let lookable = true;
+  const values = tuple.map((part) => {
+    const value = part.value === undefined ? null : part.value;
+    if (value === null) {
+      hasNull = true;
+      if (!part.nullMatches) lookable = false;
+    } else if (!isScalar(value)) {
+      lookable = false;
+    }
+    return value;
+  });
+  const encoded = lookable ? encodeTuple(values) : undefined;
+  if (!encoded) return undefined;
+  // A unique index lists several documents under a key that holds null (only non-null
+  // values must be unique) or that was truncated (values that differ past the cut), so
+  // such a key is read as a range rather than with one get.
+  return hasNull || (index.unique && encoded.truncated)
+    ? store.indexIds(index, encoded.bytes, Buffer.concat([encoded.bytes, PAST_VALUE]))
+    : store.indexIdsForKey(index, encoded.bytes);
 }
 
 /**
@@ -137,11 +151,11 @@ export function rangeKeys(bounds: RangeBounds): { start: Buffer; end: Buffer } |
 }
 
 /** Ids whose indexed value lies within the bounds (of one type), each id once. */
-export function* idsForRange(
+export function idsForRange(
   store: StoreReader,
   index: IndexDef,
   bounds: RangeBounds,
-): Generator<Buffer> {
+): Iterable<Buffer> {
   const range = rangeKeys(bounds);
-  if (range) yield* store.indexIds(index, range.start, range.end);
+  return range ? store.indexIds(index, range.start, range.end) : [];
 }

@@ -713,7 +713,7 @@ export class Store implements StoreReader, StoreWriter {
 
   /** Every retained change-log entry with a seq greater than `afterSeq`, in order. */
   changesAfter(afterSeq: number): Iterable<ChangeEntry> {
-    return guardItems(this.site('the change log'), this.log.entriesAfter(afterSeq));
+    return guardItems(() => this.site('the change log'), this.log.entriesAfter(afterSeq));
   }
 
   /**
@@ -721,7 +721,7 @@ export class Store implements StoreReader, StoreWriter {
    * with this file's shared structures (`sharedStructures`) that their documents need.
    */
   storedChangesAfter(afterSeq: number): Iterable<{ seq: number; bytes: Uint8Array }> {
-    return guardItems(this.site('the change log'), this.log.storedAfter(afterSeq));
+    return guardItems(() => this.site('the change log'), this.log.storedAfter(afterSeq));
   }
 
   /** This file's shared document structures now, in id order (read-only). */
@@ -842,11 +842,11 @@ export class Store implements StoreReader, StoreWriter {
   }
 
   indexIds(index: IndexDef, start: Buffer, end: Buffer): Generator<Buffer> {
-    return guardItems(this.inIndex(index), indexIds(this.ctx, index, start, end));
+    return guardItems(() => this.inIndex(index), indexIds(this.ctx, index, start, end));
   }
 
   indexIdsForKey(index: IndexDef, key: Buffer): Generator<Buffer> {
-    return guardItems(this.inIndex(index), indexIdsForKey(this.ctx, index, key));
+    return guardItems(() => this.inIndex(index), indexIdsForKey(this.ctx, index, key));
   }
 
   indexIdForUniqueKey(index: IndexDef, key: Buffer): Buffer | undefined {

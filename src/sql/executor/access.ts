@@ -44,18 +44,32 @@ export function documentTest(
   return documentPredicate(condition, ctx);
 }
 
+/**
+ * The row document of one stored document (its `_id` attached as the node says), or
+ * undefined when the test rejects it.
+ */
+export function accessDocument(
+  node: AccessNode,
+  id: Buffer,
+  body: Document,
+  passes: DocumentTest,
+): Document | undefined {
+  if (node.id === 'beforeFilter') {
+    const doc = withId(id, body);
+    return !passes || passes(doc) ? doc : undefined;
+  }
+  if (passes && !passes(body)) return undefined;
+  return node.id === 'afterFilter' ? withId(id, body) : body;
+}
+
 /** The row of one stored document, or undefined when the test rejects it. */
 export function accessRow(
   node: AccessNode,
   { id, body }: StoredDocument,
   passes: DocumentTest,
 ): Row | undefined {
-  if (node.id === 'beforeFilter') {
-    const doc = withId(id, body);
-    return !passes || passes(doc) ? [doc] : undefined;
-  }
-  if (passes && !passes(body)) return undefined;
-  return [node.id === 'afterFilter' ? withId(id, body) : body];
+  const doc = accessDocument(node, id, body, passes);
+  return doc && [doc];
 }
 
 /** The rows of an access path that satisfy `condition` (every row when it is undefined). */

@@ -12,14 +12,11 @@ import { type ExecContext, requireCollection, requireReadyIndex } from './contex
 import { bodyRead } from './selection.js';
 
 /**
- * The documents listed under the node's keys, each once, in key order then `_id` order. A
- * key holding an array or object finds nothing (indexes list scalars only; a SQL equality
- * with such a `?` was bound to a scan before it ran, see `planner/bind.ts`).
+ * The ids listed under the node's keys, each once, in key order then `_id` order. A key
+ * holding an array or object finds nothing (indexes list scalars only; a SQL equality with
+ * such a `?` was bound to a scan before it ran, see `planner/bind.ts`).
  */
-export function* lookupDocuments(
-  node: IndexLookupNode,
-  ctx: ExecContext,
-): Generator<StoredDocument> {
+export function lookupIds(node: IndexLookupNode, ctx: ExecContext): Iterable<Buffer> {
   const def = requireCollection(ctx.reader, node.collection);
   const index = requireReadyIndex(def, node.index.name);
   const tuples = node.keys.map((tuple) =>
@@ -28,8 +25,16 @@ export function* lookupDocuments(
       nullMatches: part.nullMatches,
     })),
   );
-  const read = bodyRead(node, ctx, def);
-  for (const id of idsForKeys(ctx.reader, index, tuples)) {
+  return idsForKeys(ctx.reader, index, tuples);
+}
+
+/** The documents of `lookupIds`, in its order. */
+export function* lookupDocuments(
+  node: IndexLookupNode,
+  ctx: ExecContext,
+): Generator<StoredDocument> {
+  const read = bodyRead(node, ctx, requireCollection(ctx.reader, node.collection));
+  for (const id of lookupIds(node, ctx)) {
     const body = read(id);
     if (body) yield { id, body };
   }

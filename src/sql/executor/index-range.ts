@@ -12,16 +12,21 @@ import { bodyRead } from './selection.js';
 
 const BOUND_KEYS = { '>': 'gt', '>=': 'gte', '<': 'lt', '<=': 'lte' } as const;
 
-/** The documents with an indexed value inside the node's bounds, in key order. */
-export function* rangeDocuments(node: IndexRangeNode, ctx: ExecContext): Generator<StoredDocument> {
+/** The ids with an indexed value inside the node's bounds, in key order. */
+export function rangeIds(node: IndexRangeNode, ctx: ExecContext): Iterable<Buffer> {
   const def = requireCollection(ctx.reader, node.collection);
   const index = requireReadyIndex(def, node.index.name);
   const bounds: RangeBounds = {};
   for (const bound of node.bounds) {
     bounds[BOUND_KEYS[bound.op]] = resolveValue(bound.value, ctx.params);
   }
-  const read = bodyRead(node, ctx, def);
-  for (const id of idsForRange(ctx.reader, index, bounds)) {
+  return idsForRange(ctx.reader, index, bounds);
+}
+
+/** The documents of `rangeIds`, in its order. */
+export function* rangeDocuments(node: IndexRangeNode, ctx: ExecContext): Generator<StoredDocument> {
+  const read = bodyRead(node, ctx, requireCollection(ctx.reader, node.collection));
+  for (const id of rangeIds(node, ctx)) {
     const body = read(id);
     if (body) yield { id, body };
   }

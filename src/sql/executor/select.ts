@@ -2,7 +2,8 @@
  * Runs a SELECT plan: binds it to the parameters (so its plan string says what runs), pulls
  * the rows of its root and answers the result documents, the plan string and, on request,
  * each document's sort key (a router merges sorted parts with them). The point lookup takes
- * its operators' one-row functions instead of the iterator chain.
+ * its operators' one-row functions instead of the iterator chain, and a plain index read
+ * their row functions in one loop (`index-rows.ts`).
  */
 
 import {
@@ -28,6 +29,7 @@ import { accessRow, documentTest } from './access.js';
 import { type ExecContext, requireCollection } from './context.js';
 import { execute } from './execute.js';
 import { pointLookup, pointLookupId } from './index-lookup.js';
+import { indexReadDocuments } from './index-rows.js';
 import { limitOf } from './limit.js';
 import { jsonProjectionOf, projectDocument } from './project.js';
 
@@ -141,6 +143,8 @@ export function runSelect(
   const { access } = bound;
   const point = pointDocuments(bound.root, ctx, options.rows === 'json');
   if (point) return { documents: point, plan: bound.plan, access };
+  const indexed = indexReadDocuments(bound.root, ctx);
+  if (indexed) return { documents: indexed, plan: bound.plan, access };
   const rows = [...execute(bound.root, ctx)];
   const result: SelectResult = {
     documents: rows.map((row) => row[0] as Document),

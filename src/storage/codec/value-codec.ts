@@ -124,7 +124,12 @@ export class DocumentCodec {
   }
 
   decode<T = unknown>(bytes: Uint8Array): T {
-    return decoding(() => this.packr.unpack(bytes) as T);
+    // No `decoding` closure: every document a query returns is decoded here.
+    try {
+      return this.packr.unpack(bytes) as T;
+    } catch (error) {
+      throw undecodable(error);
+    }
   }
 
   /**
