@@ -23,7 +23,7 @@ import { type InsertStatement, printStatement, type Statement } from '../sql/ast
 import { checkParams, type Parsed } from '../sql/parser/index.js';
 import { PathResolver } from '../sql/planner/index.js';
 import type * as api from '../types/api.js';
-import type { QueryMeta, QueryResult } from '../types/index.js';
+import type { JsonText, QueryMeta, QueryResult, RowsOption } from '../types/index.js';
 import { heartbeatFeed, normalizeCollectionName, parsePath, seedOrders } from '../util/index.js';
 import { VERSION } from '../version.js';
 import type { ClusterConfig, ClusterShard, CollectionPlacement } from './config.js';
@@ -105,6 +105,8 @@ function checkAssignments(statement: Statement, keyPath: string): void {
 function shardOptions(route: SelectRoute): api.QueryOptions {
   return route.kind === 'scatter' ? { shard: route.plan } : {};
 }
+
+const ROWS_JSON = { rows: 'json' } as const;
 
 /** A router answers whole results: the parts it asks of shards (`shard`) are no query of its own. */
 function wholeOnly(options: api.QueryOptions): void {
@@ -291,15 +293,26 @@ export class Router implements api.NodeApi {
     );
   }
 
-  /** `POST /query` through the router: one statement, answered as one node would. */
+  /**
+   * `POST /query` through the router: one statement, answered as one node would. With
+   * `rows: 'json'` the rows of a SELECT routed to one shard come as JsonText, the shard's
+   * text passed on unparsed (the route splices it into the answer).
+   */
+  query(
+    sql: string,
+    params: readonly unknown[] | undefined,
+    options: api.QueryOptions & { rows: 'json' },
+  ): Promise<QueryResult<Document | JsonText>>;
+  query(sql: string, params?: readonly unknown[], options?: api.QueryOptions): Promise<QueryResult>;
   async query(
     sql: string,
     params: readonly unknown[] = [],
     options: api.QueryOptions = {},
-  ): Promise<QueryResult> {
+  ): Promise<QueryResult<Document | JsonText>> {
     wholeOnly(options);
     const started = performance.now();
-    return this.queryParsed(sql, this.statements.parsedOf(sql), params, started);
+    const parsed = this.statements.parsedOf(sql);
+    return this.queryParsed(sql, parsed, params, started, options.rows);
   }
 
   /**
@@ -312,16 +325,29 @@ export class Router implements api.NodeApi {
     return { handle, kind: parsed.statement.kind, paramCount: parsed.paramCount };
   }
 
-  /** `POST /query` with a handle through the router (ERR_SQL_HANDLE_UNKNOWN if not held). */
+  /**
+   * `POST /query` with a handle through the router (ERR_SQL_HANDLE_UNKNOWN if not held),
+   * found without reading or parsing the text; `rows: 'json'` as in `query`.
+   */
+  execute(
+    handle: string,
+    params: readonly unknown[] | undefined,
+    options: api.QueryOptions & { rows: 'json' },
+  ): Promise<QueryResult<Document | JsonText>>;
+  execute(
+    handle: string,
+    params?: readonly unknown[],
+    options?: api.QueryOptions,
+  ): Promise<QueryResult>;
   async execute(
     handle: string,
     params: readonly unknown[] = [],
     options: api.QueryOptions = {},
-  ): Promise<QueryResult> {
+  ): Promise<QueryResult<Document | JsonText>> {
     wholeOnly(options);
     const started = performance.now();
     const { sql, parsed } = this.statements.prepared.require(handle);
-    return this.queryParsed(sql, parsed, params, started);
+    return this.queryParsed(sql, parsed, params, started, options.rows);
   }
 
   /** `POST /query` with a handle as NDJSON through the router. */
@@ -341,12 +367,13 @@ export class Router implements api.NodeApi {
     parsed: Parsed,
     params: readonly unknown[],
     started: number,
-  ): Promise<QueryResult> {
+    rows?: RowsOption['rows'],
+  ): Promise<QueryResult<Document | JsonText>> {
     checkParams(parsed, params);
     const { statement } = parsed;
     const result =
       statement.kind === 'select'
-        ? await this.runSelect(sql, params, routeSelect(this.config, statement, params))
+        ? await this.runSelect(sql, params, routeSelect(this.config, statement, params), rows)
         : await this.runWrite(statement, sql, params);
     return { ...result, executionMs: performance.now() - started };
   }
@@ -384,7 +411,8 @@ export class Router implements api.NodeApi {
     if (route.kind === 'scatter' && (route.merge.kind === 'aggregate' || route.merge.distinct)) {
       const { documents, ...meta } = await this.runSelect(sql, params, route);
       yield { ...meta, executionMs: performance.now() - started };
-      yield* documents;
+      // Asked without `rows: 'json'`, the rows are objects.
+      yield* documents as Document[];
       return;
     }
     const opened = await this.openStreams(sql, params, route);
@@ -590,13 +618,18 @@ export class Router implements api.NodeApi {
     };
   }
 
-  /** A routed SELECT, answered whole: one shard's answer, or the parts merged. */
+  /**
+   * A routed SELECT, answered whole: one shard's answer, or the parts merged. `rows: 'json'`
+   * asks one shard's rows as JsonText; a merge reads values, so a scatter's rows are objects.
+   */
   private async runSelect(
     sql: string,
     params: readonly unknown[],
     route: SelectRoute,
-  ): Promise<QueryResult> {
-    const call = (client: DocdbClient) => client.query(sql, params, shardOptions(route));
+    rows?: RowsOption['rows'],
+  ): Promise<QueryResult<Document | JsonText>> {
+    const options = route.kind === 'single' && rows === 'json' ? ROWS_JSON : shardOptions(route);
+    const call = (client: DocdbClient) => client.query(sql, params, options);
     if (route.kind === 'single') {
       const { shard, answer } = route.anyOf
         ? await this.shards.askAny(route.shards, call, 'read')

@@ -20,7 +20,7 @@ import { connect, type DocdbClient } from '../client/index.js';
 import { type DbError, isDbError } from '../errors/index.js';
 import { encodeFrame, FrameDecoder } from '../replication/index.js';
 import type { AppOptions } from '../server/app.js';
-import { formatId, newId } from '../util/index.js';
+import { formatId, isJsonText, newId, rowJson } from '../util/index.js';
 import { WIRE_BODY_BYTES_HEADER, type WireRequest } from '../wire/index.js';
 import { Router } from './router.js';
 import { WireClient } from './shard-client.js';
@@ -72,6 +72,23 @@ async function wireCalls(harness: Harness, route: string): Promise<number> {
     ),
   ];
   return counts.filter((m) => m[2] === route).reduce((n, m) => n + Number(m[3]), 0);
+}
+
+/** A router over two real nodes, `orders` hash-sharded on pnr. */
+async function twoShardRouter() {
+  const a = await startNode();
+  const b = await startNode();
+  const router = new Router({
+    version: 1,
+    router: { port: 6000 },
+    shards: [
+      { name: 'a', endpoint: a.url },
+      { name: 'b', endpoint: b.url },
+    ],
+    collections: { orders: { strategy: 'hash', path: 'pnr' } },
+  });
+  closers.push(() => router.close());
+  return { a, b, router };
 }
 
 describe('the wire against a real node', () => {
@@ -192,23 +209,35 @@ describe('the wire against a real node', () => {
   });
 
   it('carries the router: a routed point lookup over the wire', async () => {
-    const a = await startNode();
-    const b = await startNode();
-    const router = new Router({
-      version: 1,
-      router: { port: 6000 },
-      shards: [
-        { name: 'a', endpoint: a.url },
-        { name: 'b', endpoint: b.url },
-      ],
-      collections: { orders: { strategy: 'hash', path: 'pnr' } },
-    });
-    closers.push(() => router.close());
+    const { a, b, router } = await twoShardRouter();
     await router.insert('orders', { pnr: 'P1', n: 1 });
     const found = await router.query("SELECT * FROM orders WHERE pnr = 'P1'");
     expect(found.documents).toMatchObject([{ pnr: 'P1', n: 1 }]);
     const queries = (await wireCalls(a.harness, '/query')) + (await wireCalls(b.harness, '/query'));
     expect(queries).toBe(1);
+  });
+
+  it("passes one shard's rows on as JsonText when asked rows: 'json', a scatter's as objects", async () => {
+    const { router } = await twoShardRouter();
+    await router.bulk('orders', [
+      { pnr: 'P1', n: 1, s: 'é\n"' },
+      { pnr: 'P2', n: 2 },
+      { pnr: 'P3', n: 3 },
+    ]);
+    const point = 'SELECT * FROM orders WHERE pnr = ?';
+    const asText = await router.query(point, ['P1'], { rows: 'json' });
+    const asObjects = await router.query(point, ['P1']);
+    expect(asText.documents.every(isJsonText)).toBe(true);
+    expect(asText.documents.map(rowJson)).toEqual(
+      asObjects.documents.map((d) => JSON.stringify(d)),
+    );
+    expect(asText.plan).toBe(asObjects.plan);
+    const handle = router.prepare(point).handle;
+    expect((await router.execute(handle, ['P2'], { rows: 'json' })).documents.map(rowJson)).toEqual(
+      [JSON.stringify((await router.query(point, ['P2'])).documents[0])],
+    );
+    const scatter = await router.query('SELECT * FROM orders ORDER BY n', [], { rows: 'json' });
+    expect(scatter.documents.map((d) => isJsonText(d))).toEqual([false, false, false]);
   });
 });
 
@@ -265,6 +294,21 @@ describe('the wire against a scripted node', () => {
     const answers = await Promise.all(keys.map((key) => wire.getByKey('c', 'f', key)));
     expect(answers.map((a) => a.documents[0]?.key)).toEqual(keys);
     expect(node.connections()).toBeLessThanOrEqual(2);
+  });
+
+  it('sends the calls of one turn on one connection, the next turn on the next', async () => {
+    const seen: number[][] = [[], []];
+    const node = await scriptedNode((request, socket, connection) => {
+      seen[connection - 1]?.push(request.i);
+      socket.write(encodeFrame({ i: request.i, j: '["orders"]' }));
+    });
+    const wire = new WireClient(node.url);
+    closers.push(() => wire.close());
+    const turn = () => Promise.all(Array.from({ length: 10 }, () => wire.collections()));
+    await turn();
+    expect(seen.map((ids) => ids.length)).toEqual([10, 0]);
+    await turn();
+    expect(seen.map((ids) => ids.length)).toEqual([10, 10]);
   });
 
   it('fails the requests of a connection cut mid-request as unreachable, then opens a new one', async () => {

@@ -16,6 +16,7 @@ import {
 import { dbError } from '../errors/index.js';
 import type * as api from '../types/api.js';
 import type { BulkResult, Document } from '../types/index.js';
+import { jsonText } from '../util/index.js';
 import { NO_WIRE, WirePool, type WireOp } from '../wire/index.js';
 import { type ClusterShard, shardMembers } from './config.js';
 
@@ -59,18 +60,24 @@ export class WireClient extends DocdbClient {
     });
   }
 
+  /**
+   * `POST /query` over the wire. With `rows: 'json'` the node sends the rows apart as their
+   * JSON text where the answer fits one frame, and they come back as JsonText, never parsed
+   * here (the router splices them into its own answer); otherwise rows are objects.
+   */
   override async query(
     sql: string,
     params?: readonly unknown[],
     options: api.QueryOptions = {},
   ): Promise<api.QueryAnswer> {
     const shard = options.shard === undefined ? {} : { shard: options.shard };
-    const body = await this.ask<Omit<api.QueryAnswer, 'headers'>>('query', [
-      sql,
-      params ?? [],
-      shard,
-    ]);
-    if (body === NO_WIRE) return super.query(sql, params, options);
+    const rows = options.rows === 'json' ? ROWS_JSON : {};
+    const reply = await this.wire.call('query', [sql, params ?? [], { ...shard, ...rows }]);
+    if (reply === NO_WIRE) return super.query(sql, params, options);
+    const body =
+      typeof reply === 'object'
+        ? withRows(this.parsed<Omit<api.QueryAnswer, 'headers'>>('query', reply.json), reply.rows)
+        : this.parsed<Omit<api.QueryAnswer, 'headers'>>('query', reply as string);
     // What the HTTP client reads from the X-DOCDB-* headers, which the route fills from the body.
     const headers = {
       plan: body.plan,
@@ -168,8 +175,13 @@ export class WireClient extends DocdbClient {
 
   /** `op` over the wire: its answer parsed (undefined for "none"), or NO_WIRE for HTTP. */
   private async ask<T>(op: WireOp, args: unknown[]): Promise<T | typeof NO_WIRE> {
-    const json = await this.wire.call(op, args);
-    if (json === NO_WIRE || json === undefined) return json as T | typeof NO_WIRE;
+    const reply = await this.wire.call(op, args);
+    if (reply === NO_WIRE || reply === undefined) return reply as T | typeof NO_WIRE;
+    return this.parsed<T>(op, typeof reply === 'string' ? reply : reply.json);
+  }
+
+  /** An answer's JSON text parsed; text that is no JSON is the node's protocol broken. */
+  private parsed<T>(op: WireOp, json: string): T {
     try {
       return JSON.parse(json) as T;
     } catch {
@@ -177,6 +189,18 @@ export class WireClient extends DocdbClient {
       throw dbError('ERR_CLIENT_PROTOCOL', 'answerNotJson', { url, text: json.slice(0, 200) });
     }
   }
+}
+
+const ROWS_JSON = { rows: 'json' } as const;
+
+/**
+ * A query's answer whose rows came apart: `documents` (empty, in the node's key order) set to
+ * the rows as JsonText. The answer's own type says Document; the caller that asked for
+ * `rows: 'json'` reads them as JsonText (the router's `rows` option).
+ */
+function withRows<T extends { documents: unknown[] }>(body: T, rows: string[]): T {
+  body.documents = rows.map(jsonText);
+  return body;
 }
 
 /** A write condition as the route reads it from `If-Match`: the tag, or none. */

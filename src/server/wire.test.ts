@@ -114,6 +114,20 @@ describe('the Upgrade to the wire', () => {
   });
 });
 
+/** Sends one request and collects its answer's frames, up to the last part. */
+function answerParts(socket: Duplex, head: Buffer, frame: Buffer) {
+  const decoder = new FrameDecoder();
+  const parts: WireAnswer[] = [];
+  return new Promise<WireAnswer[]>((resolve) => {
+    socket.on('data', (chunk: Buffer) => {
+      parts.push(...(decoder.push(chunk) as WireAnswer[]));
+      if (parts.length > 0 && parts.at(-1)?.more === undefined) resolve(parts);
+    });
+    if (head.length > 0) socket.emit('data', head);
+    socket.write(frame);
+  });
+}
+
 describe('requests on the wire', () => {
   it('answers each request by its id, errors as the route does, and counts them', async () => {
     const { url, harness } = await startNode();
@@ -205,24 +219,66 @@ describe('requests on the wire', () => {
     );
   });
 
+  it("answers a query asked with rows: 'json' with its rows apart, as the route's JSON", async () => {
+    const { url, harness } = await startNode();
+    await harness.db.bulk('orders', [
+      { pnr: 'A', n: 1, text: 'é"\\' },
+      { pnr: 'B', n: 2 },
+    ]);
+    await harness.db.createIndex({ collection: 'orders', path: 'pnr' });
+    const { socket, head } = (await upgrade(url, WIRE)) as Upgraded;
+    const ask = (i: number, sql: string, options: object) =>
+      encodeFrame({ i, op: 'query', a: JSON.stringify([sql, ['A'], options]) });
+    const point = 'SELECT * FROM orders WHERE pnr = ?';
+    const answers = await exchange(
+      socket,
+      head,
+      [ask(1, point, { rows: 'json' }), ask(2, point, {})],
+      2,
+    );
+    socket.destroy();
+    const byId = new Map(answers.map((a) => [a.i, a]));
+    const apart = byId.get(1) as WireAnswer;
+    const whole = JSON.parse(byId.get(2)?.j as string);
+    expect(apart.r?.map((row) => JSON.parse(row))).toEqual(whole.documents);
+    // The answer without its rows keeps `documents` (empty) in its place.
+    const meta = JSON.parse(apart.j as string);
+    expect(Object.keys(meta)).toEqual(Object.keys(whole));
+    const { executionMs: _, ...rest } = { ...meta, documents: whole.documents };
+    const { executionMs: __, ...wholeRest } = whole;
+    expect(rest).toEqual(wholeRest);
+    expect(byId.get(2)?.r).toBeUndefined();
+  });
+
+  it("sends a long answer asked with rows: 'json' in parts of the route JSON, not apart", async () => {
+    const { url, harness } = await startNode();
+    const docs = Array.from({ length: 400 }, (_, k) => ({ k, text: 'é'.repeat(1000) }));
+    await harness.db.bulk('big', docs);
+    const { socket, head } = (await upgrade(url, WIRE)) as Upgraded;
+    const sql = 'SELECT * FROM big ORDER BY k';
+    const frame = encodeFrame({
+      i: 1,
+      op: 'query',
+      a: JSON.stringify([sql, [], { rows: 'json' }]),
+    });
+    const parts = await answerParts(socket, head, frame);
+    socket.destroy();
+    expect(parts.every((p) => p.r === undefined)).toBe(true);
+    const json = Buffer.concat(parts.map((p) => p.b as Uint8Array)).toString('utf8');
+    expect(JSON.parse(json).documents).toHaveLength(400);
+  });
+
   it('sends a long answer in parts that make up the route JSON', async () => {
     const { url, harness } = await startNode();
     const docs = Array.from({ length: 400 }, (_, k) => ({ k, text: 'é'.repeat(1000) }));
     await harness.db.bulk('big', docs);
     const { socket, head } = (await upgrade(url, WIRE)) as Upgraded;
-    const frames = [
-      encodeFrame({ i: 1, op: 'query', a: JSON.stringify(['SELECT * FROM big', [], {}]) }),
-    ];
-    const decoder = new FrameDecoder();
-    const parts: WireAnswer[] = [];
-    await new Promise<void>((resolve) => {
-      socket.on('data', (chunk: Buffer) => {
-        parts.push(...(decoder.push(chunk) as WireAnswer[]));
-        if (parts.length > 0 && parts.at(-1)?.more === undefined) resolve();
-      });
-      if (head.length > 0) socket.emit('data', head);
-      for (const frame of frames) socket.write(frame);
+    const frame = encodeFrame({
+      i: 1,
+      op: 'query',
+      a: JSON.stringify(['SELECT * FROM big', [], {}]),
     });
+    const parts = await answerParts(socket, head, frame);
     socket.destroy();
     expect(parts.length).toBeGreaterThan(2);
     const json = Buffer.concat(parts.map((p) => p.b as Uint8Array)).toString('utf8');

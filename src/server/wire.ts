@@ -14,9 +14,10 @@ import type { Duplex } from 'node:stream';
 import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
 import { type DbError, dbError, isDbError, statusOf } from '../errors/index.js';
 import { encodeFrame, FrameDecoder } from '../replication/index.js';
-import type { NodeApi, QueryOptions, QueryResult } from '../types/index.js';
-import { BODY_BYTES_MAX } from '../util/index.js';
+import type { Document, JsonText, NodeApi, QueryOptions, QueryResult } from '../types/index.js';
+import { BODY_BYTES_MAX, rowJson } from '../util/index.js';
 import {
+  FrameWriter,
   idOf,
   parseRequest,
   WIRE_ANSWER_PART_BYTES,
@@ -26,11 +27,13 @@ import {
   WIRE_OPS,
   WIRE_PATH,
   WIRE_PROTOCOL,
+  WIRE_ROWS_CHARS_MAX,
   type WireAnswer,
   type WireOp,
 } from '../wire/index.js';
 import { bearerCheck } from './auth.js';
 import { errorAnswer } from './errors.js';
+import { answerJson } from './json-answer.js';
 import type { Metrics } from './metrics.js';
 import { requestIdGenerator } from './request-id.js';
 import type { ApiContext } from './route-context.js';
@@ -141,6 +144,8 @@ class WireSession {
   /** Set once the connection takes no more requests. */
   private ended = false;
   private closing: (() => void) | undefined;
+  /** Answers go out together once per turn of the event loop (wire/frame-writer.ts). */
+  private readonly out: FrameWriter;
 
   constructor(
     private readonly socket: Duplex,
@@ -148,6 +153,7 @@ class WireSession {
     head: Buffer,
   ) {
     this.decoder = new FrameDecoder(serving.bodyBytesMax + WIRE_ENVELOPE_BYTES);
+    this.out = new FrameWriter(socket);
     const tcp = socket as Partial<Socket>;
     // A router's connection may rest: Node drops the HTTP server's timeouts from an upgraded
     // socket (wire.test.ts keeps one past them).
@@ -182,6 +188,7 @@ class WireSession {
    */
   private end(): void {
     this.ended = true;
+    this.out.flush();
     this.socket.resume();
     this.socket.end();
     setTimeout(() => this.socket.destroy(), WIRE_CLOSE_GRACE_MS).unref();
@@ -244,13 +251,13 @@ class WireSession {
     const [a, b, c, d, e] = args as [string, string, unknown, unknown, unknown];
     switch (op) {
       case 'query': {
-        const result: QueryResult = await api.query(
-          a,
-          args[1] as unknown[],
-          args[2] as QueryOptions,
-        );
+        const options = args[2] as QueryOptions;
+        // Rows as JSON text where the node holds them so, sent apart (see `answer`).
+        const rows = options.rows === 'json' ? ROWS_JSON : {};
+        const shard = options.shard === undefined ? {} : { shard: options.shard };
+        const result = await api.query(a, args[1] as unknown[], { ...shard, ...rows });
         this.serving.metrics.countPlan(result.plan);
-        return result;
+        return options.rows === 'json' ? new RowsApart(result) : result;
       }
       case 'getTagged':
         return api.getTagged(a, b);
@@ -282,13 +289,23 @@ class WireSession {
     }
   }
 
-  /** Sends an answer as JSON text, in parts when long (WIRE_ANSWER_PART_BYTES). */
+  /**
+   * Sends an answer as JSON text, in parts when long (WIRE_ANSWER_PART_BYTES); a query's
+   * answer asked with its rows apart goes so when it fits one frame (WIRE_ROWS_CHARS_MAX).
+   */
   private answer(i: number, value: unknown): void {
     if (value === undefined) {
       this.send({ i });
       return;
     }
-    const json = JSON.stringify(value);
+    if (value instanceof RowsApart) {
+      const apart = value.split();
+      if (apart !== undefined) {
+        this.send({ i, ...apart });
+        return;
+      }
+    }
+    const json = value instanceof RowsApart ? answerJson(value.result) : JSON.stringify(value);
     if (json.length * 3 <= WIRE_ANSWER_PART_BYTES) {
       this.send({ i, j: json });
       return;
@@ -302,7 +319,7 @@ class WireSession {
   }
 
   private send(answer: WireAnswer): void {
-    if (!this.socket.destroyed) this.socket.write(encodeFrame(answer));
+    this.out.write(encodeFrame(answer));
   }
 
   /**
@@ -314,6 +331,30 @@ class WireSession {
     const answer = errorAnswer(error, requestId, this.serving.log.child({ reqId: requestId }));
     this.send({ i: 0, e: answer.status, j: JSON.stringify(answer.body) });
     this.end();
+  }
+}
+
+const ROWS_JSON = { rows: 'json' } as const;
+
+/** A query's answer to be sent with its rows apart, each as its JSON text (WireAnswer `r`). */
+class RowsApart {
+  constructor(readonly result: QueryResult<Document | JsonText>) {}
+
+  /**
+   * The answer's JSON with `documents` empty (kept in its place, so the router's answer has
+   * the node's key order) and the rows' JSON text; undefined when they would not fit a frame.
+   */
+  split(): { j: string; r: string[] } | undefined {
+    const j = JSON.stringify({ ...this.result, documents: [] });
+    let chars = j.length;
+    const r: string[] = [];
+    for (const row of this.result.documents) {
+      const text = rowJson(row);
+      chars += text.length;
+      if (chars > WIRE_ROWS_CHARS_MAX) return undefined;
+      r.push(text);
+    }
+    return { j, r };
   }
 }
 

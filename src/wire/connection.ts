@@ -17,11 +17,13 @@ import {
   WIRE_PROTOCOL,
   type WireAnswer,
   type WireOp,
+  type WireReply,
 } from './protocol.js';
+import { FrameWriter } from './frame-writer.js';
 
 /** A request waiting for its answer. */
 interface Pending {
-  resolve: (json: string | undefined) => void;
+  resolve: (reply: WireReply) => void;
   reject: (error: DbError) => void;
   timer: NodeJS.Timeout;
   /** The parts of a long answer received so far. */
@@ -31,6 +33,8 @@ interface Pending {
 export class WireConnection {
   private readonly pending = new Map<number, Pending>();
   private readonly decoder = new FrameDecoder(WIRE_ANSWER_FRAME_BYTES_MAX);
+  /** Requests go out together once per turn of the event loop (frame-writer.ts). */
+  private readonly out: FrameWriter;
   private nextId = 1;
   /** Why the connection is done, once it is. */
   private ended: DbError | undefined;
@@ -45,6 +49,7 @@ export class WireConnection {
     head: Buffer,
     private readonly onEnd: () => void,
   ) {
+    this.out = new FrameWriter(socket);
     socket.on('data', (chunk: Buffer) => this.receive(chunk));
     socket.on('error', (error) => this.end(lost(url, error)));
     socket.on('close', () => this.end(lost(url, undefined)));
@@ -63,11 +68,11 @@ export class WireConnection {
 
   /**
    * Sends `op` with its arguments (`argsJson`, one JSON array) and answers the answer's JSON
-   * text (undefined for "none"). A node's error answer rejects with its DbError; no answer
+   * text (undefined for "none"), or a query's answer with its rows apart (WireReply). A node's error answer rejects with its DbError; no answer
    * within `timeoutMs` rejects with `timeout()`, and the answer, if it comes later, is dropped.
    */
   call(op: WireOp, argsJson: string, timeoutMs: number, timeout: () => DbError) {
-    return new Promise<string | undefined>((resolve, reject) => {
+    return new Promise<WireReply>((resolve, reject) => {
       if (this.ended) {
         reject(this.ended);
         return;
@@ -80,7 +85,7 @@ export class WireConnection {
         reject(timeout());
       }, timeoutMs);
       this.pending.set(i, { resolve, reject, timer, parts: [] });
-      this.socket.write(encodeFrame({ i, op, a: argsJson }));
+      this.out.write(encodeFrame({ i, op, a: argsJson }));
     });
   }
 
@@ -115,6 +120,10 @@ export class WireConnection {
     clearTimeout(waiting.timer);
     if (message.e !== undefined) {
       waiting.reject(errorOf(message, this.url));
+      return;
+    }
+    if (message.r !== undefined) {
+      waiting.resolve({ json: message.j ?? '', rows: message.r });
       return;
     }
     if (waiting.parts.length > 0) {

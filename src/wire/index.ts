@@ -5,6 +5,7 @@
  */
 
 export { WireConnection } from './connection.js';
+export { FrameWriter } from './frame-writer.js';
 export {
   NO_WIRE,
   WIRE_ASK_AGAIN_MS,
@@ -22,7 +23,9 @@ export {
   WIRE_OPS,
   WIRE_PATH,
   WIRE_PROTOCOL,
+  WIRE_ROWS_CHARS_MAX,
   type WireAnswer,
   type WireOp,
+  type WireReply,
   type WireRequest,
 } from './protocol.js';

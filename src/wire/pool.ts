@@ -20,6 +20,7 @@ import {
   WIRE_PATH,
   WIRE_PROTOCOL,
   type WireOp,
+  type WireReply,
 } from './protocol.js';
 
 /** Connections a router keeps to one node (each carries any number of requests at once). */
@@ -58,6 +59,8 @@ interface Opened {
 export class WirePool {
   private readonly slots: Array<Promise<Opened | typeof NO_WIRE> | undefined>;
   private next = 0;
+  /** The slot this turn's calls take (see `connection`). */
+  private turnSlot: number | undefined;
   /** performance.now() before which the node is taken not to speak the wire. */
   private httpUntil = Number.NEGATIVE_INFINITY;
   private closed = false;
@@ -73,12 +76,13 @@ export class WirePool {
   }
 
   /**
-   * Runs `op` on the node and answers its JSON text (undefined for "none"), or NO_WIRE when
+   * Runs `op` on the node and answers its JSON text (undefined for "none") or a query's rows
+   * apart (WireReply), or NO_WIRE when
    * the call is to go over HTTP: the node does not speak the wire, or the arguments come near
    * its body limit (HTTP then answers exactly as the node does for such a body). A read is
    * tried again after a lost connection, as the HTTP client tries a GET again.
    */
-  async call(op: WireOp, args: readonly unknown[]): Promise<string | undefined | typeof NO_WIRE> {
+  async call(op: WireOp, args: readonly unknown[]): Promise<WireReply | typeof NO_WIRE> {
     if (this.closed || performance.now() < this.httpUntil) return NO_WIRE;
     const argsJson = JSON.stringify(args);
     const tries = WIRE_OPS[op].read ? this.options.retries + 1 : 1;
@@ -113,10 +117,21 @@ export class WirePool {
     );
   }
 
-  /** The next slot's connection, opened now if it has none. */
+  /**
+   * The slot's connection for this turn of the event loop, opened now if it has none. Every
+   * call of one turn takes the same slot, so its requests leave in one write (frame-writer.ts);
+   * the next turn takes the next slot, so the connections still share the load.
+   */
   private async connection(): Promise<Opened | typeof NO_WIRE> {
-    const k = this.next;
-    this.next = (k + 1) % this.slots.length;
+    let k = this.turnSlot;
+    if (k === undefined) {
+      k = this.next;
+      this.next = (k + 1) % this.slots.length;
+      this.turnSlot = k;
+      setImmediate(() => {
+        this.turnSlot = undefined;
+      });
+    }
     let slot = this.slots[k];
     if (slot === undefined) {
       slot = this.dial(k);

@@ -139,15 +139,32 @@ export interface WireRequest {
  * A node's answer to request `i`: the answer's JSON text (`j`, absent for "none", e.g. no
  * document with that `_id`); or, for a long one, its UTF-8 bytes in parts (`b`, with `more`
  * on every part but the last); or an error (`e`: the HTTP status; `j`: the error body, as the
- * REST route's). Id 0 is the connection's: an error that closes it.
+ * REST route's). Id 0 is the connection's: an error that closes it. A `query` asked with
+ * `rows: 'json'` in its options may be answered with its rows apart (`r`, each row's JSON
+ * text, with `j` the answer whose `documents` is empty), so the router splices the rows into
+ * its own answer without parsing them (WIRE_ROWS_CHARS_MAX).
  */
 export interface WireAnswer {
   i: number;
   j?: string;
+  r?: string[];
   b?: Uint8Array;
   more?: true;
   e?: number;
 }
+
+/**
+ * The most characters a `query` answer with its rows apart (`r`) may hold, the answer's JSON
+ * and its rows together, counted as three bytes each: it fits one frame. A longer answer
+ * goes as JSON text in parts.
+ */
+export const WIRE_ROWS_CHARS_MAX = Math.floor(WIRE_ANSWER_PART_BYTES / 3);
+
+/**
+ * What a call over the wire answers: the answer's JSON text (undefined for "none"), or a
+ * `query`'s answer with its rows apart (`json` with `documents` empty, `rows` their JSON text).
+ */
+export type WireReply = string | undefined | { json: string; rows: string[] };
 
 /**
  * The request in `message`, checked: its op known and its arguments of the op's types. Throws
