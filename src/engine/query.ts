@@ -14,6 +14,7 @@ import {
   PreparedStatements,
   parse,
   planNodes,
+  plainShape,
   planSelect,
   quotedFieldWarnings,
   runCreateIndex,
@@ -192,16 +193,16 @@ export function readsWithoutSelections(
     if (statement.kind !== 'select') return false;
     const plan = selectPlanOf(target.store, parsed, shardSelect(statement, shard));
     const bound = bindPlan(plan, params);
-    const nodes = planNodes(bound.root);
-    if (bound.access.kind !== 'scan') return !nodes.some((node) => node.kind === 'hashJoin');
-    return nodes.every((node) => WHOLE_READ_NODES.has(node.kind));
+    if (bound.access.kind !== 'scan') {
+      return !planNodes(bound.root).some((node) => node.kind === 'hashJoin');
+    }
+    // [LIMIT] → project → scan: the stream's cursor path (sql/executor/stream.ts).
+    const shape = plainShape(bound.root);
+    return shape !== undefined && !shape.sort && shape.rows.kind === 'scan';
   } catch {
     return false;
   }
 }
-
-/** The plan nodes of a whole collection's read: [limit] → project → scan. */
-const WHOLE_READ_NODES = new Set<string>(['limit', 'project', 'scan']);
 
 /**
  * Runs one statement against the store; a write goes through the target's writer. With

@@ -9,12 +9,13 @@
 
 import type { Document } from '../../storage/index.js';
 import type { Condition } from '../ast/index.js';
-import type {
-  IndexLookupNode,
-  IndexRangeNode,
-  LimitNode,
-  PlanNode,
-  ProjectNode,
+import {
+  type IndexLookupNode,
+  type IndexRangeNode,
+  type LimitNode,
+  type PlanNode,
+  type ProjectNode,
+  plainShape,
 } from '../planner/index.js';
 import { accessDocument, documentTest } from './access.js';
 import { type ExecContext, requireCollection } from './context.js';
@@ -33,18 +34,14 @@ interface IndexReadShape {
 }
 
 function indexReadShape(root: PlanNode): IndexReadShape | undefined {
-  let node = root;
-  const limit = node.kind === 'limit' ? node : undefined;
+  const shape = plainShape(root);
   // A late limit reads its whole input before it cuts; this loop stops at the limit.
-  if (limit && !limit.early) return undefined;
-  if (limit) node = limit.input;
-  if (node.kind !== 'project') return undefined;
-  const project = node;
-  node = node.input;
+  if (!shape || shape.sort || (shape.limit && !shape.limit.early)) return undefined;
+  let node = shape.rows;
   const condition = node.kind === 'filter' ? node.condition : undefined;
   if (node.kind === 'filter') node = node.input;
   if (node.kind !== 'indexLookup' && node.kind !== 'indexRange') return undefined;
-  return { limit, project, condition, access: node };
+  return { limit: shape.limit, project: shape.project, condition, access: node };
 }
 
 /**

@@ -17,15 +17,7 @@ import {
 } from '../../storage/index.js';
 import type { JsonLines, JsonText } from '../../types/index.js';
 import { jsonText, parseId } from '../../util/index.js';
-import {
-  bindPlan,
-  type LimitNode,
-  type PlanNode,
-  type ProjectNode,
-  planNodes,
-  type SelectPlan,
-  type SortNode,
-} from '../planner/index.js';
+import { bindPlan, planNodes, plainShape, type SelectPlan } from '../planner/index.js';
 import { compareSortKeys, type SortKey } from '../semantics/index.js';
 import { type ExecContext, requireCollection } from './context.js';
 import { execute } from './execute.js';
@@ -50,21 +42,6 @@ export interface StreamedSelect {
 interface Entry {
   id: Buffer;
   key: SortKey | undefined;
-}
-
-/** The nodes of a plain SELECT's plan: [limit] → project → [sort] → rows. */
-function plainShape(
-  root: PlanNode,
-): { limit?: LimitNode; project: ProjectNode; sort?: SortNode; rows: PlanNode } | undefined {
-  let node = root;
-  const limit = node.kind === 'limit' ? node : undefined;
-  if (limit) node = limit.input;
-  if (node.kind !== 'project') return undefined;
-  const project = node;
-  node = node.input;
-  const sort = node.kind === 'sort' ? node : undefined;
-  if (sort) node = sort.input;
-  return { ...(limit && { limit }), project, ...(sort && { sort }), rows: node };
 }
 
 /** Plans the stream of a SELECT: collects ids now, reads documents when iterated. */

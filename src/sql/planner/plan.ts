@@ -216,6 +216,27 @@ export function planNodes(root: PlanNode): PlanNode[] {
   return nodes;
 }
 
+/** The nodes of a plain SELECT's plan: [limit] → project → [sort] → rows. */
+export interface PlainShape {
+  limit?: LimitNode;
+  project: ProjectNode;
+  sort?: SortNode;
+  rows: PlanNode;
+}
+
+/** A plan's plain shape, or undefined when its root is no [limit] → project. */
+export function plainShape(root: PlanNode): PlainShape | undefined {
+  let node = root;
+  const limit = node.kind === 'limit' ? node : undefined;
+  if (limit) node = limit.input;
+  if (node.kind !== 'project') return undefined;
+  const project = node;
+  node = node.input;
+  const sort = node.kind === 'sort' ? node : undefined;
+  if (sort) node = sort.input;
+  return { ...(limit && { limit }), project, ...(sort && { sort }), rows: node };
+}
+
 /** The access path of a plan (its leaf). */
 export function accessOf(root: PlanNode): AccessNode {
   let node = root;
