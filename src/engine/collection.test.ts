@@ -242,6 +242,20 @@ describe('conditional replace and delete (ifMatch)', () => {
     expect(orders.count()).toBe(100);
   });
 
+  it('a small document read just after a larger one has its own tag, in either form', async () => {
+    const orders = db.collection('orders');
+    const large = await orders.insert({ note: 'x'.repeat(5000) });
+    const small = await orders.insert({ n: 1 });
+    const alone = (await orders.getTagged(small))?.tag;
+    await orders.getTagged(large);
+    const afterLarge = (await orders.getTagged(small))?.tag as string;
+    await orders.getTaggedJson(large);
+    const jsonAfterLarge = (await orders.getTaggedJson(small))?.tag;
+    expect(afterLarge).toBe(alone);
+    expect(jsonAfterLarge).toBe(alone);
+    expect(await orders.delete(small, { ifMatch: afterLarge })).toBe(true);
+  });
+
   it('a tag follows content: unchanged by reads, changed by a replace; a missing document is false', async () => {
     const orders = db.collection('orders');
     const id = await orders.insert({ n: 0 });

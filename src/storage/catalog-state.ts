@@ -94,10 +94,15 @@ export class Catalog {
    * True when another process changed the catalog since this one last read it. A reader asks
    * before every read, so the meta record is decoded only when its bytes differ from the
    * last ones seen under this catalog (they change on trims and term changes, not on writes).
+   * The bytes are compared where LMDB holds them (`getBinaryFast`: lmdb-js's reused buffer, its
+   * value's size in `length`) and copied only when they differ: a copy per read was half of
+   * a reader's look (issue 25).
    */
   changedOnDisk(): boolean {
-    const raw = this.handles.catalog.get(META_KEY);
-    if (raw !== undefined && this.seenMeta?.equals(raw)) return false;
+    const inPlace = this.handles.catalog.getBinaryFast(META_KEY);
+    const current = inPlace?.subarray(0, inPlace.length);
+    if (current !== undefined && this.seenMeta?.equals(current)) return false;
+    const raw = current && Buffer.from(current);
     const generation = raw ? (decodeValue<NodeMeta>(raw).catalogGeneration ?? 0) : 0;
     const changed = generation !== (this.committedMeta.catalogGeneration ?? 0);
     this.seenMeta = changed ? undefined : raw;
