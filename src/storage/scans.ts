@@ -115,6 +115,17 @@ class SelectionRecorder {
   }
 }
 
+/**
+ * How far a filtered scan got, so that damage it meets names the record that failed
+ * (store.ts): the last document it read, kept by the filter or not (the failed one is the
+ * next), or the one whose read failed where the scan knows it. Without it, damage would
+ * name the document after the last one the filter kept.
+ */
+export interface ScanProgress {
+  lastRead?: Buffer;
+  failed?: Buffer;
+}
+
 export class Scans {
   /** Selections of whole scans, by collection tree and selection signature. */
   private readonly selections = new Map<string, CachedSelection>();
@@ -209,6 +220,7 @@ export class Scans {
     keep: ((part: Document) => boolean) | undefined,
     whole: boolean,
     txn?: TxnState,
+    progress: ScanProgress = {},
   ): Generator<StoredDocument> {
     const { docs } = this.ctx;
     let record: SelectionRecorder | undefined;
@@ -220,6 +232,7 @@ export class Scans {
     };
     if (txn || this.ctx.readOnly) {
       for (const { id, body } of this.visit(def, ID_MIN, txn, read)) {
+        progress.lastRead = id;
         if (body !== SKIPPED) yield { id, body: body as Document };
       }
       return;
@@ -236,7 +249,7 @@ export class Scans {
           const part = parts[i];
           if (!part || (keep && !keep(part))) continue;
           const id = ids.subarray(i * ID_BYTES, (i + 1) * ID_BYTES);
-          const body = whole ? this.getWhole(def, id) : part;
+          const body = whole ? this.getWhole(def, id, progress) : part;
           if (body) yield { id, body };
         }
       } finally {
@@ -254,6 +267,7 @@ export class Scans {
     if (documents <= SELECTION_CACHE_DOCS_MAX) record = new SelectionRecorder(selection, documents);
     const generation = this.generation;
     for (const { id, body } of this.visit(def, ID_MIN, undefined, read)) {
+      progress.lastRead = id;
       record?.addId(id);
       if (body !== SKIPPED) yield { id, body: body as Document };
     }
@@ -261,9 +275,14 @@ export class Scans {
     if (complete && generation === this.generation) this.keep(cacheKey, complete);
   }
 
-  private getWhole(def: CollectionDef, id: Buffer): Document | undefined {
+  private getWhole(def: CollectionDef, id: Buffer, progress: ScanProgress): Document | undefined {
     const bytes = tree(this.ctx, def.dbName).getBinaryFast(id);
-    return bytes === undefined ? undefined : this.ctx.docs.decode<Document>(bytes);
+    try {
+      return bytes === undefined ? undefined : this.ctx.docs.decode<Document>(bytes);
+    } catch (error) {
+      progress.failed = Buffer.from(id);
+      throw error;
+    }
   }
 
   private keep(key: string, selection: CachedSelection): void {

@@ -93,7 +93,7 @@ import {
   snapshotLoadPending,
   startSnapshotLoad,
 } from './resync.js';
-import { Scans, type SelectionCacheStats } from './scans.js';
+import { type ScanProgress, Scans, type SelectionCacheStats } from './scans.js';
 import {
   type DocumentSnapshot,
   type FileSnapshot,
@@ -834,10 +834,11 @@ export class Store implements StoreReader, StoreWriter {
     keep: ((part: Document) => boolean) | undefined,
     whole: boolean,
   ): Generator<StoredDocument> {
+    const progress: ScanProgress = {};
     return guardScan(
       this.inCollection(def),
-      this.scans.scanSelected(def, selection, keep, whole),
-      (after) => nextId(this.ctx, def, after),
+      this.scans.scanSelected(def, selection, keep, whole, undefined, progress),
+      (after) => progress.failed ?? nextId(this.ctx, def, progress.lastRead ?? after),
     );
   }
 

@@ -192,6 +192,25 @@ describe('a flipped byte in a document record', () => {
     expect(query.stderr).not.toContain('unexpected error');
   });
 
+  it('names the damaged record in a filtered scan, not the one after the last match', async () => {
+    const id = await damageMarked();
+    const db = await open(dir);
+    try {
+      // Only P0 and P1 match, long before the marked record (the last inserted).
+      for (const sql of [
+        'SELECT * FROM orders WHERE total < 3',
+        'SELECT pnr FROM orders WHERE total < 3',
+        'SELECT COUNT(*) AS n FROM orders WHERE total < 3',
+      ]) {
+        const failed = await db.query(sql).catch((e: unknown) => e);
+        expect(isDbError(failed, 'ERR_STORAGE_CORRUPT'), sql).toBe(true);
+        expect((failed as Error).message, sql).toContain(`document ${id} of collection 'orders'`);
+      }
+    } finally {
+      await db.close();
+    }
+  });
+
   it('cuts an NDJSON stream with ERR_STORAGE_CORRUPT naming the collection and _id', async () => {
     const id = await damageMarked();
     const db = await open(dir);
