@@ -1,7 +1,7 @@
 /**
  * The machine record of a run: CPU, cores, memory, OS, Node, and the versions of docdb and
  * of every peer library, read from the installed package manifests (not from package.json
- * ranges), so a result names exactly what was measured.
+ * ranges) and from `wrk -v`, so a result names exactly what was measured.
  */
 
 import * as fs from 'node:fs';
@@ -10,6 +10,7 @@ import * as path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { VERSION } from './engine.js';
 import { sqliteVersion } from './embedded/sqlite.js';
+import { wrkVersion } from './served/wrk.js';
 
 const BENCH_DIR = path.dirname(fileURLToPath(import.meta.url));
 const ROOT_DIR = path.dirname(BENCH_DIR);
@@ -56,6 +57,7 @@ export function describeMachine(extra: Record<string, string> = {}): Machine {
       'pg-copy-streams': installedVersion(BENCH_DIR, 'pg-copy-streams'),
       'fastify (peers)': installedVersion(BENCH_DIR, 'fastify'),
       autocannon: installedVersion(BENCH_DIR, 'autocannon'),
+      wrk: wrkVersion() ?? 'not installed',
       ...extra,
     },
   };

@@ -36,7 +36,7 @@ export interface Options {
   /** Length of one served measurement of a point workload, and of its warm-up. */
   servedSeconds: number;
   servedWarmupSeconds: number;
-  /** Connections autocannon opens for the point workloads and for bulk inserts. */
+  /** Connections the load generator opens for the point workloads and for bulk inserts. */
   pointConnections: number;
   bulkConnections: number;
   /** Requests of 1,000 documents per bulk measurement. */

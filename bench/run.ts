@@ -19,6 +19,7 @@ import { cleanupAll, installCleanupHandlers } from './proc.js';
 import { buildReport, printReport, QUIET_LOAD_MAX, writeJson } from './report.js';
 import { runScale } from './scale.js';
 import { runServed } from './served/phase.js';
+import { wrkMissingNote, wrkVersion } from './served/wrk.js';
 import { runWriters } from './writers/phase.js';
 
 const RESULTS_DIR = path.join(DIRS.bench, 'results');
@@ -69,6 +70,11 @@ async function main(): Promise<void> {
   const runs = (phase: Phase) => options.only === undefined || options.only === phase;
   const measurements: Measurement[] = [];
   const notes: string[] = [];
+  if ((runs('served') || runs('cluster')) && wrkVersion() === undefined) {
+    const note = wrkMissingNote(os.cpus().length);
+    console.warn(`warning: ${note}`);
+    notes.push(note);
+  }
   let postgresSkipped: string | undefined;
   let postgresVersion: string | undefined;
   if (runs('embedded') || runs('served')) {

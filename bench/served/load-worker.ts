@@ -1,9 +1,12 @@
 /**
  * The load generator of the served phase, in its own process so it never shares an event
- * loop with a server under test: autocannon drives one workload against one URL and the
- * summary is printed as one JSON line. Request bodies are made before the clock starts. The
- * only importer of autocannon. At its first 2xx answer it prints `{"answering":true}`, and on
- * SIGTERM it stops early and prints its summary, so the harness can run a load beside another.
+ * loop with a server under test: one workload against one URL, its summary printed as one
+ * JSON line. Request bodies are made before the clock starts. The small fixed-size reads
+ * (WRK_KINDS) are driven by wrk (wrk.ts) when it is on PATH, since autocannon needs about a
+ * core of its own to drive them (issue 25); every other kind, and every kind without wrk, by
+ * autocannon, of which this is the only importer. An autocannon run prints
+ * `{"answering":true}` at its first 2xx answer, and on SIGTERM it stops early and prints its
+ * summary, so the harness can run a load beside another (the writers, an autocannon kind).
  *
  * Usage: load-worker.ts '<LoadSpec as JSON>'
  */
@@ -12,9 +15,18 @@ import autocannon from 'autocannon';
 import { DOCDB_SQL } from '../embedded/system.js';
 import { idAt, keyPicker, orderAt, ordersFrom, pnrAt, STATUSES } from '../data.js';
 import { percentile } from '../measure.js';
+import { runWrk, type WrkRequest, wrkVersion } from './wrk.js';
 
 /** Insert bodies the write kind prepares before the clock starts (more are made as needed). */
 const PREPARED_INSERTS = 40_000;
+/**
+ * The kinds wrk drives when it is on PATH: small requests of a fixed size, whose rate on a
+ * few cores is capped by a generator that needs a core of its own (issue 25). wrk runs for a
+ * duration only, so a load of these kinds that counts its requests (`amount`) is autocannon's.
+ */
+const WRK_KINDS: readonly LoadSpec['kind'][] = ['get', 'query', 'query-prepared'];
+/** Requests of a wrk run's table, in the seed's order; wrk cycles through them. */
+const WRK_TABLE_REQUESTS = 50_000;
 
 /** What to load and how hard. */
 export interface LoadSpec {
@@ -40,12 +52,13 @@ export interface LoadSpec {
 export interface LoadOutcome {
   requests: number;
   elapsedMs: number;
-  /** autocannon's percentiles, from its histogram of whole milliseconds. */
+  /** The percentiles in whole milliseconds: autocannon's from its histogram, wrk's floored. */
   p50Ms: number;
   p99Ms: number;
   /**
-   * The same percentiles of every 2xx answer's own time (hrtime, as autocannon takes it), not
-   * rounded: a ratio of two p99s of a few milliseconds needs more than whole milliseconds.
+   * The same percentiles not rounded: a ratio of two p99s of a few milliseconds needs more
+   * than whole milliseconds. autocannon's are of every 2xx answer's own time (hrtime); wrk's
+   * of every answer's, to the microsecond.
    */
   p50MsExact: number;
   p99MsExact: number;
@@ -141,9 +154,16 @@ function writeMaker(spec: LoadSpec, pick: () => number): (req: Request) => Reque
   };
 }
 
-async function main(): Promise<void> {
-  const spec = JSON.parse(process.argv[2] ?? '{}') as LoadSpec;
-  const handle = spec.kind === 'query-prepared' ? await preparePoint(spec.url) : '';
+/** The first WRK_TABLE_REQUESTS requests autocannon would send, for wrk to cycle through. */
+function requestTable(spec: LoadSpec, handle: string): WrkRequest[] {
+  const make = requestMaker(spec, handle);
+  return Array.from({ length: WRK_TABLE_REQUESTS }, () => {
+    const { method = 'GET', path = '/', body } = make({});
+    return { method, path, ...(typeof body === 'string' && { body }) };
+  });
+}
+
+async function runAutocannon(spec: LoadSpec, handle: string): Promise<LoadOutcome> {
   const setupRequest = requestMaker(spec, handle);
   const started = performance.now();
   let lastResponse = started;
@@ -173,7 +193,7 @@ async function main(): Promise<void> {
     process.once('SIGTERM', () => instance.stop());
   });
   latencies.sort((a, b) => a - b);
-  const outcome: LoadOutcome = {
+  return {
     requests: result.requests.total,
     elapsedMs: lastResponse - started,
     p50Ms: result.latency.p50,
@@ -184,6 +204,24 @@ async function main(): Promise<void> {
     timeouts: result.timeouts,
     non2xx: result.non2xx,
   };
+}
+
+async function main(): Promise<void> {
+  const spec = JSON.parse(process.argv[2] ?? '{}') as LoadSpec;
+  const handle = spec.kind === 'query-prepared' ? await preparePoint(spec.url) : '';
+  const byWrk =
+    WRK_KINDS.includes(spec.kind) && spec.amount === undefined && wrkVersion() !== undefined;
+  const outcome = byWrk
+    ? await runWrk(
+        {
+          url: spec.url,
+          connections: spec.connections,
+          durationSeconds: spec.durationSeconds ?? 1,
+          timeoutSeconds: spec.timeoutSeconds,
+        },
+        requestTable(spec, handle),
+      )
+    : await runAutocannon(spec, handle);
   process.stdout.write(`${JSON.stringify(outcome)}\n`);
 }
 

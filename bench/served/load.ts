@@ -8,12 +8,12 @@ import type { Sample } from '../measure.js';
 import { type JsonChild, startJsonChild } from '../proc.js';
 import type { LoadOutcome, LoadSpec } from './load-worker.js';
 
-/** Starts one autocannon run in a load-worker process, for a caller that runs loads side by side. */
+/** Starts one load in a load-worker process, for a caller that runs loads side by side. */
 export function startLoad(spec: LoadSpec): JsonChild<LoadOutcome> {
   return startJsonChild<LoadOutcome>('./served/load-worker.ts', [JSON.stringify(spec)]);
 }
 
-/** One autocannon run in the load-worker process. */
+/** One load (wrk's or autocannon's, load-worker.ts chooses) in the load-worker process. */
 export function load(spec: LoadSpec): Promise<LoadOutcome> {
   return startLoad(spec).result;
 }
@@ -23,7 +23,7 @@ export function failedRequests(outcome: LoadOutcome): number {
   return outcome.errors + outcome.timeouts + outcome.non2xx;
 }
 
-/** The sample of one autocannon run, counting `unitsPerRequest` units per request. */
+/** The sample of one load, counting `unitsPerRequest` units per request. */
 export function sampleOf(outcome: LoadOutcome, unitsPerRequest: number): Sample {
   return {
     opsPerSec: ((outcome.requests * unitsPerRequest) / outcome.elapsedMs) * 1000,
@@ -34,8 +34,8 @@ export function sampleOf(outcome: LoadOutcome, unitsPerRequest: number): Sample 
 }
 
 /**
- * The sample of a latency row: requests per second, with the exact p50 and p99 of its 2xx
- * answers instead of autocannon's whole milliseconds.
+ * The sample of a latency row: requests per second, with the exact p50 and p99 of its
+ * answers instead of whole milliseconds.
  */
 export function exactSampleOf(outcome: LoadOutcome): Sample {
   return { ...sampleOf(outcome, 1), p50Ms: outcome.p50MsExact, p99Ms: outcome.p99MsExact };

@@ -1,7 +1,7 @@
 /**
  * The served phase: docdb's REST server against PostgreSQL (behind Fastify and a `pg` pool of
  * 8) and the HTTP ceiling (bare Fastify, constant answers), each server in its own process,
- * load from autocannon in yet another. Workload 9: GET by `_id`, point `POST /query` (by text,
+ * load from wrk or autocannon (load-worker.ts) in yet another. Workload 9: GET by `_id`, point `POST /query` (by text,
  * and by the handle `POST /query/prepare` answered), NDJSON stream of the whole collection,
  * bulk insert of 1,000-document requests; docdb's GET by `_id` with its default processes
  * against one (every-core.ts), then while 8 writers run (reads-while-writing.ts).
