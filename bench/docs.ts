@@ -50,8 +50,8 @@ const METHOD = `## Method
   - *NeDB* (\`@seald-io/nedb\`): a persistent datastore with \`ensureIndex\` on the five paths.
     It has no SQL, GROUP BY or JOIN: those are a find plus JavaScript, as its users write
     them. Its appends are **not fsynced**, so its writes are not durable like the others'.
-- **Served peers** (workload 9; each server in its own process, load from autocannon in
-  another):
+- **Served peers** (workload 9; each server in its own process, load from wrk or
+  autocannon in another, below):
   - *docdb*: \`startNode\` on the file the embedded phase loaded (REST API of docs/rest.md).
   - *PostgreSQL* from Debian: a private cluster initialised by the harness in a temp dir,
     127.0.0.1 on a free port, default settings and durability (\`fsync\`, synchronous commit);
@@ -74,6 +74,24 @@ const METHOD = `## Method
   Served workloads: 32 connections for the point requests, 8 for bulk, 1 for the stream.
   Figures are medians over the rounds; the ratio is docdb/peer per round, then its median
   (above 1 means docdb is faster).
+- **Load generators** (issue 25). The point rows (GET by \`_id\`, point \`/query\` by text and
+  by handle, the every-core row, the reads of the reads-while-writing row, and in the cluster
+  phase the router point lookup and the node beside it, so both sides of that ratio have the
+  same generator) are driven by wrk (Debian's \`wrk\`, 4.1.0 here) with one thread
+  (\`wrk -t1 -c32\`), through a Lua script of the first 50,000 requests of the row's seeded key
+  sequence, sent in that order and cycled. The other loads (the stream, bulk inserts, the
+  writers, the router's GROUP BY, the replicated loads) are autocannon's, a Node process, as
+  every row was before. Why: autocannon needs about a core of its own to drive ~34,000
+  requests/s, so on this 2-core machine it capped the point rows. Measured by hand on
+  2026-11-27: the HTTP ceiling answered 34,000 GETs/s under autocannon and 50,000–56,000
+  under \`wrk -t1 -c32\`; docdb's node with its two serving processes 17,000/s under
+  autocannon and 25,000/s under wrk, against 18,000/s for one process under wrk. wrk still
+  runs on the same 2 cores as the servers and takes its share of them. wrk takes whole
+  seconds, so a quick run's time box of 1.5 s is rounded up to 2; its latencies are to the
+  microsecond (shown floored to whole milliseconds, but for the reads-while-writing row), and
+  it counts answers of status 400 and above as failed. Without wrk on PATH, autocannon drives
+  the point rows too: the run says so when it begins and in its notes. A run recorded before
+  this change (no wrk in its Packages line) was driven by autocannon throughout.
 - **Caches.** Each system keeps what it keeps in normal use: SQLite and PostgreSQL their page
   caches, docdb the selections of whole scans (the scalar values at the paths a statement
   reads, kept by the writing process from the second scan of the same paths on, and brought
@@ -113,14 +131,15 @@ const METHOD = `## Method
   ids) on the node as served everywhere on this page, with \`--serve-processes\` unset (the
   cores: the first process writes and serves, the others serve reads; ARCHITECTURE.md),
   then on the same file restarted with \`--serve-processes 1\` (*docdb, one process*), a
-  warm-up and the rounds each. autocannon runs on the same cores,
-  so the node's processes share them with the load generator: on 2 cores the row measures
-  what the second process gains against a load generator that needs a core of its own.
+  warm-up and the rounds each. The load generator (wrk) runs on the same cores, so the
+  node's processes share them with it: on 2 cores the row measures what the second process
+  gains beside a load generator that needs CPU too. Under autocannon, which needs a core of
+  its own, the row was 0.62×; by hand under wrk, 25,000 against 18,000 GETs/s (about 1.4×).
 - **Reads while writing** (issue 22). On the served docdb node, after its other rows (its
   writes grow docdb's collection alone): the GET by \`_id\` row's reads (32 connections,
-  random ids of the same documents, the same time box) once with nothing else running
-  (*docdb, no writers running*) and once while 8 durable writers run against the same node
-  (*docdb*): the served writers' \`POST /collections/orders\` and \`POST /query\` UPDATE in
+  random ids of the same documents, the same time box, from wrk) once with nothing else
+  running (*docdb, no writers running*) and once while 8 durable writers run against the
+  same node (*docdb*): the served writers' \`POST /collections/orders\` and \`POST /query\` UPDATE in
   turn, from another autocannon process with 8 connections, each waiting for its answer
   before its next. The reads begin once a write has been answered, and the writers stop when
   the reads end. Both halves of a round read the same ids. The latencies of this row are each
@@ -135,10 +154,11 @@ const METHOD = `## Method
   follower must hold every document its leader took.
   Router: \`docdb router\` over three shard nodes (\`orders\` hash-sharded on \`pnr\`),
   against one node holding all the documents; both loaded with the same documents through
-  REST bulk requests. A point lookup by \`pnr\` (32 connections) and a GROUP BY over every
-  shard (4 connections, repeated, so each node reads its selection) through the router
-  against the node directly; the ratio is router/node. Before timing, both answer the same
-  rows. A failed write or request in these workloads stops the run (it would flatter the rate).
+  REST bulk requests. A point lookup by \`pnr\` (32 connections, from wrk on both sides) and
+  a GROUP BY over every shard (4 connections, repeated, so each node reads its selection)
+  through the router against the node directly; the ratio is router/node. Before timing,
+  both answer the same rows. A failed write or request in these workloads stops the run (it
+  would flatter the rate).
   Cluster client (issue 25): the same point lookup by \`pnr\` from 32 concurrent async callers
   in one load process, each awaiting its answer before its next, through docdb's typed client:
   \`connectCluster(cluster.json)\` (\`docdb/client/cluster\`: the router's code in the caller's
@@ -175,7 +195,7 @@ function workloadTable(): string {
     'rest-stream-all': `\`POST /query?stream=true\` \`${DOCDB_SQL.streamAll}\`, NDJSON`,
     'rest-get-by-id-while-writing': `\`GET /collections/orders/{_id}\`, random ids, beside 8 connections of \`POST /collections/orders\` and \`POST /query\` \`${DOCDB_SQL.update}\`; the ratio is of the p99s`,
     'rest-get-by-id-every-core':
-      '`GET /collections/orders/{_id}`, random ids, on the node with `--serve-processes` unset (the cores: 2 here) and then restarted with `--serve-processes 1`; autocannon runs on the same 2 cores, so the default processes share them with the load generator',
+      '`GET /collections/orders/{_id}`, random ids, on the node with `--serve-processes` unset (the cores: 2 here) and then restarted with `--serve-processes 1`; the load generator (wrk) runs on the same 2 cores, so the default processes share them with it',
     'concurrent-writers': `8 callers: \`insert\` of a new order, \`${DOCDB_SQL.update}\`, alternately`,
     'rest-concurrent-writers': `8 connections: \`POST /collections/orders\`, \`POST /query\` \`${DOCDB_SQL.update}\`, alternately`,
     'replicated-bulk-load': '`POST /collections/orders/bulk` of 1,000 new documents to the leader',
@@ -311,7 +331,7 @@ export function writeBenchmarksDoc(resultsDir: string): void {
     'npm run bench -- --only embedded  # one phase: embedded, served, writers or cluster (writes quick.json, like --quick)',
     '```',
     '',
-    'The first run installs `bench/` (its own package.json: better-sqlite3 compiles from source, about a minute). PostgreSQL comes from Debian: `apt-get install -y postgresql`; without it the PostgreSQL workloads are skipped with a note. A full run writes `bench/results/latest.json` and this page; a quick run writes `bench/results/quick.json` only.',
+    'The first run installs `bench/` (its own package.json: better-sqlite3 compiles from source, about a minute). PostgreSQL comes from Debian: `apt-get install -y postgresql`; without it the PostgreSQL workloads are skipped with a note. So does wrk, the load generator of the point rows: `apt-get install -y wrk`; without it autocannon drives them, with a note. A full run writes `bench/results/latest.json` and this page; a quick run writes `bench/results/quick.json` only.',
     '',
     METHOD,
     '',
@@ -333,7 +353,7 @@ export function writeBenchmarksDoc(resultsDir: string): void {
       '',
       resultsTable(report, 'embedded'),
       '',
-      '### Served (workload 9; latency per request: autocannon, whole milliseconds; reads while writing: each answer timed, unrounded)',
+      '### Served (workload 9; latency per request in whole milliseconds; reads while writing: each answer timed, unrounded)',
       '',
       resultsTable(report, 'served'),
       '',
