@@ -96,7 +96,7 @@ end
 
 /**
  * The outcome of a run from wrk's stdout (its own report, then the script's JSON line).
- * The whole-millisecond percentiles are floored, as autocannon's histogram keeps them.
+ * The whole-millisecond percentiles are floored (autocannon's come from its histogram).
  */
 export function wrkOutcomeOf(stdout: string): LoadOutcome {
   const line = stdout
@@ -129,7 +129,7 @@ export interface WrkRun {
 
 /**
  * Runs wrk with one thread over `requests` and answers its outcome. wrk has no early stop
- * that still reports (on SIGINT it runs out its duration), so on SIGTERM this ends wrk and
+ * that still reports (on SIGINT it still runs out its duration), so on SIGTERM this ends wrk and
  * fails: a load stopped early beside another (the writers) is autocannon's.
  */
 export async function runWrk(run: WrkRun, requests: WrkRequest[]): Promise<LoadOutcome> {
@@ -141,7 +141,7 @@ export async function runWrk(run: WrkRun, requests: WrkRequest[]): Promise<LoadO
       '-t1',
       `-c${run.connections}`,
       `-d${Math.ceil(run.durationSeconds)}s`,
-      `--timeout`,
+      '--timeout',
       `${run.timeoutSeconds}s`,
       '-s',
       script,
