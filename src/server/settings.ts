@@ -334,8 +334,8 @@ export const SETTINGS = {
       'document, a page, by key) and the /query SELECTs read through an index or of a whole ' +
       'collection from the data file and passes everything else (writes, other statements, admin, the change feed) ' +
       'to the first, the one writer, which also keeps each connection whose first request ' +
-      'is not one of those (1: a single process, which serves faster where clients share ' +
-      'few cores with the node)',
+      'is not one of those (1: a single process, which can serve faster where busy ' +
+      "clients run on the node's own few cores)",
   },
   logArchiveDir: {
     title: 'log archive directory',
