@@ -14,6 +14,7 @@ import {
 } from './catalog.js';
 import { decodeValue, encodeValue, type Structure } from './codec/index.js';
 import type { Handles } from './handles.js';
+import { valueInPlace } from './lmdb-env.js';
 import type { TxnState } from './txn-state.js';
 
 const META_KEY = Buffer.from('meta');
@@ -94,13 +95,11 @@ export class Catalog {
    * True when another process changed the catalog since this one last read it. A reader asks
    * before every read, so the meta record is decoded only when its bytes differ from the
    * last ones seen under this catalog (they change on trims and term changes, not on writes).
-   * The bytes are compared where LMDB holds them (`getBinaryFast`: lmdb-js's reused buffer, its
-   * value's size in `length`) and copied only when they differ: a copy per read was half of
-   * a reader's look (issue 25).
+   * The bytes are compared where LMDB holds them and copied only when they differ: a copy per
+   * read was half of a reader's look (issue 25).
    */
   changedOnDisk(): boolean {
-    const inPlace = this.handles.catalog.getBinaryFast(META_KEY);
-    const current = inPlace?.subarray(0, inPlace.length);
+    const current = valueInPlace(this.handles.catalog, META_KEY);
     if (current !== undefined && this.seenMeta?.equals(current)) return false;
     const raw = current && Buffer.from(current);
     const generation = raw ? (decodeValue<NodeMeta>(raw).catalogGeneration ?? 0) : 0;

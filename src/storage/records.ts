@@ -12,7 +12,7 @@ import type { FieldSelection, JsonProjection } from './codec/index.js';
 import type { JsonKeep } from './reader.js';
 import type { StoreContext } from './context.js';
 import type { Document } from './document-check.js';
-import { type SubDb, treeStats } from './lmdb-env.js';
+import { type SubDb, treeStats, valueInPlace } from './lmdb-env.js';
 import type { TxnState } from './txn-state.js';
 
 /** Lowest possible id key; keys below it (none today) are reserved. */
@@ -70,20 +70,10 @@ export function getSelectedBody(
  * A document's tag: a digest of its stored bytes. Node's one-shot `crypto.hash` (20.12 and
  * later) makes no Hash object per read, a third of the digest's cost; older 20.x hash alike.
  */
-const digestOf: (bytes: Uint8Array) => string =
+const tagOf: (bytes: Uint8Array) => string =
   typeof crypto.hash === 'function'
     ? (bytes) => crypto.hash('sha1', bytes, 'base64url')
     : (bytes) => crypto.createHash('sha1').update(bytes).digest('base64url');
-
-/**
- * The tag of bytes as `getBinaryFast` answers them: lmdb-js's reused buffer says the value's
- * size in `length` but is longer underneath, and a digest reads it all, so the digest takes a
- * view of the value's bytes only. A view costs a tenth of the copy `getBinary` makes (issue 25:
- * the copy was 1.6 of a served GET's 7 µs of storage work).
- */
-function tagOf(bytes: Uint8Array): string {
-  return digestOf(bytes.subarray(0, bytes.length));
-}
 
 /**
  * The stored body of a document with its tag, a digest of its stored bytes: the tag changes
@@ -96,7 +86,7 @@ export function getTagged(
   id: Buffer,
   txn?: TxnState,
 ): { body: Document; tag: string } | undefined {
-  const bytes = tree(ctx, def.dbName, txn).getBinaryFast(id);
+  const bytes = valueInPlace(tree(ctx, def.dbName, txn), id);
   if (bytes === undefined) return undefined;
   const tag = tagOf(bytes);
   return { body: ctx.docs.decode<Document>(bytes), tag };
@@ -157,7 +147,7 @@ export function getTaggedJson(
   id: Buffer,
   txn?: TxnState,
 ): { json: string; tag: string } | undefined {
-  const bytes = tree(ctx, def.dbName, txn).getBinaryFast(id);
+  const bytes = valueInPlace(tree(ctx, def.dbName, txn), id);
   if (bytes === undefined) return undefined;
   const tag = tagOf(bytes);
   return { json: documentJson(ctx, id, bytes), tag };
