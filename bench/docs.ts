@@ -78,8 +78,10 @@ const METHOD = `## Method
   by handle, the every-core row, the reads of the reads-while-writing row, and in the cluster
   phase the router point lookup and the node beside it, so both sides of that ratio have the
   same generator) are driven by wrk (Debian's \`wrk\`, 4.1.0 here) with one thread
-  (\`wrk -t1 -c32\`), through a Lua script of the first 50,000 requests of the row's seeded key
-  sequence, sent in that order and cycled. The other loads (the stream, bulk inserts, the
+  (\`wrk -t1 -c32\`), sending the row's seeded key sequence in order from a table of 100,000
+  requests per second of the run, more than any row answers, so no run comes back to its
+  first key (the previous run of this page cycled the first 50,000 of them, about a fifth of
+  the documents, a warmer set than autocannon's draws over all of them). The other loads (the stream, bulk inserts, the
   writers, the router's GROUP BY, the replicated loads) are autocannon's, a Node process, as
   every row was before. Why: autocannon needs about a core of its own to drive ~34,000
   requests/s, so on this 2-core machine it capped the point rows. Measured by hand on

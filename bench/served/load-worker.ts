@@ -25,8 +25,12 @@ const PREPARED_INSERTS = 40_000;
  * duration only, so a load of these kinds that counts its requests (`amount`) is autocannon's.
  */
 const WRK_KINDS: readonly LoadSpec['kind'][] = ['get', 'query', 'query-prepared'];
-/** Requests of a wrk run's table, in the seed's order; wrk cycles through them. */
-const WRK_TABLE_REQUESTS = 50_000;
+/**
+ * Requests a wrk run's table holds per second of its duration, in the seed's order: more
+ * than a point row answers here (about 60,000 a second at most), so a run does not come
+ * back to its first key and reads no smaller set of documents than autocannon's draws.
+ */
+const WRK_REQUESTS_PER_SECOND = 100_000;
 
 /** What to load and how hard. */
 export interface LoadSpec {
@@ -154,10 +158,11 @@ function writeMaker(spec: LoadSpec, pick: () => number): (req: Request) => Reque
   };
 }
 
-/** The first WRK_TABLE_REQUESTS requests autocannon would send, for wrk to cycle through. */
+/** The requests autocannon would send over the run's duration, and more, for wrk to send. */
 function requestTable(spec: LoadSpec, handle: string): WrkRequest[] {
   const make = requestMaker(spec, handle);
-  return Array.from({ length: WRK_TABLE_REQUESTS }, () => {
+  const length = Math.ceil(spec.durationSeconds ?? 1) * WRK_REQUESTS_PER_SECOND;
+  return Array.from({ length }, () => {
     const { method = 'GET', path = '/', body } = make({});
     return { method, path, ...(typeof body === 'string' && { body }) };
   });

@@ -1,7 +1,7 @@
 /**
- * The served phase's second load generator: one wrk run (one thread, issue 25) over a fixed
- * table of requests, cycled in order, through a Lua script written to a temp dir and removed
- * afterwards. It owns the script and the parsing of what wrk prints; which loads wrk drives
+ * The served phase's second load generator: one wrk run (one thread, issue 25) over a table
+ * of requests sent in order, through a Lua script and a file of the requests written to a
+ * temp dir and removed afterwards. It owns the script and the parsing of what wrk prints; which loads wrk drives
  * is load-worker.ts's choice. The only caller of the `wrk` command.
  */
 
@@ -48,35 +48,43 @@ export function wrkMissingNote(cores: number): string {
 }
 
 /**
- * A Lua string literal of `text`. The requests are printable ASCII, for which JSON's escapes
- * (\" and \\) are Lua's too; anything else is refused rather than sent changed.
+ * The requests as lines for the script to read (method, path and body, tab-separated). The
+ * requests are printable ASCII, so no field holds a tab or a line end; anything else is
+ * refused rather than sent changed.
  */
-function luaString(text: string): string {
-  if (!/^[\x20-\x7e]*$/.test(text)) {
-    throw new Error(`a wrk request must be printable ASCII; got ${JSON.stringify(text)}`);
-  }
-  return JSON.stringify(text);
+export function wrkRequestLines(requests: WrkRequest[]): string {
+  return requests
+    .map((r) => {
+      const fields = [r.method, r.path, ...(r.body === undefined ? [] : [r.body])];
+      for (const field of fields) {
+        if (!/^[\x20-\x7e]*$/.test(field)) {
+          throw new Error(`a wrk request must be printable ASCII; got ${JSON.stringify(field)}`);
+        }
+      }
+      return `${fields.join('\t')}\n`;
+    })
+    .join('');
 }
 
 /**
- * The Lua script of a run: `requests` formatted once when wrk starts its thread, sent in
- * order and cycled (so the keys are the harness's seeded sequence, not Lua's random), and a
- * `done` that prints one JSON line of the summary (wrkOutcomeOf reads it).
+ * The Lua script of a run: the requests of `requestsFile` (wrkRequestLines) formatted once
+ * when wrk starts its thread and sent in order (the keys are the harness's seeded sequence,
+ * not Lua's random), and a `done` that prints one JSON line of the summary (wrkOutcomeOf
+ * reads it). They are read from a file, not written into the script: a Lua function holds a
+ * bounded number of constants.
  */
-export function wrkScript(requests: WrkRequest[]): string {
-  const rows = requests.map(
-    (r) =>
-      `  { ${[r.method, r.path, ...(r.body === undefined ? [] : [r.body])].map(luaString).join(', ')} },`,
-  );
+export function wrkScript(requestsFile: string): string {
   return `local headers = { ["content-type"] = "application/json" }
-local formatted = {
-${rows.join('\n')}
-}
+local formatted = {}
 local at = 0
 
 -- After wrk.init, which sets the Host header wrk.format copies into each request.
 function init(args)
-  for i, r in ipairs(formatted) do formatted[i] = wrk.format(r[1], r[2], headers, r[3]) end
+  for line in io.lines(${JSON.stringify(requestsFile)}) do
+    local method, path, body = line:match("^([^\t]*)\t([^\t]*)\t?(.*)$")
+    if body == "" then body = nil end
+    formatted[#formatted + 1] = wrk.format(method, path, headers, body)
+  end
 end
 
 function request()
@@ -136,7 +144,9 @@ export async function runWrk(run: WrkRun, requests: WrkRequest[]): Promise<LoadO
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'docdb-bench-wrk-'));
   try {
     const script = path.join(dir, 'requests.lua');
-    fs.writeFileSync(script, wrkScript(requests));
+    const lines = path.join(dir, 'requests.txt');
+    fs.writeFileSync(lines, wrkRequestLines(requests));
+    fs.writeFileSync(script, wrkScript(lines));
     const args = [
       '-t1',
       `-c${run.connections}`,
