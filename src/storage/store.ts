@@ -838,7 +838,7 @@ export class Store implements StoreReader, StoreWriter {
     return guardScan(
       this.inCollection(def),
       this.scans.scanSelected(def, selection, keep, whole, undefined, progress),
-      (after) => progress.failed ?? nextId(this.ctx, def, progress.lastRead ?? after),
+      () => progress.failed ?? nextId(this.ctx, def, progress.lastRead),
     );
   }
 
