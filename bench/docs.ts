@@ -95,7 +95,8 @@ const METHOD = `## Method
   the point rows too: the run says so when it begins and in its notes. A run recorded before
   this change (no wrk in its Packages line) was driven by autocannon throughout.
 - **Caches.** Each system keeps what it keeps in normal use: SQLite and PostgreSQL their page
-  caches, docdb the selections of whole scans (the scalar values at the paths a statement
+  caches, docdb its file in the operating system's page cache (LMDB maps it; the loaded file
+  fits in memory here, as SQLite's and PostgreSQL's do), and the selections of whole scans (the scalar values at the paths a statement
   reads, kept by the writing process from the second scan of the same paths on, and brought
   up to every commit from the documents it wrote; docs/ARCHITECTURE.md). The rows marked
   *repeated, cache hit* run the unindexed filter and the GROUP BY again and again with no
