@@ -10,6 +10,8 @@ import {
   openEnv,
   openScanDb,
   openSubDb,
+  pinSnapshot,
+  type ReadSnapshot,
   releaseSubDb,
   type ScanDb,
   type SubDb,
@@ -19,10 +21,12 @@ import {
 export interface StagedHandles {
   opened: Map<string, SubDb>;
   dropped: Set<string>;
+  /** Of the trees it dropped, those only emptied while snapshots read (Handles.drop). */
+  emptied: Set<string>;
 }
 
 export function noStagedHandles(): StagedHandles {
-  return { opened: new Map(), dropped: new Set() };
+  return { opened: new Map(), dropped: new Set(), emptied: new Set() };
 }
 
 export class Handles {
@@ -31,6 +35,10 @@ export class Handles {
   readonly changes: SubDb;
   private readonly committed = new Map<string, SubDb>();
   private readonly scans = new Map<string, ScanDb>();
+  /** Snapshots of this process that read trees over many event-loop turns (see `pin`). */
+  private snapshotReads = 0;
+  /** Trees emptied but not yet deleted, because snapshots were reading when they were dropped. */
+  private readonly deferred = new Set<string>();
 
   /** `flushEachCommit`: LMDB flushes each commit itself (see openEnv). */
   constructor(
@@ -73,16 +81,62 @@ export class Handles {
     return db;
   }
 
-  /** Drops a tree inside a write transaction. */
+  /**
+   * Drops a tree inside a write transaction. LMDB closes a deleted tree's handle in the whole
+   * process at once, and a snapshot of this process still reading the tree through it would
+   * crash the process (SIGSEGV in LMDB's cursor): while snapshots read, the tree is only
+   * emptied (its pages stay the snapshots' until they end) and deleted by the first batch
+   * after the last of them ends (`dropDeferred`).
+   */
   drop(name: string, staged: StagedHandles): void {
-    this.get(name, staged).dropSync();
+    const db = this.get(name, staged);
+    if (this.snapshotReads > 0) {
+      db.clearSync();
+      staged.emptied.add(name);
+    } else {
+      db.dropSync();
+    }
     staged.dropped.add(name);
+  }
+
+  /** Deletes the trees that `drop` only emptied, once no snapshot reads (in a write). */
+  dropDeferred(staged: StagedHandles): void {
+    if (this.snapshotReads > 0) return;
+    for (const name of this.deferred) {
+      this.get(name, staged).dropSync();
+      staged.dropped.add(name);
+    }
+  }
+
+  /**
+   * Pins a read snapshot for reads of trees spread over many event-loop turns (a stream, a
+   * file snapshot, a verify): while one is pinned, dropped trees are only emptied (`drop`).
+   */
+  pin(): ReadSnapshot {
+    const snapshot = pinSnapshot(this.env);
+    this.snapshotReads++;
+    let released = false;
+    return {
+      ...snapshot,
+      release: () => {
+        if (released) return;
+        released = true;
+        this.snapshotReads--;
+        snapshot.release();
+      },
+    };
   }
 
   /** Makes a committed transaction's handles shared. */
   commit(staged: StagedHandles): void {
     for (const [name, db] of staged.opened) this.committed.set(name, db);
     for (const name of staged.dropped) {
+      if (staged.emptied.has(name)) {
+        // Snapshots read it through these handles until it is deleted (dropDeferred).
+        this.deferred.add(name);
+        continue;
+      }
+      this.deferred.delete(name);
       this.committed.delete(name);
       this.scans.delete(name);
       releaseSubDb(this.file, name);

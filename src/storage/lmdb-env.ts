@@ -71,7 +71,22 @@ export function openEnv(file: string, readOnly: boolean, flushEachCommit = false
 export function openSubDb(env: Env, name: string, create: boolean, dupSort = false): SubDb {
   // `create` is an lmdb-js option its type definitions leave out.
   const options = { keyEncoding: 'binary', encoding: 'binary', create, dupSort } as const;
-  return env.openDB<Buffer, Buffer>(name, options as Parameters<Env['openDB']>[1]);
+  return openTree(env, name, options) as SubDb;
+}
+
+/**
+ * lmdb-js's `openDB`, first setting apart a read transaction that snapshots have pinned.
+ * lmdb-js ends its current read transaction whenever it opens a tree (open.js,
+ * `_commitReadTxn`), pinned or not, and it makes a pinned one current again when nothing was
+ * committed since (read.js, `renewReadTxn`). A stream reading through it, or a checkpoint's
+ * pin, was ended so whenever the writer made an index or compacted a collection meanwhile:
+ * the stream's next read failed with MDB_BAD_TXN and closing its cursor crashed the process
+ * (SIGSEGV). A reset first leaves a pinned transaction to its pinners (read.js,
+ * `resetReadTxn`); one no one pinned is only reset.
+ */
+function openTree(env: Env, name: string, options: object): unknown {
+  env.resetReadTxn();
+  return env.openDB(name, options as Parameters<Env['openDB']>[1]);
 }
 
 /**
@@ -124,7 +139,7 @@ export function openScanDb(env: Env, name: string): ScanDb {
     decode: (bytes: Uint8Array, size: number) => visitor.visit(bytes, size),
   };
   const options = { keyEncoding: 'binary', encoder, create: false } as const;
-  const db = env.openDB(name, options as unknown as Parameters<Env['openDB']>[1]);
+  const db = openTree(env, name, options);
   return { db: db as unknown as LmdbDatabase<unknown, Buffer>, visitor };
 }
 
@@ -221,7 +236,10 @@ export interface ReadSnapshot {
   release(): void;
 }
 
-/** Pins LMDB's current read transaction for reads spread over several event-loop turns. */
+/**
+ * Pins LMDB's current read transaction for reads spread over several event-loop turns (kept
+ * from lmdb-js's own end of it by openTree).
+ */
 export function pinSnapshot(env: Env): ReadSnapshot {
   const transaction = env.useReadTransaction();
   const within = { transaction } as Parameters<SubDb['get']>[1];

@@ -14,7 +14,7 @@ import { decodeValue, type JsonProjection } from './codec/index.js';
 import type { StoreContext } from './context.js';
 import type { Document } from './document-check.js';
 import { countDocuments, type DamageAt, idLines, type LineRange, scanLines } from './json-lines.js';
-import { pinSnapshot, type ReadSnapshot } from './lmdb-env.js';
+import type { ReadSnapshot } from './lmdb-env.js';
 import { documentJson, ID_MIN } from './records.js';
 
 /** Reads of documents as they were when the snapshot was opened. */
@@ -52,7 +52,7 @@ export interface DocumentSnapshot {
  */
 function pinWithHandles(ctx: StoreContext): ReadSnapshot {
   for (const def of ctx.catalog.all().values()) ctx.handles.get(def.dbName);
-  return pinSnapshot(ctx.handles.env);
+  return ctx.handles.pin();
 }
 
 /** A read's error as it is. */

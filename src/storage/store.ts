@@ -624,6 +624,7 @@ export class Store implements StoreReader, StoreWriter {
     let pending: Pending | undefined;
     try {
       this.handles.env.transactionSync(() => {
+        this.handles.dropDeferred(txn.state.handles);
         body(txn);
         // The log first: the group's frame is written and flushed while LMDB commits.
         pending = this.durability?.logAhead(this.durableBy(txn.state, start));

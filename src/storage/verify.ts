@@ -16,7 +16,7 @@ import type { StoreContext } from './context.js';
 import { isDamage } from './damage.js';
 import type { Document } from './document-check.js';
 import { indexValues, liveIndex } from './index-keys.js';
-import { pinSnapshot, type ReadSnapshot, type SubDb, treeStats } from './lmdb-env.js';
+import { type ReadSnapshot, type SubDb, treeStats } from './lmdb-env.js';
 import { type PageWalk, walkPages } from './page-walk.js';
 import { ID_MIN } from './records.js';
 
@@ -120,7 +120,7 @@ class Verifier {
    */
   private renew(): void {
     this.release();
-    this.snapshot = pinSnapshot(this.ctx.handles.env);
+    this.snapshot = this.ctx.handles.pin();
   }
 
   /** The node record of the catalog, read in the snapshot. */
@@ -407,14 +407,7 @@ export async function verifyFile(
   if (pages.mainDamaged) return report(ctx, findings, emptyChecked());
   const total = plannedRecords(ctx, pages);
   // Every handle is opened before the snapshot is pinned (LMDB's rule, see snapshot.ts).
-  const verifier = new Verifier(
-    ctx,
-    pages,
-    findings,
-    pinSnapshot(ctx.handles.env),
-    total,
-    progress,
-  );
+  const verifier = new Verifier(ctx, pages, findings, ctx.handles.pin(), total, progress);
   try {
     const meta = verifier.meta();
     const generation = (meta?.catalogGeneration ?? 0) === (ctx.catalog.meta.catalogGeneration ?? 0);
