@@ -17,18 +17,16 @@ import {
 /**
  * The data-file format this build writes (2: index sub-databases are dupsort; 3: documents
  * are MessagePack records with structures shared across the file; 4: change-log entries in
- * the portable format of change-entry.ts; 5: collection trees may store documents compressed
- * with a dictionary the catalog keeps, dictionary.ts).
+ * the portable format of change-entry.ts).
  */
-export const FORMAT_VERSION = 5;
+export const FORMAT_VERSION = 4;
 
 /**
- * Formats this build opens. A format-3 or -4 file is marked 5 on its first writing open: its
- * old change-log entries stay readable (change-entry.ts reads both), its uncompressed
- * documents too (a compressed tree reads either), and an older build then refuses the file
- * instead of misreading the new entries or compressed documents.
+ * Formats this build opens. A format-3 file is marked 4 on its first writing open: its old
+ * change-log entries stay readable (change-entry.ts reads both), and an older build then
+ * refuses the file instead of misreading the new entries.
  */
-export const FORMAT_VERSIONS_READ: readonly number[] = [3, 4, 5];
+export const FORMAT_VERSIONS_READ: readonly number[] = [3, 4];
 
 /** Node metadata kept under the catalog key `meta`. */
 export interface NodeMeta {

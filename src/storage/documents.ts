@@ -14,7 +14,6 @@ import { COLLECTIONS_MAX, formatId, newId } from '../util/index.js';
 import type { CollectionDef } from './catalog.js';
 import { compareBytes } from './codec/index.js';
 import type { StoreContext } from './context.js';
-import { DICTIONARY_REMAKE_DOCUMENTS, DICTIONARY_SAMPLES, makeDictionary } from './dictionary.js';
 import type { Document } from './document-check.js';
 import { type IndexValue, indexValues, type LiveIndex, sameValueKey } from './index-keys.js';
 import {
@@ -28,8 +27,7 @@ import {
   uniqueTaken,
   uniqueViolation,
 } from './indexes.js';
-import { valueInPlace } from './lmdb-env.js';
-import { count, ID_MIN, idExists, lastId, tree } from './records.js';
+import { idExists, lastId, tree } from './records.js';
 import { noteDocumentWrite, type TxnState } from './txn-state.js';
 import { RollbackWith } from './write-queue.js';
 
@@ -134,69 +132,11 @@ export function insertDocuments(
     // Roll back the whole job (a collection it created included), yet resolve with the report.
     throw new RollbackWith<BulkResult>({ ids: [], errors: result.errors });
   }
-  const target = withDictionary(ctx, txn, def, accepted, storedLast);
-  writeAccepted(ctx, txn, target, indexes, accepted, entries, storedLast);
+  writeAccepted(ctx, txn, def, indexes, accepted, entries, storedLast);
   if (options.skipIndexes && def.indexes.some((i) => i.state === 'ready') && accepted.length) {
-    markStale(ctx, txn, target);
+    markStale(ctx, txn, def);
   }
   return { result, accepted };
-}
-
-/**
- * The collection's record once its tree has the dictionary it should have (dictionary.ts):
- * the first documents written to an empty collection whose tree has none move it to a fresh
- * tree made with one of theirs; a collection reaching DICTIONARY_REMAKE_DOCUMENTS with a
- * dictionary of fewer than DICTIONARY_SAMPLES documents (or none) is rewritten into a tree
- * with one from all its documents and these. Documents too small to compress leave it as it
- * is.
- */
-function withDictionary(
-  ctx: StoreContext,
-  txn: TxnState,
-  def: CollectionDef,
-  accepted: readonly AcceptedDocument[],
-  storedLast: Buffer | undefined,
-): CollectionDef {
-  if (accepted.length === 0) return def;
-  const current = ctx.handles.dictionary(def.dbName, txn.handles);
-  if (storedLast === undefined) {
-    return current ? def : inFreshTree(ctx, txn, def, [], encodedOf(accepted));
-  }
-  if (current && current.samples >= DICTIONARY_SAMPLES) return def;
-  const stored = count(ctx, def, txn);
-  if (stored >= DICTIONARY_REMAKE_DOCUMENTS) return def;
-  if (stored + accepted.length < DICTIONARY_REMAKE_DOCUMENTS) return def;
-  const documents = [...tree(ctx, def.dbName, txn).getRange({ start: ID_MIN })].map(
-    ({ key, value }) => ({ id: Buffer.from(key), bytes: Buffer.from(value) }),
-  );
-  const sample = [...documents.map((document) => document.bytes), ...encodedOf(accepted)];
-  return inFreshTree(ctx, txn, def, documents, sample);
-}
-
-function encodedOf(accepted: readonly AcceptedDocument[]): Buffer[] {
-  return accepted.map((item) => item.doc.encoded);
-}
-
-/**
- * Moves the collection's `documents` (all it holds) to a fresh tree with a dictionary made
- * from `sample`, and drops the old tree; the collection as it was when no dictionary comes of
- * the sample.
- */
-function inFreshTree(
-  ctx: StoreContext,
-  txn: TxnState,
-  def: CollectionDef,
-  documents: ReadonlyArray<{ id: Buffer; bytes: Buffer }>,
-  sample: readonly Uint8Array[],
-): CollectionDef {
-  const dictionary = makeDictionary(sample);
-  if (!dictionary) return def;
-  const fresh: CollectionDef = { ...def, dbName: ctx.catalog.allocateName(txn, 'c') };
-  const db = ctx.handles.create(fresh.dbName, txn.handles, dictionary);
-  for (const { id, bytes } of documents) db.putSync(id, bytes, { append: true });
-  ctx.handles.drop(def.dbName, txn.handles);
-  ctx.catalog.save(txn, fresh);
-  return fresh;
 }
 
 /** The ids an insert claimed so far (see claimId). */
@@ -332,7 +272,7 @@ function stored(
 ): { def: CollectionDef; old: Document } | undefined {
   const def = collectionForWrite(ctx, txn, collection, false);
   if (!def) return undefined;
-  const bytes = valueInPlace(tree(ctx, def.dbName, txn), id);
+  const bytes = tree(ctx, def.dbName, txn).getBinaryFast(id);
   return bytes === undefined ? undefined : { def, old: ctx.docs.decode<Document>(bytes) };
 }
 

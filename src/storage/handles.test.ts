@@ -1,17 +1,13 @@
 /**
  * Proves that the handles of dropped trees are let go of, in lmdb-js's own registry too: a
  * node that creates and drops collections and indexes for as long as it runs (tree names are
- * never reused) must not hold a handle, and its buffers, for every tree it ever opened; and
- * that a tree made with a compression dictionary is opened with it right after its making.
+ * never reused) must not hold a handle, and its buffers, for every tree it ever opened.
  */
 
-import * as path from 'node:path';
 import * as lmdb from 'lmdb';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { makeTempDir } from '../../test/support/temp-dir.js';
 import { open } from '../engine/index.js';
-import { type Dictionary, makeDictionary } from './dictionary.js';
-import { Handles, noStagedHandles } from './handles.js';
 
 let dir: string;
 let cleanup: () => void;
@@ -43,35 +39,6 @@ describe('handles of dropped trees', () => {
       expect(registered().length - before).toBeLessThanOrEqual(2);
     } finally {
       await db.close();
-    }
-  });
-});
-
-describe('a collection tree made with a dictionary', () => {
-  it('is opened with it by every handle, a scan handle opened after its making too', async () => {
-    const handles = new Handles(path.join(dir, 'data.docdb'), false);
-    try {
-      const record = Buffer.from(
-        `\x45${'the same values, again and again, in every record: '.repeat(4)}`,
-      );
-      const dictionary = makeDictionary([record]) as Dictionary;
-      expect(handles.dictionary('c1')).toBeUndefined();
-      const staged = noStagedHandles();
-      handles.env.transactionSync(() => {
-        handles.create('c2', staged, dictionary).putSync(Buffer.from('k'), record);
-      });
-      handles.commit(staged);
-      const stored = handles.catalog.getBinary(Buffer.from('dictionary/c2'));
-      expect(stored?.subarray(1)).toEqual(dictionary.bytes);
-      const { db, visitor, step } = handles.scan('c2');
-      const seen: Buffer[] = [];
-      visitor.visit = (bytes, size) => seen.push(Buffer.from(bytes.subarray(0, size)));
-      const entries = db.getRange({ start: Buffer.from([0]) })[Symbol.iterator]();
-      while (!step(entries).done) {}
-      expect(seen).toEqual([record]);
-      expect(handles.dictionary('c2')?.samples).toBe(1);
-    } finally {
-      await handles.close();
     }
   });
 });

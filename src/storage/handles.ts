@@ -2,14 +2,9 @@
  * Sub-database handles of one environment: the catalog and change-log trees, and one handle
  * per collection and index tree, opened on first use and kept. A handle opened inside a write
  * transaction belongs to it (LMDB discards it when the transaction aborts), so it joins the
- * shared cache only once its batch commits. A collection tree made with a compression
- * dictionary has it in the catalog under `dictionary/<tree>`, written with the tree and
- * removed with it, and every handle on the tree is opened with it (one opened without it
- * would misread every compressed document). The dictionaries of trees this process made are
- * kept from their making, and the others' as first read.
+ * shared cache only once its batch commits.
  */
 
-import { type Dictionary, decodeDictionary, encodeDictionary } from './dictionary.js';
 import {
   type Env,
   openEnv,
@@ -22,20 +17,16 @@ import {
   type SubDb,
 } from './lmdb-env.js';
 
-const DICTIONARY_PREFIX = 'dictionary/';
-
 /** The handles a write transaction opened, created and dropped; committed with it. */
 export interface StagedHandles {
   opened: Map<string, SubDb>;
   dropped: Set<string>;
-  /** The dictionaries of the collection trees it created with one. */
-  dictionaries: Map<string, Dictionary>;
   /** Of the trees it dropped, those only emptied while snapshots read (Handles.drop). */
   emptied: Set<string>;
 }
 
 export function noStagedHandles(): StagedHandles {
-  return { opened: new Map(), dropped: new Set(), dictionaries: new Map(), emptied: new Set() };
+  return { opened: new Map(), dropped: new Set(), emptied: new Set() };
 }
 
 export class Handles {
@@ -44,8 +35,6 @@ export class Handles {
   readonly changes: SubDb;
   private readonly committed = new Map<string, SubDb>();
   private readonly scans = new Map<string, ScanDb>();
-  /** Collection trees' dictionaries as committed (null: the tree has none), as first read. */
-  private readonly dictionaries = new Map<string, Dictionary | null>();
   /** Snapshots of this process that read trees over many event-loop turns (see `pin`). */
   private snapshotReads = 0;
   /** Trees emptied but not yet deleted, because snapshots were reading when they were dropped. */
@@ -69,8 +58,7 @@ export class Handles {
   get(name: string, staged?: StagedHandles): SubDb {
     const opened = staged?.opened.get(name) ?? this.committed.get(name);
     if (opened) return opened;
-    const dictionary = this.dictionary(name, staged)?.bytes;
-    const db = openSubDb(this.env, name, false, name.startsWith('i'), dictionary);
+    const db = openSubDb(this.env, name, false, name.startsWith('i'));
     if (staged) staged.opened.set(name, db);
     else this.committed.set(name, db);
     return db;
@@ -80,29 +68,25 @@ export class Handles {
   scan(name: string): ScanDb {
     let scanDb = this.scans.get(name);
     if (!scanDb) {
-      scanDb = openScanDb(this.env, name, this.dictionary(name)?.bytes);
+      scanDb = openScanDb(this.env, name);
       this.scans.set(name, scanDb);
     }
     return scanDb;
   }
 
-  /** Creates a tree inside a write transaction; a collection tree may have a dictionary. */
-  create(name: string, staged: StagedHandles, dictionary?: Dictionary): SubDb {
-    if (dictionary) {
-      this.catalog.putSync(dictionaryKey(name), encodeDictionary(dictionary));
-      staged.dictionaries.set(name, dictionary);
-    }
-    const db = openSubDb(this.env, name, true, name.startsWith('i'), dictionary?.bytes);
+  /** Creates a tree inside a write transaction. */
+  create(name: string, staged: StagedHandles): SubDb {
+    const db = openSubDb(this.env, name, true, name.startsWith('i'));
     staged.opened.set(name, db);
     return db;
   }
 
   /**
-   * Drops a tree (and its dictionary) inside a write transaction. LMDB closes a deleted tree's
-   * handle in the whole process at once, and a snapshot of this process still reading the tree
-   * through it would crash the process (SIGSEGV in LMDB's cursor): while snapshots read, the
-   * tree is only emptied (its pages stay the snapshots' until they end) and deleted by the
-   * first batch after the last of them ends (`dropDeferred`).
+   * Drops a tree inside a write transaction. LMDB closes a deleted tree's handle in the whole
+   * process at once, and a snapshot of this process still reading the tree through it would
+   * crash the process (SIGSEGV in LMDB's cursor): while snapshots read, the tree is only
+   * emptied (its pages stay the snapshots' until they end) and deleted by the first batch
+   * after the last of them ends (`dropDeferred`).
    */
   drop(name: string, staged: StagedHandles): void {
     const db = this.get(name, staged);
@@ -112,7 +96,6 @@ export class Handles {
     } else {
       db.dropSync();
     }
-    this.catalog.removeSync(dictionaryKey(name));
     staged.dropped.add(name);
   }
 
@@ -144,26 +127,9 @@ export class Handles {
     };
   }
 
-  /**
-   * The compression dictionary of a collection tree, if it was made with one. Inside a write
-   * transaction pass its staged handles: a tree it made is found there.
-   */
-  dictionary(name: string, staged?: StagedHandles): Dictionary | undefined {
-    if (!name.startsWith('c')) return undefined;
-    const made = staged?.dictionaries.get(name) ?? this.dictionaries.get(name);
-    if (made !== undefined) return made ?? undefined;
-    // A tree made before this process opened the file, or by the writer when this is a
-    // reader (which reads after a fresh snapshot, Store.refresh).
-    const stored = this.catalog.getBinary(dictionaryKey(name));
-    const dictionary = stored && decodeDictionary(Buffer.from(stored));
-    if (!staged) this.dictionaries.set(name, dictionary ?? null);
-    return dictionary;
-  }
-
   /** Makes a committed transaction's handles shared. */
   commit(staged: StagedHandles): void {
     for (const [name, db] of staged.opened) this.committed.set(name, db);
-    for (const [name, dictionary] of staged.dictionaries) this.dictionaries.set(name, dictionary);
     for (const name of staged.dropped) {
       if (staged.emptied.has(name)) {
         // Snapshots read it through these handles until it is deleted (dropDeferred).
@@ -173,7 +139,6 @@ export class Handles {
       this.deferred.delete(name);
       this.committed.delete(name);
       this.scans.delete(name);
-      this.dictionaries.delete(name);
       releaseSubDb(this.file, name);
     }
   }
@@ -190,14 +155,9 @@ export class Handles {
     }
     this.committed.clear();
     this.scans.clear();
-    this.dictionaries.clear();
   }
 
   async close(): Promise<void> {
     await this.env.close();
   }
-}
-
-function dictionaryKey(tree: string): Buffer {
-  return Buffer.from(DICTIONARY_PREFIX + tree);
 }

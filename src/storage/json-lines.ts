@@ -96,7 +96,7 @@ export function* scanLines(
   damageAt: DamageAt,
 ): Generator<JsonLines> {
   if (range.take <= 0) return;
-  const { db, visitor, step: next } = ctx.handles.scan(def.dbName);
+  const { db, visitor } = ctx.handles.scan(def.dbName);
   let bytes: Uint8Array = ID_MIN;
   let size = 0;
   // The visitor only notes where the value is: it is transcoded once its key (the id) is
@@ -116,7 +116,7 @@ export function* scanLines(
       visitor.visit = visit;
       let step: IteratorResult<{ key: Buffer }>;
       try {
-        step = next(entries);
+        step = entries.next();
       } catch (error) {
         throw damageAt(error, { after: last });
       }

@@ -67,25 +67,11 @@ export function openEnv(file: string, readOnly: boolean, flushEachCommit = false
 /**
  * Opens (creating unless read-only) a named sub-database. Index sub-databases are dupsort:
  * the key is the encoded value, each data item a 16-byte id, so a unique probe is one get.
- * A collection tree with a `dictionary` stores its larger documents compressed (LZ4 with that
- * dictionary, lmdb-js's own codec, docs/adr/0032): every handle on the tree must be opened
- * with the same dictionary, which the catalog keeps beside the tree (handles.ts).
  */
-export function openSubDb(
-  env: Env,
-  name: string,
-  create: boolean,
-  dupSort = false,
-  dictionary?: Buffer,
-): SubDb {
+export function openSubDb(env: Env, name: string, create: boolean, dupSort = false): SubDb {
   // `create` is an lmdb-js option its type definitions leave out.
   const options = { keyEncoding: 'binary', encoding: 'binary', create, dupSort } as const;
-  const db = openTree(env, name, {
-    ...options,
-    ...(dictionary && { compression: compressionOf(dictionary) }),
-  }) as SubDb;
-  if (dictionary) readBufferOf(db, READ_BUFFER_BYTES);
-  return db;
+  return openTree(env, name, options) as SubDb;
 }
 
 /**
@@ -103,62 +89,15 @@ function openTree(env: Env, name: string, options: object): unknown {
   return env.openDB(name, options as Parameters<Env['openDB']>[1]);
 }
 
-/** Documents shorter than this stay uncompressed: LZ4's frame would gain little or nothing. */
-export const COMPRESSED_BYTES_MIN = 96;
-
-/** The size a compressed tree's read buffer starts at (it grows for a larger document). */
-const READ_BUFFER_BYTES = 64 * 1024;
-
-/**
- * The byte a compressed tree's read buffer is given before each read. lmdb-js answers a value
- * it cannot decompress (a damaged one) with whatever the buffer held, the last document read;
- * with this byte in front instead, a failed read decodes as nothing: 0xc1 is the one byte
- * MessagePack never uses, so no stored document begins with it and the decode reports
- * ERR_STORAGE_CORRUPT.
- */
-const UNREAD = 0xc1;
-
-function compressionOf(dictionary: Buffer): object {
-  return { threshold: COMPRESSED_BYTES_MIN, dictionary };
-}
-
-/** What lmdb-js keeps on a compressed handle: the buffer its reads land in. */
-interface Compression {
-  getValueBytes: Buffer & { maxLength: number };
-}
-
-/**
- * The buffer reads of a compressed tree land in, made at least `bytes` long first (lmdb-js
- * makes it on the first read otherwise, and a read that grows it is read again, so the
- * UNREAD byte is in front of every read).
- */
-function readBufferOf(db: SubDb, bytes = 0): Buffer | undefined {
-  const handle = db as unknown as {
-    compression?: Compression;
-    _allocateGetBuffer(size: number): void;
-  };
-  if (!handle.compression) return undefined;
-  if (handle.compression.getValueBytes.maxLength < bytes) handle._allocateGetBuffer(bytes / 2);
-  return handle.compression.getValueBytes;
-}
-
 /**
  * A value's bytes where LMDB holds them (lmdb-js's `getBinaryFast`), as a view of exactly the
  * value: lmdb-js answers a reused buffer that says the value's size in `length` but is longer
  * underneath, which a digest or `equals` would read whole. A view costs a tenth of the copy
  * `getBinary` makes. Valid until the next read of this file in this thread.
  */
-export function valueInPlace(db: SubDb, key: Buffer, within?: object): Buffer | undefined {
-  // The options argument is lmdb-js's own; its type definitions leave it out.
-  const getInPlace = db.getBinaryFast as (key: Buffer, options?: object) => Buffer | undefined;
-  for (;;) {
-    const target = readBufferOf(db);
-    if (target) target[0] = UNREAD;
-    const bytes = getInPlace.call(db, key, within);
-    // A read that outgrew the buffer was made again into a new one, past the UNREAD byte.
-    if (target && readBufferOf(db) !== target) continue;
-    return bytes?.subarray(0, bytes.length);
-  }
+export function valueInPlace(db: SubDb, key: Buffer): Buffer | undefined {
+  const bytes = db.getBinaryFast(key);
+  return bytes?.subarray(0, bytes.length);
 }
 
 /**
@@ -185,17 +124,13 @@ export interface ScanDb {
   /** Entries from `start` in key order; set `visitor.visit` before each step. */
   db: LmdbDatabase<unknown, Buffer>;
   visitor: { visit: Visit };
-  /** The next entry of a range of `db`: every step of a scan is taken through here. */
-  step<T>(entries: Iterator<T>): IteratorResult<T>;
 }
 
 /**
  * Opens a scan handle: lmdb-js hands each value to the visitor without first copying it out
- * of the map (about a third of a plain binary scan's time goes to that copy). A compressed
- * tree's handle (its `dictionary` as openSubDb's) hands out its read buffer, given the UNREAD
- * byte before each step.
+ * of the map (about a third of a plain binary scan's time goes to that copy).
  */
-export function openScanDb(env: Env, name: string, dictionary?: Buffer): ScanDb {
+export function openScanDb(env: Env, name: string): ScanDb {
   const visitor = { visit: ((_bytes, size) => size) as Visit };
   const encoder = {
     encode: () => {
@@ -203,20 +138,9 @@ export function openScanDb(env: Env, name: string, dictionary?: Buffer): ScanDb 
     },
     decode: (bytes: Uint8Array, size: number) => visitor.visit(bytes, size),
   };
-  const options = {
-    keyEncoding: 'binary',
-    encoder,
-    create: false,
-    ...(dictionary && { compression: compressionOf(dictionary) }),
-  } as const;
+  const options = { keyEncoding: 'binary', encoder, create: false } as const;
   const db = openTree(env, name, options);
-  readBufferOf(db as unknown as SubDb, READ_BUFFER_BYTES);
-  const step = <T>(entries: Iterator<T>): IteratorResult<T> => {
-    const target = readBufferOf(db as unknown as SubDb);
-    if (target) target[0] = UNREAD;
-    return entries.next();
-  };
-  return { db: db as unknown as LmdbDatabase<unknown, Buffer>, visitor, step };
+  return { db: db as unknown as LmdbDatabase<unknown, Buffer>, visitor };
 }
 
 /** Page counts of one B+tree, as LMDB reports them. */
@@ -321,7 +245,9 @@ export function pinSnapshot(env: Env): ReadSnapshot {
   const within = { transaction } as Parameters<SubDb['get']>[1];
   return {
     get: (db, key) => db.get(key, within),
-    getInPlace: (db, key) => valueInPlace(db, key, within),
+    // The options argument is lmdb-js's own; its type definitions leave it out.
+    getInPlace: (db, key) =>
+      (db.getBinaryFast as (key: Buffer, options: unknown) => Buffer | undefined)(key, within),
     range: (db, options) => db.getRange({ ...options, transaction }),
     count: (db, options) => db.getKeysCount({ ...options, transaction }),
     scan: (db, options) => db.getRange({ ...options, transaction }),

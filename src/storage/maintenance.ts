@@ -8,8 +8,7 @@ import type { CompactResult, StoreStats } from '../types/index.js';
 import type { CollectionDef, IndexDef } from './catalog.js';
 import type { StoreContext } from './context.js';
 import { requireForWrite } from './documents.js';
-import { DICTIONARY_SAMPLES, makeDictionary } from './dictionary.js';
-import { envStats, type SubDb, treeStats, valueInPlace } from './lmdb-env.js';
+import { envStats, treeStats } from './lmdb-env.js';
 import { count, ID_MIN, tree } from './records.js';
 import type { TxnState } from './txn-state.js';
 
@@ -39,17 +38,14 @@ export interface CompactedTrees {
 
 /**
  * Rewrites a collection's documents and index entries into fresh trees and drops the old
- * ones, releasing their pages to LMDB's free list. The documents' tree gets a dictionary made
- * from a sample of them (a file written before docdb compressed is compressed this way).
- * Runs inside a write transaction.
+ * ones, releasing their pages to LMDB's free list. Runs inside a write transaction.
  */
 export function compactTrees(ctx: StoreContext, txn: TxnState, collection: string): CompactedTrees {
   const def = requireForWrite(ctx, txn, collection);
   const pagesBefore = collectionPages(ctx, def, txn);
   const dbName = ctx.catalog.allocateName(txn, 'c');
-  const source = tree(ctx, def.dbName, txn);
-  const db = ctx.handles.create(dbName, txn.handles, makeDictionary(sample(source)));
-  for (const { key, value } of source.getRange({ start: ID_MIN })) {
+  const db = ctx.handles.create(dbName, txn.handles);
+  for (const { key, value } of tree(ctx, def.dbName, txn).getRange({ start: ID_MIN })) {
     db.putSync(key, value, { append: true });
   }
   const fresh: CollectionDef = { ...def, dbName, indexes: [] };
@@ -69,23 +65,6 @@ export function compactTrees(ctx: StoreContext, txn: TxnState, collection: strin
   // Measured inside the job: a drop or compaction queued right behind this one may remove
   // the fresh trees before its promise settles.
   return { def: fresh, pagesBefore, pagesAfter: collectionPages(ctx, fresh, txn) };
-}
-
-/**
- * Documents spread evenly over a collection tree, to make the compressed copy's dictionary
- * from: the documents of all its life rather than of its first write.
- */
-function sample(db: SubDb): Buffer[] {
-  const step = Math.max(1, Math.floor(treeStats(db).entries / DICTIONARY_SAMPLES));
-  const documents: Buffer[] = [];
-  let at = 0;
-  for (const key of db.getKeys({ start: ID_MIN })) {
-    if (at++ % step !== 0) continue;
-    const bytes = valueInPlace(db, key as Buffer);
-    if (bytes) documents.push(Buffer.from(bytes));
-    if (documents.length === DICTIONARY_SAMPLES) break;
-  }
-  return documents;
 }
 
 /** The report of a compaction, from its job's figures and the file's before and after. */

@@ -44,7 +44,7 @@ export function getBody(
   id: Buffer,
   txn?: TxnState,
 ): Document | undefined {
-  const bytes = valueInPlace(tree(ctx, def.dbName, txn), id);
+  const bytes = tree(ctx, def.dbName, txn).getBinaryFast(id);
   return bytes === undefined ? undefined : ctx.docs.decode<Document>(bytes);
 }
 
@@ -60,7 +60,7 @@ export function getSelectedBody(
   selection: FieldSelection,
   txn?: TxnState,
 ): Document | undefined {
-  const bytes = valueInPlace(tree(ctx, def.dbName, txn), id);
+  const bytes = tree(ctx, def.dbName, txn).getBinaryFast(id);
   return bytes === undefined
     ? undefined
     : ctx.docs.decodeSelected<Document>(bytes, bytes.length, selection);
@@ -131,7 +131,7 @@ export function getJson(
   keep?: JsonKeep,
   txn?: TxnState,
 ): string | undefined {
-  const bytes = valueInPlace(tree(ctx, def.dbName, txn), id);
+  const bytes = tree(ctx, def.dbName, txn).getBinaryFast(id);
   if (bytes === undefined) return undefined;
   if (keep) {
     const part = ctx.docs.decodeSelected<Document>(bytes, bytes.length, keep.selection);

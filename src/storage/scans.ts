@@ -17,7 +17,6 @@ import type { FieldSelection } from './codec/index.js';
 import type { StoreContext } from './context.js';
 import type { Document } from './document-check.js';
 import type { StoredDocument } from './reader.js';
-import { valueInPlace } from './lmdb-env.js';
 import { count, ID_MIN, tree } from './records.js';
 import type { DocumentWrite, TxnState } from './txn-state.js';
 
@@ -277,7 +276,7 @@ export class Scans {
   }
 
   private getWhole(def: CollectionDef, id: Buffer, progress: ScanProgress): Document | undefined {
-    const bytes = valueInPlace(tree(this.ctx, def.dbName), id);
+    const bytes = tree(this.ctx, def.dbName).getBinaryFast(id);
     try {
       return bytes === undefined ? undefined : this.ctx.docs.decode<Document>(bytes);
     } catch (error) {
@@ -359,13 +358,13 @@ export class Scans {
       }
       return;
     }
-    const { db, visitor, step: next } = this.ctx.handles.scan(def.dbName);
+    const { db, visitor } = this.ctx.handles.scan(def.dbName);
     const entries = db.getRange({ start })[Symbol.iterator]();
     try {
       for (;;) {
         // Another scan of the same collection may have stepped in between (a join, a stream).
         visitor.visit = visit;
-        const step = next(entries);
+        const step = entries.next();
         if (step.done) return;
         const { key, value } = step.value as { key: Buffer; value: unknown };
         yield { id: key, body: value };

@@ -106,7 +106,6 @@ export interface JobMark {
   defs: Map<string, CollectionDef | null>;
   opened: StagedHandles['opened'];
   dropped: StagedHandles['dropped'];
-  dictionaries: StagedHandles['dictionaries'];
   emptied: StagedHandles['emptied'];
   meta: NodeMeta;
   lastSeq: number;
@@ -126,7 +125,6 @@ export function markJob(state: TxnState, structures: number): JobMark {
     defs: new Map(state.defs),
     opened: new Map(state.handles.opened),
     dropped: new Set(state.handles.dropped),
-    dictionaries: new Map(state.handles.dictionaries),
     emptied: new Set(state.handles.emptied),
     meta: state.meta,
     lastSeq: state.lastSeq,
@@ -143,12 +141,7 @@ export function markJob(state: TxnState, structures: number): JobMark {
 /** Undoes a rolled-back job's in-memory changes (LMDB undid its writes). */
 export function rollBackJob(state: TxnState, mark: JobMark): void {
   state.defs = mark.defs;
-  state.handles = {
-    opened: mark.opened,
-    dropped: mark.dropped,
-    dictionaries: mark.dictionaries,
-    emptied: mark.emptied,
-  };
+  state.handles = { opened: mark.opened, dropped: mark.dropped, emptied: mark.emptied };
   state.meta = mark.meta;
   state.lastSeq = mark.lastSeq;
   state.lastTerm = mark.lastTerm;
