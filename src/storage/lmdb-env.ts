@@ -67,25 +67,33 @@ export function openEnv(file: string, readOnly: boolean, flushEachCommit = false
 /**
  * Opens (creating unless read-only) a named sub-database. Index sub-databases are dupsort:
  * the key is the encoded value, each data item a 16-byte id, so a unique probe is one get.
+ * `snapshotsRead`: snapshots of this process are reading (see openTree).
  */
-export function openSubDb(env: Env, name: string, create: boolean, dupSort = false): SubDb {
+export function openSubDb(
+  env: Env,
+  name: string,
+  create: boolean,
+  dupSort = false,
+  snapshotsRead = false,
+): SubDb {
   // `create` is an lmdb-js option its type definitions leave out.
   const options = { keyEncoding: 'binary', encoding: 'binary', create, dupSort } as const;
-  return openTree(env, name, options) as SubDb;
+  return openTree(env, name, options, snapshotsRead) as SubDb;
 }
 
 /**
- * lmdb-js's `openDB`, first setting apart a read transaction that snapshots have pinned.
- * lmdb-js ends its current read transaction whenever it opens a tree (open.js,
+ * lmdb-js's `openDB`, first setting apart, while snapshots read, the read transaction they
+ * pinned. lmdb-js ends its current read transaction whenever it opens a tree (open.js,
  * `_commitReadTxn`), pinned or not, and it makes a pinned one current again when nothing was
- * committed since (read.js, `renewReadTxn`). A stream reading through it, or a checkpoint's
- * pin, was ended so whenever the writer made an index or compacted a collection meanwhile:
- * the stream's next read failed with MDB_BAD_TXN and closing its cursor crashed the process
- * (SIGSEGV). A reset first leaves a pinned transaction to its pinners (read.js,
- * `resetReadTxn`); one no one pinned is only reset.
+ * committed since (read.js, `renewReadTxn`). A stream reading through it was ended so whenever
+ * the writer made an index or compacted a collection meanwhile: the stream's next read failed
+ * with MDB_BAD_TXN and closing its cursor crashed the process (SIGSEGV). A reset first leaves a
+ * pinned transaction to its pinners (read.js, `resetReadTxn`). Only while snapshots read: a
+ * checkpoint's pin is ended by a tree's opening as it always was (see the issue-25 closing
+ * notes on lmdb-js's free list under long-held pins).
  */
-function openTree(env: Env, name: string, options: object): unknown {
-  env.resetReadTxn();
+function openTree(env: Env, name: string, options: object, snapshotsRead: boolean): unknown {
+  if (snapshotsRead) env.resetReadTxn();
   return env.openDB(name, options as Parameters<Env['openDB']>[1]);
 }
 
@@ -130,7 +138,7 @@ export interface ScanDb {
  * Opens a scan handle: lmdb-js hands each value to the visitor without first copying it out
  * of the map (about a third of a plain binary scan's time goes to that copy).
  */
-export function openScanDb(env: Env, name: string): ScanDb {
+export function openScanDb(env: Env, name: string, snapshotsRead = false): ScanDb {
   const visitor = { visit: ((_bytes, size) => size) as Visit };
   const encoder = {
     encode: () => {
@@ -139,7 +147,7 @@ export function openScanDb(env: Env, name: string): ScanDb {
     decode: (bytes: Uint8Array, size: number) => visitor.visit(bytes, size),
   };
   const options = { keyEncoding: 'binary', encoder, create: false } as const;
-  const db = openTree(env, name, options);
+  const db = openTree(env, name, options, snapshotsRead);
   return { db: db as unknown as LmdbDatabase<unknown, Buffer>, visitor };
 }
 
