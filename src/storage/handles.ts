@@ -58,7 +58,7 @@ export class Handles {
   get(name: string, staged?: StagedHandles): SubDb {
     const opened = staged?.opened.get(name) ?? this.committed.get(name);
     if (opened) return opened;
-    const db = openSubDb(this.env, name, false, name.startsWith('i'), this.snapshotReads > 0);
+    const db = openSubDb(this.env, name, false, name.startsWith('i'));
     if (staged) staged.opened.set(name, db);
     else this.committed.set(name, db);
     return db;
@@ -68,7 +68,7 @@ export class Handles {
   scan(name: string): ScanDb {
     let scanDb = this.scans.get(name);
     if (!scanDb) {
-      scanDb = openScanDb(this.env, name, this.snapshotReads > 0);
+      scanDb = openScanDb(this.env, name);
       this.scans.set(name, scanDb);
     }
     return scanDb;
@@ -76,7 +76,7 @@ export class Handles {
 
   /** Creates a tree inside a write transaction. */
   create(name: string, staged: StagedHandles): SubDb {
-    const db = openSubDb(this.env, name, true, name.startsWith('i'), this.snapshotReads > 0);
+    const db = openSubDb(this.env, name, true, name.startsWith('i'));
     staged.opened.set(name, db);
     return db;
   }

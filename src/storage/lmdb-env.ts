@@ -67,34 +67,11 @@ export function openEnv(file: string, readOnly: boolean, flushEachCommit = false
 /**
  * Opens (creating unless read-only) a named sub-database. Index sub-databases are dupsort:
  * the key is the encoded value, each data item a 16-byte id, so a unique probe is one get.
- * `snapshotsRead`: snapshots of this process are reading (see openTree).
  */
-export function openSubDb(
-  env: Env,
-  name: string,
-  create: boolean,
-  dupSort = false,
-  snapshotsRead = false,
-): SubDb {
+export function openSubDb(env: Env, name: string, create: boolean, dupSort = false): SubDb {
   // `create` is an lmdb-js option its type definitions leave out.
   const options = { keyEncoding: 'binary', encoding: 'binary', create, dupSort } as const;
-  return openTree(env, name, options, snapshotsRead) as SubDb;
-}
-
-/**
- * lmdb-js's `openDB`, first setting apart, while snapshots read, the read transaction they
- * pinned. lmdb-js ends its current read transaction whenever it opens a tree (open.js,
- * `_commitReadTxn`), pinned or not, and it makes a pinned one current again when nothing was
- * committed since (read.js, `renewReadTxn`). A stream reading through it was ended so whenever
- * the writer made an index or compacted a collection meanwhile: the stream's next read failed
- * with MDB_BAD_TXN and closing its cursor crashed the process (SIGSEGV). A reset first leaves a
- * pinned transaction to its pinners (read.js, `resetReadTxn`). Only while snapshots read: a
- * checkpoint's pin is ended by a tree's opening as it always was (see the issue-25 closing
- * notes on lmdb-js's free list under long-held pins).
- */
-function openTree(env: Env, name: string, options: object, snapshotsRead: boolean): unknown {
-  if (snapshotsRead) env.resetReadTxn();
-  return env.openDB(name, options as Parameters<Env['openDB']>[1]);
+  return env.openDB(name, options as Parameters<Env['openDB']>[1]) as unknown as SubDb;
 }
 
 /**
@@ -138,7 +115,7 @@ export interface ScanDb {
  * Opens a scan handle: lmdb-js hands each value to the visitor without first copying it out
  * of the map (about a third of a plain binary scan's time goes to that copy).
  */
-export function openScanDb(env: Env, name: string, snapshotsRead = false): ScanDb {
+export function openScanDb(env: Env, name: string): ScanDb {
   const visitor = { visit: ((_bytes, size) => size) as Visit };
   const encoder = {
     encode: () => {
@@ -147,7 +124,7 @@ export function openScanDb(env: Env, name: string, snapshotsRead = false): ScanD
     decode: (bytes: Uint8Array, size: number) => visitor.visit(bytes, size),
   };
   const options = { keyEncoding: 'binary', encoder, create: false } as const;
-  const db = openTree(env, name, options, snapshotsRead);
+  const db = env.openDB(name, options as unknown as Parameters<Env['openDB']>[1]);
   return { db: db as unknown as LmdbDatabase<unknown, Buffer>, visitor };
 }
 
@@ -245,11 +222,23 @@ export interface ReadSnapshot {
 }
 
 /**
- * Pins LMDB's current read transaction for reads spread over several event-loop turns (kept
- * from lmdb-js's own end of it by openTree).
+ * Pins a read transaction of the state committed last, for reads spread over several
+ * event-loop turns (a stream, a file snapshot, a verify) or held to keep a checkpoint's pages
+ * from reuse. lmdb-js hands out its current read transaction, which it ends whenever a write
+ * opens a tree (open.js, `_commitReadTxn`), pinned or not; and after a reset it makes a pinned
+ * one current again when nothing was committed since (read.js, `renewReadTxn`). So the pin is
+ * set apart at once: reset, then forgotten as lmdb-js's last read transaction. It is then
+ * only this snapshot's, read through explicitly and ended by `release`. Before, a tree opened
+ * in a write ended a stream's transaction under it (MDB_BAD_TXN, then SIGSEGV when its cursor
+ * closed) and a checkpoint's pin with no commit since it.
  */
 export function pinSnapshot(env: Env): ReadSnapshot {
   const transaction = env.useReadTransaction();
+  // A used transaction is set aside by a reset, not reset in place (read.js, resetReadTxn);
+  // `_commitReadTxn`, lmdb-js's own call before a tree opens, then finds no current one to end
+  // and drops its reference to the last.
+  env.resetReadTxn();
+  (env as unknown as { _commitReadTxn(): void })._commitReadTxn();
   const within = { transaction } as Parameters<SubDb['get']>[1];
   return {
     get: (db, key) => db.get(key, within),

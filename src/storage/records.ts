@@ -37,6 +37,27 @@ export function tree(ctx: StoreContext, name: string, txn?: TxnState): SubDb {
   return ctx.handles.get(name, txn?.handles);
 }
 
+/**
+ * Opens every tree the catalog names (and each collection's scan handle) before reads depend
+ * on them. lmdb-js opens a tree in a read transaction of its own and ends the one reads were
+ * using, so a tree first opened in the middle of a read (the documents an index lookup leads
+ * to, the other side of a join) broke that read's cursor with MDB_BAD_TXN; and a pinned
+ * snapshot cannot read a tree first opened after it began. A tree that cannot be opened is
+ * left to the read that needs it, which reports it (guardRead names the tree).
+ */
+export function openCatalogTrees(ctx: StoreContext): void {
+  for (const def of ctx.catalog.all().values()) {
+    for (const name of [def.dbName, ...def.indexes.map((index) => index.dbName)]) {
+      try {
+        ctx.handles.get(name);
+        if (name === def.dbName) ctx.handles.scan(name);
+      } catch {
+        // Reported where it is read.
+      }
+    }
+  }
+}
+
 /** The stored body of a document, or undefined. */
 export function getBody(
   ctx: StoreContext,

@@ -15,7 +15,7 @@ import type { StoreContext } from './context.js';
 import type { Document } from './document-check.js';
 import { countDocuments, type DamageAt, idLines, type LineRange, scanLines } from './json-lines.js';
 import type { ReadSnapshot } from './lmdb-env.js';
-import { documentJson, ID_MIN } from './records.js';
+import { documentJson, ID_MIN, openCatalogTrees } from './records.js';
 
 /** Reads of documents as they were when the snapshot was opened. */
 export interface DocumentSnapshot {
@@ -45,13 +45,9 @@ export interface DocumentSnapshot {
   release(): void;
 }
 
-/**
- * LMDB does not let a read transaction use a sub-database first opened after it began: open
- * every collection's handle before pinning (the first request of a fresh process may well be
- * a stream).
- */
+/** Pins the committed state, every tree the catalog names opened first (openCatalogTrees). */
 function pinWithHandles(ctx: StoreContext): ReadSnapshot {
-  for (const def of ctx.catalog.all().values()) ctx.handles.get(def.dbName);
+  openCatalogTrees(ctx);
   return ctx.handles.pin();
 }
 
@@ -60,8 +56,6 @@ const asIs: DamageAt = (error) => error;
 
 /** Pins the current committed state for reads of documents by id and of whole collections. */
 export function openDocumentSnapshot(ctx: StoreContext): DocumentSnapshot {
-  // The scan handles too: a pinned transaction reads through the trees it knew when it began.
-  for (const def of ctx.catalog.all().values()) ctx.handles.scan(def.dbName);
   const snapshot = pinWithHandles(ctx);
   return {
     getBody: (def, id) => {

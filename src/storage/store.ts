@@ -86,6 +86,7 @@ import {
   indexIds,
   indexIdsForKey,
   nextId,
+  openCatalogTrees,
 } from './records.js';
 import {
   type SnapshotLoad,
@@ -286,7 +287,8 @@ export class Store implements StoreReader, StoreWriter {
         void store.close();
         throw refused;
       }
-      if (readOnly) store.openTrees();
+      // A reader's reads are not pinned: no tree may be first opened during one.
+      if (readOnly) openCatalogTrees(store.ctx);
       if (!readOnly) store.startDurability(restored, logged ? checkpointBytes : undefined);
       return store;
     } catch (error) {
@@ -414,28 +416,7 @@ export class Store implements StoreReader, StoreWriter {
     if (!this.catalog.changedOnDisk()) return;
     this.handles.forget();
     this.load();
-    this.openTrees();
-  }
-
-  /**
-   * A read-only store opens every tree the catalog names once it has read the catalog.
-   * lmdb-js opens a tree in a read transaction of its own and ends the one reads were using,
-   * so a tree first opened in the middle of a read (the documents an index lookup leads to,
-   * the other side of a join) broke that read's cursor with MDB_BAD_TXN: a reader process
-   * answered the first lookup through a new index with a 500. A tree that cannot be opened is
-   * left to the read that needs it, which reports it.
-   */
-  private openTrees(): void {
-    for (const def of this.catalog.all().values()) {
-      for (const name of [def.dbName, ...def.indexes.map((index) => index.dbName)]) {
-        try {
-          this.handles.get(name);
-          if (name === def.dbName) this.handles.scan(name);
-        } catch {
-          // Reported where it is read (guardRead names the tree).
-        }
-      }
-    }
+    openCatalogTrees(this.ctx);
   }
 
   /**
