@@ -9,7 +9,7 @@ import { dbError } from '../errors/index.js';
 import type { Condition, Operand, SelectStatement, Value } from '../sql/ast/index.js';
 import { isAggregate, PathResolver } from '../sql/planner/index.js';
 import type { ShardPlan } from '../types/index.js';
-import { type JsonPath, normalizeCollectionName, parsePath } from '../util/index.js';
+import { type JsonPath, normalizeCollectionName, parsePath, samePath } from '../util/index.js';
 import type { ClusterConfig, ClusterShard, CollectionPlacement } from './config.js';
 import { shardFor } from './hash.js';
 
@@ -73,8 +73,18 @@ function boundValue(value: Value, params: readonly unknown[]): unknown {
   return value.kind === 'literal' ? value.value : params[value.index];
 }
 
-const samePath = (a: JsonPath, b: JsonPath) =>
-  JSON.stringify(a.segments) === JSON.stringify(b.segments);
+/** Parsed shard-key paths of the placements seen (a reload brings new placement objects). */
+const keyPaths = new WeakMap<CollectionPlacement & { strategy: 'hash' }, JsonPath>();
+
+/** A hash placement's shard-key path, parsed once per placement rather than per statement. */
+export function keyPathOf(placement: CollectionPlacement & { strategy: 'hash' }): JsonPath {
+  let key = keyPaths.get(placement);
+  if (key === undefined) {
+    key = parsePath(placement.path);
+    keyPaths.set(placement, key);
+  }
+  return key;
+}
 
 /**
  * The shard-key values a WHERE pins the FROM collection to: an equality on the key, an IN
@@ -126,7 +136,7 @@ export function ownersOf(
   resolver: PathResolver,
 ): ClusterShard[] | undefined {
   if (placement.strategy !== 'hash') return undefined;
-  const key = parsePath(placement.path);
+  const key = keyPathOf(placement);
   const isKey = (operand: Operand) => {
     if (operand.kind !== 'path') return false;
     const resolved = resolver.resolve(operand);
@@ -155,8 +165,9 @@ function checkJoins(config: ClusterConfig, statement: SelectStatement, resolver:
     const onKeys =
       from.strategy === 'hash' &&
       theirs.source === 0 &&
-      samePath(theirs.path, parsePath(from.path)) &&
-      samePath(mine.path, parsePath(right.path));
+      right.strategy === 'hash' &&
+      samePath(theirs.path, keyPathOf(from)) &&
+      samePath(mine.path, keyPathOf(right));
     if (onKeys) return;
     const name = normalizeCollectionName(join.collection);
     const fromName = normalizeCollectionName(statement.from);

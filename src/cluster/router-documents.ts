@@ -28,11 +28,11 @@ import type {
   WriteCondition,
 } from '../client/index.js';
 import { atomicBulkRefused, collectionNotFound, dbError, isDbError } from '../errors/index.js';
-import { LIST_LIMIT_DEFAULT, normalizeCollectionName, parsePath } from '../util/index.js';
+import { LIST_LIMIT_DEFAULT, normalizeCollectionName, parsePath, samePath } from '../util/index.js';
 import { countCollections } from './collection-counts.js';
 import type { ClusterConfig, ClusterShard } from './config.js';
 import { shardFor } from './hash.js';
-import { requirePlacement, routedPlan, routeOf } from './route-plan.js';
+import { keyPathOf, requirePlacement, routedPlan, routeOf } from './route-plan.js';
 import type { ShardNodes } from './shard-members.js';
 import type { ShardSet } from './shard-set.js';
 import {
@@ -178,9 +178,7 @@ export class RouterDocuments {
     if (placement.strategy === 'replicated') return this.config.shards.slice(0, 1);
     let same = false;
     try {
-      same =
-        JSON.stringify(parsePath(field).segments) ===
-        JSON.stringify(parsePath(placement.path).segments);
+      same = samePath(parsePath(field), keyPathOf(placement));
     } catch {
       same = false;
     }

@@ -8,7 +8,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { DbError } from '../errors/index.js';
-import { type JsonPath, parsePath, valueAt, valuesAt } from './json-path.js';
+import { type JsonPath, parsePath, samePath, valueAt, valuesAt } from './json-path.js';
 import { PATH_CHARS_MAX, PATH_SEGMENTS_MAX } from './limits.js';
 
 function pathError(text: unknown, options?: { allowEach?: boolean }): DbError {
@@ -320,5 +320,35 @@ describe('valuesAt', () => {
       const one = valueAt(doc, p(text));
       expect(valuesAt(doc, p(text)), text).toEqual(one === undefined ? [] : [one]);
     }
+  });
+});
+
+describe('samePath', () => {
+  const each = (text: string) => parsePath(text, { allowEach: true });
+
+  it('is true for the same steps and false when a step differs in kind, name, position or count', () => {
+    expect(samePath(each('a.b[2].c'), each('a.b[2].c'))).toBe(true);
+    expect(samePath(each('a[*].b'), each('a[*].b'))).toBe(true);
+    expect(samePath(each('a.0'), each('a[0]'))).toBe(false);
+    expect(samePath(each('a.b'), each('a.c'))).toBe(false);
+    expect(samePath(each('a[1]'), each('a[2]'))).toBe(false);
+    expect(samePath(each('a[*]'), each('a[0]'))).toBe(false);
+    expect(samePath(each('a.b'), each('a.b.c'))).toBe(false);
+  });
+
+  it('agrees with comparing the steps as JSON, on random paths', () => {
+    const step = fc.oneof(
+      fc.constantFrom('a', 'b', 'ab').map((name) => `.${name}`),
+      fc.integer({ min: 0, max: 3 }).map((i) => `[${i}]`),
+      fc.constant('[*]'),
+    );
+    const path = fc.array(step, { maxLength: 4 }).map((steps) => `x${steps.join('')}`);
+    fc.assert(
+      fc.property(path, path, (a, b) => {
+        const [x, y] = [each(a), each(b)];
+        const json = JSON.stringify(x.segments) === JSON.stringify(y.segments);
+        expect(samePath(x, y)).toBe(json);
+      }),
+    );
   });
 });

@@ -94,6 +94,19 @@ export function parsePath(text: unknown, options: { allowEach?: boolean } = {}):
   return { text, segments, multikey };
 }
 
+/** True when two parsed paths name the same steps (their texts may differ: `a[01]`, `a[1]`). */
+export function samePath(a: JsonPath, b: JsonPath): boolean {
+  if (a.segments.length !== b.segments.length) return false;
+  for (let i = 0; i < a.segments.length; i++) {
+    const x = a.segments[i] as PathSegment;
+    const y = b.segments[i] as PathSegment;
+    if (x.kind !== y.kind) return false;
+    if (x.kind === 'field' && x.name !== (y as typeof x).name) return false;
+    if (x.kind === 'index' && x.index !== (y as typeof x).index) return false;
+  }
+  return true;
+}
+
 /** The value at a path without `[*]` steps; undefined when any step is missing. */
 export function valueAt(doc: unknown, path: JsonPath): unknown {
   let current: unknown = doc;
