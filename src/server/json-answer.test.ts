@@ -5,6 +5,7 @@
  * splicing writer equals JSON.stringify on answers mixing text and object rows.
  */
 
+import fc from 'fast-check';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { type Harness, startHarness } from '../../test/support/app-harness.js';
 import { jsonText } from '../util/index.js';
@@ -65,5 +66,25 @@ describe('answers with rows held as JSON text', () => {
     const mixed = { ...answer, documents: [jsonText(JSON.stringify(rows[0])), rows[1]] };
     expect(answerJson(mixed)).toBe(JSON.stringify(answer));
     expect(answerJson({ documents: [] })).toBe('{"documents":[]}');
+  });
+
+  it('equals JSON.stringify on random answers, whatever their keys and values', () => {
+    const row = fc.dictionary(fc.string(), fc.jsonValue());
+    const answer = fc
+      .tuple(
+        fc.dictionary(fc.string(), fc.oneof(fc.jsonValue(), fc.constant(undefined))),
+        fc.array(fc.tuple(row, fc.boolean()), { maxLength: 4 }),
+      )
+      .map(([fields, rows]) => ({ fields, rows }));
+    fc.assert(
+      fc.property(answer, ({ fields, rows }) => {
+        const plain = { ...fields, documents: rows.map(([r]) => r) };
+        const held = {
+          ...fields,
+          documents: rows.map(([r, asText]) => (asText ? jsonText(JSON.stringify(r)) : r)),
+        };
+        expect(answerJson(held)).toBe(JSON.stringify(plain));
+      }),
+    );
   });
 });
