@@ -79,6 +79,12 @@ function rotl64(aHi: number, aLo: number, r: number): void {
   rLo = ((aLo << r) | (aHi >>> (32 - r))) >>> 0;
 }
 
+/** h + rotl(v, r), into rHi/rLo. */
+function addRotl64(hHi: number, hLo: number, vHi: number, vLo: number, r: number): void {
+  rotl64(vHi, vLo, r);
+  add64(hHi, hLo, rHi, rLo);
+}
+
 /** xxHash64's round: rotl(acc + lane * PRIME64_2, 31) * PRIME64_1, into rHi/rLo. */
 function round64(accHi: number, accLo: number, laneHi: number, laneLo: number): void {
   mul64(laneHi, laneLo, P2_HI, P2_LO);
@@ -151,22 +157,12 @@ export function xxh64Into(
       v4Hi = rHi;
       v4Lo = rLo;
     }
+    // h = rotl(v1, 1) + rotl(v2, 7) + rotl(v3, 12) + rotl(v4, 18)
     rotl64(v1Hi, v1Lo, 1);
-    hHi = rHi;
-    hLo = rLo;
-    rotl64(v2Hi, v2Lo, 7);
-    add64(hHi, hLo, rHi, rLo);
-    hHi = rHi;
-    hLo = rLo;
-    rotl64(v3Hi, v3Lo, 12);
-    add64(hHi, hLo, rHi, rLo);
-    hHi = rHi;
-    hLo = rLo;
-    rotl64(v4Hi, v4Lo, 18);
-    add64(hHi, hLo, rHi, rLo);
-    hHi = rHi;
-    hLo = rLo;
-    mergeRound64(hHi, hLo, v1Hi, v1Lo);
+    addRotl64(rHi, rLo, v2Hi, v2Lo, 7);
+    addRotl64(rHi, rLo, v3Hi, v3Lo, 12);
+    addRotl64(rHi, rLo, v4Hi, v4Lo, 18);
+    mergeRound64(rHi, rLo, v1Hi, v1Lo);
     mergeRound64(rHi, rLo, v2Hi, v2Lo);
     mergeRound64(rHi, rLo, v3Hi, v3Lo);
     mergeRound64(rHi, rLo, v4Hi, v4Lo);

@@ -165,7 +165,6 @@ function checkJoins(config: ClusterConfig, statement: SelectStatement, resolver:
     const onKeys =
       from.strategy === 'hash' &&
       theirs.source === 0 &&
-      right.strategy === 'hash' &&
       samePath(theirs.path, keyPathOf(from)) &&
       samePath(mine.path, keyPathOf(right));
     if (onKeys) return;

@@ -71,7 +71,7 @@ export function openEnv(file: string, readOnly: boolean, flushEachCommit = false
 export function openSubDb(env: Env, name: string, create: boolean, dupSort = false): SubDb {
   // `create` is an lmdb-js option its type definitions leave out.
   const options = { keyEncoding: 'binary', encoding: 'binary', create, dupSort } as const;
-  return env.openDB(name, options as Parameters<Env['openDB']>[1]) as unknown as SubDb;
+  return env.openDB<Buffer, Buffer>(name, options as Parameters<Env['openDB']>[1]);
 }
 
 /**
