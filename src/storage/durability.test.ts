@@ -17,6 +17,7 @@ import { type Database, open } from '../engine/index.js';
 import { seededRandom } from '../util/index.js';
 import { readCheckpointRecord } from './checkpoint.js';
 import { DATA_FILE_NAME } from './index.js';
+import { namedTrees, openEnv } from './lmdb-env.js';
 import { listWalSegments, readWal, walDirectory } from './wal.js';
 
 const tempDir = tempDirPerTest();
@@ -342,4 +343,56 @@ describe('after a power cut', () => {
       await db.close();
     }
   });
+
+  it('deletes at open a tree a stop left emptied but not deleted', async () => {
+    const dir = tempDir();
+    const db = await open(dir);
+    let disk: Disk;
+    try {
+      await db
+        .collection('s')
+        .insertMany(Array.from({ length: 600 }, (_, i) => ({ i, pad: 'p'.repeat(300) })));
+      await db.collection('kept').insert({ kept: true });
+      // A stream reads the collection's tree, so dropping it only empties it (Handles.drop);
+      // the disk is taken before any later write deletes it.
+      const stream = db.queryStream('SELECT * FROM s', [], { rows: 'ndjson' });
+      await stream.next();
+      await db.collection('s').drop();
+      disk = readDisk(dir);
+      await stream.return(undefined);
+    } finally {
+      await db.close();
+    }
+    const stopped = writeDisk(disk);
+    const left = treesOf(path.join(stopped, DATA_FILE_NAME));
+    expect(left.filter(isCollectionTree)).toHaveLength(2);
+
+    const reopened = await open(stopped);
+    try {
+      expect(reopened.recovery().treesDropped).toBe(1);
+      expect(reopened.collection('kept').count()).toBe(1);
+      expect(reopened.collections()).toEqual(['kept']);
+      expect((await reopened.verify()).ok).toBe(true);
+    } finally {
+      await reopened.close();
+    }
+    const after = treesOf(path.join(stopped, DATA_FILE_NAME));
+    expect(after.filter(isCollectionTree)).toHaveLength(1);
+    expect(after).toEqual(left.filter((name) => after.includes(name)));
+  });
 });
+
+/** A collection's tree (`c<N>`), not the catalog's or the change log's. */
+function isCollectionTree(name: string): boolean {
+  return /^c[0-9]+$/.test(name);
+}
+
+/** The names of a closed data file's trees. */
+function treesOf(file: string): string[] {
+  const env = openEnv(file, true);
+  try {
+    return namedTrees(env);
+  } finally {
+    void env.close();
+  }
+}

@@ -65,6 +65,19 @@ export function openEnv(file: string, readOnly: boolean, flushEachCommit = false
 }
 
 /**
+ * The names of the file's trees (LMDB's main tree lists them, each name stored with its
+ * terminating NUL).
+ */
+export function namedTrees(env: Env): string[] {
+  const names: string[] = [];
+  for (const key of env.getKeys()) {
+    const name = Buffer.from(key).toString('utf8');
+    names.push(name.endsWith('\0') ? name.slice(0, -1) : name);
+  }
+  return names;
+}
+
+/**
  * Opens (creating unless read-only) a named sub-database. Index sub-databases are dupsort:
  * the key is the encoded value, each data item a 16-byte id, so a unique probe is one get.
  */

@@ -12,7 +12,7 @@ import type { FieldSelection, JsonProjection } from './codec/index.js';
 import type { JsonKeep } from './reader.js';
 import type { StoreContext } from './context.js';
 import type { Document } from './document-check.js';
-import { type SubDb, treeStats, valueInPlace } from './lmdb-env.js';
+import { namedTrees, type SubDb, treeStats, valueInPlace } from './lmdb-env.js';
 import type { TxnState } from './txn-state.js';
 
 /** Lowest possible id key; keys below it (none today) are reserved. */
@@ -56,6 +56,32 @@ export function openCatalogTrees(ctx: StoreContext): void {
       }
     }
   }
+}
+
+/** The names the catalog gives a collection's or an index's tree. */
+const TREE_NAME = /^[ci][0-9]+$/;
+
+/**
+ * The empty collection and index trees of the file that the catalog no longer names. A tree
+ * dropped while a snapshot read it is only emptied, and deleted by a later write
+ * (Handles.drop); a stop or a close in between leaves it so. Names are never given twice (the
+ * catalog's nextDbId), so such a tree is no one's. One that is not empty (which no drop
+ * leaves) or cannot be opened is left as it is.
+ */
+export function emptiedTrees(ctx: StoreContext): string[] {
+  const named = new Set<string>();
+  for (const def of ctx.catalog.all().values()) {
+    named.add(def.dbName);
+    for (const index of def.indexes) named.add(index.dbName);
+  }
+  return namedTrees(ctx.handles.env).filter((name) => {
+    if (!TREE_NAME.test(name) || named.has(name)) return false;
+    try {
+      return treeStats(ctx.handles.get(name)).entries === 0;
+    } catch {
+      return false;
+    }
+  });
 }
 
 /** The stored body of a document, or undefined. */

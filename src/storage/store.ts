@@ -87,6 +87,7 @@ import {
   indexIdsForKey,
   nextId,
   openCatalogTrees,
+  emptiedTrees,
 } from './records.js';
 import {
   type SnapshotLoad,
@@ -166,7 +167,10 @@ interface BatchStart {
   structuresUnsynced: boolean;
 }
 
-/** What a writing open found and did after an unclean stop (none after a clean close). */
+/**
+ * What a writing open found and did after an unclean stop (nothing after a clean close, but
+ * the emptied trees a close can leave: treesDropped).
+ */
 export interface Recovery {
   /** Whether the file was put back at its last checkpoint (LMDB had committed past it). */
   restored: boolean;
@@ -174,6 +178,8 @@ export interface Recovery {
   replayed: number;
   /** Why the log's tail was not applied, when part of it was not (never acknowledged). */
   stopped?: string;
+  /** Emptied trees the catalog no longer named, deleted by this open (records.ts, emptiedTrees). */
+  treesDropped: number;
 }
 
 /**
@@ -210,7 +216,7 @@ export class Store implements StoreReader, StoreWriter {
   /** When the running batch's commit failed after its frame was logged: its retraction. */
   private retracting: Promise<void> | undefined;
   /** What the open applied again from the write-ahead log. */
-  private recovered: Recovery = { replayed: 0, restored: false };
+  private recovered: Recovery = { replayed: 0, restored: false, treesDropped: 0 };
 
   private constructor(
     file: string,
@@ -331,6 +337,7 @@ export class Store implements StoreReader, StoreWriter {
     const base = pinSnapshot(this.handles.env);
     try {
       this.replayLog(restored);
+      this.recovered.treesDropped = this.dropEmptiedTrees();
       if (checkpointBytes !== undefined) {
         this.durability = new Durability(
           this.file,
@@ -371,7 +378,26 @@ export class Store implements StoreReader, StoreWriter {
       this.afterBatch(txn, undefined);
     }
     const stopped = failed ?? read.stopped;
-    this.recovered = { restored, replayed, ...(stopped !== undefined && { stopped }) };
+    this.recovered = {
+      restored,
+      replayed,
+      treesDropped: 0,
+      ...(stopped !== undefined && { stopped }),
+    };
+  }
+
+  /**
+   * Deletes, in a commit of its own, the trees a stop left emptied but not deleted
+   * (emptiedTrees): no snapshot reads yet. Returns how many.
+   */
+  private dropEmptiedTrees(): number {
+    const names = emptiedTrees(this.ctx);
+    if (names.length === 0) return 0;
+    const txn = this.runBatch((opened) => {
+      for (const name of names) this.handles.drop(name, opened.state.handles);
+    });
+    this.afterBatch(txn, undefined);
+    return names.length;
   }
 
   /** What this open found and did after an unclean stop (writing stores). */
