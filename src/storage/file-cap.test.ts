@@ -3,7 +3,8 @@
  * limit and one past; writes past it are refused with ERR_STORAGE_FULL naming the cap and
  * the setting, storing nothing of the refused batch; the file stays near the cap; reads and
  * deletes go on; writes resume once documents are deleted, and after a reopen with a larger
- * cap; every acknowledged write is there after a reopen.
+ * cap; every acknowledged write is there after a reopen; the value trees of index keys with
+ * many documents count toward it.
  */
 
 import * as fs from 'node:fs';
@@ -149,6 +150,27 @@ describe('the data file size cap', () => {
     for (const id of [ids[0], ids.at(-1), more.ids[0]]) {
       expect(await db.collection('filler').get(id as string)).toBeDefined();
     }
+    await db.close();
+  });
+
+  it('counts the value trees of index keys with many documents', async () => {
+    // Under a few keys each, these indexes keep their ids in value trees of their own, which
+    // LMDB's tree statistics leave out: counted by those alone, this file reached 2.7 times
+    // its cap before a write was refused.
+    const db = await open(dir, { maxFileBytes: CAP_BYTES });
+    const few = db.collection('few');
+    for (const field of ['a', 'b', 'c']) await few.createIndex({ paths: [field] });
+    let refused: DbError | undefined;
+    for (let round = 0; round < 1_000 && !refused; round++) {
+      refused = await refusal(() =>
+        few.insertMany(Array.from({ length: 100 }, (_, i) => ({ a: i % 3, b: i % 2, c: 'x' }))),
+      );
+    }
+    expect(refused?.code).toBe('ERR_STORAGE_FULL');
+    expect(fs.statSync(db.file).size).toBeLessThanOrEqual(CAP_BYTES + FILE_SLACK_BYTES);
+    expect(db.stats().pages.used * db.stats().pageSizeBytes).toBeLessThanOrEqual(
+      CAP_BYTES + FILE_SLACK_BYTES,
+    );
     await db.close();
   });
 });

@@ -7,7 +7,9 @@
  * LMDB as lmdb-js builds it grows its memory map on its own: a `mapSize` given at open is
  * only the map it starts with, and a transaction that needs a page past the map resizes it
  * (mdb_page_alloc's lmdb-js addition), so MDB_MAP_FULL never comes. The cap is therefore kept
- * here, on the pages the trees hold, measured from LMDB's statistics within the transaction.
+ * here, on the pages in use as the transaction sees them (maintenance.ts, pageUsage: the
+ * file's pages less LMDB's free list at the last commit, plus what the transaction grew the
+ * trees' statistics by).
  * LMDB reuses freed pages before it grows the file, so the file stays near the cap; it may
  * pass it by pages that older read snapshots still hold.
  */

@@ -1,6 +1,6 @@
 /**
  * Upkeep of the data file: compaction of one collection into fresh trees, and the page and
- * per-collection facts of `inspect` and `/stats`, measured from LMDB's statistics.
+ * per-collection facts of `inspect` and `/stats`, measured from LMDB's statistics and free list.
  */
 
 import * as fs from 'node:fs';
@@ -8,7 +8,8 @@ import type { CompactResult, StoreStats } from '../types/index.js';
 import type { CollectionDef, IndexDef } from './catalog.js';
 import type { StoreContext } from './context.js';
 import { requireForWrite } from './documents.js';
-import { envStats, treeStats } from './lmdb-env.js';
+import { type EnvStats, envStats, treeStats } from './lmdb-env.js';
+import { freeListPages } from './page-walk.js';
 import { count, ID_MIN, tree } from './records.js';
 import type { TxnState } from './txn-state.js';
 
@@ -87,17 +88,62 @@ export function compactResult(
   };
 }
 
+/** The pages the trees' statistics count (LMDB's leave out the value trees of dupsort keys). */
+function statedPages(ctx: StoreContext, env: EnvStats, txn?: TxnState): number {
+  let pages = 2 + env.mainPages + env.freeTreePages;
+  pages += treeStats(ctx.handles.catalog).pages + treeStats(ctx.handles.changes).pages;
+  for (const def of ctx.catalog.all(txn).values()) pages += collectionPages(ctx, def, txn);
+  return pages;
+}
+
+/** The last committed state's pages, as `committedPages` measured them. */
+interface CommittedPages {
+  txnId: number;
+  total: number;
+  /** On LMDB's free list; undefined when the free tree could not be read. */
+  free: number | undefined;
+  stated: number;
+}
+
+const committedByStore = new WeakMap<StoreContext, CommittedPages>();
+
 /**
- * Page counts of the whole file, measured from LMDB's tree statistics; inside a write
- * transaction (`txn`), as that transaction sees them.
+ * The last committed state's pages: the file's, those on LMDB's free list (read from the
+ * file, page-walk.ts) and those the statistics state. Measured once per committed
+ * transaction; the first measure inside a write transaction comes before its first job (the
+ * size cap's mark), when it has written nothing.
+ */
+function committedPages(ctx: StoreContext, env: EnvStats): CommittedPages {
+  const known = committedByStore.get(ctx);
+  if (known?.txnId === env.lastTxnId) return known;
+  const measured: CommittedPages = {
+    txnId: env.lastTxnId,
+    total: env.lastPageNumber + 1,
+    free: freeListPages(ctx.file),
+    stated: statedPages(ctx, env),
+  };
+  committedByStore.set(ctx, measured);
+  return measured;
+}
+
+/**
+ * Page counts of the whole file; inside a write transaction (`txn`), as that transaction sees
+ * them. Pages in use are every page of the file not on LMDB's free list: the trees' own
+ * statistics miss the value trees of index keys with many documents (a tenth of a file with
+ * low-cardinality indexes), and pages LMDB lost track of are in use all the same. A
+ * transaction adds what the statistics say it grew by; growth of value trees within it goes
+ * unseen until it commits. Should the free tree not read, the statistics alone count.
  */
 export function pageUsage(ctx: StoreContext, txn?: TxnState): PageUsage {
   const env = envStats(ctx.handles.env);
-  let used = 2 + env.mainPages + env.freeTreePages;
-  used += treeStats(ctx.handles.catalog).pages + treeStats(ctx.handles.changes).pages;
-  for (const def of ctx.catalog.all(txn).values()) used += collectionPages(ctx, def, txn);
-  const total = env.lastPageNumber + 1;
-  return { pageSizeBytes: env.pageSize, total, used, free: Math.max(0, total - used) };
+  const committed = committedPages(ctx, env);
+  const stated = txn ? statedPages(ctx, env, txn) : committed.stated;
+  const used =
+    committed.free === undefined
+      ? stated
+      : committed.total - committed.free + (stated - committed.stated);
+  const total = Math.max(committed.total, used);
+  return { pageSizeBytes: env.pageSize, total, used, free: total - used };
 }
 
 /** File, page and per-collection facts for `inspect` and `/stats`. */

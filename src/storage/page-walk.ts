@@ -93,7 +93,14 @@ class Walker {
   private failedHere = false;
   pagesWalked = 0;
 
-  constructor(private readonly pages: PageReader) {}
+  /**
+   * `plainValues`: hand `leaf` every plain value (those on overflow pages read from them), not
+   * only the records of named trees.
+   */
+  constructor(
+    private readonly pages: PageReader,
+    private readonly plainValues = false,
+  ) {}
 
   private fault(message: string): void {
     this.failedHere = true;
@@ -200,8 +207,18 @@ class Walker {
     const valueAt = at + NODE_HEADER_BYTES + keyBytes;
     if (flags & F_BIGDATA) {
       if (valueAt + 8 > page.length) return this.stop(`a node of ${where} runs past the page`);
-      this.overflow(Number(page.readBigUInt64LE(valueAt)), size, where);
-      return this.failedHere ? 0 : 1;
+      const first = Number(page.readBigUInt64LE(valueAt));
+      this.overflow(first, size, where);
+      if (this.failedHere) return 0;
+      if (this.plainValues && leaf) {
+        const pages = Math.ceil((size + PAGE_HEADER_BYTES) / this.pages.pageSize);
+        const bytes = this.pages.read(first, pages);
+        leaf(
+          Buffer.from(page.subarray(at + NODE_HEADER_BYTES, valueAt)),
+          bytes.subarray(PAGE_HEADER_BYTES, PAGE_HEADER_BYTES + size),
+        );
+      }
+      return 1;
     }
     if (valueAt + size > page.length) {
       return this.stop(`a node of ${where} holds ${size} bytes, past the page's end`);
@@ -240,6 +257,8 @@ class Walker {
       }
       return nodes.length;
     }
+    if (this.plainValues)
+      leaf?.(Buffer.from(page.subarray(at + NODE_HEADER_BYTES, valueAt)), value);
     return 1;
   }
 
@@ -319,4 +338,52 @@ export function walkPages(file: string): PageWalk {
     pages.close();
   }
   return result;
+}
+
+/**
+ * The pages on LMDB's free list in the file's last committed state: the free tree's lists,
+ * read from the file (each a count, then page numbers, where lmdb-js writes a run of pages as
+ * its negated length before its first page). Undefined when the free tree cannot be read as
+ * this layout (a damaged file, or a commit that rewrote it meanwhile).
+ */
+export function freeListPages(file: string): number | undefined {
+  const header = readFileHeader(file);
+  const meta = header.meta;
+  if (!meta || header.headerBytes !== PAGE_HEADER_BYTES) return undefined;
+  const pages = new PageReader(file, meta.pageSizeBytes, meta.lastPage + 1);
+  let free = 0;
+  let readable = true;
+  try {
+    const walker = new Walker(pages, true);
+    const metaPage = pages.read(meta.pageNumber);
+    walker.walkTree('(free)', treeRecord(metaPage, PAGE_HEADER_BYTES + 24), (_key, list) => {
+      const count = listedPages(list);
+      if (count === undefined) readable = false;
+      else free += count;
+    });
+    if (walker.faults.length > 0) readable = false;
+  } catch {
+    readable = false;
+  } finally {
+    pages.close();
+  }
+  return readable ? free : undefined;
+}
+
+/** The pages one free-list record names, or undefined when it is not a list. */
+function listedPages(list: Buffer): number | undefined {
+  const words = Math.floor(list.length / 8);
+  if (words === 0) return undefined;
+  const length = Number(list.readBigUInt64LE(0));
+  if (length > words - 1) return undefined;
+  let pages = 0;
+  for (let i = 1; i <= length; i++) {
+    const entry = list.readBigInt64LE(i * 8);
+    if (entry > 0n) pages++;
+    else if (entry < 0n) {
+      pages += Number(-entry);
+      i++;
+    }
+  }
+  return pages;
 }
