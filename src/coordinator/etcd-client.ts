@@ -13,6 +13,7 @@ import {
   type ILeaseKeepAliveRequest,
   type ILeaseKeepAliveResponse,
   Etcd3,
+  GRPCDeadlineExceededError,
   type Watcher,
 } from 'etcd3';
 import { DbError, dbError } from '../errors/index.js';
@@ -279,17 +280,21 @@ export class EtcdClient {
     timeoutMs = this.callTimeoutMs,
   ): Promise<T> {
     const generation = this.generation;
+    const lateness = (): DbError => {
+      this.reconnect(generation);
+      return this.unreachable(what, new Error(`no answer within ${timeoutMs} ms`));
+    };
     let timer: NodeJS.Timeout | undefined;
     const late = new Promise<never>((_, reject) => {
-      timer = setTimeout(() => {
-        this.reconnect(generation);
-        reject(this.unreachable(what, new Error(`no answer within ${timeoutMs} ms`)));
-      }, timeoutMs);
+      timer = setTimeout(() => reject(lateness()), timeoutMs);
     });
     try {
       return await Promise.race([work, late]);
     } catch (error) {
       if (error instanceof DbError) throw error;
+      // A unary call's own gRPC deadline is this same bound, set as it began: it may fire just
+      // before the timer, and is the same lateness (a reconnect included).
+      if (error instanceof GRPCDeadlineExceededError) throw lateness();
       throw this.unreachable(what, error as Error);
     } finally {
       clearTimeout(timer);
