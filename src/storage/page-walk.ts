@@ -27,6 +27,11 @@ const NODE_HEADER_BYTES = 8;
 const TREE_RECORD_BYTES = 48;
 /** The page header of the LMDB in lmdb-js 3 (the walk refuses another layout). */
 const PAGE_HEADER_BYTES = 24;
+/**
+ * Where a meta page's two tree records (the free tree's, then the main tree's) begin: past its
+ * header, magic, version, map address and map size.
+ */
+const META_TREES_AT = PAGE_HEADER_BYTES + 24;
 /** Deeper than any B+tree of a file LMDB can address: a cycle or a damaged branch. */
 const TREE_DEPTH_MAX = 64;
 
@@ -317,12 +322,11 @@ export function walkPages(file: string): PageWalk {
   try {
     const walker = new Walker(pages);
     const metaPage = pages.read(meta.pageNumber);
-    const dbs = PAGE_HEADER_BYTES + 24;
-    walker.walkTree('(free)', treeRecord(metaPage, dbs));
+    walker.walkTree('(free)', treeRecord(metaPage, META_TREES_AT));
     const named: [string, TreeRecord][] = [];
     const mainOk = walker.walkTree(
       '',
-      treeRecord(metaPage, dbs + TREE_RECORD_BYTES),
+      treeRecord(metaPage, META_TREES_AT + TREE_RECORD_BYTES),
       (key, value) => {
         // Named trees' keys end in a NUL; the value is the tree's record.
         named.push([key.toString('latin1').replace(/\0$/, ''), treeRecord(value, 0)]);
@@ -356,7 +360,7 @@ export function freeListPages(file: string): number | undefined {
   try {
     const walker = new Walker(pages, true);
     const metaPage = pages.read(meta.pageNumber);
-    walker.walkTree('(free)', treeRecord(metaPage, PAGE_HEADER_BYTES + 24), (_key, list) => {
+    walker.walkTree('(free)', treeRecord(metaPage, META_TREES_AT), (_key, list) => {
       const count = listedPages(list);
       if (count === undefined) readable = false;
       else free += count;

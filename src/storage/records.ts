@@ -47,7 +47,7 @@ export function tree(ctx: StoreContext, name: string, txn?: TxnState): SubDb {
  */
 export function openCatalogTrees(ctx: StoreContext): void {
   for (const def of ctx.catalog.all().values()) {
-    for (const name of [def.dbName, ...def.indexes.map((index) => index.dbName)]) {
+    for (const name of treesOf(def)) {
       try {
         ctx.handles.get(name);
         if (name === def.dbName) ctx.handles.scan(name);
@@ -56,6 +56,11 @@ export function openCatalogTrees(ctx: StoreContext): void {
       }
     }
   }
+}
+
+/** A collection's trees: its documents', then each index's. */
+function treesOf(def: CollectionDef): string[] {
+  return [def.dbName, ...def.indexes.map((index) => index.dbName)];
 }
 
 /** The names the catalog gives a collection's or an index's tree. */
@@ -69,11 +74,7 @@ const TREE_NAME = /^[ci][0-9]+$/;
  * leaves) or cannot be opened is left as it is.
  */
 export function emptiedTrees(ctx: StoreContext): string[] {
-  const named = new Set<string>();
-  for (const def of ctx.catalog.all().values()) {
-    named.add(def.dbName);
-    for (const index of def.indexes) named.add(index.dbName);
-  }
+  const named = new Set([...ctx.catalog.all().values()].flatMap(treesOf));
   return namedTrees(ctx.handles.env).filter((name) => {
     if (!TREE_NAME.test(name) || named.has(name)) return false;
     try {

@@ -77,6 +77,7 @@ import { damagedTreesError, type PageCheck, walkBeforeOpen } from './open-check.
 import type { JsonKeep, StoredDocument, StoreReader } from './reader.js';
 import {
   count,
+  emptiedTrees,
   getBody,
   getJson,
   getSelectedBody,
@@ -87,7 +88,6 @@ import {
   indexIdsForKey,
   nextId,
   openCatalogTrees,
-  emptiedTrees,
 } from './records.js';
 import {
   type SnapshotLoad,
