@@ -9,8 +9,9 @@
  *    read transaction is pinned on T, so LMDB reuses none of T's pages while later commits
  *    run;
  * 2. the file is flushed (`fdatasync`): T's pages are on disk;
- * 3. the meta pages are written to `<data file>-wal/checkpoint` durably (a temporary file,
- *    flushed, renamed, the directory flushed); only then is the previous pin released.
+ * 3. the meta pages are written to `<data file>-wal/checkpoint` durably (in place, into the
+ *    slot of the two that does not hold the last record, and flushed: planWrite); only then
+ *    is the previous pin released.
  *
  * At open, when the file's meta pages differ from the record's, the record's are written
  * back: the file is T again, whole, and the write-ahead log's entries after T's last seq are
@@ -27,10 +28,17 @@ import { readFileHeader, readMeta } from './file-header.js';
 import { walDirectory } from './wal.js';
 
 const MAGIC = Buffer.from('DOCDBCKP', 'latin1');
-const VERSION = 1;
-/** magic, version, page size, flags, seq (8), then the pages, then a CRC-32 of all before it. */
+/** Version 1: one record, replaced by a rename. Version 2: two slots, written in place. */
+const VERSION = 2;
+const VERSION_ONE_RECORD = 1;
+/**
+ * magic, version, page size, flags, generation (version 2), seq (8), then the pages, then a
+ * CRC-32 of all before it.
+ */
 const HEAD_BYTES = 8 + 4 + 4 + 4 + 4 + 8;
 const CLEAN = 1;
+/** Each slot begins on a boundary of this many bytes, so a write of one leaves the other's. */
+const SLOT_ALIGN = 4096;
 /** LMDB's smallest and largest page sizes. */
 const PAGE_SIZE_MIN = 512;
 const PAGE_SIZE_MAX = 65536;
@@ -61,12 +69,14 @@ export function readMetaPages(fd: number, pageSize: number): Buffer {
   return pages;
 }
 
-function encodeRecord(record: CheckpointRecord): Buffer {
-  const bytes = Buffer.alloc(HEAD_BYTES + record.metaPages.length + 4);
+/** A record in its slot: the record's bytes, then zeros to the slot's end. */
+function encodeSlot(record: CheckpointRecord, generation: number): Buffer {
+  const bytes = Buffer.alloc(slotBytes(record.pageSize));
   MAGIC.copy(bytes, 0);
   bytes.writeUInt32LE(VERSION, 8);
   bytes.writeUInt32LE(record.pageSize, 12);
   bytes.writeUInt32LE(record.clean ? CLEAN : 0, 16);
+  bytes.writeUInt32LE(generation, 20);
   bytes.writeUIntLE(record.seq, 24, 6);
   record.metaPages.copy(bytes, HEAD_BYTES);
   const end = HEAD_BYTES + record.metaPages.length;
@@ -74,92 +84,176 @@ function encodeRecord(record: CheckpointRecord): Buffer {
   return bytes;
 }
 
-/** The record of a data file's last checkpoint, or undefined when it has none (never checkpointed). */
-export function readCheckpointRecord(file: string): CheckpointRecord | undefined {
-  const recordFile = checkpointRecordFile(file);
-  let bytes: Buffer;
-  try {
-    bytes = fs.readFileSync(recordFile);
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
-    throw error;
+function slotBytes(pageSize: number): number {
+  return Math.ceil((HEAD_BYTES + 2 * pageSize + 4) / SLOT_ALIGN) * SLOT_ALIGN;
+}
+
+interface Slot {
+  record: CheckpointRecord;
+  generation: number;
+}
+
+/**
+ * The record file holds two slots, each a whole record with a generation. A checkpoint writes
+ * the slot that does not hold the newest record, in place, and flushes it: it takes no new
+ * room on the disk (a checkpoint is what lets a node on a full disk reuse the pages its
+ * deletes freed, and remove its log), and a write a power cut tears leaves the other slot's
+ * record, whose state the previous checkpoint's pin kept whole. The newest whole slot is the
+ * record. A version 1 file (one record) is read as it is and rewritten whole, once.
+ */
+function newestSlot(bytes: Buffer, recordFile: string): Slot {
+  if (bytes.length >= 12 && bytes.readUInt32LE(8) === VERSION_ONE_RECORD) {
+    return decodeSlot(bytes, recordFile, VERSION_ONE_RECORD);
   }
+  const half = bytes.length / 2;
+  if (!Number.isInteger(half) || half % SLOT_ALIGN !== 0) {
+    // Not two slots: the first one's own checks say what is wrong.
+    return decodeSlot(bytes, recordFile, VERSION);
+  }
+  let newest: Slot | undefined;
+  let failure: unknown;
+  for (const at of [0, half]) {
+    try {
+      const slot = decodeSlot(bytes.subarray(at, at + half), recordFile, VERSION);
+      if (!newest || slot.generation > newest.generation) newest = slot;
+    } catch (error) {
+      failure ??= error;
+    }
+  }
+  if (newest) return newest;
+  throw failure;
+}
+
+/** The record in one slot (its bytes, padding after it allowed in version 2). */
+function decodeSlot(bytes: Buffer, recordFile: string, expected: number): Slot {
+  const where = { file: recordFile };
   if (bytes.length < HEAD_BYTES + 4 || !bytes.subarray(0, 8).equals(MAGIC)) {
-    throw dbError(
-      'ERR_STORAGE_CORRUPT',
-      'checkpointNotRecord',
-      { file: recordFile },
-      { file: recordFile },
-    );
+    throw dbError('ERR_STORAGE_CORRUPT', 'checkpointNotRecord', where, where);
   }
   const version = bytes.readUInt32LE(8);
-  if (version !== VERSION) {
+  if (version !== expected) {
     throw dbError(
       'ERR_STORAGE_CORRUPT',
       'checkpointFormat',
       { file: recordFile, version, versionRead: VERSION },
-      { file: recordFile },
+      where,
     );
   }
   const pageSize = bytes.readUInt32LE(12);
   const end = HEAD_BYTES + 2 * pageSize;
-  if (pageSize < PAGE_SIZE_MIN || pageSize > PAGE_SIZE_MAX || bytes.length !== end + 4) {
-    throw dbError(
-      'ERR_STORAGE_CORRUPT',
-      'checkpointLength',
-      { file: recordFile, pageSize },
-      { file: recordFile },
-    );
+  const length = version === VERSION ? slotBytes(pageSize) : end + 4;
+  if (pageSize < PAGE_SIZE_MIN || pageSize > PAGE_SIZE_MAX || bytes.length !== length) {
+    throw dbError('ERR_STORAGE_CORRUPT', 'checkpointLength', { file: recordFile, pageSize }, where);
   }
   if (zlib.crc32(bytes.subarray(0, end)) !== bytes.readUInt32LE(end)) {
-    throw dbError(
-      'ERR_STORAGE_CORRUPT',
-      'checkpointChecksum',
-      { file: recordFile },
-      { file: recordFile },
-    );
+    throw dbError('ERR_STORAGE_CORRUPT', 'checkpointChecksum', where, where);
   }
   return {
-    pageSize,
-    metaPages: bytes.subarray(HEAD_BYTES, end),
-    seq: bytes.readUIntLE(24, 6),
-    clean: (bytes.readUInt32LE(16) & CLEAN) !== 0,
+    record: {
+      pageSize,
+      metaPages: bytes.subarray(HEAD_BYTES, end),
+      seq: bytes.readUIntLE(24, 6),
+      clean: (bytes.readUInt32LE(16) & CLEAN) !== 0,
+    },
+    generation: version === VERSION ? bytes.readUInt32LE(20) : 0,
   };
+}
+
+/** The record of a data file's last checkpoint, or undefined when it has none (never checkpointed). */
+export function readCheckpointRecord(file: string): CheckpointRecord | undefined {
+  const bytes = readRecordFile(checkpointRecordFile(file));
+  return bytes && newestSlot(bytes, checkpointRecordFile(file)).record;
+}
+
+function readRecordFile(recordFile: string): Buffer | undefined {
+  try {
+    return fs.readFileSync(recordFile);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    throw error;
+  }
+}
+
+/**
+ * How to write `record` over the record file's `bytes`: into the slot the newest record is
+ * not in, in place; or, for a file not yet of two slots of this page size (none, version 1, a
+ * damaged one), the whole file anew, by a rename (it takes room, once).
+ */
+function planWrite(
+  bytes: Buffer | undefined,
+  record: CheckpointRecord,
+  recordFile: string,
+): { at: number; slot: Buffer } | { whole: Buffer } {
+  let newest: { at: number; generation: number } | undefined;
+  const half = slotBytes(record.pageSize);
+  if (bytes?.length === 2 * half) {
+    for (const at of [0, half]) {
+      try {
+        const { generation } = decodeSlot(bytes.subarray(at, at + half), recordFile, VERSION);
+        if (!newest || generation > newest.generation) newest = { at, generation };
+      } catch {
+        // A torn or damaged slot: the one to write.
+      }
+    }
+  }
+  if (!newest) {
+    const whole = Buffer.alloc(2 * half);
+    encodeSlot(record, 1).copy(whole, 0);
+    return { whole };
+  }
+  return { at: newest.at === 0 ? half : 0, slot: encodeSlot(record, newest.generation + 1) };
 }
 
 /** Writes the record durably, synchronously (at open and close). */
 export function writeCheckpointRecordSync(file: string, record: CheckpointRecord): void {
   const target = checkpointRecordFile(file);
   makeDirectoryDurably(path.dirname(target));
-  const temporary = `${target}.tmp`;
-  const fd = fs.openSync(temporary, 'w');
+  const plan = planWrite(readRecordFile(target), record, target);
+  const inPlace = 'slot' in plan;
+  const written = inPlace ? target : `${target}.tmp`;
+  const fd = fs.openSync(written, inPlace ? 'r+' : 'w');
   try {
-    fs.writeSync(fd, encodeRecord(record));
+    if (inPlace) fs.writeSync(fd, plan.slot, 0, plan.slot.length, plan.at);
+    else fs.writeSync(fd, plan.whole);
     fs.fdatasyncSync(fd);
   } finally {
     fs.closeSync(fd);
   }
-  fs.renameSync(temporary, target);
+  if (inPlace) return;
+  fs.renameSync(written, target);
   fsyncDirectory(path.dirname(target));
 }
 
 /** Writes the record durably off the event loop (checkpoints while writes go on). */
 export async function writeCheckpointRecord(file: string, record: CheckpointRecord): Promise<void> {
   const target = checkpointRecordFile(file);
-  const temporary = `${target}.tmp`;
-  const handle = await fs.promises.open(temporary, 'w');
+  const plan = planWrite(await readRecordFileAsync(target), record, target);
+  const inPlace = 'slot' in plan;
+  const written = inPlace ? target : `${target}.tmp`;
+  const handle = await fs.promises.open(written, inPlace ? 'r+' : 'w');
   try {
-    await handle.writeFile(encodeRecord(record));
+    if (inPlace) await handle.write(plan.slot, 0, plan.slot.length, plan.at);
+    else await handle.writeFile(plan.whole);
     await handle.datasync();
   } finally {
     await handle.close();
   }
-  await fs.promises.rename(temporary, target);
+  if (inPlace) return;
+  await fs.promises.rename(written, target);
   const dir = await fs.promises.open(path.dirname(target), 'r');
   try {
     await dir.sync();
   } finally {
     await dir.close();
+  }
+}
+
+async function readRecordFileAsync(recordFile: string): Promise<Buffer | undefined> {
+  try {
+    return await fs.promises.readFile(recordFile);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    throw error;
   }
 }
 
