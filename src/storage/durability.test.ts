@@ -16,6 +16,7 @@ import { tempDirPerTest } from '../../test/support/temp-dir.js';
 import { type Database, open } from '../engine/index.js';
 import { seededRandom } from '../util/index.js';
 import { readCheckpointRecord } from './checkpoint.js';
+import { checkpointInterval } from './durability.js';
 import { DATA_FILE_NAME } from './index.js';
 import { namedTrees, openEnv } from './lmdb-env.js';
 import { listWalSegments, readWal, walDirectory } from './wal.js';
@@ -158,10 +159,10 @@ describe('after a power cut', () => {
     const acknowledged = contents(db);
     const lastWrite = await notes.insert({ round: 9, text: 'last' });
     const disk = readDisk(dir);
+    const [segment] = listWalSegments(walDirectory(path.join(dir, DATA_FILE_NAME)));
     await db.close();
 
     // The last frame written, its tail never reached the disk.
-    const [segment] = listWalSegments(walDirectory(path.join(dir, DATA_FILE_NAME)));
     const name = path.join(`${DATA_FILE_NAME}-wal`, path.basename(segment?.file as string));
     const bytes = Buffer.from(disk.get(name) as Buffer);
     let end = bytes.length;
@@ -296,6 +297,48 @@ describe('after a power cut', () => {
     expect(listWalSegments(walDirectory(file))).toEqual([]);
   });
 
+  it('takes no room for the log once a checkpoint holds every write', async () => {
+    const dir = tempDir();
+    const file = path.join(dir, DATA_FILE_NAME);
+    const logBytes = () =>
+      listWalSegments(walDirectory(file)).reduce((sum, s) => sum + fs.statSync(s.file).size, 0);
+    const db = await open(dir);
+    // The first round's new collections take checkpoints of their own; the second's writes
+    // are held by the log alone.
+    await writeMore(db, 0);
+    await writeMore(db, 1);
+    // The open segment holds its frames and a MiB of zeros ahead of them at least: on a
+    // nearly full disk, room the next start needs for its writer lock.
+    expect(logBytes()).toBeGreaterThan(1024 * 1024);
+    await db.checkpoint();
+    expect(logBytes()).toBeLessThan(64);
+    // Written after the cut, at its start: a crash now gives them back from the log.
+    await writeMore(db, 2);
+    const acknowledged = contents(db);
+    const checkpointSeq = readCheckpointRecord(file)?.seq ?? 0;
+    expect(readWal(walDirectory(file), checkpointSeq).entries.length).toBeGreaterThan(0);
+    const crashed = writeDisk(readDisk(dir));
+    await db.close();
+    expect(logBytes()).toBeLessThan(64);
+    expect(readCheckpointRecord(file)?.clean).toBe(true);
+
+    const recovered = await open(crashed);
+    try {
+      expect(recovered.recovery().replayed).toBeGreaterThan(0);
+      expect(contents(recovered)).toEqual(acknowledged);
+    } finally {
+      await recovered.close();
+    }
+
+    const reopened = await open(dir);
+    try {
+      expect(contents(reopened)).toEqual(acknowledged);
+      expect(reopened.recovery().replayed).toBe(0);
+    } finally {
+      await reopened.close();
+    }
+  });
+
   it('moves between the log and a size cap (LMDB flushing each commit) with nothing lost', async () => {
     const dir = tempDir();
     const file = path.join(dir, DATA_FILE_NAME);
@@ -396,3 +439,14 @@ function treesOf(file: string): string[] {
     void env.close();
   }
 }
+
+describe('the checkpoint interval', () => {
+  it('shrinks to a quarter of the free room on a disk with little of it', () => {
+    const MiB = 1024 * 1024;
+    expect(checkpointInterval(64 * MiB, undefined)).toBe(64 * MiB);
+    expect(checkpointInterval(64 * MiB, 100 * 1024 * MiB)).toBe(64 * MiB);
+    expect(checkpointInterval(64 * MiB, 8 * MiB)).toBe(2 * MiB);
+    expect(checkpointInterval(64 * MiB, 0)).toBe(256 * 1024);
+    expect(checkpointInterval(MiB, 2 * MiB)).toBe(512 * 1024);
+  });
+});

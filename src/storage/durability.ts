@@ -5,12 +5,14 @@
  * log's entries cannot redo, such as a new collection or index, a new term or a snapshot
  * load). Checkpoints also run once the log has grown by `checkpointBytes` since the last, so
  * that an open after a crash applies at most about that much again, or once LMDB's commits
- * have written half of that in pages, which the pinned checkpoint keeps from reuse; they run
- * off the event loop while writes go on. The log goes first: a group's frame is written and
+ * have written half of that in pages, which the pinned checkpoint keeps from reuse (sooner on
+ * a disk with little room: checkpointInterval), and when a commit finds the disk full; they
+ * run off the event loop while writes go on. The log goes first: a group's frame is written and
  * its flush begun before LMDB commits it (logAhead), and taken back if that commit fails.
  */
 
 import * as fs from 'node:fs';
+import * as path from 'node:path';
 import {
   type CheckpointRecord,
   readMetaPages,
@@ -20,6 +22,9 @@ import {
 import type { Env, ReadSnapshot } from './lmdb-env.js';
 import { envStats, pinSnapshot } from './lmdb-env.js';
 import { notDurable, WalWriter, walDirectory } from './wal.js';
+
+/** The least checkpoint interval on a disk with little room (checkpointInterval). */
+const INTERVAL_FLOOR_BYTES = 256 * 1024;
 
 /** How a commit group is made durable. */
 export type Durable =
@@ -66,6 +71,8 @@ export class Durability {
   /** Groups logged, and log bytes, since `written` was read (reading it costs about 14 µs). */
   private groupsUnread = 0;
   private bytesAtRead = 0;
+  /** checkpointBytes, or less while the disk has little room (read with `written`). */
+  private interval: number;
 
   /**
    * `checkpointBytes`: the growth of the log, or the pages LMDB's commits write (which the
@@ -80,6 +87,7 @@ export class Durability {
     this.fd = fs.openSync(file, 'r+');
     this.pageSize = envStats(env).pageSize;
     this.wal = new WalWriter(walDirectory(file));
+    this.interval = checkpointBytes;
   }
 
   /**
@@ -118,6 +126,15 @@ export class Durability {
   retract(pending: Pending): Promise<void> | undefined {
     if (pending.durable.by !== 'log') return undefined;
     return this.wal.retract(pending.durable.firstSeq);
+  }
+
+  /**
+   * A commit was refused for a full disk. A checkpoint, in the background, lets LMDB take the
+   * pages freed since the last one again (the pinned checkpoint keeps them from reuse) and
+   * removes the log it covers, so that deleting documents, or files, makes room for writes.
+   */
+  diskFull(): void {
+    void this.checkpoint().catch(() => {});
   }
 
   /**
@@ -173,8 +190,8 @@ export class Durability {
    * Whether the commits since the last checkpoint wrote enough to begin the next: in the
    * background once the log grew by checkpointBytes or LMDB wrote half of that in pages
    * (which a pinned checkpoint keeps from reuse, so that they bound how far the file grows
-   * between two); waited for, should LMDB write the whole of it first. The pages written are
-   * read every 32 groups or 256 KiB of log.
+   * between two); waited for, should LMDB write the whole of it first. The pages written and
+   * the disk's free space are read every 32 groups or 256 KiB of log.
    */
   private checkpointDue(): 'background' | 'wait' | undefined {
     if (++this.groupsUnread >= 32 || this.wal.bytesSince - this.bytesAtRead >= 256 * 1024) {
@@ -182,10 +199,9 @@ export class Durability {
     }
     const written = (this.written - this.writtenAtCheckpoint) * this.pageSize;
     // Waited for even when one is queued behind a slow one: the queued one frees the pages.
-    if (written >= this.checkpointBytes) return 'wait';
+    if (written >= this.interval) return 'wait';
     if (this.checkpointQueued) return undefined;
-    const background =
-      written >= this.checkpointBytes / 2 || this.wal.bytesSince >= this.checkpointBytes;
+    const background = written >= this.interval / 2 || this.wal.bytesSince >= this.interval;
     return background ? 'background' : undefined;
   }
 
@@ -193,6 +209,7 @@ export class Durability {
     this.written = envStats(this.env).pagesWritten;
     this.groupsUnread = 0;
     this.bytesAtRead = this.wal.bytesSince;
+    this.interval = checkpointInterval(this.checkpointBytes, freeBytes(this.file));
   }
 
   /**
@@ -254,6 +271,28 @@ export class Durability {
     this.pinned = pin;
     this.wal.dropThrough(record.seq);
     return { seq: record.seq };
+  }
+}
+
+/**
+ * The checkpoint interval on a disk with `free` bytes of room: checkpointBytes, or a quarter
+ * of the room when that is less (at least INTERVAL_FLOOR_BYTES). Between two checkpoints the
+ * log grows and the pages LMDB writes are kept from reuse, both on the disk: on a small or
+ * nearly full one, a node would otherwise fill it with them, where deleting documents cannot
+ * make room (their pages are free for reuse only after the next checkpoint).
+ */
+export function checkpointInterval(checkpointBytes: number, free: number | undefined): number {
+  if (free === undefined) return checkpointBytes;
+  return Math.min(checkpointBytes, Math.max(INTERVAL_FLOOR_BYTES, Math.floor(free / 4)));
+}
+
+/** The room left on the disk holding `file`, or undefined when it cannot be read. */
+function freeBytes(file: string): number | undefined {
+  try {
+    const stats = fs.statfsSync(path.dirname(file));
+    return stats.bavail * stats.bsize;
+  } catch {
+    return undefined;
   }
 }
 

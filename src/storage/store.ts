@@ -640,7 +640,9 @@ export class Store implements StoreReader, StoreWriter {
       // The commit itself failed (disk full, I/O error): nothing of the batch is stored, and
       // its frame, if logged, is taken back before anyone hears of the failure (afterBatch).
       if (pending) this.retracting = this.durability?.retract(pending);
-      throw storageFailed(error, path.dirname(this.file));
+      const failed = storageFailed(error, path.dirname(this.file));
+      if (failed.code === 'ERR_STORAGE_FULL') this.durability?.diskFull();
+      throw failed;
     }
     this.pending = pending;
     return txn;

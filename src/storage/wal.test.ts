@@ -2,7 +2,7 @@
  * The write-ahead log's own file format and writer: frames read back as written; a torn,
  * damaged or out-of-order tail ends the read with its reason and keeps what came before;
  * appends that arrive while a flush runs share the next flush; segments roll over and go
- * once a checkpoint holds them; a frame taken back (its commit failed) is never read again,
+ * once a checkpoint holds them, the open one cut back or begun anew; a frame taken back (its commit failed) is never read again,
  * and the seqs it held are logged anew after it.
  */
 
@@ -113,6 +113,35 @@ describe('the write-ahead log', () => {
     await expect(writer.append([entry(5)], 5)).rejects.toMatchObject({
       code: 'ERR_STORAGE_CLOSED',
     });
+  });
+
+  it('takes no room once a checkpoint holds every frame: cut back when quiet, else begun anew', async () => {
+    const writer = new WalWriter(dir);
+    writer.open();
+    const size = (file: string) => fs.statSync(file).size;
+    await writeGroups(writer, [[1], [2, 3]]);
+    // Quiet and covered: the open segment is cut back to its header, name and all kept.
+    writer.dropThrough(3);
+    expect(listWalSegments(dir).map((s) => s.firstSeq)).toEqual([1]);
+    expect(size(only())).toBe(16);
+    await writeGroups(writer, [[4], [5]]);
+    expect(readWal(dir, 3).entries.map((e) => e.seq)).toEqual([4, 5]);
+    // A frame still flushing when the checkpoint of seq 5 ends: the segment cannot be cut, so
+    // the next append with none waiting begins a new one, and the next checkpoint removes
+    // the old one whole.
+    const flushing = writer.append([entry(6)], 6);
+    writer.dropThrough(5);
+    await flushing;
+    expect(listWalSegments(dir).map((s) => s.firstSeq)).toEqual([1]);
+    await writeGroups(writer, [[7], [8]]);
+    expect(listWalSegments(dir).map((s) => s.firstSeq)).toEqual([1, 7]);
+    writer.dropThrough(6);
+    expect(listWalSegments(dir).map((s) => s.firstSeq)).toEqual([7]);
+    expect(readWal(dir, 6).entries.map((e) => e.seq)).toEqual([7, 8]);
+    // Not every frame covered: nothing is cut.
+    writer.dropThrough(7);
+    expect(readWal(dir, 6).entries.map((e) => e.seq)).toEqual([7, 8]);
+    await writer.close();
   });
 
   it('fails the groups of a failed flush, naming the log, and goes on in a new segment', async () => {

@@ -199,6 +199,8 @@ export function removeWal(file: string): void {
 interface Waiting {
   frame?: Buffer;
   firstSeq: number;
+  /** The seq of the frame's last entry. */
+  lastSeq?: number;
   resolve: () => void;
   reject: (error: unknown) => void;
 }
@@ -212,12 +214,22 @@ interface Waiting {
 export class WalWriter {
   private fd: number | undefined;
   private segmentBytes = 0;
+  /**
+   * Set by a checkpoint that could not cut the open segment back (frames after it were
+   * written or waiting): the next append with none waiting begins a new segment, so that the
+   * next checkpoint can remove this one whole.
+   */
+  private rotationWanted = false;
+  /** Set when the open segment's name has not been flushed into its directory yet. */
+  private segmentNameUnsynced = false;
   /** How far the segment is written with zeros (or frames). */
   private zeroedBytes = 0;
   /** Where the segment's frames will end once every waiting frame is written. */
   private reservedBytes = 0;
   /** The last frame written: its first seq and where it begins in the segment. */
   private lastWritten: { firstSeq: number; at: number } | undefined;
+  /** The highest seq of the frames whose write began (in any segment), erased ones not counted. */
+  private lastSeqWritten = 0;
   private waiting: Waiting[] = [];
   private flushing = false;
   /** Set once closed: every append fails. */
@@ -243,10 +255,11 @@ export class WalWriter {
   append(entries: readonly Uint8Array[], firstSeq: number): Promise<void> {
     if (this.closed) return Promise.reject(this.closed);
     const frame = encodeFrame(entries, firstSeq);
-    this.reserve(frame.length);
+    this.reserve(frame.length, firstSeq);
     this.bytesSince += frame.length;
     return new Promise<void>((resolve, reject) => {
-      this.waiting.push({ frame, firstSeq, resolve, reject });
+      const lastSeq = firstSeq + entries.length - 1;
+      this.waiting.push({ frame, firstSeq, lastSeq, resolve, reject });
       if (!this.flushing) void this.flushLoop();
     });
   }
@@ -287,6 +300,7 @@ export class WalWriter {
     await fdatasync(this.fd);
     this.segmentBytes = last.at;
     this.lastWritten = undefined;
+    this.lastSeqWritten = firstSeq - 1;
   }
 
   /** Resolves once every frame appended so far is flushed (or failed). */
@@ -303,17 +317,42 @@ export class WalWriter {
     dropWalSegments(this.dir);
   }
 
-  /** Removes every whole segment whose entries all have seqs up to `seq` (a checkpoint holds them). */
+  /**
+   * Removes every whole segment whose entries all have seqs up to `seq` (a checkpoint holds
+   * them). Once every frame written is covered and none waits, the open segment is cut back to
+   * its header too, keeping its name (a read takes its later frames after the checkpoint's seq
+   * as ever): after a checkpoint of a quiet moment (a clean close's, or one a full disk asked
+   * for) the log takes no room, where the open segment kept its frames, and the zeros written
+   * ahead of them, up to WAL_SEGMENT_BYTES. It stays open so that the next append still finds
+   * a full disk before its group commits (`reserve`). Should the cut not reach the disk before
+   * a crash, the old frames it held come back behind the checkpoint's seq, where a read skips
+   * them, or after the new ones, where a torn frame ends the read. When later frames keep it
+   * from being cut, the next append with none waiting begins a new segment instead, and the
+   * next checkpoint removes this one whole: under steady writes too the log holds about what
+   * two checkpoints apart wrote, not a segment's worth.
+   */
   dropThrough(seq: number): void {
     const segments = listWalSegments(this.dir);
+    const allCovered = !this.flushing && this.waiting.length === 0 && this.lastSeqWritten <= seq;
     let removed = false;
-    for (let i = 0; i + 1 < segments.length; i++) {
-      const next = segments[i + 1] as Segment;
-      if (next.firstSeq - 1 > seq) break;
+    for (let i = 0; i < segments.length; i++) {
+      const next = segments[i + 1];
+      const covered = next ? next.firstSeq - 1 <= seq : allCovered && this.fd === undefined;
+      if (!covered) break;
       fs.rmSync((segments[i] as Segment).file, { force: true });
       removed = true;
     }
     if (removed) fsyncDirectory(this.dir);
+    if (this.fd === undefined || this.segmentBytes === HEADER_BYTES) return;
+    if (allCovered) {
+      fs.ftruncateSync(this.fd, HEADER_BYTES);
+      this.segmentBytes = HEADER_BYTES;
+      this.zeroedBytes = HEADER_BYTES;
+      this.reservedBytes = HEADER_BYTES;
+      this.lastWritten = undefined;
+    } else {
+      this.rotationWanted = true;
+    }
   }
 
   /** Closes the open segment; appends after this fail. */
@@ -358,10 +397,12 @@ export class WalWriter {
     const first = group[0] as Waiting;
     const frames = group.map((w) => w.frame as Buffer);
     const data = frames.length === 1 ? (frames[0] as Buffer) : Buffer.concat(frames);
-    if (this.fd === undefined || this.segmentBytes + data.length > WAL_SEGMENT_BYTES) {
-      await this.beginSegment(first.firstSeq);
-    }
+    const full =
+      this.segmentBytes > HEADER_BYTES && this.segmentBytes + data.length > WAL_SEGMENT_BYTES;
+    if (this.fd === undefined || full) this.openSegment(first.firstSeq);
     const fd = this.fd as number;
+    // Counted before the write: a frame a failed write left in part is not covered either.
+    this.lastSeqWritten = (group.at(-1) as Waiting).lastSeq as number;
     this.zeroAhead(this.segmentBytes + data.length);
     // The write only copies into the page cache: done here, it saves a trip through libuv's
     // threads; the flush, which waits for the disk, runs there.
@@ -382,26 +423,41 @@ export class WalWriter {
     this.segmentBytes += data.length;
     this.reservedBytes = Math.max(this.reservedBytes, this.segmentBytes);
     await fdatasync(fd);
+    if (this.segmentNameUnsynced) {
+      fsyncDirectory(this.dir);
+      this.segmentNameUnsynced = false;
+    }
     this.flushes++;
   }
 
   /**
-   * Zeros ahead of the frames waiting for the current segment and one of `bytes` more (none
-   * when it begins a new segment, whose zeros come as it begins).
+   * Zeros ahead of the frames waiting for the current segment and one of `bytes` more, the
+   * frame of `firstSeq`. With no frame waiting, a segment it needs (none is open, or the open
+   * one is full) is begun here too. So the room for a frame is taken before its group commits,
+   * and a full disk refuses the group; only a frame that must begin a segment behind frames
+   * still waiting finds that out once committed.
    */
-  private reserve(bytes: number): void {
+  private reserve(bytes: number, firstSeq: number): void {
+    const quiet = !this.flushing && this.waiting.length === 0;
+    const segmentFull =
+      this.reservedBytes > HEADER_BYTES && this.reservedBytes + bytes > WAL_SEGMENT_BYTES;
+    if (quiet && (this.fd === undefined || segmentFull || this.rotationWanted)) {
+      this.openSegment(firstSeq);
+    }
     const end = this.reservedBytes + bytes;
     if (this.fd === undefined || end > WAL_SEGMENT_BYTES) return;
     this.zeroAhead(end);
     this.reservedBytes = end;
   }
 
-  /** Zeros written up to `end` at least, a MiB at a time: most flushes then leave the size alone. */
+  /**
+   * Zeros written up to `end` at least, a MiB at a time: most flushes then leave the size
+   * alone. On a disk too full for the MiB, up to `end` is enough.
+   */
   private zeroAhead(end: number): void {
     if (end <= this.zeroedBytes) return;
     const to = Math.max(end, this.zeroedBytes + WAL_EXTENT_BYTES);
-    writeZeros(this.fd as number, this.zeroedBytes, to);
-    this.zeroedBytes = to;
+    this.zeroedBytes = writeZeros(this.fd as number, this.zeroedBytes, to, end);
   }
 
   /** Closes the current segment; the next append begins another. */
@@ -417,26 +473,53 @@ export class WalWriter {
     }
   }
 
-  /** Closes the current segment and begins the next at `firstSeq`, its name made durable. */
-  private async beginSegment(firstSeq: number): Promise<void> {
+  /**
+   * Closes the current segment and begins the next at `firstSeq`. Its name is made durable
+   * with the first flush of a frame in it (writeAndFlush), or here for a segment that only
+   * supersedes (erase).
+   */
+  private openSegment(firstSeq: number): void {
     this.endSegment();
     const file = path.join(this.dir, segmentName(firstSeq));
     const fd = fs.openSync(file, 'w');
+    try {
+      fs.writeSync(fd, segmentHeader());
+    } catch (error) {
+      // A full disk: no segment is left behind for each append that finds it so.
+      fs.closeSync(fd);
+      fs.rmSync(file, { force: true });
+      throw error;
+    }
     this.fd = fd;
-    fs.writeSync(fd, segmentHeader());
     this.segmentBytes = HEADER_BYTES;
     this.zeroedBytes = HEADER_BYTES;
     this.reservedBytes = HEADER_BYTES;
-    await fdatasync(fd);
+    this.segmentNameUnsynced = true;
+    this.rotationWanted = false;
+  }
+
+  private async beginSegment(firstSeq: number): Promise<void> {
+    this.openSegment(firstSeq);
+    await fdatasync(this.fd as number);
     fsyncDirectory(this.dir);
+    this.segmentNameUnsynced = false;
   }
 }
 
-/** Zeros over the bytes [from, to) of a file, a MiB at a time. */
-function writeZeros(fd: number, from: number, to: number): void {
-  for (let at = from; at < to; at += ZEROS.length) {
-    fs.writeSync(fd, ZEROS, 0, Math.min(ZEROS.length, to - at), at);
+/**
+ * Zeros over the bytes [from, to) of a file, a MiB at a time; returns where they end. A full
+ * disk may end them early once past `needed`; before it, its error is thrown. A write may be
+ * short (a disk that fills on the way): the rest is written again, which then throws, rather
+ * than room believed taken that is not.
+ */
+function writeZeros(fd: number, from: number, to: number, needed = to): number {
+  let at = from;
+  try {
+    while (at < to) at += fs.writeSync(fd, ZEROS, 0, Math.min(ZEROS.length, to - at), at);
+  } catch (error) {
+    if (at < needed || (error as NodeJS.ErrnoException).code !== 'ENOSPC') throw error;
   }
+  return at;
 }
 
 function fdatasync(fd: number): Promise<void> {

@@ -37,6 +37,19 @@ afterAll(async () => {
   temp.cleanup();
 });
 
+/** Writes `file` until the disk holding it is full. */
+function fillDisk(file: string): void {
+  const fd = fs.openSync(file, 'w');
+  const chunk = Buffer.alloc(64 * 1024, 1);
+  try {
+    for (;;) fs.writeSync(fd, chunk);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'ENOSPC') throw error;
+  } finally {
+    fs.closeSync(fd);
+  }
+}
+
 describe('a full disk', () => {
   it('refuses writes with 507, keeps reads, loses nothing, and takes writes again once space is freed', async (context) => {
     if (!mounted) {
@@ -79,9 +92,12 @@ describe('a full disk', () => {
     expect(one.status).toBe(200);
 
     // A node killed while the disk is full cannot take its writer lock: its start is refused
-    // with the code and what to do, never an engine's raw error; nothing is left behind.
+    // with the code and what to do, never an engine's raw error; nothing is left behind. (The
+    // refusal began a checkpoint, which cut the write-ahead log back: the room that made is
+    // filled first.)
     node.child.kill('SIGKILL');
     await node.waitForExit();
+    fillDisk(path.join(mountPoint, 'rest'));
     const refusedStart = await runServeFailing(args, { cwd: temp.dir });
     expect(refusedStart.exit.code).not.toBe(0);
     expect(refusedStart.stderr).toMatch(/disk holding it is full.*\[ERR_STORAGE_FULL\]/);
@@ -89,6 +105,7 @@ describe('a full disk', () => {
 
     // Space freed: the node starts and writes go through again.
     fs.rmSync(ballast);
+    fs.rmSync(path.join(mountPoint, 'rest'));
     node = await startServe(args, { cwd: temp.dir, port });
     const after = await request(`${url}/collections/filler/bulk`, { method: 'POST', body: batch });
     expect(after.status, JSON.stringify(after.json)).toBe(200);
