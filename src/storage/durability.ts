@@ -21,7 +21,7 @@ import {
 } from './checkpoint.js';
 import type { Env, ReadSnapshot } from './lmdb-env.js';
 import { envStats, pinSnapshot } from './lmdb-env.js';
-import { notDurable, WalWriter, walDirectory } from './wal.js';
+import { notDurable, WAL_EXTENT_BYTES, WalWriter, walDirectory } from './wal.js';
 
 /** The least checkpoint interval on a disk with little room (checkpointInterval). */
 const INTERVAL_FLOOR_BYTES = 256 * 1024;
@@ -210,6 +210,8 @@ export class Durability {
     this.groupsUnread = 0;
     this.bytesAtRead = this.wal.bytesSince;
     this.interval = checkpointInterval(this.checkpointBytes, freeBytes(this.file));
+    // A sixteenth of the interval: a MiB at the default, 16 KiB at the least.
+    this.wal.extentBytes = Math.min(WAL_EXTENT_BYTES, Math.floor(this.interval / 16));
   }
 
   /**

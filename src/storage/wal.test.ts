@@ -141,6 +141,12 @@ describe('the write-ahead log', () => {
     // Not every frame covered: nothing is cut.
     writer.dropThrough(7);
     expect(readWal(dir, 6).entries.map((e) => e.seq)).toEqual([7, 8]);
+    // Zeros ahead of the frames: a MiB, or the extent a disk with little room is given.
+    expect(size(only())).toBe(16 + 1024 * 1024);
+    writer.dropThrough(8);
+    writer.extentBytes = 16 * 1024;
+    await writeGroups(writer, [[9]]);
+    expect(size(only())).toBe(16 + 16 * 1024);
     await writer.close();
   });
 

@@ -25,8 +25,8 @@ import { fsyncDirectory, makeDirectoryDurably, namesInDirectory } from '../util/
 
 /** A segment is closed and the next begun once it holds this many bytes. */
 export const WAL_SEGMENT_BYTES = 16 * 1024 * 1024;
-/** Zeros written ahead of a segment's frames at a time. */
-const WAL_EXTENT_BYTES = 1024 * 1024;
+/** Zeros written ahead of a segment's frames at a time (at most: WalWriter.extentBytes). */
+export const WAL_EXTENT_BYTES = 1024 * 1024;
 
 const MAGIC = Buffer.from('DOCDBWAL', 'latin1');
 const VERSION = 1;
@@ -239,6 +239,11 @@ export class WalWriter {
   bytesSince = 0;
   /** Flushes so far: fewer than appends when appends share them. */
   flushes = 0;
+  /**
+   * Zeros written ahead of the frames at a time: WAL_EXTENT_BYTES, less on a disk with little
+   * room (set by the owner), where a MiB ahead of a few frames would be room its data lacks.
+   */
+  extentBytes = WAL_EXTENT_BYTES;
 
   constructor(private readonly dir: string) {}
 
@@ -350,6 +355,7 @@ export class WalWriter {
       this.zeroedBytes = HEADER_BYTES;
       this.reservedBytes = HEADER_BYTES;
       this.lastWritten = undefined;
+      this.rotationWanted = false;
     } else {
       this.rotationWanted = true;
     }
@@ -451,12 +457,12 @@ export class WalWriter {
   }
 
   /**
-   * Zeros written up to `end` at least, a MiB at a time: most flushes then leave the size
-   * alone. On a disk too full for the MiB, up to `end` is enough.
+   * Zeros written up to `end` at least, an extent at a time: most flushes then leave the size
+   * alone. On a disk too full for the extent, up to `end` is enough.
    */
   private zeroAhead(end: number): void {
     if (end <= this.zeroedBytes) return;
-    const to = Math.max(end, this.zeroedBytes + WAL_EXTENT_BYTES);
+    const to = Math.max(end, this.zeroedBytes + this.extentBytes);
     this.zeroedBytes = writeZeros(this.fd as number, this.zeroedBytes, to, end);
   }
 
