@@ -276,7 +276,8 @@ export const SETTINGS = {
     help:
       'MiB the write-ahead log (or the data file) may grow by before the next checkpoint ' +
       'flushes the data file: what an open after a crash applies again at most (about a ' +
-      'second per 30 MiB)',
+      'second per 30 MiB); a quarter of the free room instead on a disk with less than four ' +
+      'times this free',
   },
   // Beyond the spec: how long a slow or silent client may hold a connection.
   idleTimeoutSeconds: {
