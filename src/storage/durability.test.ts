@@ -16,7 +16,7 @@ import { tempDirPerTest } from '../../test/support/temp-dir.js';
 import { type Database, open } from '../engine/index.js';
 import { seededRandom } from '../util/index.js';
 import { readCheckpointRecord } from './checkpoint.js';
-import { checkpointInterval } from './durability.js';
+import { checkpointInterval, walExtent } from './durability.js';
 import { DATA_FILE_NAME } from './index.js';
 import { namedTrees, openEnv } from './lmdb-env.js';
 import { listWalSegments, readWal, walDirectory } from './wal.js';
@@ -441,12 +441,17 @@ function treesOf(file: string): string[] {
 }
 
 describe('the checkpoint interval', () => {
-  it('shrinks to a quarter of the free room on a disk with little of it', () => {
+  it("shrinks to a quarter of the free room on a disk with little of it, and the log's zeros ahead too", () => {
     const MiB = 1024 * 1024;
     expect(checkpointInterval(64 * MiB, undefined)).toBe(64 * MiB);
     expect(checkpointInterval(64 * MiB, 100 * 1024 * MiB)).toBe(64 * MiB);
     expect(checkpointInterval(64 * MiB, 8 * MiB)).toBe(2 * MiB);
     expect(checkpointInterval(64 * MiB, 0)).toBe(256 * 1024);
     expect(checkpointInterval(MiB, 2 * MiB)).toBe(512 * 1024);
+    // The log's zeros ahead shrink with the room alone, not with a small interval setting.
+    expect(walExtent(undefined)).toBe(MiB);
+    expect(walExtent(100 * 1024 * MiB)).toBe(MiB);
+    expect(walExtent(8 * MiB)).toBe(128 * 1024);
+    expect(walExtent(0)).toBe(16 * 1024);
   });
 });

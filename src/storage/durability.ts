@@ -209,9 +209,9 @@ export class Durability {
     this.written = envStats(this.env).pagesWritten;
     this.groupsUnread = 0;
     this.bytesAtRead = this.wal.bytesSince;
-    this.interval = checkpointInterval(this.checkpointBytes, freeBytes(this.file));
-    // A sixteenth of the interval: a MiB at the default, 16 KiB at the least.
-    this.wal.extentBytes = Math.min(WAL_EXTENT_BYTES, Math.floor(this.interval / 16));
+    const free = freeBytes(this.file);
+    this.interval = checkpointInterval(this.checkpointBytes, free);
+    this.wal.extentBytes = walExtent(free);
   }
 
   /**
@@ -286,6 +286,17 @@ export class Durability {
 export function checkpointInterval(checkpointBytes: number, free: number | undefined): number {
   if (free === undefined) return checkpointBytes;
   return Math.min(checkpointBytes, Math.max(INTERVAL_FLOOR_BYTES, Math.floor(free / 4)));
+}
+
+/**
+ * The zeros the log writes ahead of its frames at a time on a disk with `free` bytes of room:
+ * a MiB (WAL_EXTENT_BYTES), or a sixty-fourth of the room when that is less (at least 16
+ * KiB). The data file never shrinks, so room the log holds when the disk fills is room the
+ * data file may grow into for good.
+ */
+export function walExtent(free: number | undefined): number {
+  if (free === undefined) return WAL_EXTENT_BYTES;
+  return Math.min(WAL_EXTENT_BYTES, Math.max(16 * 1024, Math.floor(free / 64)));
 }
 
 /** The room left on the disk holding `file`, or undefined when it cannot be read. */
