@@ -110,12 +110,17 @@ function newestSlot(bytes: Buffer, recordFile: string): Slot {
     // Not two slots: the first one's own checks say what is wrong.
     return decodeSlot(bytes, recordFile, VERSION);
   }
-  let newest: Slot | undefined;
+  return newestOfTwo(bytes, half, recordFile).slot;
+}
+
+/** The newest whole slot of two of `half` bytes each, and where it lies; else the first fault. */
+function newestOfTwo(bytes: Buffer, half: number, recordFile: string): { at: number; slot: Slot } {
+  let newest: { at: number; slot: Slot } | undefined;
   let failure: unknown;
   for (const at of [0, half]) {
     try {
       const slot = decodeSlot(bytes.subarray(at, at + half), recordFile, VERSION);
-      if (!newest || slot.generation > newest.generation) newest = slot;
+      if (!newest || slot.generation > newest.slot.generation) newest = { at, slot };
     } catch (error) {
       failure ??= error;
     }
@@ -184,24 +189,19 @@ function planWrite(
   record: CheckpointRecord,
   recordFile: string,
 ): { at: number; slot: Buffer } | { whole: Buffer } {
-  let newest: { at: number; generation: number } | undefined;
   const half = slotBytes(record.pageSize);
-  if (bytes?.length === 2 * half) {
-    for (const at of [0, half]) {
-      try {
-        const { generation } = decodeSlot(bytes.subarray(at, at + half), recordFile, VERSION);
-        if (!newest || generation > newest.generation) newest = { at, generation };
-      } catch {
-        // A torn or damaged slot: the one to write.
-      }
-    }
+  let newest: { at: number; slot: Slot } | undefined;
+  try {
+    if (bytes?.length === 2 * half) newest = newestOfTwo(bytes, half, recordFile);
+  } catch {
+    // Neither slot whole: the file is written anew.
   }
   if (!newest) {
     const whole = Buffer.alloc(2 * half);
     encodeSlot(record, 1).copy(whole, 0);
     return { whole };
   }
-  return { at: newest.at === 0 ? half : 0, slot: encodeSlot(record, newest.generation + 1) };
+  return { at: newest.at === 0 ? half : 0, slot: encodeSlot(record, newest.slot.generation + 1) };
 }
 
 /** Writes the record durably, synchronously (at open and close). */
