@@ -183,6 +183,41 @@ describe('after a power cut', () => {
     }
   });
 
+  it('gives back every write of a log that passed its segment size under concurrent writers', async () => {
+    const dir = tempDir();
+    const file = path.join(dir, DATA_FILE_NAME);
+    const db = await open(dir, { checkpointBytes: 512 * 1024 * 1024 });
+    const notes = db.collection('notes');
+    await notes.insert({ round: -1, text: '' });
+    await db.checkpoint();
+    const atCheckpoint = fs.readFileSync(file);
+    // 48 documents of 700 KB from callers a turn apart: groups commit while earlier ones
+    // flush, and the log passes 16 MiB twice, its next segment begun behind waiting frames.
+    const text = 'x'.repeat(700 * 1024);
+    const writes: Promise<string>[] = [];
+    for (let i = 0; i < 48; i++) {
+      writes.push(notes.insert({ round: i, text: `${i}${text}` }));
+      await new Promise((resolve) => setImmediate(resolve));
+    }
+    await Promise.all(writes);
+    expect(listWalSegments(walDirectory(file)).length).toBeGreaterThanOrEqual(3);
+    const acknowledged = contents(db);
+    const later = readDisk(dir);
+    await db.close();
+
+    const disk = new Map(later);
+    disk.set(DATA_FILE_NAME, tornDataFile(atCheckpoint, later.get(DATA_FILE_NAME) as Buffer, 5));
+    const reopened = await open(writeDisk(disk));
+    try {
+      expect(reopened.recovery().stopped).toBeUndefined();
+      expect(reopened.recovery().replayed).toBe(48);
+      expect(contents(reopened)).toEqual(acknowledged);
+      expect((await reopened.verify()).ok).toBe(true);
+    } finally {
+      await reopened.close();
+    }
+  });
+
   it('never gives back a write whose commit failed after its group was logged', async () => {
     const dir = tempDir();
     const db = await open(dir);

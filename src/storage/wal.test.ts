@@ -33,6 +33,11 @@ async function writeGroups(writer: WalWriter, groups: number[][], size = 20): Pr
   }
 }
 
+/** The descriptor of the segment the writer writes to (to close it under the writer). */
+function openFd(writer: WalWriter): number {
+  return (writer as unknown as { writing: { fd: number } }).writing.fd;
+}
+
 function only(segmentIndex = 0): string {
   return (listWalSegments(dir)[segmentIndex] as { file: string }).file;
 }
@@ -115,6 +120,69 @@ describe('the write-ahead log', () => {
     });
   });
 
+  it('begins the segment of a frame that passes the size at once, while frames of the old one wait', async () => {
+    const writer = new WalWriter(dir);
+    writer.open();
+    const third = Math.floor(WAL_SEGMENT_BYTES / 3);
+    const big = (seq: number) => [entry(seq, third)];
+    await writer.append(big(1), 1);
+    const two = writer.append(big(2), 2);
+    // Frame 3 would pass the segment's size and frame 2 is still flushing: its segment is
+    // begun, and its room written, before append returns, as its group has not committed yet.
+    // A full disk (here: a directory where the segment's file would go) throws then.
+    const blocked = path.join(dir, '0000000000000003.wal');
+    fs.mkdirSync(blocked);
+    expect(() => writer.append(big(3), 3)).toThrow(/EISDIR/);
+    fs.rmdirSync(blocked);
+    const three = writer.append(big(3), 3);
+    expect(listWalSegments(dir).map((s) => s.firstSeq)).toEqual([1, 3]);
+    expect(fs.statSync(only(1)).size).toBeGreaterThan(16 + third);
+    // A crash now: the new segment holds only zeros, and a read ends there without a reason.
+    expect(readWal(dir, 0)).toMatchObject({ stopped: undefined, segments: 2 });
+    expect(readWal(dir, 0).entries.map((e) => e.seq)).toEqual([1, 2]);
+    await Promise.all([two, three]);
+    await writer.close();
+    expect(readWal(dir, 0).entries.map((e) => e.seq)).toEqual([1, 2, 3]);
+  });
+
+  it('drops a frame taken back before it was written, and the segment it began', async () => {
+    const writer = new WalWriter(dir);
+    writer.open();
+    const third = Math.floor(WAL_SEGMENT_BYTES / 3);
+    await writer.append([entry(1, third)], 1);
+    const two = writer.append([entry(2, third)], 2);
+    const three = writer.append([entry(3, third)], 3);
+    expect(listWalSegments(dir).map((s) => s.firstSeq)).toEqual([1, 3]);
+    await writer.retract(3);
+    expect(listWalSegments(dir).map((s) => s.firstSeq)).toEqual([1]);
+    // Its seqs logged anew, in a frame that fits the old segment.
+    const again = writer.append([entry(3, 30)], 3);
+    await Promise.all([two, three, again]);
+    await writer.close();
+    expect(listWalSegments(dir).map((s) => s.firstSeq)).toEqual([1]);
+    expect(readWal(dir, 0).entries.map((e) => [e.seq, e.bytes.length])).toEqual([
+      [1, third],
+      [2, third],
+      [3, 30],
+    ]);
+  });
+
+  it('begins a new segment at the append after a checkpoint that could not cut, frames waiting or not', async () => {
+    const writer = new WalWriter(dir);
+    writer.open();
+    await writeGroups(writer, [[1]]);
+    const two = writer.append([entry(2)], 2);
+    writer.dropThrough(1);
+    // Frame 2 still flushes; frame 3 begins the new segment all the same.
+    const three = writer.append([entry(3)], 3);
+    expect(listWalSegments(dir).map((s) => s.firstSeq)).toEqual([1, 3]);
+    await Promise.all([two, three]);
+    writer.dropThrough(2);
+    expect(listWalSegments(dir).map((s) => s.firstSeq)).toEqual([3]);
+    expect(readWal(dir, 2).entries.map((e) => e.seq)).toEqual([3]);
+    await writer.close();
+  });
+
   it('takes no room once a checkpoint holds every frame: cut back when quiet, else begun anew', async () => {
     const writer = new WalWriter(dir);
     writer.open();
@@ -155,7 +223,7 @@ describe('the write-ahead log', () => {
     writer.open();
     await writeGroups(writer, [[1]]);
     // The segment's descriptor closed under the writer: its next write fails (EBADF).
-    fs.closeSync((writer as unknown as { fd: number }).fd);
+    fs.closeSync(openFd(writer));
     const failed = writer.append([entry(2)], 2);
     await expect(failed).rejects.toMatchObject({ code: 'ERR_STORAGE_FAILED' });
     await expect(failed).rejects.toThrow(path.basename(dir));
@@ -174,9 +242,9 @@ describe('the write-ahead log', () => {
     await writeGroups(writer, [[1]]);
     // The segment's descriptor closed under the writer: the zeros a large frame needs past
     // the first MiB cannot be written, and append throws at once, queuing nothing.
-    fs.closeSync((writer as unknown as { fd: number }).fd);
+    fs.closeSync(openFd(writer));
     expect(() => writer.append([Buffer.alloc(2 * 1024 * 1024, 1)], 2)).toThrow(/EBADF/);
-    (writer as unknown as { fd: number | undefined }).fd = undefined;
+    Object.assign(writer, { writing: undefined, tail: undefined });
     await writeGroups(writer, [[2]]);
     await writer.close();
     expect(readWal(dir, 0).entries.map((e) => e.seq)).toEqual([1, 2]);

@@ -195,9 +195,29 @@ export function removeWal(file: string): void {
   fsyncDirectory(path.dirname(dir));
 }
 
-/** A frame to write, or, without one, the retraction of the frame of `firstSeq`. */
+/** A segment file the writer holds open: written in, or reserved in ahead of the writes. */
+interface OpenSegment {
+  file: string;
+  /** The seq its name says it starts at. */
+  firstSeq: number;
+  fd: number;
+  /** Where its written frames end. */
+  writtenBytes: number;
+  /** How far it is written with zeros (or frames). */
+  zeroedBytes: number;
+  /** Where its frames will end once every frame reserved in it is written. */
+  reservedBytes: number;
+  /** Set until its name is flushed into the directory (with its first frame's flush). */
+  nameUnsynced: boolean;
+}
+
+/**
+ * A frame to write into the segment its room was reserved in, or, without one, the
+ * retraction of the frame of `firstSeq`.
+ */
 interface Waiting {
   frame?: Buffer;
+  segment?: OpenSegment;
   firstSeq: number;
   /** The seq of the frame's last entry. */
   lastSeq?: number;
@@ -208,25 +228,24 @@ interface Waiting {
 /**
  * Appends frames and flushes them in groups, off the event loop (libuv's threads
  * `fdatasync`). Each append's promise resolves once its frame is on disk, in append order.
- * A failed write or flush fails the frames waiting on it and ends the segment (what it holds
+ * Which segment a frame goes in is chosen when it is appended, and its room there written
+ * then: a frame that begins a new segment while frames of the old one still wait begins it
+ * at once, so a full disk refuses it before its group commits, as any other. A failed write or
+ * flush fails the frames waiting on it and ends their segments (what the one written holds
  * past its last whole frame is unknown); the next append begins a new one.
  */
 export class WalWriter {
-  private fd: number | undefined;
-  private segmentBytes = 0;
+  /** The segment frames are written to: that of the last frame written. */
+  private writing: OpenSegment | undefined;
+  /** The segment the next frame's room is reserved in: `writing`, or one begun after it. */
+  private tail: OpenSegment | undefined;
   /**
-   * Set by a checkpoint that could not cut the open segment back (frames after it were
-   * written or waiting): the next append with none waiting begins a new segment, so that the
-   * next checkpoint can remove this one whole.
+   * Set by a checkpoint that could not cut the segment written to back (frames after it were
+   * written or waiting): the next append begins a new segment, so that the next checkpoint
+   * can remove this one whole.
    */
   private rotationWanted = false;
-  /** Set when the open segment's name has not been flushed into its directory yet. */
-  private segmentNameUnsynced = false;
-  /** How far the segment is written with zeros (or frames). */
-  private zeroedBytes = 0;
-  /** Where the segment's frames will end once every waiting frame is written. */
-  private reservedBytes = 0;
-  /** The last frame written: its first seq and where it begins in the segment. */
+  /** The last frame written: its first seq and where it begins in `writing`. */
   private lastWritten: { firstSeq: number; at: number } | undefined;
   /** The highest seq of the frames whose write began (in any segment), erased ones not counted. */
   private lastSeqWritten = 0;
@@ -254,32 +273,34 @@ export class WalWriter {
 
   /**
    * Appends one commit group's entries (`firstSeq`: the seq of its first); resolves once
-   * flushed. The frame's room in the segment is written with zeros now, so that a full disk
+   * flushed. The frame's room in its segment is written with zeros now, so that a full disk
    * throws here (the file system's own error), before its group commits, rather than later.
    */
   append(entries: readonly Uint8Array[], firstSeq: number): Promise<void> {
     if (this.closed) return Promise.reject(this.closed);
     const frame = encodeFrame(entries, firstSeq);
-    this.reserve(frame.length, firstSeq);
+    const segment = this.reserve(frame.length, firstSeq);
     this.bytesSince += frame.length;
     return new Promise<void>((resolve, reject) => {
       const lastSeq = firstSeq + entries.length - 1;
-      this.waiting.push({ frame, firstSeq, lastSeq, resolve, reject });
+      this.waiting.push({ frame, segment, firstSeq, lastSeq, resolve, reject });
       if (!this.flushing) void this.flushLoop();
     });
   }
 
   /**
    * Takes back the frame appended last, whose first seq is `firstSeq`: its commit failed, and
-   * the next commit will use its seqs again. A frame not yet written is dropped. A written one
-   * is overwritten with zeros once the frames before it are flushed, and that is flushed too
-   * (it needs no new room on a full disk): a read ends there, and the next frame is written
-   * in its place. Resolves once that is done; the frame's own append resolves.
+   * the next commit will use its seqs again. A frame not yet written is dropped, with its room
+   * (and a segment it began). A written one is overwritten with zeros once the frames before
+   * it are flushed, and that is flushed too (it needs no new room on a full disk): a read ends
+   * there, and the next frame is written in its place. Resolves once that is done; the frame's
+   * own append resolves.
    */
   retract(firstSeq: number): Promise<void> {
     const last = this.waiting.at(-1);
     if (last?.frame && last.firstSeq === firstSeq) {
       this.waiting.pop();
+      this.unreserve(last);
       last.resolve();
       return Promise.resolve();
     }
@@ -290,20 +311,35 @@ export class WalWriter {
     });
   }
 
+  /** Gives back the room of the last frame reserved, dropped unwritten; a segment it began goes. */
+  private unreserve(dropped: Waiting): void {
+    const segment = dropped.segment as OpenSegment;
+    segment.reservedBytes -= (dropped.frame as Buffer).length;
+    if (segment === this.writing || segment.reservedBytes > HEADER_BYTES) return;
+    closeQuietly(segment.fd);
+    fs.rmSync(segment.file, { force: true });
+    this.tail = this.waiting.findLast((w) => w.frame)?.segment ?? this.writing;
+  }
+
   /**
    * Zeros over the last frame written, the one of `firstSeq`, flushed; the segment goes on
    * from there. Should its segment have ended meanwhile (a failed flush), a segment begun at
-   * `firstSeq` supersedes it instead.
+   * `firstSeq` supersedes it instead: the one the next frame, which takes its seqs, was
+   * reserved in, or a new one.
    */
   private async erase(firstSeq: number): Promise<void> {
     const last = this.lastWritten;
-    if (this.fd === undefined || last?.firstSeq !== firstSeq) {
-      await this.beginSegment(firstSeq);
+    const segment = this.writing;
+    if (segment === undefined || last?.firstSeq !== firstSeq) {
+      const superseding = this.tail?.firstSeq === firstSeq ? this.tail : this.beginTail(firstSeq);
+      await fdatasync(superseding.fd);
+      fsyncDirectory(this.dir);
+      superseding.nameUnsynced = false;
       return;
     }
-    writeZeros(this.fd, last.at, this.segmentBytes);
-    await fdatasync(this.fd);
-    this.segmentBytes = last.at;
+    writeZeros(segment.fd, last.at, segment.writtenBytes);
+    await fdatasync(segment.fd);
+    segment.writtenBytes = last.at;
     this.lastWritten = undefined;
     this.lastSeqWritten = firstSeq - 1;
   }
@@ -324,36 +360,40 @@ export class WalWriter {
 
   /**
    * Removes every whole segment whose entries all have seqs up to `seq` (a checkpoint holds
-   * them). Once every frame written is covered and none waits, the open segment is cut back to
-   * its header too, keeping its name (a read takes its later frames after the checkpoint's seq
-   * as ever): after a checkpoint of a quiet moment (a clean close's, or one a full disk asked
-   * for) the log takes no room, where the open segment kept its frames, and the zeros written
-   * ahead of them, up to WAL_SEGMENT_BYTES. It stays open so that the next append still finds
-   * a full disk before its group commits (`reserve`). Should the cut not reach the disk before
-   * a crash, the old frames it held come back behind the checkpoint's seq, where a read skips
-   * them, or after the new ones, where a torn frame ends the read. When later frames keep it
-   * from being cut, the next append with none waiting begins a new segment instead, and the
-   * next checkpoint removes this one whole: under steady writes too the log holds about what
-   * two checkpoints apart wrote, not a segment's worth.
+   * them), up to the one written to. Once every frame written is covered and none waits, that
+   * one is cut back to its header too, keeping its name (a read takes its later frames after
+   * the checkpoint's seq as ever): after a checkpoint of a quiet moment (a clean close's, or
+   * one a full disk asked for) the log takes no room, where the segment kept its frames, and
+   * the zeros written ahead of them, up to WAL_SEGMENT_BYTES. It stays open so that the next
+   * append still finds a full disk before its group commits (`reserve`). Should the cut not
+   * reach the disk before a crash, the old frames it held come back behind the checkpoint's
+   * seq, where a read skips them, or after the new ones, where a torn frame ends the read.
+   * When later frames keep it from being cut, the next append begins a new segment instead,
+   * and a later checkpoint removes this one whole: under steady writes too the log holds
+   * about what two checkpoints apart wrote, not a segment's worth.
    */
   dropThrough(seq: number): void {
     const segments = listWalSegments(this.dir);
     const allCovered = !this.flushing && this.waiting.length === 0 && this.lastSeqWritten <= seq;
+    const held = new Set([this.writing?.file, this.tail?.file]);
     let removed = false;
     for (let i = 0; i < segments.length; i++) {
+      const segment = segments[i] as Segment;
       const next = segments[i + 1];
-      const covered = next ? next.firstSeq - 1 <= seq : allCovered && this.fd === undefined;
-      if (!covered) break;
-      fs.rmSync((segments[i] as Segment).file, { force: true });
+      if (held.has(segment.file) || !(next ? next.firstSeq - 1 <= seq : allCovered)) break;
+      fs.rmSync(segment.file, { force: true });
       removed = true;
     }
     if (removed) fsyncDirectory(this.dir);
-    if (this.fd === undefined || this.segmentBytes === HEADER_BYTES) return;
+    const segment = this.writing;
+    if (segment === undefined || segment !== this.tail || segment.writtenBytes === HEADER_BYTES) {
+      return;
+    }
     if (allCovered) {
-      fs.ftruncateSync(this.fd, HEADER_BYTES);
-      this.segmentBytes = HEADER_BYTES;
-      this.zeroedBytes = HEADER_BYTES;
-      this.reservedBytes = HEADER_BYTES;
+      fs.ftruncateSync(segment.fd, HEADER_BYTES);
+      segment.writtenBytes = HEADER_BYTES;
+      segment.zeroedBytes = HEADER_BYTES;
+      segment.reservedBytes = HEADER_BYTES;
       this.lastWritten = undefined;
       this.rotationWanted = false;
     } else {
@@ -361,25 +401,27 @@ export class WalWriter {
     }
   }
 
-  /** Closes the open segment; appends after this fail. */
+  /** Closes the open segments; appends after this fail. */
   async close(): Promise<void> {
     await this.whenFlushed();
-    this.endSegment();
+    this.endSegments([]);
     this.closed = dbError('ERR_STORAGE_CLOSED', 'closed');
   }
 
   /**
-   * Writes and flushes what waits, group after group. A failed write or flush fails its group
-   * and every group waiting behind it, and ends the segment (what it holds past its last whole
-   * frame is unknown): the next append begins a new one. The owner must then make the failed
-   * groups' commits durable another way (a checkpoint) before it acknowledges a later group.
+   * Writes and flushes what waits, group after group: the frames of one segment up to the
+   * next retraction, or the retraction alone. A failed write or flush fails its group and
+   * every group waiting behind it, and ends their segments: the next append begins a new one.
+   * The owner must then make the failed groups' commits durable another way (a checkpoint)
+   * before it acknowledges a later group.
    */
   private async flushLoop(): Promise<void> {
     this.flushing = true;
     while (this.waiting.length > 0) {
-      // The frames up to the next retraction, or the retraction alone.
       const first = this.waiting[0] as Waiting;
-      const end = first.frame ? this.waiting.findIndex((w) => !w.frame) : 1;
+      const end = first.frame
+        ? this.waiting.findIndex((w) => !w.frame || w.segment !== first.segment)
+        : 1;
       const group = end < 0 ? this.waiting : this.waiting.slice(0, end);
       this.waiting = end < 0 ? [] : this.waiting.slice(end);
       try {
@@ -388,9 +430,10 @@ export class WalWriter {
         for (const waiting of group) waiting.resolve();
       } catch (error) {
         const failed = flushFailed(this.dir, error);
-        for (const waiting of [...group, ...this.waiting]) waiting.reject(failed);
+        const dropped = [...group, ...this.waiting];
         this.waiting = [];
-        this.endSegment();
+        for (const waiting of dropped) waiting.reject(failed);
+        this.endSegments(dropped);
       }
     }
     this.flushing = false;
@@ -399,93 +442,95 @@ export class WalWriter {
     for (const resolve of idle) resolve();
   }
 
+  /** Writes a group of frames of one segment, and flushes it. */
   private async writeAndFlush(group: Waiting[]): Promise<void> {
-    const first = group[0] as Waiting;
+    const segment = (group[0] as Waiting).segment as OpenSegment;
+    if (segment !== this.writing) {
+      if (this.writing) closeQuietly(this.writing.fd);
+      this.writing = segment;
+      this.lastWritten = undefined;
+    }
     const frames = group.map((w) => w.frame as Buffer);
     const data = frames.length === 1 ? (frames[0] as Buffer) : Buffer.concat(frames);
-    const full =
-      this.segmentBytes > HEADER_BYTES && this.segmentBytes + data.length > WAL_SEGMENT_BYTES;
-    if (this.fd === undefined || full) this.openSegment(first.firstSeq);
-    const fd = this.fd as number;
+    const at = segment.writtenBytes;
     // Counted before the write: a frame a failed write left in part is not covered either.
     this.lastSeqWritten = (group.at(-1) as Waiting).lastSeq as number;
-    this.zeroAhead(this.segmentBytes + data.length);
+    this.zeroAhead(segment, at + data.length);
     // The write only copies into the page cache: done here, it saves a trip through libuv's
     // threads; the flush, which waits for the disk, runs there.
     for (let written = 0; written < data.length; ) {
-      written += fs.writeSync(
-        fd,
-        data,
-        written,
-        data.length - written,
-        this.segmentBytes + written,
-      );
+      written += fs.writeSync(segment.fd, data, written, data.length - written, at + written);
     }
     const last = group.at(-1) as Waiting;
     this.lastWritten = {
       firstSeq: last.firstSeq,
-      at: this.segmentBytes + data.length - (last.frame as Buffer).length,
+      at: at + data.length - (last.frame as Buffer).length,
     };
-    this.segmentBytes += data.length;
-    this.reservedBytes = Math.max(this.reservedBytes, this.segmentBytes);
-    await fdatasync(fd);
-    if (this.segmentNameUnsynced) {
+    segment.writtenBytes = at + data.length;
+    segment.reservedBytes = Math.max(segment.reservedBytes, segment.writtenBytes);
+    await fdatasync(segment.fd);
+    if (segment.nameUnsynced) {
       fsyncDirectory(this.dir);
-      this.segmentNameUnsynced = false;
+      segment.nameUnsynced = false;
     }
     this.flushes++;
   }
 
   /**
-   * Zeros ahead of the frames waiting for the current segment and one of `bytes` more, the
-   * frame of `firstSeq`. With no frame waiting, a segment it needs (none is open, or the open
-   * one is full) is begun here too. So the room for a frame is taken before its group commits,
-   * and a full disk refuses the group; only a frame that must begin a segment behind frames
-   * still waiting finds that out once committed.
+   * Chooses the segment of a frame of `bytes`, the frame of `firstSeq`, and writes zeros over
+   * its room there: in the segment of the frame before, unless that one would pass
+   * WAL_SEGMENT_BYTES with it (or a checkpoint wants a new one), in which case a segment is
+   * begun here, though frames of the one before may still wait. So a frame's room, and its
+   * segment, are taken before its group commits, and a full disk refuses the group.
    */
-  private reserve(bytes: number, firstSeq: number): void {
-    const quiet = !this.flushing && this.waiting.length === 0;
-    const segmentFull =
-      this.reservedBytes > HEADER_BYTES && this.reservedBytes + bytes > WAL_SEGMENT_BYTES;
-    if (quiet && (this.fd === undefined || segmentFull || this.rotationWanted)) {
-      this.openSegment(firstSeq);
-    }
-    const end = this.reservedBytes + bytes;
-    if (this.fd === undefined || end > WAL_SEGMENT_BYTES) return;
-    this.zeroAhead(end);
-    this.reservedBytes = end;
+  private reserve(bytes: number, firstSeq: number): OpenSegment {
+    const tail = this.tail;
+    const full =
+      tail !== undefined &&
+      tail.reservedBytes > HEADER_BYTES &&
+      tail.reservedBytes + bytes > WAL_SEGMENT_BYTES;
+    const segment =
+      tail === undefined || full || this.rotationWanted ? this.beginTail(firstSeq) : tail;
+    const end = segment.reservedBytes + bytes;
+    this.zeroAhead(segment, end);
+    segment.reservedBytes = end;
+    return segment;
   }
 
   /**
    * Zeros written up to `end` at least, an extent at a time: most flushes then leave the size
    * alone. On a disk too full for the extent, up to `end` is enough.
    */
-  private zeroAhead(end: number): void {
-    if (end <= this.zeroedBytes) return;
-    const to = Math.max(end, this.zeroedBytes + this.extentBytes);
-    this.zeroedBytes = writeZeros(this.fd as number, this.zeroedBytes, to, end);
-  }
-
-  /** Closes the current segment; the next append begins another. */
-  private endSegment(): void {
-    const fd = this.fd;
-    this.fd = undefined;
-    this.lastWritten = undefined;
-    if (fd === undefined) return;
-    try {
-      fs.closeSync(fd);
-    } catch {
-      // After a failed write the descriptor may be unusable; the segment is done with either way.
-    }
+  private zeroAhead(segment: OpenSegment, end: number): void {
+    if (end <= segment.zeroedBytes) return;
+    const to = Math.max(end, segment.zeroedBytes + this.extentBytes);
+    segment.zeroedBytes = writeZeros(segment.fd, segment.zeroedBytes, to, end);
   }
 
   /**
-   * Closes the current segment and begins the next at `firstSeq`. Its name is made durable
-   * with the first flush of a frame in it (writeAndFlush), or here for a segment that only
-   * supersedes (erase).
+   * Closes the segments written and reserved in, and those of `dropped` (frames a failed
+   * flush failed); one that never had a frame written is removed, or it would only hold zeros.
    */
-  private openSegment(firstSeq: number): void {
-    this.endSegment();
+  private endSegments(dropped: readonly Waiting[]): void {
+    const segments = new Set([this.writing, this.tail, ...dropped.map((w) => w.segment)]);
+    for (const segment of segments) {
+      if (segment === undefined) continue;
+      closeQuietly(segment.fd);
+      if (segment !== this.writing && segment.writtenBytes === HEADER_BYTES) {
+        fs.rmSync(segment.file, { force: true });
+      }
+    }
+    this.writing = undefined;
+    this.tail = undefined;
+    this.lastWritten = undefined;
+  }
+
+  /**
+   * Begins a segment at `firstSeq`, the one later frames are reserved in. Its name is made
+   * durable with the first flush of a frame in it (writeAndFlush), or by a retraction it
+   * supersedes for (erase).
+   */
+  private beginTail(firstSeq: number): OpenSegment {
     const file = path.join(this.dir, segmentName(firstSeq));
     const fd = fs.openSync(file, 'w');
     try {
@@ -496,19 +541,26 @@ export class WalWriter {
       fs.rmSync(file, { force: true });
       throw error;
     }
-    this.fd = fd;
-    this.segmentBytes = HEADER_BYTES;
-    this.zeroedBytes = HEADER_BYTES;
-    this.reservedBytes = HEADER_BYTES;
-    this.segmentNameUnsynced = true;
+    const segment: OpenSegment = {
+      file,
+      firstSeq,
+      fd,
+      writtenBytes: HEADER_BYTES,
+      zeroedBytes: HEADER_BYTES,
+      reservedBytes: HEADER_BYTES,
+      nameUnsynced: true,
+    };
+    this.tail = segment;
     this.rotationWanted = false;
+    return segment;
   }
+}
 
-  private async beginSegment(firstSeq: number): Promise<void> {
-    this.openSegment(firstSeq);
-    await fdatasync(this.fd as number);
-    fsyncDirectory(this.dir);
-    this.segmentNameUnsynced = false;
+function closeQuietly(fd: number): void {
+  try {
+    fs.closeSync(fd);
+  } catch {
+    // After a failed write the descriptor may be unusable; the segment is done with either way.
   }
 }
 
