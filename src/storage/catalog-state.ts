@@ -153,6 +153,17 @@ export class Catalog {
     this.handles.catalog.putSync(META_KEY, encodeValue(meta));
   }
 
+  /**
+   * Writes the node metadata again, unchanged, in a transaction of its own: a commit that
+   * changes nothing (file-cap.ts, settleFreedPages).
+   */
+  rewriteMeta(): void {
+    const raw = this.handles.catalog.get(META_KEY) as Buffer | undefined;
+    if (raw === undefined) return;
+    const bytes = Buffer.from(raw);
+    this.handles.env.transactionSync(() => this.handles.catalog.putSync(META_KEY, bytes));
+  }
+
   /** A fresh sub-database name (`c<N>` or `i<N>`); numbers are never reused. */
   allocateName(txn: TxnState, prefix: 'c' | 'i'): string {
     const name = `${prefix}${txn.meta.nextDbId}`;

@@ -10,8 +10,10 @@
  * here, on the pages in use as the transaction sees them (maintenance.ts, pageUsage: the
  * file's pages less LMDB's free list at the last commit, plus what the transaction grew the
  * trees' statistics by).
- * LMDB reuses freed pages before it grows the file, so the file stays near the cap; it may
- * pass it by pages that older read snapshots still hold.
+ * LMDB reuses freed pages before it grows the file, but not those the last commit freed
+ * before the next commit: the cap counts them as in use, and a batch that deleted is followed
+ * by a commit that changes nothing (settleFreedPages), so that room a delete made is room the
+ * next write takes. The file may still pass the cap by pages older read snapshots hold.
  */
 
 import * as fs from 'node:fs';
@@ -42,6 +44,21 @@ export interface CapMark {
   written: WriteCounts;
 }
 
+/**
+ * After a batch that deleted documents or dropped a tree under a cap: a commit that changes
+ * nothing, so that the next batch can take the pages they freed. LMDB gives a transaction only
+ * the pages freed before the last commit (mdb_page_alloc reads the free list's records older
+ * than it), so the first write after a delete, the way room is made at the cap, would grow the
+ * file by up to what the delete freed. A failure (a full disk) leaves that to the next commit.
+ */
+export function settleFreedPages(ctx: StoreContext): void {
+  try {
+    ctx.catalog.rewriteMeta();
+  } catch {
+    // The next batch's commit ages the freed pages as well; this one only came first.
+  }
+}
+
 /** Checks a `maxFileBytes` option: a whole number of bytes, at least DATA_FILE_CAP_BYTES_MIN. */
 export function checkFileCapOption(capBytes: number | undefined): void {
   if (capBytes === undefined) return;
@@ -67,7 +84,9 @@ export function checkFileCap(
   before: CapMark,
 ): void {
   const usage = pageUsage(ctx, txn);
-  const usedBytes = usage.used * usage.pageSizeBytes;
+  // The pages the last commit freed are free, but not to this transaction: what it needs
+  // past the other free pages grows the file.
+  const usedBytes = (usage.used + usage.lastFreed) * usage.pageSizeBytes;
   if (usedBytes <= capBytes || usage.used <= before.usedPages) return;
   const onlyDeleted =
     txn.written.insert === before.written.insert &&

@@ -9,7 +9,7 @@ import type { CollectionDef, IndexDef } from './catalog.js';
 import type { StoreContext } from './context.js';
 import { requireForWrite } from './documents.js';
 import { type EnvStats, envStats, treeStats } from './lmdb-env.js';
-import { freeListPages } from './page-walk.js';
+import { type FreeList, freeListPages } from './page-walk.js';
 import { count, ID_MIN, tree } from './records.js';
 import type { TxnState } from './txn-state.js';
 
@@ -21,6 +21,8 @@ export interface PageUsage {
   total: number;
   used: number;
   free: number;
+  /** Of the free pages, those the last commit freed: no transaction takes them before the next. */
+  lastFreed: number;
 }
 
 /** Pages held by one collection's documents and indexes. */
@@ -101,7 +103,7 @@ interface CommittedPages {
   txnId: number;
   total: number;
   /** On LMDB's free list; undefined when the free tree could not be read. */
-  free: number | undefined;
+  free: FreeList | undefined;
   stated: number;
 }
 
@@ -138,12 +140,12 @@ export function pageUsage(ctx: StoreContext, txn?: TxnState): PageUsage {
   const env = envStats(ctx.handles.env);
   const committed = committedPages(ctx, env);
   const stated = txn ? statedPages(ctx, env, txn) : committed.stated;
+  const free = committed.free;
   const used =
-    committed.free === undefined
-      ? stated
-      : committed.total - committed.free + (stated - committed.stated);
+    free === undefined ? stated : committed.total - free.pages + (stated - committed.stated);
   const total = Math.max(committed.total, used);
-  return { pageSizeBytes: env.pageSize, total, used, free: total - used };
+  const lastFreed = free?.lastFreed ?? 0;
+  return { pageSizeBytes: env.pageSize, total, used, free: total - used, lastFreed };
 }
 
 /** File, page and per-collection facts for `inspect` and `/stats`. */

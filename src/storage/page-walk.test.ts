@@ -82,18 +82,23 @@ describe('freeListPages', () => {
       }));
       ids.push(...(await c.insertMany(docs)).ids);
     }
-    // A large delete frees runs of pages (lists on overflow pages), small ones a few.
+    // A large delete frees runs of pages (lists on overflow pages), small ones a few. The
+    // newest record holds what the last commit freed.
     await c.deleteMany(ids.splice(0, 3_000));
+    const afterLarge = freeListPages(file);
+    expect(afterLarge?.lastFreed).toBeGreaterThan(300);
     for (let i = 0; i < 20; i++) await c.delete(ids[i * 7] as string);
     const whileOpen = freeListPages(file);
-    expect(whileOpen).toBeGreaterThan(0);
-    expect((whileOpen ?? 0) + walkPages(file).pagesWalked + 2).toBe(committedPages(file));
+    expect(whileOpen?.pages).toBeGreaterThan(afterLarge?.lastFreed ?? 0);
+    expect(whileOpen?.lastFreed).toBeGreaterThan(0);
+    expect(whileOpen?.lastFreed).toBeLessThan(30);
+    expect((whileOpen?.pages ?? 0) + walkPages(file).pagesWalked + 2).toBe(committedPages(file));
     const stats = db.stats();
-    expect(stats.pages.free).toBe(whileOpen);
+    expect(stats.pages.free).toBe(whileOpen?.pages);
     expect(stats.pages.used).toBe(walkPages(file).pagesWalked + 2);
     await db.close();
     const closed = freeListPages(file);
-    expect((closed ?? 0) + walkPages(file).pagesWalked + 2).toBe(committedPages(file));
+    expect((closed?.pages ?? 0) + walkPages(file).pagesWalked + 2).toBe(committedPages(file));
   });
 
   it('says it cannot read a free tree whose root is not where the meta page says', async () => {

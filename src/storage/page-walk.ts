@@ -344,26 +344,47 @@ export function walkPages(file: string): PageWalk {
   return result;
 }
 
+/** LMDB's free list in a file's last committed state. */
+export interface FreeList {
+  /** Every page on it. */
+  pages: number;
+  /**
+   * Those of its newest record: the pages the last commit freed, which LMDB gives to no
+   * transaction before the next commit (mdb_page_alloc takes only records older than it).
+   */
+  lastFreed: number;
+}
+
 /**
  * The pages on LMDB's free list in the file's last committed state: the free tree's lists,
  * read from the file (each a count, then page numbers, where lmdb-js writes a run of pages as
- * its negated length before its first page). Undefined when the free tree cannot be read as
- * this layout (a damaged file, or a commit that rewrote it meanwhile).
+ * its negated length before its first page), keyed by the transaction that freed them.
+ * Undefined when the free tree cannot be read as this layout (a damaged file, or a commit that
+ * rewrote it meanwhile).
  */
-export function freeListPages(file: string): number | undefined {
+export function freeListPages(file: string): FreeList | undefined {
   const header = readFileHeader(file);
   const meta = header.meta;
   if (!meta || header.headerBytes !== PAGE_HEADER_BYTES) return undefined;
   const pages = new PageReader(file, meta.pageSizeBytes, meta.lastPage + 1);
-  let free = 0;
+  const free: FreeList = { pages: 0, lastFreed: 0 };
+  let newestTxn = -1n;
   let readable = true;
   try {
     const walker = new Walker(pages, true);
     const metaPage = pages.read(meta.pageNumber);
-    walker.walkTree('(free)', treeRecord(metaPage, META_TREES_AT), (_key, list) => {
+    walker.walkTree('(free)', treeRecord(metaPage, META_TREES_AT), (key, list) => {
       const count = listedPages(list);
-      if (count === undefined) readable = false;
-      else free += count;
+      if (count === undefined || key.length !== 8) {
+        readable = false;
+        return;
+      }
+      free.pages += count;
+      const txn = key.readBigUInt64LE(0);
+      if (txn > newestTxn) {
+        newestTxn = txn;
+        free.lastFreed = count;
+      }
     });
     if (walker.faults.length > 0) readable = false;
   } catch {

@@ -58,6 +58,7 @@ import {
   checkFileCap,
   checkFileCapOption,
   markForCap,
+  settleFreedPages,
   storageFailed,
 } from './file-cap.js';
 import { Handles } from './handles.js';
@@ -691,6 +692,8 @@ export class Store implements StoreReader, StoreWriter {
     this.written.insert += state.written.insert;
     this.written.replace += state.written.replace;
     this.written.delete += state.written.delete;
+    const freed = state.written.delete > 0 || state.handles.dropped.size > 0;
+    if (freed && this.maxFileBytes !== undefined) settleFreedPages(this.ctx);
     if (!pending || !this.durability) return undefined;
     const durable = this.durability.committed(pending);
     const { lastSeq } = state;
