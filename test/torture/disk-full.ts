@@ -26,6 +26,8 @@ const RESTART_EVERY_FULL = 5;
 /** The tmpfs the data dir sits on, and the ballast put on it before the node. */
 const FS_BYTES = 24 * MiB;
 const BALLAST_BYTES = 3 * MiB;
+/** Less ballast than this back on the disk, and deleting it would not make room worth a fill. */
+const BALLAST_MIN_BYTES = MiB / 2;
 /** The change log's bound on the tmpfs: at its default (256 MiB) it alone would fill it. */
 const DISK_LOG_MIB = 2;
 /** The size cap of the cap runs, and how far past it the file may be (pages not yet reusable). */
@@ -434,17 +436,19 @@ function mountTmpfs(dir: string, bytes: number): string | undefined {
   return `cannot mount a tmpfs here (${why})`;
 }
 
-/** Writes up to `bytes` of ballast, as much as the disk takes. */
-function putBallast(file: string, bytes: number): void {
+/** Writes up to `bytes` of ballast, as much as the disk takes; returns what it took. */
+function putBallast(file: string, bytes: number): number {
   const fd = fs.openSync(file, 'w');
   const chunk = Buffer.alloc(256 * 1024, 1);
+  let written = 0;
   try {
-    for (let written = 0; written < bytes; written += chunk.length) fs.writeSync(fd, chunk);
+    while (written < bytes) written += fs.writeSync(fd, chunk);
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code !== 'ENOSPC') throw error;
   } finally {
     fs.closeSync(fd);
   }
+  return written;
 }
 
 /** A full disk: a tmpfs with ballast; room is made by deleting the ballast. */
@@ -462,7 +466,7 @@ async function runOutOfDisk(
   }
   try {
     const ballast = path.join(mountPoint, 'ballast');
-    putBallast(ballast, BALLAST_BYTES);
+    const ballastSizes = [putBallast(ballast, BALLAST_BYTES)];
     const target = await start(path.join(mountPoint, 'data'));
     try {
       await cycles(
@@ -470,7 +474,15 @@ async function runOutOfDisk(
           check,
           target,
           refusal: /the disk holding .* is full/,
-          beforeFill: () => putBallast(ballast, BALLAST_BYTES),
+          // The data file never shrinks, so room the node held when the ballast goes back is
+          // the file's for good: should the ballast be squeezed out, deleting it would make no
+          // room, and the part says so here rather than as a write still refused.
+          beforeFill: () => {
+            const put = putBallast(ballast, BALLAST_BYTES);
+            ballastSizes.push(put);
+            if (put >= BALLAST_MIN_BYTES) check.count('ballast back');
+            else check.count('ballast squeezed out', `the disk took ${put} bytes of ballast`);
+          },
           afterFill: () => {},
           makeRoom: async () => fs.rmSync(ballast, { force: true }),
           // The file keeps its size: deleted documents leave pages the next fill takes.
@@ -481,6 +493,7 @@ async function runOutOfDisk(
       );
     } finally {
       await target.stop();
+      context.log(`disk-full: ${name}: the ballast took ${ballastSizes.join(', ')} bytes`);
     }
   } finally {
     spawnSync('umount', ['-l', mountPoint]);
