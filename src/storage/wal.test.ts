@@ -236,6 +236,22 @@ describe('the write-ahead log', () => {
     expect(readWal(dir, 2).entries.map((e) => e.seq)).toEqual([3]);
   });
 
+  it('keeps through a close the segment a retraction began after a failed flush', async () => {
+    const writer = new WalWriter(dir);
+    writer.open();
+    await writeGroups(writer, [[1]]);
+    fs.closeSync(openFd(writer));
+    await expect(writer.append([entry(2)], 2)).rejects.toMatchObject({
+      code: 'ERR_STORAGE_FAILED',
+    });
+    // Its commit failed too: taken back. Its segment ended, so a segment begun at its seq
+    // supersedes whatever of it the old one holds, and must outlast the writer.
+    await writer.retract(2);
+    await writer.close();
+    expect(listWalSegments(dir).map((s) => s.firstSeq)).toEqual([1, 2]);
+    expect(readWal(dir, 0).entries.map((e) => e.seq)).toEqual([1]);
+  });
+
   it('writes the room of a frame before it returns, so a full disk throws before its group commits', async () => {
     const writer = new WalWriter(dir);
     writer.open();

@@ -311,11 +311,16 @@ export class WalWriter {
     });
   }
 
-  /** Gives back the room of the last frame reserved, dropped unwritten; a segment it began goes. */
+  /**
+   * Gives back the room of the last frame reserved, dropped unwritten; a segment it began goes
+   * (not one a retraction made durable: that one supersedes a frame taken back).
+   */
   private unreserve(dropped: Waiting): void {
     const segment = dropped.segment as OpenSegment;
     segment.reservedBytes -= (dropped.frame as Buffer).length;
-    if (segment === this.writing || segment.reservedBytes > HEADER_BYTES) return;
+    if (!isUnused(segment) || segment === this.writing || segment.reservedBytes > HEADER_BYTES) {
+      return;
+    }
     closeQuietly(segment.fd);
     fs.rmSync(segment.file, { force: true });
     this.tail = this.waiting.findLast((w) => w.frame)?.segment ?? this.writing;
@@ -509,16 +514,14 @@ export class WalWriter {
 
   /**
    * Closes the segments written and reserved in, and those of `dropped` (frames a failed
-   * flush failed); one that never had a frame written is removed, or it would only hold zeros.
+   * flush failed); one only reserved in is removed, or it would only hold zeros.
    */
   private endSegments(dropped: readonly Waiting[]): void {
     const segments = new Set([this.writing, this.tail, ...dropped.map((w) => w.segment)]);
     for (const segment of segments) {
       if (segment === undefined) continue;
       closeQuietly(segment.fd);
-      if (segment !== this.writing && segment.writtenBytes === HEADER_BYTES) {
-        fs.rmSync(segment.file, { force: true });
-      }
+      if (segment !== this.writing && isUnused(segment)) fs.rmSync(segment.file, { force: true });
     }
     this.writing = undefined;
     this.tail = undefined;
@@ -554,6 +557,14 @@ export class WalWriter {
     this.rotationWanted = false;
     return segment;
   }
+}
+
+/**
+ * A segment only reserved in: no frame written, its name never flushed (a segment a retraction
+ * begins is flushed at once, as it supersedes the frame taken back, and must stay).
+ */
+function isUnused(segment: OpenSegment): boolean {
+  return segment.nameUnsynced && segment.writtenBytes === HEADER_BYTES;
 }
 
 function closeQuietly(fd: number): void {
