@@ -9,7 +9,7 @@ import type { CollectionDef, IndexDef } from './catalog.js';
 import type { StoreContext } from './context.js';
 import { requireForWrite } from './documents.js';
 import { type EnvStats, envStats, treeStats } from './lmdb-env.js';
-import { type FreeList, freeListPages } from './page-walk.js';
+import { type FreeList, freeListPages, treePages } from './page-walk.js';
 import { count, ID_MIN, tree } from './records.js';
 import type { TxnState } from './txn-state.js';
 
@@ -32,11 +32,28 @@ function collectionPages(ctx: StoreContext, def: CollectionDef, txn?: TxnState):
   return pages;
 }
 
+/**
+ * Pages a collection's trees hold in the file's last committed state, walked: the value trees
+ * of index keys with many documents included, which `collectionPages` misses. Undefined when a
+ * tree is missing (dropped meanwhile) or does not walk.
+ */
+function walkedCollectionPages(ctx: StoreContext, def: CollectionDef): number | undefined {
+  const names = [def.dbName, ...def.indexes.map((index) => index.dbName)];
+  const counts = treePages(ctx.file, names);
+  if (!counts || counts.size !== names.length) return undefined;
+  let pages = 0;
+  for (const count of counts.values()) pages += count;
+  return pages;
+}
+
 /** What the job part of a compaction reports. */
 export interface CompactedTrees {
   def: CollectionDef;
+  /** By the trees' statistics, inside the job. */
   pagesBefore: number;
   pagesAfter: number;
+  /** Walked, inside the job: the collection as the last commit before it left it. */
+  walkedBefore: number | undefined;
 }
 
 /**
@@ -46,6 +63,7 @@ export interface CompactedTrees {
 export function compactTrees(ctx: StoreContext, txn: TxnState, collection: string): CompactedTrees {
   const def = requireForWrite(ctx, txn, collection);
   const pagesBefore = collectionPages(ctx, def, txn);
+  const walkedBefore = txn.defs.has(def.name) ? undefined : walkedCollectionPages(ctx, def);
   const dbName = ctx.catalog.allocateName(txn, 'c');
   const db = ctx.handles.create(dbName, txn.handles);
   for (const { key, value } of tree(ctx, def.dbName, txn).getRange({ start: ID_MIN })) {
@@ -67,21 +85,31 @@ export function compactTrees(ctx: StoreContext, txn: TxnState, collection: strin
   ctx.catalog.save(txn, fresh);
   // Measured inside the job: a drop or compaction queued right behind this one may remove
   // the fresh trees before its promise settles.
-  return { def: fresh, pagesBefore, pagesAfter: collectionPages(ctx, fresh, txn) };
+  return { def: fresh, pagesBefore, pagesAfter: collectionPages(ctx, fresh, txn), walkedBefore };
 }
 
-/** The report of a compaction, from its job's figures and the file's before and after. */
+/**
+ * The report of a compaction, from its job's figures and the file's before and after. Its
+ * pages are walked, before in the job and after once committed, value trees included; should
+ * either walk fail (the fresh trees dropped by a later job already), the trees' statistics
+ * give both.
+ */
 export function compactResult(
   ctx: StoreContext,
   trees: CompactedTrees,
   before: PageUsage,
 ): CompactResult {
   const after = pageUsage(ctx);
-  const compacted = trees.pagesBefore - trees.pagesAfter;
+  const walkedAfter =
+    trees.walkedBefore === undefined ? undefined : walkedCollectionPages(ctx, trees.def);
+  const walked = trees.walkedBefore !== undefined && walkedAfter !== undefined;
+  const pagesBefore = walked ? (trees.walkedBefore as number) : trees.pagesBefore;
+  const pagesAfter = walked ? (walkedAfter as number) : trees.pagesAfter;
+  const compacted = pagesBefore - pagesAfter;
   return {
     collection: trees.def.name,
-    pagesBefore: trees.pagesBefore,
-    pagesAfter: trees.pagesAfter,
+    pagesBefore,
+    pagesAfter,
     pagesCompacted: compacted,
     bytesReclaimed: compacted * after.pageSizeBytes,
     freePagesBefore: before.free,

@@ -323,15 +323,7 @@ export function walkPages(file: string): PageWalk {
     const walker = new Walker(pages);
     const metaPage = pages.read(meta.pageNumber);
     walker.walkTree('(free)', treeRecord(metaPage, META_TREES_AT));
-    const named: [string, TreeRecord][] = [];
-    const mainOk = walker.walkTree(
-      '',
-      treeRecord(metaPage, META_TREES_AT + TREE_RECORD_BYTES),
-      (key, value) => {
-        // Named trees' keys end in a NUL; the value is the tree's record.
-        named.push([key.toString('latin1').replace(/\0$/, ''), treeRecord(value, 0)]);
-      },
-    );
+    const { named, mainOk } = namedTrees(walker, metaPage);
     result.mainDamaged = !mainOk || walker.faults.length > 0;
     for (const [name, record] of named) {
       if (!walker.walkTree(name, record)) result.damagedTrees.add(name);
@@ -342,6 +334,53 @@ export function walkPages(file: string): PageWalk {
     pages.close();
   }
   return result;
+}
+
+/** Walks the main tree: the named trees' records, by name (those `wanted`, if given). */
+function namedTrees(
+  walker: Walker,
+  metaPage: Buffer,
+  wanted?: ReadonlySet<string>,
+): { named: [string, TreeRecord][]; mainOk: boolean } {
+  const named: [string, TreeRecord][] = [];
+  const mainOk = walker.walkTree(
+    '',
+    treeRecord(metaPage, META_TREES_AT + TREE_RECORD_BYTES),
+    (key, value) => {
+      // Named trees' keys end in a NUL; the value is the tree's record.
+      const name = key.toString('latin1').replace(/\0$/, '');
+      if (!wanted || wanted.has(name)) named.push([name, treeRecord(value, 0)]);
+    },
+  );
+  return { named, mainOk };
+}
+
+/**
+ * The pages of the named trees `names` in the file's last committed state, each with its
+ * overflow pages and the value trees of its keys with many values (which LMDB's statistics
+ * leave out); a name the file has no tree of is left out. Undefined when a tree does not walk.
+ */
+export function treePages(file: string, names: readonly string[]): Map<string, number> | undefined {
+  const header = readFileHeader(file);
+  const meta = header.meta;
+  if (!meta || header.headerBytes !== PAGE_HEADER_BYTES) return undefined;
+  const pages = new PageReader(file, meta.pageSizeBytes, meta.lastPage + 1);
+  try {
+    const walker = new Walker(pages);
+    const { named, mainOk } = namedTrees(walker, pages.read(meta.pageNumber), new Set(names));
+    if (!mainOk) return undefined;
+    const counts = new Map<string, number>();
+    for (const [name, record] of named) {
+      const before = walker.pagesWalked;
+      if (!walker.walkTree(name, record)) return undefined;
+      counts.set(name, walker.pagesWalked - before);
+    }
+    return walker.faults.length > 0 ? undefined : counts;
+  } catch {
+    return undefined;
+  } finally {
+    pages.close();
+  }
 }
 
 /** LMDB's free list in a file's last committed state. */
