@@ -9,6 +9,7 @@ import * as http from 'node:http';
 import * as https from 'node:https';
 import * as net from 'node:net';
 import * as path from 'node:path';
+import { beforeEach, onTestFailed } from 'vitest';
 
 export const ROOT = path.resolve(import.meta.dirname, '../..');
 export const BIN = path.join(ROOT, 'bin/docdb');
@@ -80,6 +81,19 @@ export interface ServeProcess {
 }
 
 const running = new Set<ServeProcess>();
+/** Every node the running test started, exited or not. */
+const started: ServeProcess[] = [];
+
+// A failed test prints what each node it started wrote (a reader process that died, a stack,
+// an exit), so that a cut connection or a wrong answer comes with the node's own account.
+beforeEach(() => {
+  started.length = 0;
+  onTestFailed(() => {
+    for (const proc of started) {
+      console.error(`docdb serve, pid ${proc.child.pid}:\n${describe(proc)}`);
+    }
+  });
+});
 
 /** Spawns `bin/docdb serve <args>`; stopAll() kills it if the test does not. */
 export function spawnServe(args: string[], options: { cwd: string; env?: Record<string, string> }) {
@@ -108,6 +122,7 @@ export function spawnServe(args: string[], options: { cwd: string; env?: Record<
       withTimeout(exited, timeoutMs, () => `docdb serve did not exit\n${describe(proc)}`),
   };
   running.add(proc);
+  started.push(proc);
   exited.then(() => running.delete(proc));
   return proc;
 }
