@@ -53,6 +53,7 @@ export default defineConfig({
         test: {
           name: 'slow',
           include: ['test/**/*.test.ts', ...SLOW_UNITS],
+          setupFiles: ['test/e2e/failure-output.ts'],
           exclude: [...configDefaults.exclude, ...FAST_SUITES],
         },
       },

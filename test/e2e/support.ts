@@ -9,7 +9,6 @@ import * as http from 'node:http';
 import * as https from 'node:https';
 import * as net from 'node:net';
 import * as path from 'node:path';
-import { beforeEach, onTestFailed } from 'vitest';
 
 export const ROOT = path.resolve(import.meta.dirname, '../..');
 export const BIN = path.join(ROOT, 'bin/docdb');
@@ -81,19 +80,18 @@ export interface ServeProcess {
 }
 
 const running = new Set<ServeProcess>();
-/** Every node the running test started, exited or not. */
+/** Every node started since `forgetStartedNodes`, exited or not. */
 const started: ServeProcess[] = [];
 
-// A failed test prints what each node it started wrote (a reader process that died, a stack,
-// an exit), so that a cut connection or a wrong answer comes with the node's own account.
-beforeEach(() => {
+/** Forgets the nodes started so far (a test begins: failure-output.ts). */
+export function forgetStartedNodes(): void {
   started.length = 0;
-  onTestFailed(() => {
-    for (const proc of started) {
-      console.error(`docdb serve, pid ${proc.child.pid}:\n${describe(proc)}`);
-    }
-  });
-});
+}
+
+/** What each node started since `forgetStartedNodes` wrote, for a failed test's output. */
+export function startedNodesOutput(): string[] {
+  return started.map((proc) => `docdb serve, pid ${proc.child.pid}:\n${describe(proc)}`);
+}
 
 /** Spawns `bin/docdb serve <args>`; stopAll() kills it if the test does not. */
 export function spawnServe(args: string[], options: { cwd: string; env?: Record<string, string> }) {
