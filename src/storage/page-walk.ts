@@ -361,13 +361,8 @@ function namedTrees(
  * leave out); a name the file has no tree of is left out. Undefined when a tree does not walk.
  */
 export function treePages(file: string, names: readonly string[]): Map<string, number> | undefined {
-  const header = readFileHeader(file);
-  const meta = header.meta;
-  if (!meta || header.headerBytes !== PAGE_HEADER_BYTES) return undefined;
-  const pages = new PageReader(file, meta.pageSizeBytes, meta.lastPage + 1);
-  try {
-    const walker = new Walker(pages);
-    const { named, mainOk } = namedTrees(walker, pages.read(meta.pageNumber), new Set(names));
+  return readCommitted(file, false, (walker, metaPage) => {
+    const { named, mainOk } = namedTrees(walker, metaPage, new Set(names));
     if (!mainOk) return undefined;
     const counts = new Map<string, number>();
     for (const [name, record] of named) {
@@ -375,7 +370,28 @@ export function treePages(file: string, names: readonly string[]): Map<string, n
       if (!walker.walkTree(name, record)) return undefined;
       counts.set(name, walker.pagesWalked - before);
     }
-    return walker.faults.length > 0 ? undefined : counts;
+    return counts;
+  });
+}
+
+/**
+ * Reads the file's last committed state with a walker (`plainValues`: see Walker). Undefined
+ * when its meta pages are not in the layout this docdb reads, `read` answers none, a read
+ * throws, or the walk met a fault.
+ */
+function readCommitted<T>(
+  file: string,
+  plainValues: boolean,
+  read: (walker: Walker, metaPage: Buffer) => T | undefined,
+): T | undefined {
+  const header = readFileHeader(file);
+  const meta = header.meta;
+  if (!meta || header.headerBytes !== PAGE_HEADER_BYTES) return undefined;
+  const pages = new PageReader(file, meta.pageSizeBytes, meta.lastPage + 1);
+  try {
+    const walker = new Walker(pages, plainValues);
+    const answer = read(walker, pages.read(meta.pageNumber));
+    return walker.faults.length > 0 ? undefined : answer;
   } catch {
     return undefined;
   } finally {
@@ -402,16 +418,10 @@ export interface FreeList {
  * rewrote it meanwhile).
  */
 export function freeListPages(file: string): FreeList | undefined {
-  const header = readFileHeader(file);
-  const meta = header.meta;
-  if (!meta || header.headerBytes !== PAGE_HEADER_BYTES) return undefined;
-  const pages = new PageReader(file, meta.pageSizeBytes, meta.lastPage + 1);
-  const free: FreeList = { pages: 0, lastFreed: 0 };
-  let newestTxn = -1n;
-  let readable = true;
-  try {
-    const walker = new Walker(pages, true);
-    const metaPage = pages.read(meta.pageNumber);
+  return readCommitted(file, true, (walker, metaPage) => {
+    const free: FreeList = { pages: 0, lastFreed: 0 };
+    let newestTxn = -1n;
+    let readable = true;
     walker.walkTree('(free)', treeRecord(metaPage, META_TREES_AT), (key, list) => {
       const count = listedPages(list);
       if (count === undefined || key.length !== 8) {
@@ -425,13 +435,8 @@ export function freeListPages(file: string): FreeList | undefined {
         free.lastFreed = count;
       }
     });
-    if (walker.faults.length > 0) readable = false;
-  } catch {
-    readable = false;
-  } finally {
-    pages.close();
-  }
-  return readable ? free : undefined;
+    return readable ? free : undefined;
+  });
 }
 
 /** The pages one free-list record names, or undefined when it is not a list. */
