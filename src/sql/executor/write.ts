@@ -26,7 +26,7 @@ import type {
   PathRef,
   UpdateStatement,
 } from '../ast/index.js';
-import { bindPlan, planWhere } from '../planner/index.js';
+import { bindPlan, planWhere, type WherePlan } from '../planner/index.js';
 import { resolveValue } from '../semantics/index.js';
 import { accessDocuments, accessRow, documentTest } from './access.js';
 import type { ExecContext } from './context.js';
@@ -101,6 +101,24 @@ export async function runInsert(
 }
 
 /**
+ * The WHERE plans of UPDATE and DELETE statements (the parsed statements the statement cache
+ * holds), each with the collection definition it was made for. A definition is replaced, never
+ * changed, when its collection's indexes change, so a plan is made again exactly then.
+ */
+const wherePlans = new WeakMap<
+  UpdateStatement | DeleteStatement,
+  { def: CollectionDef; where: WherePlan }
+>();
+
+function wherePlanOf(statement: UpdateStatement | DeleteStatement, def: CollectionDef): WherePlan {
+  const held = wherePlans.get(statement);
+  if (held?.def === def) return held.where;
+  const where = planWhere(statement.where, viewOf(def));
+  wherePlans.set(statement, { def, where });
+  return where;
+}
+
+/**
  * The rows a WHERE selects, read inside the current write job through the same planner and
  * access operators as SELECT, with the plan bound to the parameters.
  */
@@ -110,7 +128,7 @@ function matchingIds(
   statement: UpdateStatement | DeleteStatement,
   params: readonly unknown[],
 ): { plan: string; rows: StoredDocument[] } {
-  const where = planWhere(statement.where, viewOf(def));
+  const where = wherePlanOf(statement, def);
   const bound = bindPlan(where, params);
   const { access } = bound;
   const ctx: ExecContext = { reader: store, params, resolver: where.resolver, sparse: false };
@@ -227,9 +245,12 @@ export async function runUpdate(
     const def = requireDef(txn, name);
     const { plan, rows } = matchingIds(txn, def, statement, params);
     for (const row of rows) {
-      const body = structuredClone(row.body);
+      // Each row's body is its own, decoded for this job (no cache hands it out), so it is
+      // changed in place; each assigned value is copied, since rows share them.
+      const body = row.body;
       statement.assignments.forEach((a, k) => {
-        assign(body, a.path, structuredClone(values[k]));
+        const value = values[k];
+        assign(body, a.path, typeof value === 'object' ? structuredClone(value) : value);
       });
       const checked = checkDocument(body);
       txn.replaceDocument(name, row.id, txn.prepareDocument(checked.body, row.id));
