@@ -2,7 +2,8 @@
  * The Store: opens one LMDB data file and composes its parts: the catalog
  * (catalog-state.ts), documents and indexes (documents.ts, indexes.ts), the change log
  * (change-log.ts), scans with the selection cache (scans.ts), snapshots (snapshot.ts), a
- * follower's snapshot load (resync.ts) and maintenance (maintenance.ts). It owns the writer lock and group commit: every write runs as
+ * follower's snapshot load (resync.ts) and maintenance (maintenance.ts); its reads are
+ * StoreReads' (store-reads.ts). It owns the writer lock and group commit: every write runs as
  * a job in a write transaction (write-txn.ts) and is acknowledged once durable. It knows
  * nothing of SQL, HTTP or the node's role, and calls nothing of theirs: the engine checks its
  * write gate before it hands a job over and waits for the commit barrier after (write-gate.ts).
@@ -19,7 +20,6 @@ import {
   CHECKPOINT_BYTES_MIN,
 } from '../util/index.js';
 import { adoptStructures, applyChange, applyPeerEntry, LeaderStructures } from './apply.js';
-import type { CollectionDef, IndexDef } from './catalog.js';
 import { Catalog } from './catalog-state.js';
 import {
   type ChangeEntry,
@@ -28,28 +28,16 @@ import {
   readPeerEntry,
   type StoredChangeEntry,
 } from './change-entry.js';
-import { type ChangeHold, ChangeLog, type LogPosition, type TermRun } from './change-log.js';
+import { ChangeLog } from './change-log.js';
 import {
   needsRecovery,
   prepareForWriting,
   readCheckpointRecord,
   recordAsClean,
 } from './checkpoint.js';
-import {
-  DocumentCodec,
-  type FieldSelection,
-  type JsonProjection,
-  type Structure,
-} from './codec/index.js';
+import { DocumentCodec } from './codec/index.js';
 import type { StoreContext } from './context.js';
-import {
-  asDamage,
-  type DamageSite,
-  damageAfter,
-  guardItems,
-  guardRead,
-  guardScan,
-} from './damage.js';
+import { asDamage, guardRead } from './damage.js';
 import type { Document } from './document-check.js';
 import type { PreparedDocument } from './documents.js';
 import { Durability, type Durable, type Pending } from './durability.js';
@@ -62,7 +50,6 @@ import {
   storageFailed,
 } from './file-cap.js';
 import { Handles } from './handles.js';
-import type { DamageAt } from './json-lines.js';
 import { copyEnv, envStats, pinSnapshot, refreshSnapshot } from './lmdb-env.js';
 import {
   type CompactedTrees,
@@ -75,34 +62,15 @@ import {
 } from './maintenance.js';
 import { createDataFile } from './new-file.js';
 import { damagedTreesError, type PageCheck, walkBeforeOpen } from './open-check.js';
-import type { JsonKeep, StoredDocument, StoreReader } from './reader.js';
-import {
-  count,
-  emptiedTrees,
-  getBody,
-  getJson,
-  getSelectedBody,
-  getTagged,
-  getTaggedJson,
-  indexIdForUniqueKey,
-  indexIds,
-  indexIdsForKey,
-  nextId,
-  openCatalogTrees,
-} from './records.js';
+import { emptiedTrees, openCatalogTrees } from './records.js';
 import {
   type SnapshotLoad,
   type SnapshotPosition,
   snapshotLoadPending,
   startSnapshotLoad,
 } from './resync.js';
-import { type ScanProgress, Scans, type SelectionCacheStats } from './scans.js';
-import {
-  type DocumentSnapshot,
-  type FileSnapshot,
-  openDocumentSnapshot,
-  openFileSnapshot,
-} from './snapshot.js';
+import { Scans, type SelectionCacheStats } from './scans.js';
+import { type StoreParts, StoreReads } from './store-reads.js';
 import {
   markJob,
   newTxnState,
@@ -192,15 +160,7 @@ export interface StoreWriter {
   write<T>(job: (txn: WriteTxn) => T): Promise<T>;
 }
 
-export class Store implements StoreReader, StoreWriter {
-  readonly file: string;
-  readonly readOnly: boolean;
-  private readonly ctx: StoreContext;
-  private readonly handles: Handles;
-  private readonly catalog: Catalog;
-  private readonly log: ChangeLog;
-  private readonly scans: Scans;
-  private readonly docs: DocumentCodec;
+export class Store extends StoreReads implements StoreWriter {
   private readonly lock: WriterLock | undefined;
   private readonly queue: WriteQueue<WriteTxn>;
   private readonly written: WriteCounts = noWrites();
@@ -225,31 +185,9 @@ export class Store implements StoreReader, StoreWriter {
     lock: WriterLock | undefined,
     options: StoreOptions,
   ) {
-    this.file = file;
-    this.readOnly = readOnly;
+    super(storeParts(file, readOnly, options));
     this.lock = lock;
     this.maxFileBytes = options.maxFileBytes;
-    this.handles = new Handles(file, readOnly, options.maxFileBytes !== undefined);
-    this.catalog = new Catalog(this.handles, file, readOnly);
-    this.docs = new DocumentCodec([]);
-    this.log = new ChangeLog(
-      this.handles,
-      this.catalog,
-      changeLogBoundUnderCap(
-        options.changeLogRetainBytes ?? CHANGE_LOG_RETAIN_BYTES,
-        options.maxFileBytes,
-      ),
-      (bytes) => this.docs.decode<Document>(bytes),
-    );
-    this.ctx = {
-      file,
-      readOnly,
-      handles: this.handles,
-      catalog: this.catalog,
-      log: this.log,
-      docs: this.docs,
-    };
-    this.scans = new Scans(this.ctx);
     this.queue = new WriteQueue<WriteTxn>({
       runBatch: (body) => this.runBatch(body),
       runJob: (txn, job) => this.runJob(txn, job),
@@ -414,24 +352,6 @@ export class Store implements StoreReader, StoreWriter {
     guardRead(this.site('the change log'), () => this.log.load());
   }
 
-  /** Where a read of part of the file happens, for damage it meets (damage.ts). */
-  private site(part: string): DamageSite {
-    return { file: this.file, part };
-  }
-
-  /** Where a read of a collection happens. */
-  private inCollection(def: CollectionDef, id?: Buffer): DamageSite {
-    return { file: this.file, collection: def.name, id };
-  }
-
-  /** Where a read of an index happens (its collection found by the index's tree). */
-  private inIndex(index: IndexDef): DamageSite {
-    const owner = [...this.catalog.all().values()].find((def) =>
-      def.indexes.some((i) => i.dbName === index.dbName),
-    );
-    return { file: this.file, collection: owner?.name ?? '?', index: index.name };
-  }
-
   /**
    * For read-only stores: picks up what a writing process committed since the last look.
    * Cheap when the catalog did not change: a fresh snapshot and one read of `meta`.
@@ -452,37 +372,6 @@ export class Store implements StoreReader, StoreWriter {
    */
   get catalogVersion(): number {
     return this.catalog.version;
-  }
-
-  /** The node's replication term, the seqs of its change log and the term of its newest entry. */
-  nodeState(): LogPosition {
-    return this.log.position();
-  }
-
-  /**
-   * The term of the change-log entry at `seq` while the log retains it; at the floor
-   * (`seqFloor`), the floor's term; undefined below the floor or past the last seq.
-   */
-  termAt(seq: number): number | undefined {
-    return this.log.termAt(seq);
-  }
-
-  /**
-   * The hash-chain link (hex) of the change-log entry at `seq` while the log retains it (at
-   * the floor, the floor's); undefined elsewhere and for entries written before the chain.
-   */
-  chainAt(seq: number): string | undefined {
-    return this.log.chainAt(seq);
-  }
-
-  /** The term history: one run per term the node's entries carry, oldest first. */
-  termRuns(): readonly TermRun[] {
-    return this.log.termRuns();
-  }
-
-  /** This node's tag in the terms it makes when promoted (undefined until one is drawn). */
-  termTag(): number | undefined {
-    return this.catalog.meta.termTag;
   }
 
   // ---- writes --------------------------------------------------------------------------
@@ -745,185 +634,6 @@ export class Store implements StoreReader, StoreWriter {
     return this.scans.stats();
   }
 
-  // ---- the change log ------------------------------------------------------------------
-
-  /** Every retained change-log entry with a seq greater than `afterSeq`, in order. */
-  changesAfter(afterSeq: number): Iterable<ChangeEntry> {
-    return guardItems(() => this.site('the change log'), this.log.entriesAfter(afterSeq));
-  }
-
-  /**
-   * Every retained change-log entry after `afterSeq` as the bytes the log stores, in order,
-   * with this file's shared structures (`sharedStructures`) that their documents need.
-   */
-  storedChangesAfter(afterSeq: number): Iterable<{ seq: number; bytes: Uint8Array }> {
-    return guardItems(() => this.site('the change log'), this.log.storedAfter(afterSeq));
-  }
-
-  /** This file's shared document structures now, in id order (read-only). */
-  sharedStructures(): readonly Structure[] {
-    return this.docs.structures;
-  }
-
-  /**
-   * The entries after `afterSeq`, then each new one as it commits, until `signal` aborts.
-   * Throws ERR_CHANGES_TRIMMED when the entries it needs are gone.
-   */
-  async *followChanges(afterSeq: number, signal?: AbortSignal): AsyncGenerator<ChangeEntry> {
-    try {
-      yield* this.log.follow(afterSeq, signal);
-    } catch (error) {
-      throw asDamage(error, this.site('the change log'));
-    }
-  }
-
-  /** Resolves with the last seq once a commit passes `afterSeq` (or `signal` aborts). */
-  whenCommittedAfter(afterSeq: number, signal?: AbortSignal): Promise<number> {
-    return this.log.whenCommittedAfter(afterSeq, signal);
-  }
-
-  /** Keeps the entries after `seq` from trims until released (a follower's place). */
-  holdChanges(seq: number): ChangeHold {
-    return this.log.hold(seq);
-  }
-
-  /** The whole file at one seq, for a follower that must start over. */
-  openFileSnapshot(): FileSnapshot {
-    return openFileSnapshot(this.ctx);
-  }
-
-  // ---- reads ---------------------------------------------------------------------------
-
-  /** Canonical names of every collection, sorted. */
-  collectionNames(): string[] {
-    return this.catalog.names();
-  }
-
-  /** The definition of a collection (canonical name), if it exists. */
-  getCollection(name: string): CollectionDef | undefined {
-    return this.catalog.get(name);
-  }
-
-  count(def: CollectionDef): number {
-    return guardRead(this.inCollection(def), () => count(this.ctx, def));
-  }
-
-  // The point reads below (by id: bodies, selections, tags, JSON text) catch damage
-  // themselves rather than through guardRead, so a lookup makes no closure and no damage
-  // site unless a read fails (issue 25): the served GET by _id takes getTaggedJson.
-  getBody(def: CollectionDef, id: Buffer): Document | undefined {
-    try {
-      return getBody(this.ctx, def, id);
-    } catch (error) {
-      throw asDamage(error, this.inCollection(def, id));
-    }
-  }
-
-  getSelected(def: CollectionDef, id: Buffer, selection: FieldSelection): Document | undefined {
-    try {
-      return getSelectedBody(this.ctx, def, id, selection);
-    } catch (error) {
-      throw asDamage(error, this.inCollection(def, id));
-    }
-  }
-
-  /** A document's body with its tag (see records.getTagged), or undefined. */
-  getTagged(def: CollectionDef, id: Buffer): { body: Document; tag: string } | undefined {
-    try {
-      return getTagged(this.ctx, def, id);
-    } catch (error) {
-      throw asDamage(error, this.inCollection(def, id));
-    }
-  }
-
-  getJson(
-    def: CollectionDef,
-    id: Buffer,
-    projection?: JsonProjection,
-    keep?: JsonKeep,
-  ): string | undefined {
-    try {
-      return getJson(this.ctx, def, id, projection, keep);
-    } catch (error) {
-      throw asDamage(error, this.inCollection(def, id));
-    }
-  }
-
-  /** A document's JSON text with its tag (see records.getTaggedJson), or undefined. */
-  getTaggedJson(def: CollectionDef, id: Buffer): { json: string; tag: string } | undefined {
-    try {
-      return getTaggedJson(this.ctx, def, id);
-    } catch (error) {
-      throw asDamage(error, this.inCollection(def, id));
-    }
-  }
-
-  scan(def: CollectionDef, afterId?: Buffer): Generator<StoredDocument> {
-    return guardScan(this.inCollection(def), this.scans.scan(def, afterId), (after) =>
-      nextId(this.ctx, def, after ?? afterId),
-    );
-  }
-
-  scanSelected(
-    def: CollectionDef,
-    selection: FieldSelection,
-    keep: ((part: Document) => boolean) | undefined,
-    whole: boolean,
-  ): Generator<StoredDocument> {
-    const progress: ScanProgress = {};
-    return guardScan(
-      this.inCollection(def),
-      this.scans.scanSelected(def, selection, keep, whole, undefined, progress),
-      () => progress.failed ?? nextId(this.ctx, def, progress.lastRead),
-    );
-  }
-
-  indexIds(index: IndexDef, start: Buffer, end: Buffer): Generator<Buffer> {
-    return guardItems(() => this.inIndex(index), indexIds(this.ctx, index, start, end));
-  }
-
-  indexIdsForKey(index: IndexDef, key: Buffer): Generator<Buffer> {
-    return guardItems(() => this.inIndex(index), indexIdsForKey(this.ctx, index, key));
-  }
-
-  indexIdForUniqueKey(index: IndexDef, key: Buffer): Buffer | undefined {
-    try {
-      return indexIdForUniqueKey(this.ctx, index, key);
-    } catch (error) {
-      throw asDamage(error, this.inIndex(index));
-    }
-  }
-
-  /**
-   * Pins the current committed state for reads that span event-loop turns (a streamed
-   * result). Release it when done: a pinned snapshot keeps old pages from reuse.
-   */
-  openSnapshot(): DocumentSnapshot {
-    const snapshot = openDocumentSnapshot(this.ctx);
-    return {
-      getBody: (def, id) => guardRead(this.inCollection(def, id), () => snapshot.getBody(def, id)),
-      getJson: (def, id, projection) =>
-        guardRead(this.inCollection(def, id), () => snapshot.getJson(def, id, projection)),
-      count: (def) => guardRead(this.inCollection(def), () => snapshot.count(def)),
-      scanLines: (def, projection, range) =>
-        snapshot.scanLines(def, projection, range, this.damageIn(def)),
-      idLines: (def, projection, ids) => snapshot.idLines(def, projection, ids, this.damageIn(def)),
-      release: () => snapshot.release(),
-    };
-  }
-  /**
-   * How a stream's read of a collection reports damage: at the document read, or after a
-   * failed cursor step at the one after the last read, as a scan does (damage.ts).
-   */
-  private damageIn(def: CollectionDef): DamageAt {
-    return (error, at) =>
-      'id' in at
-        ? asDamage(error, this.inCollection(def, at.id))
-        : damageAfter(this.inCollection(def), error, at.after, (after) =>
-            nextId(this.ctx, def, after),
-          );
-  }
-
   // ---- maintenance ---------------------------------------------------------------------
 
   /** Resolves once every queued write is durable. */
@@ -1018,6 +728,24 @@ export class Store implements StoreReader, StoreWriter {
   get isClosed(): boolean {
     return this.closed;
   }
+}
+
+/** The parts of a data file's Store, each over the one before (StoreReads reads through them). */
+function storeParts(file: string, readOnly: boolean, options: StoreOptions): StoreParts {
+  const handles = new Handles(file, readOnly, options.maxFileBytes !== undefined);
+  const catalog = new Catalog(handles, file, readOnly);
+  const docs = new DocumentCodec([]);
+  const log = new ChangeLog(
+    handles,
+    catalog,
+    changeLogBoundUnderCap(
+      options.changeLogRetainBytes ?? CHANGE_LOG_RETAIN_BYTES,
+      options.maxFileBytes,
+    ),
+    (bytes) => docs.decode<Document>(bytes),
+  );
+  const ctx: StoreContext = { file, readOnly, handles, catalog, log, docs };
+  return { ctx, handles, catalog, log, docs, scans: new Scans(ctx) };
 }
 
 function checkCheckpointBytes(bytes: number): void {
