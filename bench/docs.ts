@@ -111,8 +111,9 @@ const METHOD = `## Method
   that long is dropped at the next write), reads the file. Issue 13's targets hold for the after-a-write rows.
   The scan column of scale mode is a first scan (it follows a load).
   Besides these, docdb keeps each statement's parse and plan by its text, with the plan's
-  reusable evaluation cursor and field selection, and the plans of embedded finds by
-  collection definition, and the prepared handles of \`POST /query/prepare\` (up to 1,000 per
+  reusable evaluation cursor and field selection, the WHERE plans of UPDATE and DELETE by
+  statement and collection definition (planned again after CREATE or DROP INDEX), the plans
+  of embedded finds by collection definition, and the prepared handles of \`POST /query/prepare\` (up to 1,000 per
   process, the same statement cache; \`DocdbClient\` uses them from a statement's second run)
   (every caller gets them, as SQLite's and PostgreSQL's prepared statements do here); each
   process of a node keeps its own (a reader process's read-only view keeps no selections);
