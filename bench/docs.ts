@@ -9,6 +9,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { DOCDB_SQL } from './embedded/system.js';
 import { DIRS } from './machine.js';
+import { PROBE_SLOWER_MAX, probeLine } from './probe.js';
 import { formatMs, formatRate, formatRatio } from './measure.js';
 import { QUIET_WAIT_SECONDS_DEFAULT, SCALE_MODE_ABOVE_DOCS } from './options.js';
 import {
@@ -24,7 +25,8 @@ import {
 import type { ScaleReport } from './scale.js';
 import { type Section, WORKLOADS, workloadInfo } from './workloads.js';
 
-function readJson<T>(file: string): T | undefined {
+/** A results file, or undefined when there is none yet. */
+export function readJson<T>(file: string): T | undefined {
   return fs.existsSync(file) ? (JSON.parse(fs.readFileSync(file, 'utf8')) as T) : undefined;
 }
 
@@ -174,7 +176,15 @@ const METHOD = `## Method
   or scale run first waits up to ${QUIET_WAIT_SECONDS_DEFAULT} s (\`--quiet-wait S\`) for the 1-minute load
   average to fall to ${QUIET_LOAD_MAX}, since the build before it is enough to make the machine busy. A run
   that began above ${QUIET_LOAD_MAX} prints a warning, and its page says its figures are not to
-  be quoted: such a run is repeated on a quiet machine first.
+  be quoted: such a run is repeated on a quiet machine first. The load average cannot see a
+  host that is slower for reasons outside the machine (on 2026-11-28 a machine quiet by it
+  served large working sets about a third slower than the day before), so every run then
+  times the machine itself (\`bench/probe.ts\`, a few seconds: random reads over 512 MiB,
+  where memory latency shows, and JSON round trips of one order, where the CPU shows) and
+  keeps the rates with its results (the Machine section below, and the scale section's). A
+  full or scale run whose probe is more than ${Math.round(PROBE_SLOWER_MAX * 100)}% slower on either count than the
+  recorded run it replaces warns so on the console (a full run in its page's notes too); the probe
+  itself spread by about 15% between runs a minute apart.
 - **Honesty.** Every figure of the run is below, including the misses. A ratio is only
   comparable within one run on one machine.`;
 
@@ -284,6 +294,8 @@ function scaleSection(scale: ScaleReport): string {
     '',
     `\`npm run bench -- --docs ${scale.docs}${scale.docs > SCALE_MODE_ABOVE_DOCS ? '' : ' --scale'}\` (docdb alone, ${scale.date.slice(0, 10)}, ${scale.machine.cores} cores, Node ${scale.machine.node}). Lookups and gets are random keys over the whole collection for 2 s; the scan is one unindexed filter over every document, the first after the load, so it reads every document from the file.`,
     '',
+    probeLine(scale.machine.probe),
+    '',
     '| Documents | Load (docs/s) | Point lookup (SQL, /s) | Get by _id (/s) | Unindexed scan (docs/s) | File | Bytes/doc |',
     '|---:|---:|---:|---:|---:|---:|---:|',
   ];
@@ -310,6 +322,8 @@ function machineSection(report: Report): string {
     `${m.cpu}, ${m.cores} cores, ${m.memoryGiB} GiB, ${m.os}, Node ${m.node}; stores in ${m.tmpdir}.`,
     '',
     `Packages: ${packages}.`,
+    '',
+    probeLine(m.probe),
   ].join('\n');
 }
 

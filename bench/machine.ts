@@ -9,6 +9,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { VERSION } from './engine.js';
+import type { Probe } from './probe.js';
 import { sqliteVersion } from './embedded/sqlite.js';
 import { wrkVersion } from './served/wrk.js';
 
@@ -24,6 +25,8 @@ export interface Machine {
   /** Where the stores live: its file system decides what an fsync costs. */
   tmpdir: string;
   packages: Record<string, string>;
+  /** The machine's own speed when the run began (bench/probe.ts); absent in older runs. */
+  probe?: Probe;
 }
 
 function installedVersion(dir: string, name: string): string {
@@ -36,7 +39,7 @@ function installedVersion(dir: string, name: string): string {
 }
 
 /** Facts about this machine and the software measured. */
-export function describeMachine(extra: Record<string, string> = {}): Machine {
+export function describeMachine(extra: Record<string, string> = {}, probe?: Probe): Machine {
   const cpus = os.cpus();
   return {
     cpu: cpus[0]?.model.trim() ?? 'unknown',
@@ -60,6 +63,7 @@ export function describeMachine(extra: Record<string, string> = {}): Machine {
       wrk: wrkVersion() ?? 'not installed',
       ...extra,
     },
+    ...(probe && { probe }),
   };
 }
 

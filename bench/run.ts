@@ -10,10 +10,11 @@
 
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { writeBenchmarksDoc } from './docs.js';
+import { readJson, writeBenchmarksDoc } from './docs.js';
 import { loadDocdbOnly, type Measurement, runEmbedded } from './embedded/phase.js';
 import { DIRS, describeMachine } from './machine.js';
 import { type Phase, parseOptions } from './options.js';
+import { type Probe, runProbe, slowerMachineNote } from './probe.js';
 import { runCluster } from './cluster/phase.js';
 import { cleanupAll, installCleanupHandlers } from './proc.js';
 import { buildReport, printReport, QUIET_LOAD_MAX, writeJson } from './report.js';
@@ -50,6 +51,24 @@ async function waitForQuiet(seconds: number): Promise<number[]> {
   return load;
 }
 
+/**
+ * Times the machine itself (bench/probe.ts) and compares it with the recorded run this one
+ * would replace (`recorded`, in bench/results), warning when the machine is slower.
+ */
+function probeMachine(recorded: string | undefined): { probe: Probe; slower?: string } {
+  console.log('timing the machine itself (bench/probe.ts) …');
+  const probe = runProbe();
+  const before = recorded
+    ? readJson<{ date: string; machine: { probe?: Probe } }>(path.join(RESULTS_DIR, recorded))
+    : undefined;
+  const slower = slowerMachineNote(
+    probe,
+    before && { date: before.date, ...(before.machine.probe && { probe: before.machine.probe }) },
+  );
+  if (slower) console.warn(`warning: ${slower}`);
+  return slower ? { probe, slower } : { probe };
+}
+
 async function main(): Promise<void> {
   const options = parseOptions(process.argv.slice(2));
   installCleanupHandlers();
@@ -60,8 +79,11 @@ async function main(): Promise<void> {
       `warning: the machine is busy (load average ${loadAverageAtStart[0]?.toFixed(2)}, above ${QUIET_LOAD_MAX}): this run's figures are not to be quoted; repeat it on a quiet machine.`,
     );
   }
+  const partial = options.quick || options.only !== undefined;
+  const probe = probeMachine(options.scale ? 'scale.json' : partial ? undefined : 'latest.json');
   if (options.scale) {
     const scale = await runScale(options);
+    scale.machine.probe = probe.probe;
     writeJson(path.join(RESULTS_DIR, 'scale.json'), scale);
     writeBenchmarksDoc(RESULTS_DIR);
     console.log(`\nwrote bench/results/scale.json and docs/benchmarks.md`);
@@ -69,7 +91,7 @@ async function main(): Promise<void> {
   }
   const runs = (phase: Phase) => options.only === undefined || options.only === phase;
   const measurements: Measurement[] = [];
-  const notes: string[] = [];
+  const notes: string[] = probe.slower ? [probe.slower] : [];
   if ((runs('served') || runs('cluster')) && wrkVersion() === undefined) {
     const note = wrkMissingNote(os.cpus().length);
     console.warn(`warning: ${note}`);
@@ -101,7 +123,7 @@ async function main(): Promise<void> {
     notes.push(...cluster.notes);
   }
   const report = buildReport({
-    machine: describeMachine(postgresVersion ? { postgresql: postgresVersion } : {}),
+    machine: describeMachine(postgresVersion ? { postgresql: postgresVersion } : {}, probe.probe),
     mode: options.quick ? 'quick' : 'full',
     docs: options.docs,
     rounds: options.rounds,
@@ -112,7 +134,7 @@ async function main(): Promise<void> {
     ...(postgresSkipped !== undefined && { postgresSkipped }),
   });
   printReport(report);
-  if (options.quick || options.only !== undefined) {
+  if (partial) {
     writeJson(path.join(RESULTS_DIR, 'quick.json'), report);
     console.log(
       '\nwrote bench/results/quick.json (a quick or partial run leaves latest.json and docs/benchmarks.md as they are)',

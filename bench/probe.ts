@@ -1,0 +1,115 @@
+/**
+ * The machine's own speed when a run begins: the same fixed work in every run, kept in its
+ * results, so that two runs can be told apart by the machine as well as by the code.
+ *
+ * The load average only sees this machine's own queue. On 2026-11-28 a machine quiet by it
+ * served large working sets about a third slower than the day before (its host's memory, not
+ * its page cache: bench/misses.md, the 10M item), and both runs of that day looked quiet. So
+ * the probe times two things no code of docdb's touches:
+ * - random reads over an array far larger than the CPU caches (what lookups in a large file
+ *   pay: memory latency and TLB misses);
+ * - a JSON round trip of one sample order (the CPU itself).
+ *
+ * A run whose probe is slower than the recorded run it would replace, by more than
+ * PROBE_SLOWER_MAX on either count, is warned about in its notes, like a busy one.
+ */
+
+import { orderAt } from './data.js';
+
+/**
+ * How much slower than the recorded run's probe a run may find the machine unwarned. The
+ * probe itself spread by about 15% between runs a minute apart on a quiet 2-core machine.
+ */
+export const PROBE_SLOWER_MAX = 0.25;
+
+/** 512 MiB of 4-byte slots: beyond any CPU cache, and a TLB miss per read. */
+const MEMORY_SLOTS = 128 * 1024 * 1024;
+const MEMORY_READS = 8_000_000;
+const JSON_ROUND_TRIPS = 100_000;
+const SAMPLES = 5;
+
+export interface Probe {
+  /** Random 4-byte reads a second over 512 MiB (median of five samples). */
+  memoryReadsPerSec: number;
+  /** `JSON.parse(JSON.stringify(order))` a second on one sample order (median of five). */
+  jsonRoundTripsPerSec: number;
+}
+
+function median(values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.floor(sorted.length / 2)] as number;
+}
+
+/** One sample of random reads: a xorshift walk, its sum kept so no read is optimised away. */
+function memorySample(slots: Int32Array, seed: number): { rate: number; sum: number } {
+  const mask = slots.length - 1;
+  let x = seed | 1;
+  let sum = 0;
+  const started = performance.now();
+  for (let i = 0; i < MEMORY_READS; i++) {
+    x ^= x << 13;
+    x ^= x >>> 17;
+    x ^= x << 5;
+    sum = (sum + (slots[x & mask] as number)) | 0;
+  }
+  return { rate: MEMORY_READS / ((performance.now() - started) / 1000), sum };
+}
+
+function jsonSample(order: object): { rate: number; size: number } {
+  let size = 0;
+  const started = performance.now();
+  for (let i = 0; i < JSON_ROUND_TRIPS; i++) {
+    const text = JSON.stringify(order);
+    size += (JSON.parse(text) as { pnr: string }).pnr.length;
+  }
+  return { rate: JSON_ROUND_TRIPS / ((performance.now() - started) / 1000), size };
+}
+
+/** Runs the probe (a few seconds) and answers its rates. */
+export function runProbe(): Probe {
+  const slots = new Int32Array(MEMORY_SLOTS);
+  // Every page touched once, so the samples time reads, not the kernel's first faults.
+  for (let i = 0; i < MEMORY_SLOTS; i += 1024) slots[i] = i;
+  const memory: number[] = [];
+  let sink = 0;
+  for (let s = 0; s < SAMPLES; s++) {
+    const sample = memorySample(slots, 0x9e3779b9 + s);
+    memory.push(sample.rate);
+    sink ^= sample.sum;
+  }
+  const order = orderAt(1);
+  const json: number[] = [];
+  for (let s = 0; s < SAMPLES; s++) {
+    const sample = jsonSample(order);
+    json.push(sample.rate);
+    sink ^= sample.size;
+  }
+  if (sink === 0.5) console.log(sink); // never: keeps the sums alive
+  return { memoryReadsPerSec: median(memory), jsonRoundTripsPerSec: median(json) };
+}
+
+/**
+ * The warning of a run whose probe is slower than `recorded`'s (the run of `date` it would
+ * replace) by more than PROBE_SLOWER_MAX on either count, or undefined.
+ */
+export function slowerMachineNote(
+  probe: Probe,
+  recorded: { probe?: Probe; date: string } | undefined,
+): string | undefined {
+  const before = recorded?.probe;
+  if (!before) return undefined;
+  const memory = probe.memoryReadsPerSec / before.memoryReadsPerSec;
+  const json = probe.jsonRoundTripsPerSec / before.jsonRoundTripsPerSec;
+  if (memory >= 1 - PROBE_SLOWER_MAX && json >= 1 - PROBE_SLOWER_MAX) return undefined;
+  return `the machine was slower when this run began than when the recorded run of ${recorded.date.slice(0, 10)} did (the probe: random memory reads ${memory.toFixed(2)}×, JSON round trips ${json.toFixed(2)}× that run's; more than ${Math.round(PROBE_SLOWER_MAX * 100)}% slower on either): compare its figures with that run's only as ratios within each run, and repeat it before it replaces that run's page.`;
+}
+
+/** The probe's line of the machine section. */
+export function probeLine(probe: Probe | undefined): string {
+  if (!probe) return 'Probe: not recorded (a run before the probe).';
+  return `Probe when the run began (bench/probe.ts, the same work every run): ${formatMillions(probe.memoryReadsPerSec)} random reads/s over 512 MiB, ${Math.round(probe.jsonRoundTripsPerSec).toLocaleString('en-US')} JSON round trips/s of one order.`;
+}
+
+function formatMillions(rate: number): string {
+  return `${(rate / 1e6).toFixed(1)}M`;
+}
