@@ -15,6 +15,7 @@
  */
 
 import { orderAt } from './data.js';
+import { median } from './measure.js';
 
 /**
  * How much slower than the recorded run's probe a run may find the machine unwarned. The
@@ -33,11 +34,6 @@ export interface Probe {
   memoryReadsPerSec: number;
   /** `JSON.parse(JSON.stringify(order))` a second on one sample order (median of five). */
   jsonRoundTripsPerSec: number;
-}
-
-function median(values: number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.floor(sorted.length / 2)] as number;
 }
 
 /** One sample of random reads: a xorshift walk, its sum kept so no read is optimised away. */
