@@ -177,14 +177,15 @@ const METHOD = `## Method
   average to fall to ${QUIET_LOAD_MAX}, since the build before it is enough to make the machine busy. A run
   that began above ${QUIET_LOAD_MAX} prints a warning, and its page says its figures are not to
   be quoted: such a run is repeated on a quiet machine first. The load average cannot see a
-  host that is slower for reasons outside the machine (on 2026-11-28 a machine quiet by it
-  served large working sets about a third slower than the day before), so every run then
-  times the machine itself (\`bench/probe.ts\`, a few seconds: random reads over 512 MiB,
-  where memory latency shows, and JSON round trips of one order, where the CPU shows) and
-  keeps the rates with its results (the Machine section below, and the scale section's). A
-  full or scale run whose probe is more than ${Math.round(PROBE_SLOWER_MAX * 100)}% slower on either count than the
-  recorded run it replaces warns so on the console (a full run in its page's notes too); the probe
-  itself spread by about 15% between runs a minute apart.
+  machine moved to another host: both runs of 2026-11-28 began quiet by it on an Intel Xeon
+  where the page's run of the day before had an AMD EPYC, and every system in them ran
+  20–50% slower. So every run also times the machine itself (\`bench/probe.ts\`, a few
+  seconds: random reads over 512 MiB, where memory latency shows, and JSON round trips of one
+  order, where the CPU shows) and keeps the rates with its results (the Machine section
+  below, and the scale section's). A full or scale run on another CPU than the recorded run
+  it replaces, or whose probe is more than ${Math.round(PROBE_SLOWER_MAX * 100)}% slower on either count, warns so
+  on the console (a full run in its page's notes too); the probe itself spread by about 15%
+  between runs a minute apart.
 - **Honesty.** Every figure of the run is below, including the misses. A ratio is only
   comparable within one run on one machine.`;
 

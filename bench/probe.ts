@@ -2,16 +2,18 @@
  * The machine's own speed when a run begins: the same fixed work in every run, kept in its
  * results, so that two runs can be told apart by the machine as well as by the code.
  *
- * The load average only sees this machine's own queue. On 2026-11-28 a machine quiet by it
- * served large working sets about a third slower than the day before (its host's memory, not
- * its page cache: bench/misses.md, the 10M item), and both runs of that day looked quiet. So
- * the probe times two things no code of docdb's touches:
+ * The load average only sees this machine's own queue. Both runs of 2026-11-28 began quiet
+ * by it, and every system in them (SQLite, PostgreSQL, the HTTP ceiling) ran 20–50% slower
+ * than in the page's run of the day before: the virtual machine had been moved to another
+ * host, an Intel Xeon in place of an AMD EPYC (bench/misses.md, the 10M item). So a run
+ * compares its CPU with the recorded run's, and times two things no code of docdb's touches:
  * - random reads over an array far larger than the CPU caches (what lookups in a large file
  *   pay: memory latency and TLB misses);
  * - a JSON round trip of one sample order (the CPU itself).
  *
- * A run whose probe is slower than the recorded run it would replace, by more than
- * PROBE_SLOWER_MAX on either count, is warned about in its notes, like a busy one.
+ * A run on another CPU than the recorded run it would replace, or whose probe is slower than
+ * that run's by more than PROBE_SLOWER_MAX on either count, is warned about, on the console
+ * and (a full run) in its notes.
  */
 
 import { orderAt } from './data.js';
@@ -84,20 +86,34 @@ export function runProbe(): Probe {
   return { memoryReadsPerSec: median(memory), jsonRoundTripsPerSec: median(json) };
 }
 
+/** What a run records of the machine it ran on, as far as the comparison needs. */
+export interface ProbedMachine {
+  cpu: string;
+  probe?: Probe;
+}
+
 /**
- * The warning of a run whose probe is slower than `recorded`'s (the run of `date` it would
- * replace) by more than PROBE_SLOWER_MAX on either count, or undefined.
+ * The warning of a run that began on another CPU than `recorded` (the run of `date` it would
+ * replace), or with a probe slower than that run's by more than PROBE_SLOWER_MAX on either
+ * count; undefined when neither. A virtual machine can be moved to another host between two
+ * runs: the runs of 2026-11-28 found an Intel Xeon where the page's run of 2026-11-27 had an
+ * AMD EPYC, with every system of the run 20–50% slower.
  */
 export function slowerMachineNote(
-  probe: Probe,
-  recorded: { probe?: Probe; date: string } | undefined,
+  now: ProbedMachine & { probe: Probe },
+  recorded: { machine: ProbedMachine; date: string } | undefined,
 ): string | undefined {
-  const before = recorded?.probe;
+  if (!recorded) return undefined;
+  const day = recorded.date.slice(0, 10);
+  if (now.cpu !== recorded.machine.cpu) {
+    return `this run's CPU (${now.cpu}) is not the one of the recorded run of ${day} (${recorded.machine.cpu}): its figures and ratios are of another machine; compare them with that run's only as such.`;
+  }
+  const before = recorded.machine.probe;
   if (!before) return undefined;
-  const memory = probe.memoryReadsPerSec / before.memoryReadsPerSec;
-  const json = probe.jsonRoundTripsPerSec / before.jsonRoundTripsPerSec;
+  const memory = now.probe.memoryReadsPerSec / before.memoryReadsPerSec;
+  const json = now.probe.jsonRoundTripsPerSec / before.jsonRoundTripsPerSec;
   if (memory >= 1 - PROBE_SLOWER_MAX && json >= 1 - PROBE_SLOWER_MAX) return undefined;
-  return `the machine was slower when this run began than when the recorded run of ${recorded.date.slice(0, 10)} did (the probe: random memory reads ${memory.toFixed(2)}×, JSON round trips ${json.toFixed(2)}× that run's; more than ${Math.round(PROBE_SLOWER_MAX * 100)}% slower on either): compare its figures with that run's only as ratios within each run, and repeat it before it replaces that run's page.`;
+  return `the machine was slower when this run began than when the recorded run of ${day} did (the probe: random memory reads ${memory.toFixed(2)}×, JSON round trips ${json.toFixed(2)}× that run's; more than ${Math.round(PROBE_SLOWER_MAX * 100)}% slower on either): compare its figures with that run's only as ratios within each run, and repeat it before it replaces that run's page.`;
 }
 
 /** The probe's line of the machine section. */

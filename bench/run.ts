@@ -14,7 +14,7 @@ import { readJson, writeBenchmarksDoc } from './docs.js';
 import { loadDocdbOnly, type Measurement, runEmbedded } from './embedded/phase.js';
 import { DIRS, describeMachine } from './machine.js';
 import { type Phase, parseOptions } from './options.js';
-import { type Probe, runProbe, slowerMachineNote } from './probe.js';
+import { type Probe, type ProbedMachine, runProbe, slowerMachineNote } from './probe.js';
 import { runCluster } from './cluster/phase.js';
 import { cleanupAll, installCleanupHandlers } from './proc.js';
 import { buildReport, printReport, QUIET_LOAD_MAX, writeJson } from './report.js';
@@ -59,12 +59,9 @@ function probeMachine(recorded: string | undefined): { probe: Probe; slower?: st
   console.log('timing the machine itself (bench/probe.ts) …');
   const probe = runProbe();
   const before = recorded
-    ? readJson<{ date: string; machine: { probe?: Probe } }>(path.join(RESULTS_DIR, recorded))
+    ? readJson<{ date: string; machine: ProbedMachine }>(path.join(RESULTS_DIR, recorded))
     : undefined;
-  const slower = slowerMachineNote(
-    probe,
-    before && { date: before.date, ...(before.machine.probe && { probe: before.machine.probe }) },
-  );
+  const slower = slowerMachineNote({ cpu: describeMachine().cpu, probe }, before);
   if (slower) console.warn(`warning: ${slower}`);
   return slower ? { probe, slower } : { probe };
 }
