@@ -8,15 +8,14 @@
  */
 
 import { type ChildProcess, fork } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as http from 'node:http';
 import type * as net from 'node:net';
 import * as os from 'node:os';
-import * as path from 'node:path';
 import type { Duplex } from 'node:stream';
 import { fileURLToPath } from 'node:url';
 import type { MetricsSnapshot } from './metrics.js';
+import { newPassSocketPath, removeStalePassSockets } from './pass-sockets.js';
 import { type FromReader, type ReaderStart, readerMayServe, type ToReader } from './reader.js';
 import { peekRequestLine } from './request-line.js';
 import { READER_PROCESS_ENV } from './settings.js';
@@ -92,12 +91,13 @@ export class Readers {
    * started again in the background, logged, while the others serve).
    */
   static async start(options: ReadersOptions): Promise<Readers> {
-    const name = `docdb-${process.pid}-${randomBytes(4).toString('hex')}`;
-    // Windows has named pipes where other systems have unix sockets.
-    const passSocket =
-      process.platform === 'win32'
-        ? `\\\\.\\pipe\\${name}`
-        : path.join(os.tmpdir(), `${name}.sock`);
+    // Those of nodes killed before they could close, in the background: no start waits.
+    void removeStalePassSockets(os.tmpdir()).then((removed) => {
+      if (removed > 0) {
+        options.log.info(`removed ${removed} internal sockets left by nodes that did not close`);
+      }
+    });
+    const passSocket = newPassSocketPath();
     // Readers hold keep-alive connections here: an idle one closed by this side while a
     // reader sends on it would cut a client's request, so nothing times out here (the
     // reader's own server applies the node's timeouts to its clients).
