@@ -96,6 +96,18 @@ function distinctValues(tuples: unknown[][]): IndexValue[] {
   return out;
 }
 
+/**
+ * Whether two lists of index values hold the same values in the same order (a list in
+ * another order answers false, which only costs its caller the general path).
+ */
+export function sameValues(a: readonly IndexValue[], b: readonly IndexValue[]): boolean {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) {
+    if (!sameValue(a[i] as IndexValue, b[i] as IndexValue)) return false;
+  }
+  return true;
+}
+
 /** sameValueKey(a) === sameValueKey(b), without building the strings in the usual case. */
 function sameValue(a: IndexValue, b: IndexValue): boolean {
   if (a.truncated || b.truncated) return sameValueKey(a) === sameValueKey(b);

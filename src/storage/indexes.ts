@@ -17,6 +17,7 @@ import {
   type LiveIndex,
   liveIndex,
   sameValueKey,
+  sameValues,
 } from './index-keys.js';
 import type { SubDb } from './lmdb-env.js';
 import { getBody, ID_MIN, tree } from './records.js';
@@ -115,6 +116,8 @@ export function replaceEntries(
   for (const index of readyIndexes(def)) {
     const before = indexValues(index, old);
     const after = indexValues(index, next);
+    // Most replaces leave most indexes' values as they were: nothing to check or move.
+    if (sameValues(before, after)) continue;
     // Entries are keyed by (possibly truncated) bytes; uniqueness is about whole values.
     const beforeBytes = new Set(before.map((v) => v.bytes.toString('latin1')));
     const afterBytes = new Set(after.map((v) => v.bytes.toString('latin1')));
