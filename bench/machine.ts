@@ -38,11 +38,16 @@ function installedVersion(dir: string, name: string): string {
   }
 }
 
+/** The CPU's model name, as the machine record gives it. */
+export function cpuModel(): string {
+  return os.cpus()[0]?.model.trim() ?? 'unknown';
+}
+
 /** Facts about this machine and the software measured. */
 export function describeMachine(extra: Record<string, string> = {}, probe?: Probe): Machine {
   const cpus = os.cpus();
   return {
-    cpu: cpus[0]?.model.trim() ?? 'unknown',
+    cpu: cpuModel(),
     cores: cpus.length,
     memoryGiB: Math.round((os.totalmem() / 1024 ** 3) * 10) / 10,
     os: `${os.type()} ${os.release()} ${os.arch()}`,

@@ -12,7 +12,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { readJson, writeBenchmarksDoc } from './docs.js';
 import { loadDocdbOnly, type Measurement, runEmbedded } from './embedded/phase.js';
-import { DIRS, describeMachine } from './machine.js';
+import { cpuModel, DIRS, describeMachine } from './machine.js';
 import { type Phase, parseOptions } from './options.js';
 import { type Probe, type ProbedMachine, runProbe, slowerMachineNote } from './probe.js';
 import { runCluster } from './cluster/phase.js';
@@ -61,7 +61,7 @@ function probeMachine(recorded: string | undefined): { probe: Probe; slower?: st
   const before = recorded
     ? readJson<{ date: string; machine: ProbedMachine }>(path.join(RESULTS_DIR, recorded))
     : undefined;
-  const slower = slowerMachineNote({ cpu: describeMachine().cpu, probe }, before);
+  const slower = slowerMachineNote({ cpu: cpuModel(), probe }, before);
   if (slower) console.warn(`warning: ${slower}`);
   return slower ? { probe, slower } : { probe };
 }

@@ -57,20 +57,22 @@ export async function removeStalePassSockets(
   minAgeMs = PASS_SOCKET_MIN_AGE_MS,
 ): Promise<number> {
   if (process.platform === 'win32') return 0;
-  let names: string[];
+  let candidates: string[];
   try {
-    names = fs.readdirSync(dir).filter((name) => PASS_SOCKET_NAME.test(name));
+    const uid = process.getuid?.();
+    const now = Date.now();
+    candidates = fs
+      .readdirSync(dir)
+      .filter((name) => PASS_SOCKET_NAME.test(name))
+      .map((name) => path.join(dir, name))
+      .filter((file) => {
+        const stat = fs.lstatSync(file, { throwIfNoEntry: false });
+        return stat?.isSocket() === true && stat.uid === uid && now - stat.mtimeMs >= minAgeMs;
+      });
   } catch {
+    // A directory it cannot read, or a file it cannot look at: nothing to sweep.
     return 0;
   }
-  const uid = process.getuid?.();
-  const now = Date.now();
-  const candidates = names
-    .map((name) => path.join(dir, name))
-    .filter((file) => {
-      const stat = fs.lstatSync(file, { throwIfNoEntry: false });
-      return stat?.isSocket() === true && stat.uid === uid && now - stat.mtimeMs >= minAgeMs;
-    });
   let removed = 0;
   for (let i = 0; i < candidates.length; i += PROBES_AT_ONCE) {
     const batch = candidates.slice(i, i + PROBES_AT_ONCE);

@@ -92,11 +92,13 @@ export class Readers {
    */
   static async start(options: ReadersOptions): Promise<Readers> {
     // Those of nodes killed before they could close, in the background: no start waits.
-    void removeStalePassSockets(os.tmpdir()).then((removed) => {
-      if (removed > 0) {
+    removeStalePassSockets(os.tmpdir()).then(
+      (removed) => {
+        if (removed === 0) return;
         options.log.info(`removed ${removed} internal sockets left by nodes that did not close`);
-      }
-    });
+      },
+      () => {}, // it does not reject: at worst a sweep is skipped
+    );
     const passSocket = newPassSocketPath();
     // Readers hold keep-alive connections here: an idle one closed by this side while a
     // reader sends on it would cut a client's request, so nothing times out here (the
