@@ -154,7 +154,15 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
   const { nodeName, ...appOptions } = options;
   const db = await open(temp.dir, { name: nodeName });
   const status = options.status ?? newNodeStatus();
-  const app = buildApp(db, { ...appOptions, status });
+  let app: FastifyInstance;
+  try {
+    app = buildApp(db, { ...appOptions, status });
+  } catch (error) {
+    // Options the app refuses (a test of that): nothing of the harness may outlive it.
+    await db.close();
+    temp.cleanup();
+    throw error;
+  }
   const apiKey = options.apiKey;
 
   const inject = (call: Call) => injectCall(app, call, apiKey);
