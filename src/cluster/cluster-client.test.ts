@@ -12,6 +12,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { type Harness, startHarness } from '../../test/support/app-harness.js';
+import { refusedUrl } from '../../test/support/refused.js';
 import { makeTempDir } from '../../test/support/temp-dir.js';
 import { connect, type Document } from '../client/index.js';
 import { isDbError } from '../errors/index.js';
@@ -57,7 +58,7 @@ async function requestsSince(shard: Shard): Promise<string[]> {
   return seen.sort();
 }
 
-function topology(shards: readonly Shard[]): ClusterConfig {
+function topology(shards: ReadonlyArray<Pick<Shard, 'name' | 'url'>>): ClusterConfig {
   return {
     version: 1,
     router: { port: 6000 },
@@ -151,8 +152,7 @@ describe('connectCluster: the router in the application', () => {
   });
 
   it('fails on an unreachable shard with the error a router answers over HTTP', async () => {
-    const down = await startShard('s4');
-    await down.harness.close();
+    const down = { name: 's4', url: refusedUrl() };
     const config = topology([...shards, down]);
     const broken = await connectCluster(config, { name: 'app' });
     const routerApp = buildRouterApp(new Router(config));

@@ -10,6 +10,7 @@
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Harness, startHarness } from '../../test/support/app-harness.js';
+import { refusedUrl } from '../../test/support/refused.js';
 import { connect, type Document } from '../client/index.js';
 import { isDbError } from '../errors/index.js';
 import { formatId, newId } from '../util/index.js';
@@ -253,9 +254,7 @@ describe('Router: SELECT over three shards', () => {
 describe('Router: a shard that is down', () => {
   it('fails a scatter with 503 naming the shard, never a partial answer', async () => {
     const up = await startNode('up');
-    const down = await startNode('down');
-    const downUrl = down.url;
-    await down.harness.close();
+    const downUrl = refusedUrl();
     const router = new Router(
       {
         version: 1,

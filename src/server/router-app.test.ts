@@ -11,6 +11,7 @@
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DOCUMENTED_CODES, type Harness, startHarness } from '../../test/support/app-harness.js';
+import { refusedUrl } from '../../test/support/refused.js';
 import { type ClusterConfig, Router } from '../cluster/index.js';
 import { SEED_INDEXES } from '../engine/index.js';
 import { buildRouterApp } from './router-app.js';
@@ -209,15 +210,10 @@ describe('the router app', () => {
   });
 
   it('answers 503 naming a shard that is down', async () => {
-    const gone = await startNode('gone');
-    const url = gone.url;
-    await gone.harness.close();
     const down = buildRouterApp(
       new Router(
-        { ...config, shards: [...config.shards, { name: 'gone', endpoint: url }] },
-        {
-          timeoutMs: 2000,
-        },
+        { ...config, shards: [...config.shards, { name: 'gone', endpoint: refusedUrl() }] },
+        { timeoutMs: 2000 },
       ),
     );
     try {
@@ -238,16 +234,13 @@ describe('the router app', () => {
 describe("the router app's health and the shards' own failures", () => {
   let shards: Node[];
   let keyed: Node;
-  let goneUrl: string;
+  const goneUrl = refusedUrl();
   const apps: FastifyInstance[] = [];
 
   beforeAll(async () => {
     shards = await Promise.all(['h1', 'h2'].map(startNode));
     const harness = await startHarness({ nodeName: 'keyed', apiKey: 'right' });
     keyed = { harness, url: await harness.app.listen({ port: 0, host: '127.0.0.1' }) };
-    const gone = await startNode('gone');
-    goneUrl = gone.url;
-    await gone.harness.close();
   });
 
   afterAll(async () => {
