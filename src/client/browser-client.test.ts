@@ -9,6 +9,7 @@
 import * as net from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Harness, startHarness } from '../../test/support/app-harness.js';
+import { refusedUrl } from '../../test/support/refused.js';
 import { connect, DbError, type DocdbClient, type Document, type QueryMeta } from './browser.js';
 
 let harness: Harness;
@@ -87,15 +88,9 @@ describe('the browser client', () => {
   });
 
   it('says a node does not answer, or not in time', async () => {
-    const port = await new Promise<number>((resolve) => {
-      const probe = net.createServer().listen(0, '127.0.0.1', () => {
-        const { port } = probe.address() as net.AddressInfo;
-        probe.close(() => resolve(port));
-      });
-    });
-    const gone = await rejection(connect(`http://127.0.0.1:${port}`, { retries: 0 }).health());
+    const gone = await rejection(connect(refusedUrl(), { retries: 0 }).health());
     expect(gone.code).toBe('ERR_CLIENT_UNREACHABLE');
-    expect(gone.message).toContain(`127.0.0.1:${port}/health: cannot reach the node`);
+    expect(gone.message).toContain(`${refusedUrl()}/health: cannot reach the node`);
     // Takes the connection and never answers; ends it once the client gave up.
     const silent = net.createServer((socket) => setTimeout(() => socket.destroy(), 300));
     silent.listen(0, '127.0.0.1');

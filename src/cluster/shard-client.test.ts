@@ -14,6 +14,7 @@ import type { AddressInfo } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { afterEach, describe, expect, it } from 'vitest';
 import { type Harness, startHarness } from '../../test/support/app-harness.js';
+import { refusedUrl } from '../../test/support/refused.js';
 import { makeTempDir } from '../../test/support/temp-dir.js';
 import { selfSignedCert } from '../../test/support/tls-cert.js';
 import { connect, type DocdbClient } from '../client/index.js';
@@ -365,11 +366,7 @@ describe('the wire against a scripted node', () => {
   });
 
   it('finds a refused connection refused (ECONNREFUSED), as the retry rules read it', async () => {
-    const node = await scriptedNode(() => {});
-    await new Promise((resolve) => {
-      node.server.close(resolve);
-    });
-    const wire = new WireClient(node.url, { retries: 0 });
+    const wire = new WireClient(refusedUrl(), { retries: 0 });
     closers.push(() => wire.close());
     const error = await wire.query('SELECT 1').catch((e: unknown) => e);
     expect(isDbError(error, 'ERR_CLIENT_UNREACHABLE')).toBe(true);

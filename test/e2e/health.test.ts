@@ -12,6 +12,7 @@ import * as net from 'node:net';
 import * as path from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { REFUSED_PORT } from '../support/refused.js';
 import { makeTempDir } from '../support/temp-dir.js';
 import { BIN, cleanEnv, freePort, request, startServe, stopAll } from './support.js';
 
@@ -58,7 +59,7 @@ function clusterFile(
 }
 
 beforeAll(async () => {
-  ports = { a: await freePort(), b: await freePort(), down: await freePort(), silent: 0 };
+  ports = { a: await freePort(), b: await freePort(), down: REFUSED_PORT, silent: 0 };
   const a = await startServe(
     ['--port', String(ports.a), '--data-dir', 'a', '--node-name', 'node-a'],
     { cwd: temp.dir, port: ports.a },
