@@ -3,10 +3,11 @@
  * (catalog-state.ts), documents and indexes (documents.ts, indexes.ts), the change log
  * (change-log.ts), scans with the selection cache (scans.ts), snapshots (snapshot.ts), a
  * follower's snapshot load (resync.ts) and maintenance (maintenance.ts); its reads are
- * StoreReads' (store-reads.ts). It owns the writer lock and group commit: every write runs as
- * a job in a write transaction (write-txn.ts) and is acknowledged once durable. It knows
- * nothing of SQL, HTTP or the node's role, and calls nothing of theirs: the engine checks its
- * write gate before it hands a job over and waits for the commit barrier after (write-gate.ts).
+ * StoreReads' (store-reads.ts). It owns the writer lock, the open's recovery and group commit
+ * (group-commit.ts): every write runs as a job in a write transaction (write-txn.ts) and is
+ * acknowledged once durable. It knows nothing of SQL, HTTP or the node's role, and calls
+ * nothing of theirs: the engine checks its write gate before it hands a job over and waits for
+ * the commit barrier after (write-gate.ts).
  */
 
 import * as fs from 'node:fs';
@@ -37,18 +38,12 @@ import {
 } from './checkpoint.js';
 import { DocumentCodec } from './codec/index.js';
 import type { StoreContext } from './context.js';
-import { asDamage, guardRead } from './damage.js';
+import { guardRead } from './damage.js';
 import type { Document } from './document-check.js';
 import type { PreparedDocument } from './documents.js';
-import { Durability, type Durable, type Pending } from './durability.js';
-import {
-  changeLogBoundUnderCap,
-  checkFileCap,
-  checkFileCapOption,
-  markForCap,
-  settleFreedPages,
-  storageFailed,
-} from './file-cap.js';
+import { Durability } from './durability.js';
+import { changeLogBoundUnderCap, checkFileCapOption } from './file-cap.js';
+import { GroupCommit } from './group-commit.js';
 import { Handles } from './handles.js';
 import { copyEnv, envStats, pinSnapshot, refreshSnapshot } from './lmdb-env.js';
 import {
@@ -71,18 +66,10 @@ import {
 } from './resync.js';
 import { Scans, type SelectionCacheStats } from './scans.js';
 import { type StoreParts, StoreReads } from './store-reads.js';
-import {
-  markJob,
-  newTxnState,
-  noWrites,
-  rollBackJob,
-  type TxnState,
-  type WriteCounts,
-} from './txn-state.js';
+import type { TxnState, WriteCounts } from './txn-state.js';
 import { type VerifyProgress, verifyFile } from './verify.js';
 import { dropWalSegments, readWal, walDirectory } from './wal.js';
-import { WriteQueue } from './write-queue.js';
-import { prepareDocument, WriteTxn } from './write-txn.js';
+import { prepareDocument, type WriteTxn } from './write-txn.js';
 import { acquireWriterLock, type WriterLock } from './writer-lock.js';
 
 /** Times verify starts again when a node changed the catalog under it. */
@@ -129,13 +116,6 @@ export function resolveDataFile(target: string): { file: string; dir: string } {
   return { file: path.join(resolved, DATA_FILE_NAME), dir: resolved };
 }
 
-/** The state a batch starts from (see Store.durableBy). */
-interface BatchStart {
-  meta: TxnState['meta'];
-  structures: number;
-  structuresUnsynced: boolean;
-}
-
 /**
  * What a writing open found and did after an unclean stop (nothing after a clean close, but
  * the emptied trees a close can leave: treesDropped).
@@ -162,20 +142,8 @@ export interface StoreWriter {
 
 export class Store extends StoreReads implements StoreWriter {
   private readonly lock: WriterLock | undefined;
-  private readonly queue: WriteQueue<WriteTxn>;
-  private readonly written: WriteCounts = noWrites();
-  private readonly maxFileBytes: number | undefined;
+  private readonly commits: GroupCommit;
   private closed = false;
-  /** When commits are durable (writing stores only; set once the open's recovery is done). */
-  private durability: Durability | undefined;
-  /** Set when shared structures were stored outside a batch: the next batch checkpoints. */
-  private structuresUnsynced = false;
-  /** What the running batch started from, to tell how its commit is made durable. */
-  private batchStart: BatchStart | undefined;
-  /** The running batch's way to durable, begun just before its commit (durability.logAhead). */
-  private pending: Pending | undefined;
-  /** When the running batch's commit failed after its frame was logged: its retraction. */
-  private retracting: Promise<void> | undefined;
   /** What the open applied again from the write-ahead log. */
   private recovered: Recovery = { replayed: 0, restored: false, treesDropped: 0 };
 
@@ -185,14 +153,10 @@ export class Store extends StoreReads implements StoreWriter {
     lock: WriterLock | undefined,
     options: StoreOptions,
   ) {
-    super(storeParts(file, readOnly, options));
+    const parts = storeParts(file, readOnly, options);
+    super(parts);
     this.lock = lock;
-    this.maxFileBytes = options.maxFileBytes;
-    this.queue = new WriteQueue<WriteTxn>({
-      runBatch: (body) => this.runBatch(body),
-      runJob: (txn, job) => this.runJob(txn, job),
-      afterBatch: (txn, error) => this.afterBatch(txn, error),
-    });
+    this.commits = new GroupCommit(parts, options.maxFileBytes, () => this.load());
   }
 
   /**
@@ -278,13 +242,14 @@ export class Store extends StoreReads implements StoreWriter {
       this.replayLog(restored);
       this.recovered.treesDropped = this.dropEmptiedTrees();
       if (checkpointBytes !== undefined) {
-        this.durability = new Durability(
+        const durability = new Durability(
           this.file,
           this.handles.env,
           checkpointBytes,
           () => this.log.lastSeq,
         );
-        this.durability.start();
+        durability.start();
+        this.commits.useDurability(durability);
         this.log.trackDurable();
       } else if (readCheckpointRecord(this.file)) {
         recordAsClean(this.file, envStats(this.handles.env).pageSize, this.log.lastSeq);
@@ -302,10 +267,10 @@ export class Store extends StoreReads implements StoreWriter {
     let failed: string | undefined;
     for (let i = 0; i < read.entries.length && failed === undefined; i += REPLAY_BATCH_ENTRIES) {
       const chunk = read.entries.slice(i, i + REPLAY_BATCH_ENTRIES);
-      const txn = this.runBatch((opened) => {
+      this.commits.runNow((opened) => {
         for (const { seq, bytes } of chunk) {
           try {
-            this.runJob(opened, (t) => this.applyStored(t.state, bytes));
+            this.commits.runJob(opened, (t) => this.applyStored(t.state, bytes));
             replayed++;
           } catch (error) {
             // Never acknowledged: a later entry cannot follow an earlier one that failed.
@@ -314,7 +279,6 @@ export class Store extends StoreReads implements StoreWriter {
           }
         }
       });
-      this.afterBatch(txn, undefined);
     }
     const stopped = failed ?? read.stopped;
     this.recovered = {
@@ -332,10 +296,9 @@ export class Store extends StoreReads implements StoreWriter {
   private dropEmptiedTrees(): number {
     const names = emptiedTrees(this.ctx);
     if (names.length === 0) return 0;
-    const txn = this.runBatch((opened) => {
+    this.commits.runNow((opened) => {
       for (const name of names) this.handles.drop(name, opened.state.handles);
     });
-    this.afterBatch(txn, undefined);
     return names.length;
   }
 
@@ -384,7 +347,7 @@ export class Store extends StoreReads implements StoreWriter {
    */
   prepareDocument(body: Document, id: Buffer | undefined): PreparedDocument {
     if (this.closed) throw dbError('ERR_STORAGE_CLOSED', 'closed');
-    if (this.queue.inBatch)
+    if (this.commits.inBatch)
       assert(false, 'prepareDocument inside a write job: use txn.prepareDocument');
     return prepareDocument(this.ctx, body, id, (structures) => {
       if (this.readOnly) {
@@ -392,7 +355,7 @@ export class Store extends StoreReads implements StoreWriter {
       }
       this.catalog.saveStructuresNow(structures);
       // The log's entries refer to them: the next batch's checkpoint makes them durable.
-      this.structuresUnsynced = true;
+      this.commits.structuresStored();
     });
   }
 
@@ -414,7 +377,7 @@ export class Store extends StoreReads implements StoreWriter {
         dbError('ERR_STORAGE_READ_ONLY', 'readOnlyWrites', { file: this.file }),
       );
     }
-    return this.queue.enqueue(job);
+    return this.commits.enqueue(job);
   }
 
   /**
@@ -506,127 +469,9 @@ export class Store extends StoreReads implements StoreWriter {
     });
   }
 
-  private runBatch(body: (txn: WriteTxn) => void): WriteTxn {
-    const { meta } = this.catalog;
-    const { lastSeq, lastTerm, lastChain } = this.log;
-    const state = newTxnState(meta, { lastSeq, lastTerm, lastChain }, this.scans.following);
-    const txn = new WriteTxn(this.ctx, this.scans, state);
-    const start: BatchStart = {
-      meta,
-      structures: this.docs.structureCount,
-      structuresUnsynced: this.structuresUnsynced,
-    };
-    this.batchStart = start;
-    this.structuresUnsynced = false;
-    let pending: Pending | undefined;
-    try {
-      this.handles.env.transactionSync(() => {
-        this.handles.dropDeferred(txn.state.handles);
-        body(txn);
-        // The log first: the group's frame is written and flushed while LMDB commits.
-        pending = this.durability?.logAhead(this.durableBy(txn.state, start));
-      });
-    } catch (error) {
-      // The commit itself failed (disk full, I/O error): nothing of the batch is stored, and
-      // its frame, if logged, is taken back before anyone hears of the failure (afterBatch).
-      if (pending) this.retracting = this.durability?.retract(pending);
-      const failed = storageFailed(error, path.dirname(this.file));
-      if (failed.code === 'ERR_STORAGE_FULL') this.durability?.diskFull();
-      throw failed;
-    }
-    this.pending = pending;
-    return txn;
-  }
-
-  private runJob<T>(txn: WriteTxn, job: (txn: WriteTxn) => T): T {
-    const mark = markJob(txn.state, this.docs.structureCount);
-    try {
-      return this.handles.env.transactionSync(() => {
-        const cap = this.maxFileBytes;
-        const before = cap === undefined ? undefined : markForCap(this.ctx, txn.state);
-        const value = job(txn);
-        this.log.writePending(txn.state);
-        if (cap !== undefined && before) checkFileCap(this.ctx, txn.state, cap, before);
-        return value;
-      });
-    } catch (error) {
-      this.docs.truncate(mark.structures);
-      rollBackJob(txn.state, mark);
-      // A write that read a damaged record (the document it replaces, one it indexes).
-      throw asDamage(error, this.site('a record the write read'));
-    }
-  }
-
-  private afterBatch(txn: WriteTxn | undefined, error: unknown): Promise<void> | undefined {
-    const start = this.batchStart;
-    const pending = this.pending;
-    const retracting = this.retracting;
-    this.batchStart = undefined;
-    this.pending = undefined;
-    this.retracting = undefined;
-    if (error !== undefined || !txn) {
-      // Nothing of the batch was committed: forget what it staged (structures included)
-      // and read the truth again.
-      if (start?.structuresUnsynced) this.structuresUnsynced = true;
-      this.scans.forget();
-      if (txn) this.handles.discard(txn.state.handles);
-      this.load();
-      return retracting;
-    }
-    const { state } = txn;
-    this.catalog.commit(state);
-    this.handles.commit(state.handles);
-    this.log.committed(state);
-    this.scans.committed(state);
-    this.written.insert += state.written.insert;
-    this.written.replace += state.written.replace;
-    this.written.delete += state.written.delete;
-    const freed = state.written.delete > 0 || state.handles.dropped.size > 0;
-    if (freed && this.maxFileBytes !== undefined) settleFreedPages(this.ctx);
-    if (!pending || !this.durability) return undefined;
-    const durable = this.durability.committed(pending);
-    const { lastSeq } = state;
-    durable.then(
-      () => this.log.durable(lastSeq),
-      () => {},
-    );
-    return durable;
-  }
-
-  /**
-   * How a committed batch is made durable: by the write-ahead log when its entries redo all
-   * it did; by a checkpoint when it did more (a collection, an index, shared structures, a
-   * term, a snapshot load, a trim); not at all when it changed nothing.
-   */
-  private durableBy(state: TxnState, start: BatchStart): Durable {
-    const before = start.meta;
-    const after = state.meta;
-    const redone =
-      state.defs.size === 0 &&
-      state.handles.opened.size === 0 &&
-      state.handles.dropped.size === 0 &&
-      !state.logReplaced &&
-      !start.structuresUnsynced &&
-      this.docs.structureCount === start.structures &&
-      after.catalogGeneration === before.catalogGeneration &&
-      after.nextDbId === before.nextDbId &&
-      after.term === before.term &&
-      after.termTag === before.termTag &&
-      after.loading === before.loading;
-    if (redone && state.logged.length > 0) {
-      const firstSeq = state.lastSeq - state.logged.length + 1;
-      return { by: 'log', entries: state.logged, firstSeq };
-    }
-    const untouched =
-      after === before &&
-      state.logged.length === 0 &&
-      state.written.insert + state.written.replace + state.written.delete === 0;
-    return redone && untouched ? { by: 'nothing' } : { by: 'checkpoint' };
-  }
-
   /** Documents written by this process since it opened the file, by operation. */
   writeCounts(): WriteCounts {
-    return { ...this.written };
+    return { ...this.commits.written };
   }
 
   /** What the selection cache holds now (scans.ts). */
@@ -638,7 +483,7 @@ export class Store extends StoreReads implements StoreWriter {
 
   /** Resolves once every queued write is durable. */
   async flush(): Promise<{ lastSeq: number }> {
-    await this.queue.whenIdle();
+    await this.commits.whenIdle();
     return { lastSeq: this.log.lastSeq };
   }
 
@@ -655,7 +500,7 @@ export class Store extends StoreReads implements StoreWriter {
       return { lastSeq: state.lastSeq, trimmedEntries: trimmed, firstSeq: state.meta.seqFloor + 1 };
     });
     // The file itself made durable and recorded: the write-ahead log before it goes.
-    await this.durability?.checkpoint();
+    await this.commits.durability?.checkpoint();
     return result;
   }
 
@@ -713,11 +558,11 @@ export class Store extends StoreReads implements StoreWriter {
   /** Waits for queued writes, closes the file and releases the writer lock. */
   async close(): Promise<void> {
     if (this.closed) return;
-    await this.queue.whenIdle();
+    await this.commits.whenIdle();
     this.closed = true;
     try {
       // A last checkpoint, marked clean; if it fails, the next open recovers from the log.
-      await this.durability?.close();
+      await this.commits.durability?.close();
     } finally {
       this.log.close();
       await this.handles.close();
