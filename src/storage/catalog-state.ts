@@ -177,22 +177,6 @@ export class Catalog {
     this.markChanged(txn);
   }
 
-  /**
-   * Stores the shared document structures in a commit of their own, outside any write
-   * transaction: durable before the document that needs them is written.
-   */
-  saveStructuresNow(structures: Structure[]): void {
-    const meta = {
-      ...this.committedMeta,
-      catalogGeneration: (this.committedMeta.catalogGeneration ?? 0) + 1,
-    };
-    this.handles.env.transactionSync(() => {
-      this.handles.catalog.putSync(STRUCTURES_KEY, encodeValue(structures));
-      this.handles.catalog.putSync(META_KEY, encodeValue(meta));
-    });
-    this.committedMeta = meta;
-  }
-
   /** Marks a catalog change for readers in other processes (NodeMeta.catalogGeneration). */
   markChanged(txn: TxnState): void {
     this.saveMeta(txn, {

@@ -242,10 +242,12 @@ describe('retention holds', () => {
 
   async function writeBatches(store: Store, batches: number): Promise<void> {
     for (let b = 0; b < batches; b++) {
-      const docs = Array.from({ length: 20 }, (_, i) =>
-        store.prepareDocument({ b, i, filler }, undefined),
+      await store.write((txn) =>
+        txn.insertDocuments(
+          'c',
+          Array.from({ length: 20 }, (_, i) => txn.prepareDocument({ b, i, filler }, undefined)),
+        ),
       );
-      await store.write((txn) => txn.insertDocuments('c', docs));
     }
   }
 

@@ -21,7 +21,6 @@ import { WriteTxn } from './write-txn.js';
 interface BatchStart {
   meta: TxnState['meta'];
   structures: number;
-  structuresUnsynced: boolean;
 }
 
 export class GroupCommit implements BatchRunner<WriteTxn> {
@@ -31,10 +30,6 @@ export class GroupCommit implements BatchRunner<WriteTxn> {
   private readonly ctx: StoreContext;
   /** When commits are durable (set once a writing open's recovery is done). */
   private durable: Durability | undefined;
-  /** Set when shared structures were stored outside a batch: the next batch checkpoints. */
-  private structuresUnsynced = false;
-  /** What the running batch started from, to tell how its commit is made durable. */
-  private batchStart: BatchStart | undefined;
   /** The running batch's way to durable, begun just before its commit (durability.logAhead). */
   private pending: Pending | undefined;
   /** When the running batch's commit failed after its frame was logged: its retraction. */
@@ -57,11 +52,6 @@ export class GroupCommit implements BatchRunner<WriteTxn> {
     return this.queue.enqueue(job);
   }
 
-  /** True while a batch runs (its jobs, its commit). */
-  get inBatch(): boolean {
-    return this.queue.inBatch;
-  }
-
   /** Resolves once every queued job has settled. */
   whenIdle(): Promise<void> {
     return this.queue.whenIdle();
@@ -77,11 +67,6 @@ export class GroupCommit implements BatchRunner<WriteTxn> {
     this.durable = durability;
   }
 
-  /** Shared structures were stored in a commit of their own: the next batch checkpoints. */
-  structuresStored(): void {
-    this.structuresUnsynced = true;
-  }
-
   /** Runs `body` as one batch at once, outside the queue (an open's recovery). */
   runNow(body: (txn: WriteTxn) => void): void {
     this.afterBatch(this.runBatch(body), undefined);
@@ -93,13 +78,7 @@ export class GroupCommit implements BatchRunner<WriteTxn> {
     const { lastSeq, lastTerm, lastChain } = log;
     const state = newTxnState(meta, { lastSeq, lastTerm, lastChain }, scans.following);
     const txn = new WriteTxn(this.ctx, scans, state);
-    const start: BatchStart = {
-      meta,
-      structures: docs.structureCount,
-      structuresUnsynced: this.structuresUnsynced,
-    };
-    this.batchStart = start;
-    this.structuresUnsynced = false;
+    const start: BatchStart = { meta, structures: docs.structureCount };
     let pending: Pending | undefined;
     try {
       handles.env.transactionSync(() => {
@@ -141,17 +120,14 @@ export class GroupCommit implements BatchRunner<WriteTxn> {
   }
 
   afterBatch(txn: WriteTxn | undefined, error: unknown): Promise<void> | undefined {
-    const start = this.batchStart;
     const pending = this.pending;
     const retracting = this.retracting;
-    this.batchStart = undefined;
     this.pending = undefined;
     this.retracting = undefined;
     const { catalog, handles, log, scans } = this.parts;
     if (error !== undefined || !txn) {
       // Nothing of the batch was committed: forget what it staged (structures included)
       // and read the truth again.
-      if (start?.structuresUnsynced) this.structuresUnsynced = true;
       scans.forget();
       if (txn) handles.discard(txn.state.handles);
       this.reload();
@@ -190,7 +166,6 @@ export class GroupCommit implements BatchRunner<WriteTxn> {
       state.handles.opened.size === 0 &&
       state.handles.dropped.size === 0 &&
       !state.logReplaced &&
-      !start.structuresUnsynced &&
       this.parts.docs.structureCount === start.structures &&
       after.catalogGeneration === before.catalogGeneration &&
       after.nextDbId === before.nextDbId &&

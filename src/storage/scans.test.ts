@@ -18,8 +18,12 @@ beforeEach(async () => {
   let dir: string;
   ({ dir, cleanup } = makeTempDir());
   store = Store.open(dir);
-  const docs = Array.from({ length: 100 }, (_, n) => store.prepareDocument({ n }, undefined));
-  await store.write((txn) => txn.insertDocuments('t', docs));
+  await store.write((txn) =>
+    txn.insertDocuments(
+      't',
+      Array.from({ length: 100 }, (_, n) => txn.prepareDocument({ n }, undefined)),
+    ),
+  );
 });
 
 afterEach(async () => {
@@ -82,8 +86,9 @@ describe('a kept selection', () => {
     const before = handed.map((id) => id.toString('hex'));
     // A delete and an insert before every id move the kept ids.
     await store.write((txn) => txn.deleteDocument('t', handed[3] as Buffer));
-    const early = store.prepareDocument({ n: -1 }, Buffer.alloc(16, 0));
-    await store.write((txn) => txn.insertDocuments('t', [early]));
+    await store.write((txn) =>
+      txn.insertDocuments('t', [txn.prepareDocument({ n: -1 }, Buffer.alloc(16, 0))]),
+    );
     expect(handed.map((id) => id.toString('hex'))).toEqual(before);
     const after = scanAll();
     expect(after.ns).toEqual([-1, ...hundred.filter((n) => n !== 3)]);

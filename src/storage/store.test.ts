@@ -205,10 +205,14 @@ describe('change log', () => {
     const store = Store.open(dir, { changeLogRetainBytes: 256 * 1024 });
     const filler = 'x'.repeat(2000);
     for (let batch = 0; batch < 40; batch++) {
-      const docs = Array.from({ length: 20 }, (_, i) =>
-        store.prepareDocument({ batch, i, filler }, undefined),
+      await store.write((txn) =>
+        txn.insertDocuments(
+          'c',
+          Array.from({ length: 20 }, (_, i) =>
+            txn.prepareDocument({ batch, i, filler }, undefined),
+          ),
+        ),
       );
-      await store.write((txn) => txn.insertDocuments('c', docs));
     }
     const { lastSeq, seqFloor } = store.nodeState();
     expect(lastSeq).toBe(40);
@@ -405,18 +409,22 @@ describe('document size limit', () => {
     const store = Store.open(dir);
     // The stored size of { s: <n chars> } is n plus a fixed header: measure the header.
     const probe = 1 << 20;
-    const header =
-      store.prepareDocument({ s: 'x'.repeat(probe) }, undefined).encoded.length - probe;
-    const atLimit = store.prepareDocument(
-      { s: 'x'.repeat(DOCUMENT_BYTES_MAX - header) },
-      undefined,
+    const header = await store.write(
+      (txn) => txn.prepareDocument({ s: 'x'.repeat(probe) }, undefined).encoded.length - probe,
     );
-    expect(atLimit.encoded.length).toBe(DOCUMENT_BYTES_MAX);
-    const result = await store.write((txn) => txn.insertDocuments('big', [atLimit]));
-    expect(result.ids).toHaveLength(1);
-    expect(() =>
-      store.prepareDocument({ s: 'x'.repeat(DOCUMENT_BYTES_MAX - header + 1) }, undefined),
-    ).toThrow(expect.objectContaining({ code: 'ERR_DOCUMENT_TOO_LARGE' }));
+    const stored = await store.write((txn) => {
+      const atLimit = txn.prepareDocument(
+        { s: 'x'.repeat(DOCUMENT_BYTES_MAX - header) },
+        undefined,
+      );
+      return { bytes: atLimit.encoded.length, ids: txn.insertDocuments('big', [atLimit]).ids };
+    });
+    expect(stored.bytes).toBe(DOCUMENT_BYTES_MAX);
+    expect(stored.ids).toHaveLength(1);
+    const tooLarge = store.write((txn) =>
+      txn.prepareDocument({ s: 'x'.repeat(DOCUMENT_BYTES_MAX - header + 1) }, undefined),
+    );
+    await expect(tooLarge).rejects.toMatchObject({ code: 'ERR_DOCUMENT_TOO_LARGE' });
     await store.close();
   });
 });

@@ -12,7 +12,7 @@
 
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { assert, dbError } from '../errors/index.js';
+import { dbError } from '../errors/index.js';
 import type { CheckpointResult, VerifyReport } from '../types/index.js';
 import {
   CHANGE_LOG_RETAIN_BYTES,
@@ -40,7 +40,6 @@ import { DocumentCodec } from './codec/index.js';
 import type { StoreContext } from './context.js';
 import { guardRead } from './damage.js';
 import type { Document } from './document-check.js';
-import type { PreparedDocument } from './documents.js';
 import { Durability } from './durability.js';
 import { changeLogBoundUnderCap, checkFileCapOption } from './file-cap.js';
 import { GroupCommit } from './group-commit.js';
@@ -69,7 +68,7 @@ import { type StoreParts, StoreReads } from './store-reads.js';
 import type { TxnState, WriteCounts } from './txn-state.js';
 import { type VerifyProgress, verifyFile } from './verify.js';
 import { dropWalSegments, readWal, walDirectory } from './wal.js';
-import { prepareDocument, type WriteTxn } from './write-txn.js';
+import type { WriteTxn } from './write-txn.js';
 import { acquireWriterLock, type WriterLock } from './writer-lock.js';
 
 /** Times verify starts again when a node changed the catalog under it. */
@@ -338,26 +337,6 @@ export class Store extends StoreReads implements StoreWriter {
   }
 
   // ---- writes --------------------------------------------------------------------------
-
-  /**
-   * Encodes a validated body for storage, outside any write (encoding is the costly part of
-   * a write, so it happens before the job queues); enforces the document size limit. A new
-   * shared structure is stored in a commit of its own first. Inside a job use
-   * `txn.prepareDocument`.
-   */
-  prepareDocument(body: Document, id: Buffer | undefined): PreparedDocument {
-    if (this.closed) throw dbError('ERR_STORAGE_CLOSED', 'closed');
-    if (this.commits.inBatch)
-      assert(false, 'prepareDocument inside a write job: use txn.prepareDocument');
-    return prepareDocument(this.ctx, body, id, (structures) => {
-      if (this.readOnly) {
-        throw dbError('ERR_STORAGE_READ_ONLY', 'readOnly', { file: this.file });
-      }
-      this.catalog.saveStructuresNow(structures);
-      // The log's entries refer to them: the next batch's checkpoint makes them durable.
-      this.commits.structuresStored();
-    });
-  }
 
   /**
    * Runs `job` as one atomic write in the next group commit; resolves once durable. No gate:

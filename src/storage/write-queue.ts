@@ -55,7 +55,6 @@ export class WriteQueue<Txn> {
   /** Batches committed and not yet durable. */
   private unsettled = 0;
   private scheduled = false;
-  private running = false;
   private idle: Array<() => void> = [];
   /** Set when `afterBatch` threw: the cause, and every later job is refused. */
   private broken: unknown = undefined;
@@ -76,11 +75,6 @@ export class WriteQueue<Txn> {
         setImmediate(() => this.drain());
       }
     });
-  }
-
-  /** True while a batch runs: code called from inside a job sees it. */
-  get inBatch(): boolean {
-    return this.running;
   }
 
   /** Resolves when every queued job has settled. */
@@ -137,7 +131,6 @@ export class WriteQueue<Txn> {
     let txn: Txn | undefined;
     let failure: { error: unknown } | undefined;
     let durable: Promise<void> | undefined;
-    this.running = true;
     try {
       txn = this.runner.runBatch((opened) => {
         txn = opened;
@@ -146,7 +139,6 @@ export class WriteQueue<Txn> {
     } catch (error) {
       failure = { error };
     }
-    this.running = false;
     try {
       durable = this.runner.afterBatch(txn, failure?.error);
     } catch (error) {

@@ -35,8 +35,12 @@ afterEach(async () => {
 });
 
 async function load(docs: Document[]): Promise<void> {
-  const prepared = docs.map((d) => store.prepareDocument(d, undefined));
-  await store.write((txn) => txn.insertDocuments('t', prepared));
+  await store.write((txn) =>
+    txn.insertDocuments(
+      't',
+      docs.map((d) => txn.prepareDocument(d, undefined)),
+    ),
+  );
 }
 
 async function createIndexes(): Promise<void> {

@@ -31,8 +31,12 @@ afterEach(async () => {
 });
 
 async function load(name: string, docs: unknown[]): Promise<void> {
-  const prepared = docs.map((d) => store.prepareDocument(d as Document, undefined));
-  await store.write((txn) => txn.insertDocuments(name, prepared));
+  await store.write((txn) =>
+    txn.insertDocuments(
+      name,
+      docs.map((d) => txn.prepareDocument(d as Document, undefined)),
+    ),
+  );
 }
 
 function select(reader: StoreReader, sql: string, params: unknown[] = [], sortKeys = false) {

@@ -107,7 +107,7 @@ export class DocumentCodec {
   /**
    * Encodes a document. When it needs a new shared structure, `persist` is called with the
    * whole list before the bytes are returned: the caller stores it in the write that stores
-   * the document, or in a commit of its own before that write. If `persist` throws (a
+   * the document. If `persist` throws (a
    * read-only file), the structure is forgotten and the error raised.
    */
   encode(document: unknown, persist: (structures: Structure[]) => void): Buffer {
