@@ -627,7 +627,6 @@ export const ERROR_CATALOGUE = {
     status: 503,
     meaning: 'The data file was opened read-only and cannot take writes.',
     messages: {
-      readOnly: '{file} is open read-only',
       readOnlyWrites: '{file} is open read-only; writes go through the process that holds it',
       heldBy: 'this session is read-only: {lock}',
     },
