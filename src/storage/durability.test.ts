@@ -146,6 +146,37 @@ describe('after a power cut', () => {
     }
   });
 
+  it('gives back a write that added a document shape, whose structure the log does not hold', async () => {
+    const dir = tempDir();
+    const file = path.join(dir, DATA_FILE_NAME);
+    const db = await open(dir);
+    await writeMore(db, 0);
+    await db.checkpoint();
+    const atCheckpoint = fs.readFileSync(file);
+    await writeMore(db, 1);
+    await db.collection('notes').insert({ shape: 'not seen before', round: 1 });
+    await writeMore(db, 2);
+    const acknowledged = contents(db);
+    const later = readDisk(dir);
+    // The disk holds the data file as at its last checkpoint, each later page or not.
+    const checkpointed = readCheckpointRecord(file)?.metaPages;
+    const unchanged = checkpointed?.equals(atCheckpoint.subarray(0, 2 * PAGE)) === true;
+    const base = unchanged ? atCheckpoint : (later.get(DATA_FILE_NAME) as Buffer);
+    await db.close();
+
+    for (const seed of [1, 2, 3, 4]) {
+      const disk = new Map(later);
+      disk.set(DATA_FILE_NAME, tornDataFile(base, later.get(DATA_FILE_NAME) as Buffer, seed));
+      const reopened = await open(writeDisk(disk));
+      try {
+        expect(reopened.recovery().stopped, `seed ${seed}`).toBeUndefined();
+        expect(contents(reopened)).toEqual(acknowledged);
+      } finally {
+        await reopened.close();
+      }
+    }
+  });
+
   it('leaves out a torn last group of the log, which was never acknowledged', async () => {
     const dir = tempDir();
     const db = await open(dir);
