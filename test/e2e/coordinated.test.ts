@@ -369,7 +369,7 @@ describe('failover by the lease', () => {
     console.log(
       `coordinated failover: a new leader ${Math.round(failoverMs)} ms after kill -9 (TTL ${TTL_SECONDS} s); ${writer.acked.length} writes acknowledged, 0 lost; ${alone.length} entries only the old leader had, in its rollback files`,
     );
-  });
+  }, 60_000);
 
   it('a leader cut off from etcd stops acknowledging before another member is elected, and follows it after the heal', async () => {
     // syncFollowers 0: the lease alone must stop the old leader (its followers would too).
@@ -415,7 +415,7 @@ describe('failover by the lease', () => {
     expect(await settled(members)).toBe(next);
     const held = await keys(next.node);
     expect(writer.acked.filter((w) => !held.includes(w.k))).toEqual([]);
-  });
+  }, 60_000);
 });
 
 describe('settings', () => {

@@ -413,5 +413,5 @@ describe('follower → leader', () => {
     expect(expectStatus(await post(disabled, '/collections/things', { n: 3 }), 503)).toMatchObject({
       code: 'ERR_NODE_READ_ONLY',
     });
-  });
+  }, 60_000);
 });
