@@ -633,9 +633,13 @@ export const ERROR_CATALOGUE = {
   },
   ERR_STORAGE_NOT_FOUND: {
     status: 404,
-    meaning: 'No data file exists at the given path.',
+    meaning:
+      'No data file exists at the given path, or no data directory can be made or used there.',
     messages: {
       noFile: 'no docdb data file at {file}',
+      notDirectory:
+        '{dir} is a file, not a data directory: give a directory for the data, or the data file itself by a path ending in .docdb',
+      dirUnmade: 'the data directory {dir} cannot be made ({cause})',
     },
   },
   ERR_STORAGE_FORMAT: {

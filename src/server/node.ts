@@ -151,7 +151,12 @@ export function describeSettings(
  * `.docdb` names the data file itself.
  */
 function requireDataDirectory(dataDir: string): void {
-  const stat = fs.statSync(dataDir, { throwIfNoEntry: false });
+  let stat: fs.Stats | undefined;
+  try {
+    stat = fs.statSync(dataDir, { throwIfNoEntry: false });
+  } catch {
+    return; // a path the open cannot make either: it says why (ERR_STORAGE_NOT_FOUND)
+  }
   if (stat === undefined || stat.isDirectory() || dataDir.endsWith('.docdb')) return;
   throw dbError('ERR_CONFIG_INVALID', 'dataDirIsFile', {
     dataDir,

@@ -2,7 +2,8 @@
  * Proves how a new data file is made: under a temporary name with the node metadata
  * committed, then renamed into place, so the data directory holds either no data file or a
  * whole one; what a creation cut short left behind is cleared by the next one; an existing
- * file is never made again; and the creation waits its turn behind another writer's lock.
+ * file is never made again; the creation waits its turn behind another writer's lock; and a
+ * path where no data directory can be is refused with its reason.
  */
 
 import * as fs from 'node:fs';
@@ -63,5 +64,22 @@ describe('a new data file', () => {
     fs.writeFileSync(`${file}-owner`, JSON.stringify(owner));
     await expect(createDataFile(file, dir)).rejects.toMatchObject({ code: 'ERR_STORAGE_LOCKED' });
     expect(fs.existsSync(file)).toBe(false);
+  });
+
+  it('is refused with a reason where no data directory can be: a file in its place, or under a file', async () => {
+    const parent = tempDir();
+    const plain = path.join(parent, 'plain.txt');
+    fs.writeFileSync(plain, 'not a directory');
+    await expect(open(plain)).rejects.toMatchObject({
+      code: 'ERR_STORAGE_NOT_FOUND',
+      message: expect.stringContaining(`${plain} is a file, not a data directory`),
+    });
+    const under = path.join(plain, 'data');
+    await expect(open(under)).rejects.toMatchObject({
+      code: 'ERR_STORAGE_NOT_FOUND',
+      message: `the data directory ${under} cannot be made (a part of its path is a file)`,
+    });
+    expect(() => Store.open(under)).toThrow(/a part of its path is a file/);
+    expect(fs.readFileSync(plain, 'utf8')).toBe('not a directory');
   });
 });

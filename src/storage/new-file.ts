@@ -8,6 +8,7 @@
 
 import * as fs from 'node:fs';
 import * as path from 'node:path';
+import { dbError } from '../errors/index.js';
 import { fsyncDirectory, fsyncFile, makeDirectoryDurably } from '../util/index.js';
 import { Catalog } from './catalog-state.js';
 import { Handles } from './handles.js';
@@ -17,10 +18,40 @@ import { acquireWriterLock } from './writer-lock.js';
 /** The suffix of a data file being made, after `.<pid>`. */
 const MAKING = '.new';
 
+/**
+ * Makes the data directory of a writing open, or says in the user's terms why it cannot be:
+ * a file in its place, a parent that is a file or cannot be written.
+ */
+export function makeDataDirectory(dir: string): void {
+  let found: fs.Stats | undefined;
+  try {
+    found = fs.statSync(dir, { throwIfNoEntry: false });
+    if (!found) makeDirectoryDurably(dir);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === undefined) throw error;
+    const cause = DIRECTORY_FAULTS[code] ?? code;
+    throw dbError('ERR_STORAGE_NOT_FOUND', 'dirUnmade', { dir, cause }, { dir });
+  }
+  if (!found?.isDirectory() && found !== undefined) {
+    throw dbError('ERR_STORAGE_NOT_FOUND', 'notDirectory', { dir }, { dir });
+  }
+}
+
+/** What the system's error codes mean for a data directory that cannot be made. */
+const DIRECTORY_FAULTS: Record<string, string> = {
+  ENOTDIR: 'a part of its path is a file',
+  ENOENT: 'a part of its path does not exist and cannot be made',
+  EACCES: 'permission denied',
+  EPERM: 'permission denied',
+  EROFS: 'the file system is read-only',
+  ENOSPC: 'the disk is full',
+};
+
 /** Makes the data file `file` in `dir` when it does not exist yet; nothing when it does. */
 export async function createDataFile(file: string, dir: string): Promise<void> {
   if (fs.existsSync(file)) return;
-  makeDirectoryDurably(dir);
+  makeDataDirectory(dir);
   const lock = acquireWriterLock(file);
   try {
     // Another writer may have made it while this one waited for nothing: the lock is free

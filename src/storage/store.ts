@@ -54,7 +54,7 @@ import {
   type StoreStats,
   storeStats,
 } from './maintenance.js';
-import { createDataFile } from './new-file.js';
+import { createDataFile, makeDataDirectory } from './new-file.js';
 import { damagedTreesError, type PageCheck, walkBeforeOpen } from './open-check.js';
 import { emptiedTrees, openCatalogTrees } from './records.js';
 import {
@@ -180,7 +180,7 @@ export class Store extends StoreReads implements StoreWriter {
     }
     const checkpointBytes = options.checkpointBytes ?? CHECKPOINT_BYTES;
     checkCheckpointBytes(checkpointBytes);
-    if (!readOnly) fs.mkdirSync(dir, { recursive: true });
+    if (!readOnly) makeDataDirectory(dir);
     const lock = readOnly ? undefined : acquireWriterLock(file);
     try {
       // Under a size cap LMDB flushes each commit itself: the pages a checkpoint pins would
