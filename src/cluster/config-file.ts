@@ -7,7 +7,7 @@ import { randomBytes } from 'node:crypto';
 import * as fs from 'node:fs/promises';
 import * as path from 'node:path';
 import { dbError, isDbError } from '../errors/index.js';
-import { CLUSTER_CONFIG_BYTES_MAX } from '../util/index.js';
+import { CLUSTER_CONFIG_BYTES_MAX, fileFault } from '../util/index.js';
 import { type ClusterConfig, configAt, configDetails, parseClusterConfig } from './config.js';
 
 /**
@@ -96,7 +96,9 @@ export async function writeClusterConfig(
     dir,
     `.${path.basename(target)}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`,
   );
-  const handle = await fs.open(temp, 'wx', await modeFor(target));
+  const handle = await fs.open(temp, 'wx', await modeFor(target)).catch((error: unknown) => {
+    throw unwritable(target, error);
+  });
   try {
     try {
       await handle.writeFile(text, 'utf8');
@@ -110,6 +112,13 @@ export async function writeClusterConfig(
     await fs.rm(temp, { force: true });
   }
   await syncDirectory(dir);
+}
+
+/** A failed write of `target` in the user's terms, naming the target, not the temp file. */
+function unwritable(target: string, error: unknown): unknown {
+  const cause = fileFault(error);
+  if (cause === undefined) return error;
+  return dbError('ERR_BAD_ARGUMENT', 'targetUnwritable', { target, cause }, { file: target });
 }
 
 async function linkExclusive(temp: string, target: string): Promise<void> {

@@ -413,6 +413,19 @@ describe('reading and writing a file', () => {
     expect(fs.readdirSync(dir)).toEqual(['cluster.json']);
   });
 
+  it('names the file, not its temp file, when its directory is missing or a file', async () => {
+    const missing = path.join(dir, 'no-such-dir', 'cluster.json');
+    await expect(writeClusterConfig(missing, newClusterConfig())).rejects.toMatchObject({
+      code: 'ERR_BAD_ARGUMENT',
+      message: `${missing} cannot be written (a directory on its path does not exist)`,
+    });
+    fs.writeFileSync(path.join(dir, 'plain.txt'), '');
+    const underFile = path.join(dir, 'plain.txt', 'cluster.json');
+    await expect(writeClusterConfig(underFile, newClusterConfig())).rejects.toMatchObject({
+      message: `${underFile} cannot be written (a part of its path is a file)`,
+    });
+  });
+
   it('names the file and the fix when it is missing, not JSON, or invalid', async () => {
     await expect(readClusterConfig(file)).rejects.toThrow(
       `cluster config ${file}: no such file: create it with docdb cluster init ${file}`,

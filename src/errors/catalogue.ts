@@ -215,6 +215,7 @@ export const ERROR_CATALOGUE = {
       termTagTooLarge: 'a term tag is an integer below {limit}; got {tag}',
       ifMatch: 'If-Match takes one entity tag as a GET\'s ETag gives it ("…") or *; got {got}',
       targetExists: '{target} already exists',
+      targetUnwritable: '{target} cannot be written ({cause})',
       rebalanceRunning:
         'another rebalance (pid {pid}) is moving to this topology; wait for it, or remove {lock} if that process is not a rebalance',
       ifMatchReplicated:

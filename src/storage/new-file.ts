@@ -9,7 +9,7 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { dbError } from '../errors/index.js';
-import { fsyncDirectory, fsyncFile, makeDirectoryDurably } from '../util/index.js';
+import { fileFault, fsyncDirectory, fsyncFile, makeDirectoryDurably } from '../util/index.js';
 import { Catalog } from './catalog-state.js';
 import { Handles } from './handles.js';
 import { removeWal } from './wal.js';
@@ -28,25 +28,14 @@ export function makeDataDirectory(dir: string): void {
     found = fs.statSync(dir, { throwIfNoEntry: false });
     if (!found) makeDirectoryDurably(dir);
   } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    if (code === undefined) throw error;
-    const cause = DIRECTORY_FAULTS[code] ?? code;
+    const cause = fileFault(error);
+    if (cause === undefined) throw error;
     throw dbError('ERR_STORAGE_NOT_FOUND', 'dirUnmade', { dir, cause }, { dir });
   }
-  if (!found?.isDirectory() && found !== undefined) {
+  if (found && !found.isDirectory()) {
     throw dbError('ERR_STORAGE_NOT_FOUND', 'notDirectory', { dir }, { dir });
   }
 }
-
-/** What the system's error codes mean for a data directory that cannot be made. */
-const DIRECTORY_FAULTS: Record<string, string> = {
-  ENOTDIR: 'a part of its path is a file',
-  ENOENT: 'a part of its path does not exist and cannot be made',
-  EACCES: 'permission denied',
-  EPERM: 'permission denied',
-  EROFS: 'the file system is read-only',
-  ENOSPC: 'the disk is full',
-};
 
 /** Makes the data file `file` in `dir` when it does not exist yet; nothing when it does. */
 export async function createDataFile(file: string, dir: string): Promise<void> {

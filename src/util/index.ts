@@ -6,6 +6,7 @@
 export * from './clock-cache.js';
 export * from './collection-name.js';
 export * from './durable-files.js';
+export * from './file-faults.js';
 export * from './heartbeat-feed.js';
 export * from './json-path.js';
 export * from './json-text.js';
