@@ -158,13 +158,14 @@ function covers(indexPath: string, queryPath: string, key: KeyPart): boolean {
   return queryPath.replace(/\[\d+\]/g, '[*]') === indexPath;
 }
 
-function sameKey(a: KeyPart, b: KeyPart): boolean {
-  if (a.nullMatches !== b.nullMatches) return false;
-  if (a.value.kind === 'param' && b.value.kind === 'param') return a.value.index === b.value.index;
-  if (a.value.kind === 'literal' && b.value.kind === 'literal') {
-    return JSON.stringify(a.value.value) === JSON.stringify(b.value.value);
-  }
-  return false;
+/**
+ * What makes two keys one lookup: the same literal, or the same `?` (two placeholders stay
+ * two keys whatever they are bound to). Keyed, so a list of n keys is deduplicated in n steps.
+ */
+function keyIdentity(key: KeyPart): string {
+  const { value } = key;
+  const which = value.kind === 'param' ? `?${value.index}` : JSON.stringify(value.value);
+  return `${key.nullMatches ? 'n' : 's'}${which}`;
 }
 
 /** Picks the access path for the conjuncts of `where` on one source (see the file comment). */
@@ -207,8 +208,7 @@ export function chooseAccess(
       union.keys.every((k) => covers(i.paths[0] as string, union.path, k)),
     );
     if (!index) continue;
-    const keys: KeyPart[] = [];
-    for (const k of union.keys) if (!keys.some((seen) => sameKey(seen, k))) keys.push(k);
+    const keys = [...new Map(union.keys.map((k) => [keyIdentity(k), k])).values()];
     const label = keys.length === 1 ? 'INDEX_SCAN' : 'INDEX_SCAN_MULTI';
     return { kind: 'indexLookup', label, index, keys: keys.map((k) => [k]) };
   }

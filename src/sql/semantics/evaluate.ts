@@ -5,9 +5,10 @@
  * `RowValues`, which the executor implements over its documents.
  */
 
-import { dbError } from '../../errors/index.js';
-import { assertNever, type Condition, type Operand, type Value } from '../ast/index.js';
+import { assertNever, type Condition, type Operand } from '../ast/index.js';
 import { compare, isNull, like, matchesValue, type Truth, withinBounds } from './compare.js';
+import { memberTruth, membershipOf } from './membership.js';
+import { resolveValue } from './values.js';
 
 /** How a condition reads the row it is evaluated on. */
 export interface RowValues {
@@ -20,26 +21,19 @@ export interface RowValues {
   candidates(path: Operand & { kind: 'path' }): unknown[];
 }
 
-/** The value of a literal or of a `?` placeholder among the statement's parameters. */
-export function resolveValue(value: Value, params: readonly unknown[]): unknown {
-  if (value.kind === 'literal') return value.value;
-  if (value.index >= params.length) {
-    throw dbError('ERR_SQL_PARAM', 'noValue', {
-      position: value.index + 1,
-      line: value.at.line,
-      column: value.at.column,
-    });
-  }
-  return params[value.index];
+function operand(o: Operand, row: RowValues, params: readonly unknown[]): unknown {
+  return o.kind === 'path' ? row.value(o) : resolveValue(o, params);
 }
 
 /** Evaluates a condition on a row. */
 export function evaluate(condition: Condition, row: RowValues, params: readonly unknown[]): Truth {
-  const operand = (o: Operand): unknown =>
-    o.kind === 'path' ? row.value(o) : resolveValue(o, params);
   switch (condition.kind) {
     case 'compare':
-      return compare(condition.op, operand(condition.left), operand(condition.right));
+      return compare(
+        condition.op,
+        operand(condition.left, row, params),
+        operand(condition.right, row, params),
+      );
     case 'like':
       return like(
         row.value(condition.path),
@@ -59,6 +53,8 @@ export function evaluate(condition: Condition, row: RowValues, params: readonly 
       return unknown ? null : true;
     }
     case 'or': {
+      const member = membershipOf(condition, params);
+      if (member) return memberTruth(member, row.value(member.path));
       let unknown = false;
       for (const part of condition.conditions) {
         const truth = evaluate(part, row, params);

@@ -8,6 +8,7 @@
 export * from './aggregates.js';
 export * from './compare.js';
 export * from './evaluate.js';
+export * from './values.js';
 export * from './keys.js';
 export * from './order.js';
 export * from './partials.js';
