@@ -157,6 +157,15 @@ export const ERROR_CATALOGUE = {
         "unique index '{index}' on {collection} ({paths}) already holds {shown}; nothing of this write was stored",
     },
   },
+  ERR_INDEX_STALE: {
+    status: 409,
+    meaning:
+      'A write would add a value to a unique index left stale by a skipIndexes load, which holds no entries to check it against.',
+    messages: {
+      uniqueUnchecked:
+        "unique index '{index}' on {collection} ({paths}) is stale after a skipIndexes load and cannot check {shown}; rebuild the collection's indexes first (POST /admin/rebuild-indexes/{collection}); nothing of this write was stored",
+    },
+  },
   ERR_BULK_TOO_LARGE: {
     status: 413,
     meaning: 'A bulk insert holds more documents than allowed.',

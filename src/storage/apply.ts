@@ -71,7 +71,11 @@ export function applyChange(
     case 'insert': {
       const given = stored?.op === 'insert' ? stored.documents : undefined;
       const docs = entry.documents.map((d, k) => prepare(d.doc, d.id, given?.[k]?.doc));
-      const options = { throwFirst: true, ...(entry.skipIndexes && { skipIndexes: true }) };
+      const options = {
+        throwFirst: true,
+        replayed: true,
+        ...(entry.skipIndexes && { skipIndexes: true }),
+      };
       insertDocuments(ctx, txn, entry.collection, docs, options);
       txn.written.insert += docs.length;
       const documents = entry.documents.map((d, k) => ({
@@ -82,7 +86,8 @@ export function applyChange(
     }
     case 'replace': {
       const doc = prepare(entry.doc, entry.id, stored?.op === 'replace' ? stored.doc : undefined);
-      if (!replaceDocument(ctx, txn, entry.collection, idOf(entry, entry.id), doc)) {
+      const id = idOf(entry, entry.id);
+      if (!replaceDocument(ctx, txn, entry.collection, id, doc, { replayed: true })) {
         throw dbError(
           'ERR_CHANGE_INVALID',
           'applyNoDocument',

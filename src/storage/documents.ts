@@ -22,8 +22,10 @@ import {
   markStale,
   putEntries,
   readyIndexes,
+  refuseUnchecked,
   removeEntries,
   replaceEntries,
+  staleUniqueIndexes,
   uniqueTaken,
   uniqueViolation,
 } from './indexes.js';
@@ -52,6 +54,11 @@ export interface InsertOptions {
   skipIndexes?: boolean;
   /** Throw the first item's error instead of reporting it. */
   throwFirst?: boolean;
+  /**
+   * A recorded change applied again (a follower, a restore): its writer made the checks, so a
+   * stale unique index does not refuse it (`refuseUnchecked`).
+   */
+  replayed?: boolean;
 }
 
 /** A document of an insert that passed its checks, with its id in both forms. */
@@ -109,6 +116,7 @@ export function insertDocuments(
 ): InsertOutcome {
   const def = collectionForWrite(ctx, txn, collection, true) as CollectionDef;
   const indexes = options.skipIndexes ? [] : readyIndexes(def);
+  const unchecked = options.skipIndexes || options.replayed ? [] : staleUniqueIndexes(def);
   const result: BulkResult = { ids: [], errors: [] };
   const accepted: AcceptedDocument[] = [];
   const entries: IndexEntry[][] = indexes.map(() => []);
@@ -118,6 +126,7 @@ export function insertDocuments(
   docs.forEach((doc, position) => {
     try {
       if (doc instanceof DbError) throw doc;
+      refuseUnchecked(def, unchecked, undefined, doc.body);
       const id = claimId(ctx, txn, def, doc.id, claims);
       checkIndexKeys(ctx, txn, def, indexes, doc, id, batchUnique, entries);
       const text = formatId(id);
@@ -276,16 +285,21 @@ function stored(
   return bytes === undefined ? undefined : { def, old: ctx.docs.decode<Document>(bytes) };
 }
 
-/** Replaces the document with `id`, keeping the id. Returns false when it does not exist. */
+/**
+ * Replaces the document with `id`, keeping the id. Returns false when it does not exist.
+ * `replayed` as for inserts.
+ */
 export function replaceDocument(
   ctx: StoreContext,
   txn: TxnState,
   collection: string,
   id: Buffer,
   doc: PreparedDocument,
+  { replayed = false }: { replayed?: boolean } = {},
 ): boolean {
   const found = stored(ctx, txn, collection, id);
   if (!found) return false;
+  if (!replayed) refuseUnchecked(found.def, staleUniqueIndexes(found.def), found.old, doc.body);
   replaceEntries(ctx, txn, found.def, id, found.old, doc.body);
   tree(ctx, found.def.dbName, txn).putSync(id, doc.encoded);
   noteDocumentWrite(txn, found.def.dbName, id, doc.encoded);

@@ -92,6 +92,41 @@ export function uniqueViolation(def: CollectionDef, index: LiveIndex, tuple: unk
 }
 
 /**
+ * The unique indexes a `skipIndexes` load left stale. They hold no entries for the loaded
+ * documents, so a value written to one cannot be checked: see `refuseUnchecked`.
+ */
+export function staleUniqueIndexes(def: CollectionDef): LiveIndex[] {
+  return liveIndexes(def).filter((i) => i.def.unique && i.def.state === 'stale');
+}
+
+/**
+ * Refuses a write that would add a value to a stale unique index (one the document did not
+ * hold before; a value with a null is never checked, as in `uniqueTaken`'s callers): a
+ * duplicate written now would pass unseen and make the rebuild fail. Loads that skip indexes
+ * and deletes go on; a rebuild makes the index ready and these writes checked again.
+ */
+export function refuseUnchecked(
+  def: CollectionDef,
+  stale: LiveIndex[],
+  old: Document | undefined,
+  next: Document,
+): void {
+  for (const index of stale) {
+    const held = old && new Set(indexValues(index, old).map(sameValueKey));
+    for (const value of indexValues(index, next)) {
+      if (value.hasNull || held?.has(sameValueKey(value))) continue;
+      const shown = value.tuple.map((v) => JSON.stringify(v)).join(', ');
+      throw dbError(
+        'ERR_INDEX_STALE',
+        'uniqueUnchecked',
+        { index: index.def.name, collection: def.name, paths: index.def.paths.join(', '), shown },
+        { index: index.def.name, collection: def.name, paths: index.def.paths, value: value.tuple },
+      );
+    }
+  }
+}
+
+/**
  * Writes index entries sorted by key, then id: LMDB fills pages in order. When the entries
  * come in increasing id order (`idsAscending`), their order among equal keys is kept.
  */

@@ -209,7 +209,7 @@ function insert(
     }
     return prepareDocument(ctx, checkDocument(doc).body, bytes, persist);
   });
-  insertDocuments(ctx, txn, def.name, docs, { throwFirst: true });
+  insertDocuments(ctx, txn, def.name, docs, { throwFirst: true, replayed: true });
   txn.written.insert += docs.length;
 }
 

@@ -4,7 +4,8 @@
  * all-or-nothing (nothing stored, the first failure's status, the per-item report in the
  * body), BULK_DOCUMENTS_MAX at the limit and one past it (413, nothing stored), and
  * `skipIndexes=true`: indexes turn stale, GET /indexes shows it, indexed queries fall back to
- * COLLECTION_SCAN with correct results until POST /admin/rebuild-indexes/{c}.
+ * COLLECTION_SCAN with correct results until POST /admin/rebuild-indexes/{c}, and a write of a
+ * value a stale unique index cannot check is refused (409 ERR_INDEX_STALE) until then.
  */
 
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -254,6 +255,26 @@ describe('skipIndexes=true', () => {
     expect(await plan('SELECT * FROM c WHERE u = 2')).toEqual({
       plan: 'COLLECTION_SCAN',
       count: 2,
+    });
+
+    // Meanwhile a write of a value the stale index cannot check is refused, not stored
+    // unchecked beside the duplicates; deleting one of them and rebuilding mends it.
+    const refused = await h.request({ method: 'POST', url: '/collections/c', json: { u: 1 } });
+    expect(refused.status).toBe(409);
+    expect(refused.body).toMatchObject({ code: 'ERR_INDEX_STALE', index: 'idx_c_u', value: [1] });
+    expect(refused.body.error).toContain('/admin/rebuild-indexes/c');
+    const twos = await h.request({ url: '/collections/c/by/u/2' });
+    const deleted = await h.request({
+      method: 'DELETE',
+      url: `/collections/c/${twos.body.documents[0]._id}`,
+    });
+    expect(deleted.status).toBe(200);
+    expect((await h.request({ method: 'POST', url: '/admin/rebuild-indexes/c' })).status).toBe(200);
+    const duplicate = await h.request({ method: 'POST', url: '/collections/c', json: { u: 1 } });
+    expect(duplicate.body.code).toBe('ERR_UNIQUE_VIOLATION');
+    expect(await plan('SELECT * FROM c WHERE u = 2')).toEqual({
+      plan: 'INDEX_SCAN(idx_c_u)',
+      count: 1,
     });
   });
 });
