@@ -197,3 +197,24 @@ SELECT name, tier, balance, seen FROM accounts
 {"_id":"0193a4f2-7c1e-7d3a-9b2e-000000000001","name":"aa","tier":null,"balance":1000,"seen":1}
 {"_id":"0193a4f2-7c1e-7d3a-9b2e-000000000002","name":"b","tier":"gold","balance":1000,"seen":1}
 {"_id":"0193a4f2-7c1e-7d3a-9b2e-000000000003","name":"c","tier":"platinum","balance":1000,"seen":null}
+
+-- case: SET through a name Object.prototype defines makes the field, as for any missing one
+UPDATE accounts SET constructor.prototype.x = 1, toString = 's' WHERE name = 'b'
+-- plan: INDEX_SCAN(idx_name)
+-- affected: 1
+
+-- case: the fields are the document's own; the others still have none
+SELECT name, constructor, toString FROM accounts
+-- plan: COLLECTION_SCAN
+-- rows:
+{"_id":"0193a4f2-7c1e-7d3a-9b2e-000000000001","name":"aa","constructor":null,"toString":null}
+{"_id":"0193a4f2-7c1e-7d3a-9b2e-000000000002","name":"b","constructor":{"prototype":{"x":1}},"toString":"s"}
+{"_id":"0193a4f2-7c1e-7d3a-9b2e-000000000003","name":"c","constructor":null,"toString":null}
+
+-- case: SET of __proto__ is refused as a document holding that field is (it would set the prototype)
+UPDATE accounts SET __proto__.polluted = 1
+-- error: ERR_DOCUMENT_INVALID field name '__proto__' is not allowed
+
+-- case: … at any depth
+UPDATE accounts SET profile.__proto__ = {"polluted": 1} WHERE name = 'b'
+-- error: ERR_DOCUMENT_INVALID field name 'profile.__proto__' is not allowed
