@@ -353,6 +353,8 @@ export const ERROR_CATALOGUE = {
       invalid: '{where} {problem}',
       emptyBody: 'the request body is empty; send a JSON value',
       bodyNotJson: 'the request body is not valid JSON: {cause}',
+      bodyPrototypeKey:
+        "the request body holds a field named '__proto__', or a 'constructor' field holding 'prototype': neither is allowed, since either could change the prototype of the objects it is read into",
       limitTooLarge: "querystring field 'limit' must be <= {max}; got {limit}",
       routerShardField:
         "body field 'shard' is what a router asks of a shard; a router answers whole results only",

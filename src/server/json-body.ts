@@ -6,6 +6,7 @@
  */
 
 import type { FastifyInstance, FastifyRequest, preValidationHookHandler } from 'fastify';
+import { type DbError, dbError } from '../errors/index.js';
 
 declare module 'fastify' {
   interface FastifyContextConfig {
@@ -48,6 +49,23 @@ export function addJsonBodyParser(app: FastifyInstance): void {
       done(null, undefined);
       return;
     }
-    parseJson(request, body as string, done);
+    parseJson(request, body as string, (error, value) => {
+      if ((error as { code?: string } | null)?.code === 'FST_ERR_CTP_INVALID_JSON_BODY') {
+        done(whyNotParsed(body as string));
+      } else done(error, value);
+    });
   });
+}
+
+/**
+ * Why Fastify's parser refused a body, which its own error does not say: JSON's own complaint
+ * (with its position), or, when the text is valid JSON, its prototype-poisoning check.
+ */
+function whyNotParsed(text: string): DbError {
+  try {
+    JSON.parse(text);
+  } catch (error) {
+    return dbError('ERR_BAD_REQUEST', 'bodyNotJson', { cause: (error as Error).message });
+  }
+  return dbError('ERR_BAD_REQUEST', 'bodyPrototypeKey');
 }

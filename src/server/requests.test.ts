@@ -56,12 +56,21 @@ describe('request bodies', () => {
     expect(app.db.collections()).toEqual([]);
   });
 
+  it('says where a body stops being JSON', async () => {
+    const app = await start();
+    const answer = await app.request({ method: 'POST', url: '/collections/c', raw: '{"a":1,}' });
+    expect(answer.status).toBe(400);
+    expect(answer.body.error).toMatch(/^the request body is not valid JSON: .*position 7/);
+  });
+
   it('refuses prototype-poisoning keys with 400', async () => {
     const app = await start();
     for (const raw of ['{"__proto__":{"x":1}}', '{"constructor":{"prototype":{"x":1}}}']) {
       const answer = await app.request({ method: 'POST', url: '/collections/c', raw });
       expect(answer.status).toBe(400);
       expect(answer.body.code).toBe('ERR_BAD_REQUEST');
+      // Valid JSON, so the answer says what is refused rather than "not valid JSON".
+      expect(answer.body.error).toMatch(/field named '__proto__', or a 'constructor' field/);
     }
   });
 
