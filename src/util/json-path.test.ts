@@ -267,9 +267,16 @@ describe('valueAt', () => {
   // Object.prototype defines is affected (findBy('constructor', null) finds nothing).
   it('treats fields inherited from Object.prototype as missing', () => {
     const plain = { a: { b: 1 } };
-    for (const text of ['constructor', 'toString', 'hasOwnProperty', '__proto__', 'a.valueOf']) {
+    for (const text of ['constructor', 'toString', 'hasOwnProperty', 'a.valueOf']) {
       expect(valueAt(plain, p(text)), text).toBeUndefined();
     }
+  });
+
+  it('refuses __proto__ as a field name: no document holds it, and as a key it reaches the prototype', () => {
+    for (const text of ['__proto__', 'a.__proto__', 'a[0].__proto__.b']) {
+      expect(() => p(text), text).toThrow(/'__proto__' is not allowed as a field name/);
+    }
+    expect(p('__proto__x').segments).toEqual([{ kind: 'field', name: '__proto__x' }]);
   });
 });
 

@@ -71,7 +71,10 @@ export function parsePath(text: unknown, options: { allowEach?: boolean } = {}):
     if (expectField) {
       const end = readField(text, i);
       if (end === i) throw invalid(text, `expected a field name at position ${i + 1}`);
-      segments.push({ kind: 'field', name: text.slice(i, end) });
+      const name = text.slice(i, end);
+      // No document holds it (document-check.ts), and as a key it would reach the prototype.
+      if (name === '__proto__') throw invalid(text, "'__proto__' is not allowed as a field name");
+      segments.push({ kind: 'field', name });
       i = end;
       expectField = false;
     } else if (ch === '.') {

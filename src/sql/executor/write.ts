@@ -161,10 +161,8 @@ function assign(doc: Record<string, unknown>, ref: PathRef, value: unknown): voi
         throw cannotSet(ref, path.segments, i, current);
       }
       const target = current as Record<string, unknown>;
-      // `__proto__` would set the object's prototype (Object.prototype's own, one step in),
-      // not a field; and a name Object.prototype defines (`constructor`) is missing unless
-      // the document holds it.
-      if (segment.name === '__proto__') throw protoStep(path.segments, i);
+      // A name Object.prototype defines (`constructor`) is missing unless the document holds
+      // it. (`__proto__`, which would set the prototype, is no path: json-path.ts.)
       if (last) target[segment.name] = value;
       else {
         if (!Object.hasOwn(target, segment.name) || target[segment.name] === undefined) {
@@ -185,12 +183,6 @@ function assign(doc: Record<string, unknown>, ref: PathRef, value: unknown): voi
       }
     }
   });
-}
-
-/** A SET step named `__proto__`: refused as a stored document with that field is. */
-function protoStep(segments: readonly PathSegment[], step: number): DbError {
-  const prefix = step === 0 ? '' : `${prefixText(segments, step)}.`;
-  return dbError('ERR_DOCUMENT_INVALID', 'protoField', { prefix }, { field: `${prefix}__proto__` });
 }
 
 /** What a SET step found, in words: `null`, `a number`, `an array of 2 elements`. */

@@ -211,7 +211,12 @@ class Parser {
       const path = this.path('in the select list');
       item = { kind: 'column', path, name: path.text };
     }
-    if (this.acceptKeyword('AS')) item.name = this.name('after AS');
+    if (this.acceptKeyword('AS')) {
+      const token = this.peek();
+      item.name = this.name('after AS');
+      // A row is a plain object: that key would set its prototype, not a column.
+      if (item.name === '__proto__') this.fail("a column cannot be named '__proto__'", token);
+    }
     return item;
   }
 

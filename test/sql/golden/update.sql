@@ -211,10 +211,14 @@ SELECT name, constructor, toString FROM accounts
 {"_id":"0193a4f2-7c1e-7d3a-9b2e-000000000002","name":"b","constructor":{"prototype":{"x":1}},"toString":"s"}
 {"_id":"0193a4f2-7c1e-7d3a-9b2e-000000000003","name":"c","constructor":null,"toString":null}
 
--- case: SET of __proto__ is refused as a document holding that field is (it would set the prototype)
+-- case: SET of __proto__ is refused: no document holds that field, and as a key it would set the prototype
 UPDATE accounts SET __proto__.polluted = 1
--- error: ERR_DOCUMENT_INVALID field name '__proto__' is not allowed
+-- error: ERR_SQL_SYNTAX invalid JSON path '__proto__.polluted': '__proto__' is not allowed as a field name at 1:21
 
 -- case: … at any depth
 UPDATE accounts SET profile.__proto__ = {"polluted": 1} WHERE name = 'b'
--- error: ERR_DOCUMENT_INVALID field name 'profile.__proto__' is not allowed
+-- error: ERR_SQL_SYNTAX invalid JSON path 'profile.__proto__': '__proto__' is not allowed as a field name at 1:21
+
+-- case: nor may a column be named __proto__: a row is a plain object
+SELECT balance AS "__proto__" FROM accounts
+-- error: ERR_SQL_SYNTAX a column cannot be named '__proto__', found '__proto__' at 1:19
