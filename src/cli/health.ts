@@ -25,7 +25,8 @@ function render(file: string, health: ClusterHealth): string {
   const documents = health.collections.map(({ name, count, complete }) => {
     const row: Record<string, unknown> = { collection: name };
     for (const s of health.shards)
-      row[s.shard] = s.documents === null ? '?' : (s.documents[name] ?? 0);
+      row[s.shard] =
+        s.documents === null ? '?' : Object.hasOwn(s.documents, name) ? s.documents[name] : 0;
     row.total = complete ? count : `${count}+?`;
     return row;
   });

@@ -5,7 +5,7 @@
  * through the router does). Pure: it sees counts, never a shard.
  */
 
-import type { ClusterConfig } from './config.js';
+import { type ClusterConfig, placementOf } from './config.js';
 
 /** One collection's documents across the cluster. */
 export interface CollectionCount {
@@ -33,7 +33,7 @@ export function countCollections(
   const totals = new Map<string, CollectionCount>();
   for (const counts of perShard) {
     for (const { name, count } of counts ?? []) {
-      const replicated = config.collections[name]?.strategy === 'replicated';
+      const replicated = placementOf(config, name)?.strategy === 'replicated';
       const seen = totals.get(name);
       if (seen === undefined) totals.set(name, { name, count, complete: replicated || !missing });
       else if (!replicated) seen.count += count;

@@ -13,6 +13,7 @@ import {
   describePlacement,
   describeShard,
   parseClusterConfig,
+  placementOf,
   shardMembers,
 } from './config.js';
 
@@ -138,7 +139,7 @@ export function withCollection(
     }
     throw error;
   }
-  const existing = config.collections[canonical];
+  const existing = placementOf(config, canonical);
   if (existing !== undefined) {
     throw dbError(
       'ERR_CLUSTER_CONFIG_INVALID',

@@ -154,6 +154,11 @@ describe('parseClusterConfig', () => {
       'shards[0].name: "" is not a shard name',
     ],
     [
+      'a shard named __proto__',
+      (c) => (c.shards[0].name = '__proto__'),
+      'shards[0].name: "__proto__" is not a shard name',
+    ],
+    [
       'a duplicate shard name',
       (c) => (c.shards[1].name = 's1'),
       'shards[1].name: "s1" is already the name of shards[0]',
@@ -262,6 +267,15 @@ describe('parseClusterConfig', () => {
       'a bad collection name',
       (c) => (c.collections['a b'] = { strategy: 'replicated' }),
       `collections["a b"]: collection name 'a b' contains ' '`,
+    ],
+    [
+      'a collection named __proto__, which would be the prototype of a plain object',
+      (c) =>
+        Object.defineProperty(c.collections, '__PROTO__', {
+          value: { strategy: 'replicated' },
+          enumerable: true,
+        }),
+      `collections.__PROTO__: collection name '__PROTO__' is reserved`,
     ],
     [
       'a collection twice by case',

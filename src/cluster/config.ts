@@ -60,6 +60,14 @@ export interface ClusterConfig {
   collections: Record<string, CollectionPlacement>;
 }
 
+/**
+ * The placement cluster.json gives a collection (canonical name), or undefined: its own
+ * entries only, so `constructor` or `toString` is not found on Object.prototype.
+ */
+export function placementOf(config: ClusterConfig, name: string): CollectionPlacement | undefined {
+  return Object.hasOwn(config.collections, name) ? config.collections[name] : undefined;
+}
+
 const SHARD_NAME = new RegExp(`^[A-Za-z0-9._-]{1,${SHARD_NAME_CHARS_MAX}}$`);
 const ROOT_KEYS = ['version', 'router', 'shards', 'collections'];
 const SHARD_KEYS = ['name', 'endpoint', 'members', 'apiKey'];
@@ -150,7 +158,8 @@ function checkPort(source: Source, field: string, value: unknown): number {
 }
 
 function checkShardName(source: Source, field: string, value: unknown): string {
-  if (typeof value !== 'string' || !SHARD_NAME.test(value)) {
+  // A shard's name keys plain objects (`docdb health`'s rows), where __proto__ would not be one.
+  if (typeof value !== 'string' || !SHARD_NAME.test(value) || value.toLowerCase() === '__proto__') {
     throw dbError(
       'ERR_CLUSTER_CONFIG_INVALID',
       'notShardName',

@@ -24,6 +24,7 @@ import {
   type CollectionPlacement,
   describeShard,
   newClusterConfig,
+  placementOf,
   shardMembers,
 } from './config.js';
 import { shardFor } from './hash.js';
@@ -126,7 +127,7 @@ function allShards(from: ClusterConfig, to: ClusterConfig): ClusterShard[] {
 function collectionsToMove(from: ClusterConfig, to: ClusterConfig) {
   const out: Array<{ name: string; placement: CollectionPlacement }> = [];
   for (const [name, placement] of Object.entries(to.collections)) {
-    const old = from.collections[name];
+    const old = placementOf(from, name);
     if (old && JSON.stringify(old) !== JSON.stringify(placement)) {
       throw dbError('ERR_BAD_ARGUMENT', 'placementChanged', {
         name,

@@ -10,7 +10,12 @@ import type { Condition, Operand, SelectStatement, Value } from '../sql/ast/inde
 import { isAggregate, PathResolver } from '../sql/planner/index.js';
 import type { ShardPlan } from '../types/index.js';
 import { type JsonPath, normalizeCollectionName, parsePath, samePath } from '../util/index.js';
-import type { ClusterConfig, ClusterShard, CollectionPlacement } from './config.js';
+import {
+  type ClusterConfig,
+  type ClusterShard,
+  type CollectionPlacement,
+  placementOf,
+} from './config.js';
 import { shardFor } from './hash.js';
 
 /** What the router does with the shards' answers of a scattered SELECT. */
@@ -61,7 +66,7 @@ export type SelectRoute =
 /** The placement of a collection; unknown ones are a 400 naming the command that adds them. */
 export function requirePlacement(config: ClusterConfig, collection: string): CollectionPlacement {
   const name = normalizeCollectionName(collection);
-  const placement = config.collections[name];
+  const placement = placementOf(config, name);
   if (!placement) {
     throw dbError('ERR_CLUSTER_COLLECTION_UNKNOWN', 'notPlaced', { name }, { collection: name });
   }

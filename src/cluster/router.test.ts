@@ -242,6 +242,11 @@ describe('Router: SELECT over three shards', () => {
     const error = await router.query('SELECT * FROM nowhere').catch((e: unknown) => e);
     expect(isDbError(error, 'ERR_CLUSTER_COLLECTION_UNKNOWN')).toBe(true);
     expect(String((error as Error).message)).toContain('docdb cluster add-collection');
+    // A name Object.prototype defines is no placement either.
+    for (const name of ['constructor', 'toString']) {
+      const inherited = await router.query(`SELECT * FROM ${name}`).catch((e: unknown) => e);
+      expect(isDbError(inherited, 'ERR_CLUSTER_COLLECTION_UNKNOWN'), name).toBe(true);
+    }
   });
 
   it("passes a shard's own refusal through (a SQL error stays a 400)", async () => {

@@ -158,6 +158,11 @@ describe('bad documents and names', () => {
     }
     expect(thrown(() => db.collection('a b')).message).toContain("contains ' '");
     expect(() => db.collection('x'.repeat(128))).not.toThrow();
+    // A JOIN nests each document under its collection's name, a key this one cannot be.
+    for (const name of ['__proto__', '__PROTO__']) {
+      expect(thrown(() => db.collection(name)).message).toContain(`'${name}' is reserved`);
+    }
+    expect(() => db.collection('constructor')).not.toThrow();
   });
 });
 

@@ -32,6 +32,8 @@ export const ERROR_CATALOGUE = {
       tooLong: "collection name '{name}…' is {nameLength} characters; the limit is {limit}",
       badCharacter:
         "collection name '{name}' contains '{bad}': use letters, digits, '.', '_' and '-' only",
+      reserved:
+        "collection name '{name}' is reserved: as a key of a JOIN's rows it would set their prototype",
     },
   },
   ERR_COLLECTION_NOT_FOUND: {
@@ -524,7 +526,7 @@ export const ERROR_CATALOGUE = {
       missing: '{at}is missing',
       notPort: '{at}{value} is not a port ({range})',
       notShardName:
-        "{at}{value} is not a shard name (1 to {limit} letters, digits, '.', '_' or '-')",
+        "{at}{value} is not a shard name (1 to {limit} letters, digits, '.', '_' or '-', and not __proto__)",
       notHttpUrl: '{at}{value} is not an http(s) URL',
       portZero: "{at}{value} has port 0: give the node's port",
       credentials: '{at}must not carry credentials: give the key as apiKey',

@@ -10,8 +10,8 @@ const COLLECTION_NAME = /^[A-Za-z0-9._-]+$/;
 
 /**
  * Validates a collection name and folds it to the canonical lowercase form: 1 to
- * COLLECTION_NAME_CHARS_MAX characters, letters, digits, `.`, `_` and `-` only. Names compare
- * without letter case, so `Orders` and `orders` are one collection.
+ * COLLECTION_NAME_CHARS_MAX characters, letters, digits, `.`, `_` and `-` only, and not
+ * `__proto__`. Names compare without letter case, so `Orders` and `orders` are one collection.
  */
 export function normalizeCollectionName(name: unknown): string {
   if (typeof name !== 'string' || name.length === 0) {
@@ -28,5 +28,9 @@ export function normalizeCollectionName(name: unknown): string {
     const bad = [...name].find((ch) => !/[A-Za-z0-9._-]/.test(ch));
     throw dbError('ERR_COLLECTION_NAME_INVALID', 'badCharacter', { name, bad }, { name });
   }
-  return name.toLowerCase();
+  const canonical = name.toLowerCase();
+  // A name is a key of plain objects (a JOIN's rows, cluster.json's collections), where this
+  // one would set the prototype instead.
+  if (canonical === '__proto__') throw dbError('ERR_COLLECTION_NAME_INVALID', 'reserved', { name });
+  return canonical;
 }
