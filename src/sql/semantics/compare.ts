@@ -32,26 +32,71 @@ export function compare(op: CompareOp, a: unknown, b: unknown): Truth {
   }
 }
 
-const likeCache = new Map<string, RegExp>();
+/** A compiled LIKE pattern: true when the whole string matches. */
+type LikeMatcher = (value: string) => boolean;
+
+const likeCache = new Map<string, LikeMatcher>();
 /** Compiled LIKE patterns kept at once; past it the cache starts over. */
 const LIKE_CACHE_ENTRIES_MAX = 1000;
 
-/** The regular expression of a LIKE pattern: `%` any run, `_` one character. */
-export function likeRegex(pattern: string, caseInsensitive: boolean): RegExp {
-  const key = `${caseInsensitive ? 'i' : 's'}${pattern}`;
-  let regex = likeCache.get(key);
-  if (!regex) {
-    let source = '';
-    for (const ch of pattern) {
-      if (ch === '%') source += '.*';
-      else if (ch === '_') source += '.';
-      else source += ch.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
-    }
-    regex = new RegExp(`^${source}$`, caseInsensitive ? 'isu' : 'su');
-    if (likeCache.size > LIKE_CACHE_ENTRIES_MAX) likeCache.clear();
-    likeCache.set(key, regex);
+/** A run of a LIKE pattern between `%`s as a regular expression source: `_` is one character. */
+function runSource(run: string): string {
+  let source = '';
+  for (const ch of run) source += ch === '_' ? '.' : ch.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
+  return source;
+}
+
+/**
+ * Compiles a LIKE pattern: `%` any run, `_` one character (a code point). Not one regular
+ * expression: `^.*a.*a.*a.*b$` backtracks through every way to place its runs, so a pattern
+ * of a few `%a` against a 200-character string ran for minutes and held the node. Instead the
+ * runs between `%`s are found in order, each at its leftmost place after the one before (the
+ * first anchored at the start, the last at the end), which is the classic wildcard match:
+ * taking each run as early as possible leaves the most room for the rest. Each run is a
+ * regular expression of literals and `.` only, so finding one never backtracks.
+ */
+function compileLike(pattern: string, caseInsensitive: boolean): LikeMatcher {
+  const flags = caseInsensitive ? 'isu' : 'su';
+  const runs = pattern.split('%').map(runSource);
+  if (runs.length === 1) {
+    const whole = new RegExp(`^${runs[0]}$`, flags);
+    return (value) => whole.test(value);
   }
-  return regex;
+  const first = runs[0] === '' ? undefined : new RegExp(runs[0] as string, `${flags}y`);
+  const middle = runs
+    .slice(1, -1)
+    .filter((run) => run !== '')
+    .map((run) => new RegExp(run, `${flags}g`));
+  const lastRun = runs[runs.length - 1] as string;
+  const last = lastRun === '' ? undefined : new RegExp(`${lastRun}$`, `${flags}g`);
+  return (value) => {
+    let at = 0;
+    if (first) {
+      first.lastIndex = 0;
+      if (!first.test(value)) return false;
+      at = first.lastIndex;
+    }
+    for (const run of middle) {
+      run.lastIndex = at;
+      if (!run.test(value)) return false;
+      at = run.lastIndex;
+    }
+    if (!last) return true;
+    last.lastIndex = at;
+    return last.test(value);
+  };
+}
+
+/** The compiled form of a LIKE pattern, cached. */
+export function likeMatcher(pattern: string, caseInsensitive: boolean): LikeMatcher {
+  const key = `${caseInsensitive ? 'i' : 's'}${pattern}`;
+  let matcher = likeCache.get(key);
+  if (!matcher) {
+    matcher = compileLike(pattern, caseInsensitive);
+    if (likeCache.size > LIKE_CACHE_ENTRIES_MAX) likeCache.clear();
+    likeCache.set(key, matcher);
+  }
+  return matcher;
 }
 
 /**
@@ -70,7 +115,7 @@ export function like(
   const match =
     typeof value === 'string' &&
     typeof pattern === 'string' &&
-    likeRegex(pattern, caseInsensitive).test(value);
+    likeMatcher(pattern, caseInsensitive)(value);
   return negated ? !match : match;
 }
 
