@@ -19,10 +19,29 @@ export function buildProgram(): Command {
     .helpOption('-h, --help', 'print help')
     .helpCommand('help [command]', 'print help for a command')
     .showHelpAfterError('(run docdb help for usage)')
-    .exitOverride();
+    .exitOverride()
+    .hook('preAction', flagTakenAsValue);
   declareCommands(program);
   for (const command of program.commands) command.exitOverride();
   return program;
+}
+
+/**
+ * Commander gives an option that needs a value the next word, even when that word is one of
+ * the command's own flags: `serve --data-dir --port 5001` served a directory named `--port`
+ * (or, for serve, called 5001 a stray argument). Such a value is refused as missing.
+ */
+function flagTakenAsValue(_program: Command, command: Command): void {
+  const flags = new Set(command.options.flatMap((o) => [o.long, o.short]).filter(Boolean));
+  for (const option of command.options) {
+    if (!option.required) continue;
+    const value = command.getOptionValue(option.attributeName());
+    if (typeof value !== 'string' || !flags.has(value.split('=')[0] as string)) continue;
+    command.error(`error: option '${option.flags}' argument missing (got the flag '${value}')`, {
+      code: 'commander.optionMissingArgument',
+      exitCode: 2,
+    });
+  }
 }
 
 /**

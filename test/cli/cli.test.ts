@@ -185,6 +185,15 @@ describe('exit codes by class of error', () => {
     expect(r.stderr).not.toContain('too many arguments');
   });
 
+  it('2 for usage: an option given the next flag as its value says its value is missing', () => {
+    const r = docdb('serve', '--data-dir', '--port', '5001');
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain(
+      "option '--data-dir <dir>' argument missing (got the flag '--port')",
+    );
+    expect(fs.existsSync('--port')).toBe(false);
+  });
+
   it('2 for usage: serve with a data directory that is a regular file names the setting', () => {
     const file = path.join(dir, 'plain-file');
     fs.writeFileSync(file, 'not a directory');
