@@ -907,7 +907,8 @@ export const ERROR_CATALOGUE = {
         'only a follower is promoted; a single node starts leading with POST /replication/start-leader',
       noLeaseHolder: "no follower named {name} holds this leader's lease; none does",
       notLeaseHolder: "no follower named {name} holds this leader's lease; these do: {held}",
-      alreadyFollows: 'this node already follows {leader}',
+      alreadyFollows:
+        'this node already follows {leader} (told that leader again with another sharedSecret, it reconnects with that secret)',
       leaderTakesWrites:
         'this node leads and takes writes; turn it read-only first (POST /replication/read-only), then let it follow the new leader',
       followerTakesNoWrites:

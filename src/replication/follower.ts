@@ -128,6 +128,16 @@ export class ReplicationFollower {
     };
   }
 
+  /**
+   * Whether this follows the leader at host:port, and if so whether with `secret` (undefined:
+   * none): a node told the secret its leader asks for reconnects with it (replication.ts).
+   */
+  follows(host: string, port: number, secret: string | undefined): 'no' | 'otherSecret' | 'same' {
+    const { options } = this;
+    if (options.host !== host || options.port !== port) return 'no';
+    return options.secret === secret ? 'same' : 'otherSecret';
+  }
+
   /** Starts following; reconnects until stopped. */
   start(): void {
     this.running ??= this.loop();

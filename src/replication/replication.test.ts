@@ -252,6 +252,17 @@ describe('replication', () => {
     const right = await node('right', { secret: 'right' });
     await right.replication.startFollower({ host: '127.0.0.1', port });
     await caughtUp(leader, right);
+
+    // A refused follower told the same leader again with the secret reconnects with it, as
+    // the refusal says to; told it again as it is, it answers that it already follows.
+    await none.replication.startFollower({ host: '127.0.0.1', port, sharedSecret: 'right' });
+    await caughtUp(leader, none);
+    await expect(
+      none.replication.startFollower({ host: '127.0.0.1', port, sharedSecret: 'right' }),
+    ).rejects.toMatchObject({ code: 'ERR_REPLICATION_STATE' });
+    await expect(
+      wrong.replication.startFollower({ host: '127.0.0.1', port: openPort, sharedSecret: 'x' }),
+    ).rejects.toThrow(/already follows/);
   });
 
   it('promotes in a term of its own, fences the old leader by its notice once the link heals, and rolls back what it never shipped', async () => {

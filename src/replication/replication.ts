@@ -155,6 +155,19 @@ export class Replication {
 
   private async followNow(host: string, port: number, secret: string | undefined): Promise<void> {
     const { role, readOnly } = this.gate;
+    const current = this.follower;
+    if (
+      role === 'follower' &&
+      current !== undefined &&
+      secret !== undefined &&
+      current.follows(host, port, secret) === 'otherSecret'
+    ) {
+      // Its leader refused the secret it had (or its lack, which the refusal says to set):
+      // told another, it reconnects with it rather than wait for a restart.
+      await current.stop();
+      this.follow(host, port, secret);
+      return;
+    }
     if (role === 'follower') {
       throw dbError('ERR_REPLICATION_STATE', 'alreadyFollows', {
         leader: this.follower?.status().leader,
