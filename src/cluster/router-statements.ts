@@ -6,7 +6,7 @@
  */
 
 import { type Parsed, PreparedStatements, parse } from '../sql/parser/index.js';
-import { ClockCache, STATEMENT_CACHE_ENTRIES } from '../util/index.js';
+import { ClockCache, STATEMENT_CACHE_ENTRIES, STATEMENT_CACHED_CHARS_MAX } from '../util/index.js';
 
 export class RouterStatements {
   /** The statements prepared here, by handle: the router's own, whatever the shards hold. */
@@ -15,6 +15,7 @@ export class RouterStatements {
 
   /** The parse of `sql`, from the cache when it was parsed before (a failed parse is not kept). */
   parsedOf(sql: string): Parsed {
+    if (sql.length > STATEMENT_CACHED_CHARS_MAX) return parse(sql);
     let parsed = this.texts.get(sql);
     if (parsed === undefined) {
       parsed = parse(sql);

@@ -45,7 +45,12 @@ import type {
   RowsOption,
   ShardPlan,
 } from '../types/index.js';
-import { ClockCache, SQL_CHARS_MAX, STATEMENT_CACHE_ENTRIES } from '../util/index.js';
+import {
+  ClockCache,
+  SQL_CHARS_MAX,
+  STATEMENT_CACHE_ENTRIES,
+  STATEMENT_CACHED_CHARS_MAX,
+} from '../util/index.js';
 import { refuseShardPlan, type ShardSelect, shardSelect } from './shard-plan.js';
 
 export type { KeyedRow, QueryMeta, QueryResult, ShardPlan };
@@ -97,6 +102,7 @@ export class StatementCache {
     if (sql.length > SQL_CHARS_MAX) {
       throw dbError('ERR_SQL_TOO_LONG', 'tooLong', { length: sql.length, limit: SQL_CHARS_MAX });
     }
+    if (sql.length > STATEMENT_CACHED_CHARS_MAX) return parse(sql);
     let parsed: CachedStatement | undefined = this.entries.get(sql);
     if (parsed === undefined) {
       parsed = parse(sql);

@@ -325,6 +325,8 @@ export const ERROR_CATALOGUE = {
     meaning: 'A SQL text is longer than the limit.',
     messages: {
       tooLong: 'the SQL text has {length} characters; the limit is {limit}',
+      preparedTooLong:
+        'a prepared statement has at most {limit} characters; this one has {length}: send it as text instead',
     },
   },
   ERR_SQL_HANDLE_UNKNOWN: {

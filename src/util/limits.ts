@@ -45,6 +45,14 @@ export const SQL_NESTING_MAX = 256;
 /** Parsed statements kept in the cache, keyed by SQL text. */
 export const STATEMENT_CACHE_ENTRIES = 1000;
 /**
+ * Longest SQL text the statement cache keeps; a longer one is parsed on each call. A parse
+ * holds up to ~80 bytes per character (an IN list of `?`), so 1,000 cached 1 MiB texts
+ * filled the heap and ended the process; texts this short are the ones worth keeping.
+ */
+export const STATEMENT_CACHED_CHARS_MAX = 4096;
+/** Longest SQL text that may be prepared (held by handle), for the same reason. */
+export const PREPARED_SQL_CHARS_MAX = 8192;
+/**
  * Prepared statements a node (or a router) holds by handle; past it the least recently used
  * goes, and its handle answers ERR_SQL_HANDLE_UNKNOWN until prepared again (the client does so
  * by itself).

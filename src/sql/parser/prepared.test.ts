@@ -6,7 +6,7 @@
 
 import { describe, expect, it } from 'vitest';
 import { DbError } from '../../errors/index.js';
-import { PREPARED_STATEMENTS_MAX } from '../../util/index.js';
+import { PREPARED_SQL_CHARS_MAX, PREPARED_STATEMENTS_MAX } from '../../util/index.js';
 import { parse } from './parser.js';
 import { PreparedStatements, statementHandle } from './prepared.js';
 
@@ -56,6 +56,29 @@ describe('PreparedStatements', () => {
     expect(error?.status).toBe(400);
     expect(error?.message).toContain("'nosuchhandle'");
     expect(error?.message).toContain('POST /query/prepare');
+  });
+
+  it(`prepares texts of up to ${PREPARED_SQL_CHARS_MAX} characters, and refuses longer ones (413)`, () => {
+    // A parse holds up to ~80 bytes a character: 1,000 held 1 MiB texts filled the heap.
+    const held = new PreparedStatements();
+    const text = (n: number) => {
+      const head = 'SELECT * FROM t WHERE a IN (';
+      const list = '?,'.repeat(Math.floor((n - head.length - 2) / 2));
+      return `${head}${list}1)`.padEnd(n, ' ');
+    };
+    const longest = text(PREPARED_SQL_CHARS_MAX);
+    expect(held.add(longest, parse(longest)).sql).toHaveLength(PREPARED_SQL_CHARS_MAX);
+    const over = `${longest} `;
+    const error = (() => {
+      try {
+        held.add(over, parse(over));
+      } catch (e) {
+        return e as DbError;
+      }
+    })();
+    expect(error).toMatchObject({ code: 'ERR_SQL_TOO_LONG', status: 413 });
+    expect(error?.message).toContain('send it as text instead');
+    expect(held.size).toBe(1);
   });
 
   it('preparing a text again keeps one entry under the same handle', () => {

@@ -6,7 +6,7 @@
 
 import { createHash } from 'node:crypto';
 import { dbError } from '../../errors/index.js';
-import { ClockCache, PREPARED_STATEMENTS_MAX } from '../../util/index.js';
+import { ClockCache, PREPARED_SQL_CHARS_MAX, PREPARED_STATEMENTS_MAX } from '../../util/index.js';
 import type { Parsed } from './parser.js';
 
 /**
@@ -40,6 +40,12 @@ export class PreparedStatements<T extends Parsed> {
 
   /** Holds `parsed` (the parse of `sql`) under the text's handle and answers the entry. */
   add(sql: string, parsed: T): PreparedEntry<T> {
+    if (sql.length > PREPARED_SQL_CHARS_MAX) {
+      throw dbError('ERR_SQL_TOO_LONG', 'preparedTooLong', {
+        length: sql.length,
+        limit: PREPARED_SQL_CHARS_MAX,
+      });
+    }
     const handle = statementHandle(sql);
     const held = this.entries.get(handle);
     // 128 bits of SHA-256: two texts with one handle would be a broken hash, not input.
