@@ -120,7 +120,7 @@ function keyValues(
       for (const c of where.conditions) {
         const values = keyValues(c, isKey, params);
         if (!values) return undefined;
-        all.push(...values);
+        for (const value of values) all.push(value);
       }
       return all;
     }

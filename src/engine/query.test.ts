@@ -8,7 +8,7 @@
 
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { makeTempDir } from '../../test/support/temp-dir.js';
-import { SQL_CHARS_MAX } from '../util/index.js';
+import { BULK_DOCUMENTS_MAX, SQL_CHARS_MAX } from '../util/index.js';
 import { type Database, open, type QueryMeta } from './index.js';
 
 let db: Database;
@@ -87,6 +87,19 @@ describe('db.query', () => {
     const scanned = await db.query(sql);
     expect(scanned.plan).toBe('COLLECTION_SCAN');
     expect(scanned.count).toBe(25);
+  });
+
+  it('an INSERT stores at most BULK_DOCUMENTS_MAX documents, as a bulk insert does', async () => {
+    // One `?` of 150k documents was a stack overflow (500); several stored millions at once.
+    const many = Array.from({ length: BULK_DOCUMENTS_MAX + 1 }, () => ({}));
+    await expect(db.query('INSERT INTO t VALUES ?', [many])).rejects.toMatchObject({
+      code: 'ERR_BULK_TOO_LARGE',
+    });
+    const half = many.slice(0, BULK_DOCUMENTS_MAX / 2 + 1);
+    await expect(db.query('INSERT INTO t VALUES ?, ?', [half, half])).rejects.toMatchObject({
+      code: 'ERR_BULK_TOO_LARGE',
+    });
+    expect(db.collection('t').count()).toBe(50);
   });
 
   it('an atomic statement: a failing UPDATE changes nothing', async () => {

@@ -173,6 +173,8 @@ export const ERROR_CATALOGUE = {
     meaning: 'A bulk insert holds more documents than allowed.',
     messages: {
       tooMany: 'a bulk insert takes at most {limit} documents; got {count}',
+      insertTooMany:
+        'an INSERT stores at most {limit} documents (one transaction, as a bulk insert); insert the rest in another',
       atomicImport:
         '--atomic imports at most {limit} documents (one transaction); import without --atomic, in batches',
     },

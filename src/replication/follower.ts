@@ -440,7 +440,9 @@ export class ReplicationFollower {
       this.group.push(received);
       this.expected++;
       if (endSeq === undefined || seq >= endSeq) {
-        ready.push(...this.group);
+        // Loops, not spreads: one UPDATE of 150k documents is a group of 150k entries, past
+        // the stack's room for arguments.
+        for (const entry of this.group) ready.push(entry);
         this.group = [];
       }
     }
@@ -468,7 +470,7 @@ export class ReplicationFollower {
    */
   private apply(peer: Peer, entries: PeerEntry[]): void {
     if (this.run) {
-      this.run.push(...entries);
+      for (const entry of entries) this.run.push(entry);
       return;
     }
     const { storage, counters } = this.options;

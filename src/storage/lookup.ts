@@ -56,7 +56,13 @@ export function idsForKeys(
 
 function* distinctIds(store: StoreReader, index: IndexDef, tuples: KeyValue[][]) {
   const seen = new Set<string>();
+  // Placeholders bound to one value are one lookup: `IN (?, ?, …)` given a value k times
+  // read its m ids k times over (1,000 placeholders over 10k ids: 8 s).
+  const looked = new Set<string>();
   for (const tuple of tuples) {
+    const key = JSON.stringify(tuple.map((p) => [p.value ?? null, p.nullMatches]));
+    if (looked.has(key)) continue;
+    looked.add(key);
     for (const id of idsForTuple(store, index, tuple) ?? []) {
       const text = id.toString('latin1');
       if (seen.has(text)) continue;

@@ -128,7 +128,7 @@ function equalityUnion(
       const union = equalityUnion(part, resolver, source);
       if (!union || (path !== undefined && union.path !== path)) return undefined;
       path = union.path;
-      keys.push(...union.keys);
+      for (const key of union.keys) keys.push(key);
     }
     return path === undefined ? undefined : { path, keys };
   }

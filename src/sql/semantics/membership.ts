@@ -8,12 +8,13 @@
  * numerically, 0 = -0; strings by code unit, which is equality by code point), which is what
  * a `Set` of the values finds. A null or missing value makes every branch unknown; a null in
  * the list makes its branch unknown, so a value found nowhere is unknown rather than false.
- * A list holding an array or object (a `?` bound to one) is left to the branch-by-branch
- * evaluation, as is a short list, where the loop is as cheap as the hash.
+ * An array or object in the list (a `?` bound to one) equals only an array or object, so
+ * those few are compared one by one with such a value. A short list is evaluated branch by
+ * branch, where the loop is as cheap as the hash.
  */
 
 import type { Condition, PathRef, Value } from '../ast/index.js';
-import type { Truth } from './compare.js';
+import { compare, type Truth } from './compare.js';
 import { resolveValue } from './values.js';
 
 /** Branches below this are compared one by one. */
@@ -24,13 +25,14 @@ interface Shape {
   path: PathRef;
   values: Value[];
   /** The values' set when none is a `?` (the same for every execution), else per parameters. */
-  fixed: ValueSet | null | undefined;
-  byParams: WeakMap<readonly unknown[], ValueSet | null>;
+  fixed: ValueSet | undefined;
+  byParams: WeakMap<readonly unknown[], ValueSet>;
 }
 
-/** The non-null scalars of a list, and whether it held a null. */
+/** The non-null scalars of a list, its arrays and objects, and whether it held a null. */
 interface ValueSet {
   scalars: Set<unknown>;
+  composites: unknown[];
   hasNull: boolean;
 }
 
@@ -55,20 +57,21 @@ function shapeOf(condition: Condition & { kind: 'or' }): Shape | null {
   return { path, values, fixed: literal ? setOf(values, []) : undefined, byParams: new WeakMap() };
 }
 
-/** The list's values as a set, or null when one is an array or object. */
-function setOf(values: readonly Value[], params: readonly unknown[]): ValueSet | null {
+/** The list's values as a set. */
+function setOf(values: readonly Value[], params: readonly unknown[]): ValueSet {
   const scalars = new Set<unknown>();
+  const composites: unknown[] = [];
   let hasNull = false;
   for (const value of values) {
     const resolved = resolveValue(value, params);
     if (resolved === null || resolved === undefined) hasNull = true;
-    else if (typeof resolved === 'object') return null;
+    else if (typeof resolved === 'object') composites.push(resolved);
     else scalars.add(resolved);
   }
-  return { scalars, hasNull };
+  return { scalars, composites, hasNull };
 }
 
-function valueSet(shape: Shape, params: readonly unknown[]): ValueSet | null {
+function valueSet(shape: Shape, params: readonly unknown[]): ValueSet {
   if (shape.fixed !== undefined) return shape.fixed;
   let set = shape.byParams.get(params);
   if (set === undefined) {
@@ -98,13 +101,16 @@ export function membershipOf(
     shapes.set(condition, shape);
   }
   if (shape === null) return undefined;
-  const set = valueSet(shape, params);
-  return set === null ? undefined : { path: shape.path, set };
+  return { path: shape.path, set: valueSet(shape, params) };
 }
 
 /** The OR's truth for the value at its path. */
 export function memberTruth({ set }: Membership, value: unknown): Truth {
   if (value === null || value === undefined) return null;
-  if (typeof value !== 'object' && set.scalars.has(value)) return true;
+  if (typeof value !== 'object') {
+    if (set.scalars.has(value)) return true;
+  } else if (set.composites.some((c) => compare('=', value, c) === true)) {
+    return true;
+  }
   return set.hasNull ? null : false;
 }
