@@ -102,6 +102,17 @@ describe('db.query', () => {
     expect(db.collection('t').count()).toBe(50);
   });
 
+  it('refuses a parameter nested 10,000 deep as SET value or LIMIT, not with a stack overflow', async () => {
+    let deep: unknown = 1;
+    for (let i = 0; i < 10_000; i++) deep = [deep];
+    await expect(db.query('UPDATE t SET q = ? WHERE i = 0', [deep])).rejects.toMatchObject({
+      code: 'ERR_DOCUMENT_INVALID',
+    });
+    await expect(db.query('SELECT * FROM t LIMIT ?', [deep])).rejects.toThrow(
+      'LIMIT must be a non-negative integer; got an array',
+    );
+  });
+
   it('an atomic statement: a failing UPDATE changes nothing', async () => {
     await expect(db.query('UPDATE t SET i = 1 WHERE i > 40')).rejects.toMatchObject({
       code: 'ERR_UNIQUE_VIOLATION',

@@ -37,6 +37,7 @@ describe('an empty JSON body', () => {
     const id = (await app.request({ method: 'POST', url: '/collections/c', json: { a: 2 } })).body
       .id;
     const deletes: Array<[string, Record<string, string>]> = [
+      ['/indexes/c/idx_c_a', JSON_TYPE],
       ['/collections/c/by/a/1', JSON_TYPE],
       [`/collections/c/${id}`, JSON_TYPE],
       ['/collections/c', { ...JSON_TYPE, 'x-confirm': 'true' }],

@@ -31,7 +31,12 @@ export {
   KEY_VALUE_BYTES_MAX,
   type Structure,
 } from './codec/index.js';
-export { type CheckedDocument, checkDocument, type Document } from './document-check.js';
+export {
+  type CheckedDocument,
+  checkDocument,
+  checkFieldValue,
+  type Document,
+} from './document-check.js';
 export type { BulkResult, InsertOptions, PreparedDocument } from './documents.js';
 export { NOTHING_STORED } from './indexes.js';
 export {

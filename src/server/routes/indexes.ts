@@ -5,6 +5,7 @@
 
 import type { FastifyInstance } from 'fastify';
 import type { IndexRequest } from '../../types/index.js';
+import { NO_BODY } from '../json-body.js';
 import type { ApiContext } from '../route-context.js';
 
 /** The body of POST /index. */
@@ -57,6 +58,7 @@ export function registerIndexRoutes(app: FastifyInstance, { api }: ApiContext): 
   app.delete<{ Params: { collection: string; name: string } }>(
     '/indexes/:collection/:name',
     {
+      ...NO_BODY,
       schema: {
         summary: 'Drop an index (as SQL DROP INDEX); its documents stay',
         params: {

@@ -9,6 +9,13 @@ import type { LimitNode } from '../planner/index.js';
 import { offsetLimit, resolveValue } from '../semantics/index.js';
 import type { ExecContext, Row } from './context.js';
 
+/** A bad count as the message shows it: a scalar as JSON, an array or object by its kind. */
+function shownCount(value: unknown): string {
+  if (Array.isArray(value)) return 'an array';
+  if (value !== null && typeof value === 'object') return 'an object';
+  return JSON.stringify(value) ?? String(value);
+}
+
 /** The number a LIMIT (default: no limit) or OFFSET (default 0) stands for. */
 export function limitOf(
   value: Value | undefined,
@@ -18,7 +25,7 @@ export function limitOf(
   if (value === undefined) return clause === 'LIMIT' ? Number.POSITIVE_INFINITY : 0;
   const n = resolveValue(value, params);
   if (typeof n !== 'number' || !Number.isInteger(n) || n < 0) {
-    throw dbError('ERR_SQL_PARAM', 'notCount', { clause, value: JSON.stringify(n) });
+    throw dbError('ERR_SQL_PARAM', 'notCount', { clause, value: shownCount(n) });
   }
   return n;
 }

@@ -10,6 +10,7 @@ import {
   type BulkResult,
   type CollectionDef,
   checkDocument,
+  checkFieldValue,
   checkIndexSpec,
   NOTHING_STORED,
   normalizeCollectionName,
@@ -246,7 +247,11 @@ export async function runUpdate(
   params: readonly unknown[],
 ): Promise<WriteOutcome> {
   const name = normalizeCollectionName(statement.collection);
-  const values = statement.assignments.map((a) => resolveValue(a.value, params));
+  const values = statement.assignments.map((a) => {
+    const value = resolveValue(a.value, params);
+    checkFieldValue(a.path.text, parsePath(a.path.text).segments.length, value);
+    return value;
+  });
   requireDef(store, name);
   return writer.write((txn) => {
     const def = requireDef(txn, name);

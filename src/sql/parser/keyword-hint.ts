@@ -44,6 +44,9 @@ export function nearestKeyword(word: string, expected: string): string | undefin
   const allowed = upper.length >= 5 ? 2 : 1;
   let best: { keyword: string; score: number } | undefined;
   for (const keyword of SQL_KEYWORDS) {
+    // Lengths further apart than the typos allowed cannot be that close: skipped, so a long
+    // word is not measured against every keyword (a 1M-character word took 16 s).
+    if (Math.abs(upper.length - keyword.length) > allowed) continue;
     const distance = typos(upper, keyword);
     if (distance > allowed) continue;
     // Half a typo's worth of preference for a keyword the message names.
