@@ -113,6 +113,16 @@ describe('db.query', () => {
     );
   });
 
+  it('pulls a JOIN only as far as its LIMIT needs', async () => {
+    // 36M pairings: held whole before the LIMIT took its rows, they filled the heap.
+    const same = Array.from({ length: 6000 }, (_, n) => ({ k: 1, n }));
+    await db.collection('l').insertMany(same);
+    await db.collection('r').insertMany(same);
+    const r = await db.query('SELECT l.n, r.n FROM l JOIN r ON r.k = l.k LIMIT 5 OFFSET 2');
+    expect(r.plan).toBe('COLLECTION_SCAN + HASH_JOIN(r)');
+    expect(r.count).toBe(5);
+  });
+
   it('an atomic statement: a failing UPDATE changes nothing', async () => {
     await expect(db.query('UPDATE t SET i = 1 WHERE i > 40')).rejects.toMatchObject({
       code: 'ERR_UNIQUE_VIOLATION',

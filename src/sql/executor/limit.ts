@@ -35,12 +35,11 @@ export function* limitRows(
   ctx: ExecContext,
   input: Iterable<Row>,
 ): Generator<Row> {
+  // Early or not (whether the scan below may stop: the plan's business), rows are pulled only
+  // up to OFFSET + LIMIT: a sort or aggregate below has read its whole input already, and a
+  // JOIN or DISTINCT yields in order, so the same rows come, without the whole input held
+  // first (a JOIN … LIMIT 10 of 9M pairings held them all for 5 s).
   const limit = limitOf(node.limit, ctx.params, 'LIMIT');
   const offset = limitOf(node.offset, ctx.params, 'OFFSET');
-  if (!node.early) {
-    const rows = [...input];
-    yield* rows.slice(offset, limit === Number.POSITIVE_INFINITY ? undefined : offset + limit);
-    return;
-  }
   yield* offsetLimit(input, offset, limit);
 }
