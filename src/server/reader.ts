@@ -17,6 +17,7 @@ import type { FastifyInstance } from 'fastify';
 import { type Database, open } from '../engine/index.js';
 import type { QueryOptions } from '../types/index.js';
 import { apiApp, type BaseAppOptions, type HttpTimeouts } from './app.js';
+import { bearerCheck } from './auth.js';
 import { Metrics, type MetricsSnapshot } from './metrics.js';
 
 /** What the first process tells a reader when it starts it. */
@@ -403,6 +404,18 @@ async function begin(start: ReaderStart): Promise<Serving> {
     for (const response of answering) closeAfter(response);
     server.closeIdleConnections();
   };
+  // Whether a request carries the key: one that does not is answered 401 by the reader's own
+  // app before any of its body is parsed or planned (planning first let a client without the
+  // key grow the reader's statement cache).
+  const keyCheck = start.apiKey === undefined ? undefined : bearerCheck(start.apiKey);
+  const carriesKey = (request: http.IncomingMessage): boolean => {
+    try {
+      keyCheck?.(request.headers.authorization);
+      return true;
+    } catch {
+      return false;
+    }
+  };
   server.prependListener('request', (request, response) => {
     if (!keepAlive) response.shouldKeepAlive = false;
     else {
@@ -420,7 +433,11 @@ async function begin(start: ReaderStart): Promise<Serving> {
     }
     readBody(request, response, (read) => {
       const body = read.whole ? Buffer.concat(read.chunks) : undefined;
-      if (what === 'query' && body !== undefined && answersQuery(db, body)) {
+      if (
+        what === 'query' &&
+        body !== undefined &&
+        (!carriesKey(request) || answersQuery(db, body))
+      ) {
         readBodies.set(request, body);
         fastify.call(server, request, response);
         return;

@@ -704,6 +704,17 @@ describe('docdb serve --serve-processes 2', () => {
         expect(json(read, 200)).toMatchObject({ a: 1 });
       }
       for (const read of await readMany(url, { ca })) json(read, 401);
+      // A /query without the key is answered 401 by whichever process takes it, before its
+      // text is parsed or planned; with the key it is answered.
+      const query = { body: { sql: 'SELECT * FROM c WHERE a = 1' }, ca };
+      const asks = (headers: Record<string, string>) =>
+        Promise.all(
+          Array.from({ length: READS }, () => request(`${node.url}/query`, { ...query, headers })),
+        );
+      for (const answer of await asks({})) {
+        expect(json(answer, 401)).toMatchObject({ code: 'ERR_UNAUTHORIZED' });
+      }
+      for (const answer of await asks(key)) expect(json(answer, 200)).toMatchObject({ count: 1 });
     } finally {
       await stopAll();
       cleanup();
