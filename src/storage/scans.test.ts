@@ -7,7 +7,12 @@
 
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { makeTempDir } from '../../test/support/temp-dir.js';
-import { parsePath, SELECTION_CACHE_IDLE_MS } from '../util/index.js';
+import {
+  parsePath,
+  SELECTION_CACHE_BYTES_MAX,
+  SELECTION_CACHE_IDLE_MS,
+  SELECTIONS_KEPT_MAX,
+} from '../util/index.js';
 import { FieldSelection } from './codec/index.js';
 import { type CollectionDef, Store } from './index.js';
 
@@ -109,6 +114,29 @@ describe('the selection cache', () => {
       txn.insertDocuments('t', [txn.prepareDocument({ n: 100 }, undefined)]),
     );
     expect(store.selectionCache()).toEqual({ selections: 1, documents: 101 });
+  });
+
+  it(`keeps at most ${SELECTIONS_KEPT_MAX} selections, and none past the byte budget`, async () => {
+    const scanTwice = (paths: string[]) => {
+      const chosen = new FieldSelection(paths.map((p) => parsePath(p)));
+      for (let k = 0; k < 2; k++) [...store.scanSelected(def(), chosen, undefined, false)];
+    };
+    for (let k = 0; k < SELECTIONS_KEPT_MAX + 8; k++) scanTwice(['n', `f${k}`]);
+    expect(store.selectionCache().selections).toBe(SELECTIONS_KEPT_MAX);
+    // Strings count by their length: 100 documents of 6 MiB each pass 512 MiB, so a scan of
+    // that field keeps nothing (counted in documents alone, such scans filled the heap).
+    const big = 'x'.repeat(Math.ceil(SELECTION_CACHE_BYTES_MAX / 100 / 2));
+    await store.write((txn) =>
+      txn.insertDocuments(
+        'big',
+        Array.from({ length: 100 }, () => txn.prepareDocument({ s: big }, undefined)),
+      ),
+    );
+    const bigDef = store.getCollection('big') as CollectionDef;
+    const strings = new FieldSelection([parsePath('s')]);
+    const before = store.selectionCache();
+    for (let k = 0; k < 2; k++) [...store.scanSelected(bigDef, strings, undefined, false)];
+    expect(store.selectionCache()).toEqual(before);
   });
 
   it('drops a selection no scan has read for the idle time, at the next write', async () => {

@@ -8,8 +8,10 @@
 
 import {
   ID_BYTES,
+  SELECTION_CACHE_BYTES_MAX,
   SELECTION_CACHE_DOCS_MAX,
   SELECTION_CACHE_IDLE_MS,
+  SELECTIONS_KEPT_MAX,
   valueAt,
 } from '../util/index.js';
 import type { CollectionDef } from './catalog.js';
@@ -53,15 +55,26 @@ interface CachedSelection {
   readers: number;
   /** When a scan last read it (Date.now()): idle past SELECTION_CACHE_IDLE_MS, it is dropped. */
   readAtMs: number;
+  /** Its size by estimate (`scalarBytes`): when kept, plus each part a commit put since. */
+  bytes: number;
 }
 
 /** Whether every selected value of `part` is a scalar (so no caller can alter a kept one). */
-function scalarsOnly(selection: FieldSelection, part: Document): boolean {
+/** What a kept part costs beyond its values, by estimate: the object and its id's place. */
+const PART_BYTES = 80;
+
+/**
+ * The estimated bytes of a part whose selected values are all scalars (a string by its
+ * length, anything else a slot), or undefined when one is an array or object.
+ */
+function scalarBytes(selection: FieldSelection, part: Document): number | undefined {
+  let bytes = PART_BYTES;
   for (const path of selection.paths) {
     const value = valueAt(part, path);
-    if (value !== null && typeof value === 'object') return false;
+    if (value !== null && typeof value === 'object') return undefined;
+    bytes += typeof value === 'string' ? 16 + 2 * value.length : 16;
   }
-  return true;
+  return bytes;
 }
 
 /** What the selection cache holds: kept selections and the documents in them. */
@@ -70,13 +83,17 @@ export interface SelectionCacheStats {
   documents: number;
 }
 
-/** Collects a scan's selected parts; gives up when a selected value is not a scalar. */
+/**
+ * Collects a scan's selected parts; gives up when a selected value is not a scalar, or when
+ * they pass the cache's byte budget.
+ */
 class SelectionRecorder {
   private readonly parts: Document[] = [];
   /** The ids copied end to end (holding each key's own Buffer would cost far more). */
   private ids: Buffer;
   private idCount = 0;
   private usable = true;
+  private bytes = 0;
 
   /** `expected`: the collection's document count, to size the id buffer. */
   constructor(
@@ -88,7 +105,9 @@ class SelectionRecorder {
 
   add(part: Document): void {
     if (!this.usable) return;
-    if (!scalarsOnly(this.selection, part)) {
+    const bytes = scalarBytes(this.selection, part);
+    this.bytes += bytes ?? 0;
+    if (bytes === undefined || this.bytes > SELECTION_CACHE_BYTES_MAX) {
       this.usable = false;
       this.parts.length = 0;
       return;
@@ -110,8 +129,8 @@ class SelectionRecorder {
   /** The cache entry, when the scan ran to its end with every value a scalar. */
   complete(tree: string): CachedSelection | undefined {
     if (!this.usable || this.idCount !== this.parts.length) return undefined;
-    const { selection, ids, parts } = this;
-    return { tree, selection, ids, parts, deleted: 0, readers: 0, readAtMs: Date.now() };
+    const { selection, ids, parts, bytes } = this;
+    return { tree, selection, ids, parts, deleted: 0, readers: 0, readAtMs: Date.now(), bytes };
   }
 }
 
@@ -297,13 +316,20 @@ export class Scans {
     return documents;
   }
 
-  /** Drops the oldest kept selections until the documents they hold fit the budget. */
+  /** Drops the oldest kept selections until they fit the budget: documents, bytes, count. */
   private fitBudget(): void {
     let docs = this.keptDocuments();
+    let bytes = 0;
+    for (const kept of this.selections.values()) bytes += kept.bytes;
     for (const [k, s] of this.selections) {
-      if (docs <= SELECTION_CACHE_DOCS_MAX) break;
+      const fits =
+        docs <= SELECTION_CACHE_DOCS_MAX &&
+        bytes <= SELECTION_CACHE_BYTES_MAX &&
+        this.selections.size <= SELECTIONS_KEPT_MAX;
+      if (fits) break;
       this.selections.delete(k);
       docs -= s.parts.length;
+      bytes -= s.bytes;
     }
   }
 
@@ -325,7 +351,10 @@ export class Scans {
         continue;
       }
       const part = this.ctx.docs.decodeSelected<Document>(stored, stored.length, kept.selection);
-      if (!scalarsOnly(kept.selection, part)) return false;
+      const bytes = scalarBytes(kept.selection, part);
+      if (bytes === undefined) return false;
+      // What a write replaced is not taken off: an estimate that errs on the large side.
+      kept.bytes += bytes;
       if (found) {
         if (kept.parts[at] === null) kept.deleted--;
         kept.parts[at] = part;

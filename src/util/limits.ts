@@ -110,6 +110,15 @@ export const HTTP_TIMEOUT_CHECK_MS = 1_000;
 export const SELECTION_CACHE_DOCS_MAX = 2_000_000;
 
 /**
+ * Bytes the kept selections may hold, by estimate (each value's size, strings by length):
+ * counted in documents alone, selections of 1 MiB strings filled the heap.
+ */
+export const SELECTION_CACHE_BYTES_MAX = 512 * 1024 * 1024;
+
+/** Selections kept at once: every commit brings each one of its collection up to date. */
+export const SELECTIONS_KEPT_MAX = 32;
+
+/**
  * A kept selection no scan has read for this long is dropped at the next commit to its
  * collection: a report that stopped running should not keep its memory, nor cost each write
  * the decoding that keeps it up to date.
