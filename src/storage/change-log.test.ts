@@ -215,6 +215,23 @@ describe('readers are told of commits', () => {
     await db.close();
   });
 
+  it('a follow reads large inserts a few at a time and misses none', async () => {
+    // A step ends at 1,024 documents, not only at 64 entries, so a feed holds few at once.
+    const db = await open(tempDir());
+    for (let k = 0; k < 5; k++) {
+      await db.collection('c').insertMany(Array.from({ length: 700 }, (_, n) => ({ k, n })));
+    }
+    await db.collection('c').insert({ last: true });
+    const stop = new AbortController();
+    const seqs: number[] = [];
+    for await (const entry of db.followChanges(0, stop.signal)) {
+      seqs.push(entry.seq);
+      if (entry.seq === 6) stop.abort();
+    }
+    expect(seqs).toEqual([1, 2, 3, 4, 5, 6]);
+    await db.close();
+  });
+
   it('a follow from a trimmed seq is ERR_CHANGES_TRIMMED naming the floor', async () => {
     const store = Store.open(tempDir());
     for (let i = 0; i < 5; i++) {

@@ -130,8 +130,9 @@ function sendFeed(
     feeds?.delete(feed.stop);
     metrics.changeFeedsOpen--;
   };
-  // A few frames ahead of the socket at most: the rest waits in the change log.
-  const body = Readable.from(frames(request, feed, sse, closed), { highWaterMark: 4 });
+  // One frame ahead of the socket at most (a frame may be a whole bulk insert's entry): the
+  // rest waits in the change log.
+  const body = Readable.from(frames(request, feed, sse, closed), { highWaterMark: 1 });
   // A client that leaves ends the follow, even while it waits for the next commit.
   reply.raw.on('close', () => feed.stop.abort());
   // The connection closes with the feed: a shutdown ends every feed, and a keep-alive
