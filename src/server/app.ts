@@ -28,6 +28,7 @@ import { bearerAuth } from './auth.js';
 import { addCors } from './cors.js';
 import { errorHandler } from './errors.js';
 import { addJsonBodyParser } from './json-body.js';
+import { answerInOrder } from './pipelined.js';
 import { Metrics } from './metrics.js';
 import { bindStatus, type NodeStatus, newNodeStatus } from './node-status.js';
 import { replicationPort } from './replication-port.js';
@@ -218,6 +219,7 @@ export function apiApp(context: ApiContext, options: ApiAppOptions = {}): Fastif
   // The request id and the metrics' hooks come first: the API-key check reads the route they
   // looked up, and its 401s are counted like any answer.
   addRequestHooks(app, context.metrics);
+  answerInOrder(app);
   // A CORS preflight carries no key: it is answered before the key is checked.
   if (options.corsOrigin) addCors(app, options.corsOrigin);
   if (options.apiKey) app.addHook('onRequest', bearerAuth(options.apiKey));

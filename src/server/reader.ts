@@ -18,6 +18,7 @@ import { type Database, open } from '../engine/index.js';
 import type { QueryOptions } from '../types/index.js';
 import { apiApp, type BaseAppOptions, type HttpTimeouts } from './app.js';
 import { bearerCheck } from './auth.js';
+import { inConnectionOrder } from './pipelined.js';
 import { Metrics, type MetricsSnapshot } from './metrics.js';
 
 /** What the first process tells a reader when it starts it. */
@@ -416,12 +417,8 @@ async function begin(start: ReaderStart): Promise<Serving> {
       return false;
     }
   };
-  server.prependListener('request', (request, response) => {
-    if (!keepAlive) response.shouldKeepAlive = false;
-    else {
-      answering.add(response);
-      response.once('close', () => answering.delete(response));
-    }
+  /** Answers one request here, or passes it to the first process. */
+  const route = (request: http.IncomingMessage, response: http.ServerResponse) => {
     if (servedByReader(request.method, request.url)) {
       fastify.call(server, request, response);
       return;
@@ -451,6 +448,16 @@ async function begin(start: ReaderStart): Promise<Serving> {
             };
       pass(agent, start.passSocket, request, response, read, remember);
     });
+  };
+  server.prependListener('request', (request, response) => {
+    if (!keepAlive) response.shouldKeepAlive = false;
+    else {
+      answering.add(response);
+      response.once('close', () => answering.delete(response));
+    }
+    // A passed request never reaches the app's own ordering (pipelined.ts): it is ordered
+    // here, so a read pipelined behind a write it passed on waits for that write's answer.
+    inConnectionOrder(request, response, () => route(request, response));
   });
   // A router's wire (server/wire.ts) and any other Upgrade are the first process's.
   server.on('upgrade', (request: http.IncomingMessage, socket: Duplex, head: Buffer) =>

@@ -552,6 +552,50 @@ describe('docdb serve --serve-processes 2', () => {
     }
   });
 
+  it("answers a connection's pipelined requests in order: a GET after a POST sees its write", async () => {
+    // RFC 9112: pipelined requests run in parallel only when all are safe. A reader answered
+    // the GET while the first process still ran the POST it had passed on: 404 after 201.
+    const { dir, cleanup } = makeTempDir('docdb-e2e-processes-');
+    const node = await startTwo(dir);
+    const port = Number(new URL(node.url).port);
+    /** On one connection: a read first (so a reader may be dealt it), then POST + GET at once. */
+    const pipelined = (k: number) =>
+      new Promise<string>((resolve, reject) => {
+        const id = `0193a4f2-7c1e-7d3a-9b2e-${String(k).padStart(12, '0')}`;
+        const body = JSON.stringify({ _id: id, k });
+        const socket = net.connect({ port, host: '127.0.0.1' });
+        let text = '';
+        let sent = false;
+        socket.setEncoding('utf8');
+        socket.on('error', reject);
+        socket.on('data', (chunk: string) => {
+          text += chunk;
+          if (!sent && text.includes('"status"')) {
+            sent = true;
+            text = '';
+            socket.write(
+              `POST /collections/c HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n` +
+                `Content-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}` +
+                `GET /collections/c/${id} HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n`,
+            );
+          }
+        });
+        socket.on('end', () => resolve(text));
+        socket.write('GET /health HTTP/1.1\r\nHost: x\r\n\r\n');
+      });
+    try {
+      const answers = await Promise.all(Array.from({ length: 12 }, (_, k) => pipelined(k)));
+      for (const [k, text] of answers.entries()) {
+        const statuses = [...text.matchAll(/HTTP\/1\.1 (\d{3})/g)].map((m) => m[1]);
+        expect(statuses, text).toEqual(['201', '200']);
+        expect(text).toContain(`"k":${k}`);
+      }
+    } finally {
+      await stopAll();
+      cleanup();
+    }
+  });
+
   it('answers a /query whose body comes after the connection was dealt, on every process', async () => {
     const { dir, cleanup } = makeTempDir('docdb-e2e-processes-');
     const node = await startTwo(dir);
