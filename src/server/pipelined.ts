@@ -10,14 +10,19 @@
 
 import type { FastifyInstance } from 'fastify';
 
-/** The answer each connection's last request settles with: its response closing. */
-const lastOf = new WeakMap<object, Promise<void>>();
+/** A connection's requests in flight: whether one is being answered, and those waiting. */
+interface Line {
+  busy: boolean;
+  waiting: Array<() => void>;
+}
+
+const lines = new WeakMap<object, Line>();
 /** Requests already put in order (a reader orders those it passes on before its app). */
 const ordered = new WeakSet<object>();
 
 /**
- * Runs `handle` after the previous request of `request`'s connection was answered (at once
- * when there is none in flight), and keeps its answer as the one the next request waits for.
+ * Runs `handle` once the request before it on `request`'s connection has been answered (at
+ * once when none is in flight: no promise, one listener), and the next one after its own.
  */
 export function inConnectionOrder(
   request: { socket: object },
@@ -25,16 +30,23 @@ export function inConnectionOrder(
   handle: () => void,
 ): void {
   ordered.add(request);
-  const connection = request.socket;
-  const before = lastOf.get(connection);
-  const answered = new Promise<void>((resolve) => response.once('close', () => resolve()));
-  const mine = before ? before.then(() => answered) : answered;
-  lastOf.set(connection, mine);
-  void mine.then(() => {
-    if (lastOf.get(connection) === mine) lastOf.delete(connection);
-  });
-  if (before) void before.then(handle);
-  else handle();
+  let line = lines.get(request.socket);
+  if (!line) {
+    line = { busy: false, waiting: [] };
+    lines.set(request.socket, line);
+  }
+  const queue = line;
+  const run = () => {
+    queue.busy = true;
+    response.once('close', () => {
+      const next = queue.waiting.shift();
+      if (next) next();
+      else queue.busy = false;
+    });
+    handle();
+  };
+  if (queue.busy) queue.waiting.push(run);
+  else run();
 }
 
 /** Holds each request of `app` until the one before it on its connection was answered. */
