@@ -96,6 +96,8 @@ export function uniqueViolation(def: CollectionDef, index: LiveIndex, tuple: unk
  * documents, so a value written to one cannot be checked: see `refuseUnchecked`.
  */
 export function staleUniqueIndexes(def: CollectionDef): LiveIndex[] {
+  // Asked on every insert and replace: a collection with none (nearly all) parses nothing.
+  if (!def.indexes.some((i) => i.unique && i.state === 'stale')) return [];
   return liveIndexes(def).filter((i) => i.def.unique && i.def.state === 'stale');
 }
 
