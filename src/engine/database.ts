@@ -40,6 +40,7 @@ import { type ChangeFeed, type ChangesOptions, openChangeFeed, seqOfText } from 
 import { Collection } from './collection.js';
 import {
   type KeyedRow,
+  type QueryLimits,
   type QueryMeta,
   type QueryResult,
   type QueryTarget,
@@ -54,6 +55,11 @@ import { GatedWriter, WriteGate } from './write-gate.js';
 export interface OpenOptions extends StoreOptions {
   /** The name `health()` reports: the node's name when it serves (default `node-1`). */
   name?: string | undefined;
+  /**
+   * Milliseconds a SELECT may run before it is stopped with ERR_QUERY_TIMEOUT (default: no
+   * limit; a node serves with its query timeout). The heap is watched either way.
+   */
+  queryTimeoutMs?: number | undefined;
 }
 
 /** The name a database reports when none was given: the spec's default node name. */
@@ -77,9 +83,11 @@ export class Database implements api.NodeApi {
     readonly store: Store,
     /** What `health()` reports as the node (the node's name when it serves). */
     readonly name = DEFAULT_NODE_NAME,
+    /** What each SELECT may spend. */
+    limits: QueryLimits = {},
   ) {
     this.writer = new GatedWriter(store, this.gate);
-    this.queryTarget = { store, writer: this.writer, cache: this.statements };
+    this.queryTarget = { store, writer: this.writer, cache: this.statements, limits };
   }
 
   /** The data file's path. */
@@ -571,7 +579,9 @@ export class Database implements api.NodeApi {
 export async function open(target: string, options: OpenOptions = {}): Promise<Database> {
   if (options.readOnly !== true) await Store.create(target);
   else await Store.recoverForReading(target);
-  return new Database(Store.open(target, options), options.name);
+  return new Database(Store.open(target, options), options.name, {
+    timeoutMs: options.queryTimeoutMs,
+  });
 }
 
 /**

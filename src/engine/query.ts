@@ -13,6 +13,7 @@ import {
   type PreparedEntry,
   PreparedStatements,
   parse,
+  type QueryLimits,
   planNodes,
   plainShape,
   planSelect,
@@ -53,7 +54,7 @@ import {
 } from '../util/index.js';
 import { refuseShardPlan, type ShardSelect, shardSelect } from './shard-plan.js';
 
-export type { KeyedRow, QueryMeta, QueryResult, ShardPlan };
+export type { KeyedRow, QueryLimits, QueryMeta, QueryResult, ShardPlan };
 
 /** A SELECT plan made under one catalog version, for one ShardSelect `planKey`. */
 interface HeldPlan {
@@ -160,6 +161,8 @@ export interface QueryTarget {
   /** The write gate's writer. */
   writer: StoreWriter;
   cache: StatementCache;
+  /** What each SELECT may spend (sql/executor's budget.ts). */
+  limits: QueryLimits;
 }
 
 /** A statement parsed (from the cache), its params checked, the store's view made current. */
@@ -228,6 +231,7 @@ export async function runQuery(
     const select = shardSelect(statement, shard);
     const plan = selectPlanOf(store, parsed, select);
     const result = runSelect(store, plan, params, {
+      limits: target.limits,
       sortKeys: select.sortKeys,
       // A whole answer has no chunks: lines are a stream's.
       rows: rows === 'ndjson' ? 'json' : rows,
@@ -289,6 +293,7 @@ export async function* streamQuery(
     const select = shardSelect(statement, shard);
     const plan = selectPlanOf(store, parsed, select);
     const streamed = streamSelect(store, plan, params, snapshot, {
+      limits: target.limits,
       sortKeys: select.sortKeys,
       rows,
     });

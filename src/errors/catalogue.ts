@@ -331,6 +331,26 @@ export const ERROR_CATALOGUE = {
         'a prepared statement has at most {limit} characters; this one has {length}: send it as text instead',
     },
   },
+  ERR_QUERY_TIMEOUT: {
+    // 503 as a node's own refusal to spend more is: the same statement may run when the node
+    // is quieter, or with a narrower WHERE or an index.
+    status: 503,
+    meaning:
+      "A SELECT ran longer than the node's query timeout and was stopped; nothing it read was answered.",
+    messages: {
+      timedOut:
+        'the query ran longer than {limit} and was stopped (the query timeout, --query-timeout-seconds); narrow its WHERE, add an index or a LIMIT, or raise the timeout',
+    },
+  },
+  ERR_QUERY_MEMORY: {
+    status: 503,
+    meaning:
+      'A SELECT was stopped because the process was running out of memory while it held rows (a sort, GROUP BY, DISTINCT, JOIN or a whole answer); the node kept running.',
+    messages: {
+      heapFull:
+        'the query was stopped: the process had {used} of its {limit} heap live while the query held rows (ORDER BY, GROUP BY, DISTINCT, JOIN or the answer itself); add a LIMIT, a narrower WHERE or an index, or stream fewer columns',
+    },
+  },
   ERR_SQL_HANDLE_UNKNOWN: {
     // 400 as every error about the statement on POST /query is (spec §7).
     status: 400,

@@ -82,6 +82,7 @@ describe('defaults', () => {
       idleTimeoutSeconds: 60,
       headerTimeoutSeconds: 10,
       requestTimeoutSeconds: 60,
+      queryTimeoutSeconds: 30,
       serveProcesses: availableParallelism(),
     });
     expect(config.apiKey).toBeUndefined();
@@ -396,6 +397,7 @@ describe('precedence: flag over file, a variable only for what neither set, then
         DOCDB_IDLE_TIMEOUT_SECONDS: '30',
         DOCDB_HEADER_TIMEOUT_SECONDS: '5',
         DOCDB_REQUEST_TIMEOUT_SECONDS: '20',
+        DOCDB_QUERY_TIMEOUT_SECONDS: '7',
         DOCDB_SERVE_PROCESSES: '3',
         DOCDB_LOG_ARCHIVE_DIR: '/env/archive',
       },
@@ -412,6 +414,7 @@ describe('precedence: flag over file, a variable only for what neither set, then
       idleTimeoutSeconds: 30,
       headerTimeoutSeconds: 5,
       requestTimeoutSeconds: 20,
+      queryTimeoutSeconds: 7,
       serveProcesses: 3,
       apiKey: 'env-key',
       corsOrigin: 'http://env-ui:3000',
@@ -497,6 +500,7 @@ describe('the config file', () => {
           requestTimeoutSeconds: 90,
           serveProcesses: 4,
         },
+        query: { timeoutSeconds: 45 },
         cors: { origin: 'http://ui:3000' },
         security: {
           apiKey: 'k',
@@ -529,6 +533,7 @@ describe('the config file', () => {
       idleTimeoutSeconds: 120,
       headerTimeoutSeconds: 15,
       requestTimeoutSeconds: 90,
+      queryTimeoutSeconds: 45,
       serveProcesses: 4,
       apiKey: 'k',
       corsOrigin: 'http://ui:3000',

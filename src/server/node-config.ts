@@ -65,6 +65,8 @@ export interface NodeConfig {
   idleTimeoutSeconds: number;
   headerTimeoutSeconds: number;
   requestTimeoutSeconds: number;
+  /** Seconds a SELECT may run before ERR_QUERY_TIMEOUT; none when unset (a config built by hand). */
+  queryTimeoutSeconds?: number;
   /**
    * Processes that accept connections and serve reads (server/readers.ts); 1 when unset, as
    * a config built by hand has it. `docdb serve` defaults it to the cores.

@@ -164,6 +164,12 @@ function requireDataDirectory(dataDir: string): void {
   });
 }
 
+/** The query timeout every process of the node runs its SELECTs with. */
+function queryTimeoutMs(config: NodeConfig): number | undefined {
+  const seconds = config.queryTimeoutSeconds;
+  return seconds === undefined ? undefined : seconds * 1000;
+}
+
 /** Starts a node with resolved settings. Rejects with a DbError naming what is wrong. */
 export async function startNode(
   config: NodeConfig,
@@ -176,6 +182,7 @@ export async function startNode(
     changeLogRetainBytes: config.changeLogRetainMiB * 1024 * 1024,
     pageCheck: config.pageCheck,
     checkpointBytes: config.checkpointMiB * 1024 * 1024,
+    queryTimeoutMs: queryTimeoutMs(config),
     ...(config.maxFileMiB === undefined ? {} : { maxFileBytes: config.maxFileMiB * 1024 * 1024 }),
   });
   removeStaleBackupCopies(db.file);
@@ -337,6 +344,7 @@ async function startReaders(
       apiKey: config.apiKey,
       corsOrigin: config.corsOrigin,
       timeouts: options.timeouts,
+      queryTimeoutMs: queryTimeoutMs(config),
       https: options.https as never,
       log: options.log,
     },

@@ -32,6 +32,8 @@ export interface ReaderStart {
   apiKey: string | undefined;
   corsOrigin: string | undefined;
   timeouts: HttpTimeouts;
+  /** Milliseconds a SELECT may run (the node's query timeout); none when undefined. */
+  queryTimeoutMs: number | undefined;
   /** The TLS options the first process serves with, files already read. */
   https: BaseAppOptions['https'];
   log: boolean;
@@ -365,7 +367,12 @@ function send(message: FromReader): void {
 
 /** Opens the file read-only and builds the app; passes go to `start.passSocket`. */
 async function begin(start: ReaderStart): Promise<Serving> {
-  const db = await open(start.file, { readOnly: true, name: start.nodeName, pageCheck: 'off' });
+  const db = await open(start.file, {
+    readOnly: true,
+    name: start.nodeName,
+    pageCheck: 'off',
+    queryTimeoutMs: start.queryTimeoutMs,
+  });
   const metrics = new Metrics();
   const app = apiApp(
     { api: () => db, metrics },

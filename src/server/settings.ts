@@ -100,6 +100,7 @@ import {
   HTTP_HEADER_TIMEOUT_SECONDS_DEFAULT,
   HTTP_IDLE_TIMEOUT_SECONDS_DEFAULT,
   HTTP_REQUEST_TIMEOUT_SECONDS_DEFAULT,
+  QUERY_TIMEOUT_SECONDS_DEFAULT,
   LEASE_TTL_SECONDS_DEFAULT,
   LEASE_TTL_SECONDS_MAX,
   LEASE_TTL_SECONDS_MIN,
@@ -317,6 +318,23 @@ export const SETTINGS = {
     config: 'requestTimeoutSeconds',
     default: HTTP_REQUEST_TIMEOUT_SECONDS_DEFAULT,
     help: 'answer 408 and close when a request (headers and body) is not received within this long',
+  },
+  // Beyond the spec: how long one SELECT may hold a process (sql/executor/budget.ts).
+  queryTimeoutSeconds: {
+    title: 'query timeout',
+    file: 'query.timeoutSeconds',
+    flag: '--query-timeout-seconds <seconds>',
+    env: 'DOCDB_QUERY_TIMEOUT_SECONDS',
+    kind: 'seconds',
+    scope: 'node',
+    config: 'queryTimeoutSeconds',
+    default: QUERY_TIMEOUT_SECONDS_DEFAULT,
+    log: 'queryTimeout',
+    shown: (value) => `${value}s`,
+    help:
+      'stop a SELECT that runs longer than this with ERR_QUERY_TIMEOUT (503): while it reads, ' +
+      'its process answers nothing else (a stream is timed until its first line, not while ' +
+      'the client reads it)',
   },
   // Beyond the spec (issue 25): reads served by every core (server/readers.ts).
   serveProcesses: {

@@ -58,6 +58,12 @@ export const PREPARED_SQL_CHARS_MAX = 8192;
  * by itself).
  */
 export const PREPARED_STATEMENTS_MAX = 1000;
+/**
+ * Share of V8's old-generation limit that may be live (after a full collection) while a SELECT
+ * reads or holds rows; past it the statement is stopped with ERR_QUERY_MEMORY instead of
+ * letting the process run out of heap (sql/executor/budget.ts).
+ */
+export const QUERY_HEAP_LIVE_FRACTION_MAX = 0.8;
 /** Change-log entries kept behind the newest one when a checkpoint trims the log. */
 export const CHANGE_LOG_RETAIN_ENTRIES = 1_000_000;
 /**
@@ -100,6 +106,12 @@ export const HTTP_IDLE_TIMEOUT_SECONDS_DEFAULT = 60;
 export const HTTP_HEADER_TIMEOUT_SECONDS_DEFAULT = 10;
 /** Seconds a client has to send a whole request, headers and body. */
 export const HTTP_REQUEST_TIMEOUT_SECONDS_DEFAULT = 60;
+/**
+ * Seconds a SELECT may run on a node before it is stopped with ERR_QUERY_TIMEOUT: a statement
+ * holds its process's event loop while it reads, so one longer than this would stall every
+ * other request of the process (and, on a leader, its followers' heartbeats).
+ */
+export const QUERY_TIMEOUT_SECONDS_DEFAULT = 30;
 /** How often the server looks for connections past their header or request timeout. */
 export const HTTP_TIMEOUT_CHECK_MS = 1_000;
 

@@ -773,6 +773,7 @@ function readerStart(file: string, passSocket: string): ToReader {
     file,
     nodeName: 'n',
     passSocket,
+    queryTimeoutMs: undefined,
     apiKey: undefined,
     corsOrigin: undefined,
     timeouts: { idleSeconds: 60, headerSeconds: 10, requestSeconds: 60 },

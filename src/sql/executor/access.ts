@@ -79,21 +79,28 @@ export function* accessRows(
   condition: Condition | undefined,
 ): Generator<Row> {
   const passes = documentTest(node, condition, ctx);
+  const { budget } = ctx;
   if (node.kind === 'scan' && node.id !== 'beforeFilter') {
     const { documents, tested } = scanDocuments(node, ctx, passes);
     if (tested) {
-      // The reader ran the test on each sparse copy: what comes out has passed.
+      // The reader ran the test on each sparse copy (ticking the budget): what comes out has
+      // passed.
       const attach = node.id === 'afterFilter';
-      for (const { id, body } of documents) yield [attach ? withId(id, body) : body];
+      for (const { id, body } of documents) {
+        if (!passes) budget.tick();
+        yield [attach ? withId(id, body) : body];
+      }
       return;
     }
     for (const found of documents) {
+      budget.tick();
       const row = accessRow(node, found, passes);
       if (row) yield row;
     }
     return;
   }
   for (const found of accessDocuments(node, ctx)) {
+    budget.tick();
     const row = accessRow(node, found, passes);
     if (row) yield row;
   }

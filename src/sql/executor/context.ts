@@ -16,6 +16,7 @@ import { valueAt, valuesAt } from '../../util/index.js';
 import type { Condition, PathRef } from '../ast/index.js';
 import type { PathResolver } from '../planner/index.js';
 import { evaluate, type RowValues, type SortKey } from '../semantics/index.js';
+import type { StatementBudget } from './budget.js';
 
 /**
  * One row: a document per source (FROM, then each JOIN), or the one output document after
@@ -36,6 +37,8 @@ export interface ExecContext {
    * stream collects ids and sort keys first and reads documents when they are pulled).
    */
   sparse: boolean;
+  /** What the statement may spend; operators tick it per row read or made. */
+  budget: StatementBudget;
 }
 
 /**

@@ -13,13 +13,20 @@ import type { ExecContext, Row } from './context.js';
 import { distinctRows } from './distinct.js';
 import { filterRows } from './filter.js';
 import { hashJoinRows } from './hash-join.js';
-import { limitRows } from './limit.js';
+import { limitOf, limitRows } from './limit.js';
 import { projectRows } from './project.js';
 import { indexProves } from './proven.js';
 import { sortRows } from './sort.js';
 
-/** The rows of a plan node. */
-export function execute(node: PlanNode, ctx: ExecContext): Iterable<Row> {
+/**
+ * The rows of a plan node. `keep`: only the first that many rows are pulled (a LIMIT above,
+ * through projections, which map rows one to one), so a sort keeps only those as it reads.
+ */
+export function execute(
+  node: PlanNode,
+  ctx: ExecContext,
+  keep = Number.POSITIVE_INFINITY,
+): Iterable<Row> {
   switch (node.kind) {
     case 'scan':
     case 'indexLookup':
@@ -36,16 +43,19 @@ export function execute(node: PlanNode, ctx: ExecContext): Iterable<Row> {
     case 'aggregate':
       return aggregateNodeRows(node, execute(node.input, ctx));
     case 'sort':
-      return sortRows(node, execute(node.input, ctx));
+      return sortRows(node, execute(node.input, ctx), ctx.budget, keep);
     case 'project':
       // `*` over one collection projects each row to itself: no operator to pass through.
       return node.columns === '*' && node.sources.length === 1
-        ? execute(node.input, ctx)
-        : projectRows(node, execute(node.input, ctx));
+        ? execute(node.input, ctx, keep)
+        : projectRows(node, execute(node.input, ctx, keep));
     case 'distinct':
       return distinctRows(node, execute(node.input, ctx));
-    case 'limit':
-      return limitRows(node, ctx, execute(node.input, ctx));
+    case 'limit': {
+      const pulled =
+        limitOf(node.offset, ctx.params, 'OFFSET') + limitOf(node.limit, ctx.params, 'LIMIT');
+      return limitRows(node, ctx, execute(node.input, ctx, pulled));
+    }
     default:
       return assertNever(node);
   }

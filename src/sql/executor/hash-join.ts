@@ -17,7 +17,9 @@ export function* hashJoinRows(
 ): Generator<Row> {
   const def = requireCollection(ctx.reader, node.collection);
   const table = new Map<string, Document[]>();
+  const { budget } = ctx;
   for (const { id, body } of ctx.reader.scan(def)) {
+    budget.tick();
     const doc = withId(id, body);
     const key = joinKey(valueAt(doc, node.build.path));
     if (key === undefined) continue;
@@ -29,6 +31,9 @@ export function* hashJoinRows(
   for (const row of input) {
     const key = joinKey(valueAt(row[source], path));
     if (key === undefined) continue;
-    for (const match of table.get(key) ?? []) yield [...row, match];
+    for (const match of table.get(key) ?? []) {
+      budget.tick();
+      yield [...row, match];
+    }
   }
 }

@@ -13,6 +13,7 @@ import { checkIndexSpec, type Document, Store } from '../../storage/index.js';
 import type { SelectStatement } from '../ast/index.js';
 import { parse } from '../parser/index.js';
 import { bindPlan, planSelect } from '../planner/index.js';
+import { StatementBudget } from './budget.js';
 import type { ExecContext } from './context.js';
 import { execute } from './execute.js';
 import { indexReadDocuments } from './index-rows.js';
@@ -64,7 +65,13 @@ function planOf(sql: string) {
 function bothWays(sql: string, params: unknown[]) {
   const plan = planOf(sql);
   const bound = bindPlan(plan, params);
-  const ctx: ExecContext = { reader: store, params, resolver: plan.resolver, sparse: false };
+  const ctx: ExecContext = {
+    reader: store,
+    params,
+    resolver: plan.resolver,
+    sparse: false,
+    budget: new StatementBudget(),
+  };
   return {
     plan: bound.plan,
     loop: indexReadDocuments(bound.root, ctx),

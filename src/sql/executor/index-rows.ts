@@ -61,7 +61,9 @@ export function indexReadDocuments(root: PlanNode, ctx: ExecContext): Document[]
   // `*` over one collection projects each row to itself.
   const whole = project.columns === '*' && project.sources.length === 1;
   const ids = access.kind === 'indexLookup' ? lookupIds(access, ctx) : rangeIds(access, ctx);
+  const { budget } = ctx;
   for (const id of ids) {
+    budget.tick();
     const body = read(id);
     const doc = body && accessDocument(access, id, body, passes);
     if (!doc) continue;

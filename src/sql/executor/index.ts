@@ -2,6 +2,7 @@
 
 export { accessDocuments, accessRow, accessRows, documentTest } from './access.js';
 export { aggregateRows } from './aggregate.js';
+export { type QueryLimits, StatementBudget } from './budget.js';
 export type { ExecContext, Row } from './context.js';
 export { execute } from './execute.js';
 export { quotedFieldWarnings } from './quoted-fields.js';

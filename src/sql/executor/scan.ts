@@ -1,7 +1,7 @@
 /**
  * The collection scan: every document in `_id` order. A scan that may decode only the paths
  * its statement reads (`FieldSelection`) tests WHERE on that sparse copy inside the reader,
- * so documents WHERE rejects are never built whole.
+ * so documents WHERE rejects are never built whole; that test ticks the statement's budget.
  */
 
 import type { Document, StoredDocument } from '../../storage/index.js';
@@ -28,8 +28,16 @@ export function scanDocuments(
   const def = requireCollection(ctx.reader, node.collection);
   if (!node.selection) return { documents: ctx.reader.scan(def), tested: false };
   const whole = node.whole && !ctx.sparse;
+  // The reader tests each document inside its loop: the test ticks the statement's budget.
+  const { budget } = ctx;
+  const ticked = keep
+    ? (part: Document) => {
+        budget.tick();
+        return keep(part);
+      }
+    : undefined;
   return {
-    documents: ctx.reader.scanSelected(def, selectionOf(node.selection), keep, whole),
+    documents: ctx.reader.scanSelected(def, selectionOf(node.selection), ticked, whole),
     tested: true,
   };
 }

@@ -26,6 +26,7 @@ import {
 } from '../planner/index.js';
 import type { SortKey } from '../semantics/index.js';
 import { accessRow, documentTest } from './access.js';
+import { type QueryLimits, StatementBudget } from './budget.js';
 import { type ExecContext, requireCollection } from './context.js';
 import { execute } from './execute.js';
 import { pointLookup, pointLookupId } from './index-lookup.js';
@@ -42,6 +43,8 @@ export interface SelectOptions {
    * decoding them (a point lookup with no filter left); other rows stay objects.
    */
   rows?: 'objects' | 'json';
+  /** What the statement may spend (budget.ts); the heap is always watched. */
+  limits?: QueryLimits;
 }
 
 /** What a SELECT answers. */
@@ -139,7 +142,13 @@ export function runSelect(
   options: SelectOptions = {},
 ): SelectResult<Document | JsonText> {
   const bound = bindPlan(plan, params);
-  const ctx: ExecContext = { reader, params, resolver: plan.resolver, sparse: false };
+  const ctx: ExecContext = {
+    reader,
+    params,
+    resolver: plan.resolver,
+    sparse: false,
+    budget: new StatementBudget(options.limits),
+  };
   const { access } = bound;
   const point = pointDocuments(bound.root, ctx, options.rows === 'json');
   if (point) return { documents: point, plan: bound.plan, access };

@@ -19,12 +19,13 @@ import type { JsonLines, JsonText } from '../../types/index.js';
 import { jsonText, parseId } from '../../util/index.js';
 import { bindPlan, planNodes, plainShape, type SelectPlan } from '../planner/index.js';
 import { compareSortKeys, type SortKey } from '../semantics/index.js';
+import { type QueryLimits, StatementBudget } from './budget.js';
 import { type ExecContext, requireCollection } from './context.js';
 import { execute } from './execute.js';
 import { limitOf } from './limit.js';
 import { jsonProjectionOf, projectDocument } from './project.js';
 import { runSelect } from './select.js';
-import { descendingOf, sortKeyOf } from './sort.js';
+import { descendingOf, sortedFirst, sortKeyOf } from './sort.js';
 
 /** A result whose documents are read one at a time. */
 export interface StreamedSelect {
@@ -50,7 +51,7 @@ export function streamSelect(
   plan: SelectPlan,
   params: readonly unknown[],
   snapshot: DocumentSnapshot,
-  options: { sortKeys?: boolean; rows?: 'objects' | 'json' | 'ndjson' } = {},
+  options: { sortKeys?: boolean; rows?: 'objects' | 'json' | 'ndjson'; limits?: QueryLimits } = {},
 ): StreamedSelect {
   const bound = bindPlan(plan, params);
   const materialised = planNodes(bound.root).some(
@@ -62,7 +63,13 @@ export function streamSelect(
     const { documents, sortKeys } = runSelect(reader, plan, params, { ...options, rows });
     return { plan: bound.plan, count: documents.length, documents, ...(sortKeys && { sortKeys }) };
   }
-  const ctx: ExecContext = { reader, params, resolver: plan.resolver, sparse: true };
+  const ctx: ExecContext = {
+    reader,
+    params,
+    resolver: plan.resolver,
+    sparse: true,
+    budget: new StatementBudget(options.limits),
+  };
   const limit = limitOf(shape.limit?.limit, params, 'LIMIT');
   const offset = limitOf(shape.limit?.offset, params, 'OFFSET');
   // As NDJSON chunks where rows travel alone (no sort key beside each) and transcode.
@@ -78,24 +85,28 @@ export function streamSelect(
       documents: snapshot.scanLines(def, projectionOf(projection), { skip: offset, take: limit }),
     };
   }
+  const { sort, rows } = shape;
   const stopAt = shape.limit?.early ? offset + limit : Number.POSITIVE_INFINITY;
-  const entries: Entry[] = [];
-  if (stopAt > 0) {
-    // Only ids and sort keys are kept here; the documents are read when streamed.
-    for (const row of execute(shape.rows, ctx)) {
+  // Only ids and sort keys are kept here; the documents are read when streamed.
+  function* found(): Generator<Entry> {
+    if (stopAt === 0) return;
+    let n = 0;
+    for (const row of execute(rows, ctx)) {
       const doc = row[0] as Document;
-      entries.push({
-        id: parseId(doc._id) as Buffer,
-        key: shape.sort && sortKeyOf(shape.sort, row),
-      });
-      if (entries.length >= stopAt) break;
+      yield { id: parseId(doc._id) as Buffer, key: sort && sortKeyOf(sort, row) };
+      if (++n >= stopAt) return;
     }
   }
-  if (shape.sort) {
-    const descending = descendingOf(shape.sort);
-    entries.sort((a, b) => compareSortKeys(a.key as SortKey, b.key as SortKey, descending));
-  }
-  const chosen = entries.slice(
+  const descending = sort && descendingOf(sort);
+  const ordered = descending
+    ? sortedFirst(
+        found(),
+        (a, b) => compareSortKeys(a.key as SortKey, b.key as SortKey, descending),
+        ctx.budget,
+        offset + limit,
+      )
+    : [...found()];
+  const chosen = ordered.slice(
     offset,
     limit === Number.POSITIVE_INFINITY ? undefined : offset + limit,
   );

@@ -30,6 +30,7 @@ import type {
 import { bindPlan, planWhere, type WherePlan } from '../planner/index.js';
 import { resolveValue } from '../semantics/index.js';
 import { accessDocuments, accessRow, documentTest } from './access.js';
+import { StatementBudget } from './budget.js';
 import type { ExecContext } from './context.js';
 import { viewOf } from './view.js';
 
@@ -137,10 +138,19 @@ function matchingIds(
   const where = wherePlanOf(statement, def);
   const bound = bindPlan(where, params);
   const { access } = bound;
-  const ctx: ExecContext = { reader: store, params, resolver: where.resolver, sparse: false };
+  // A write is not timed (its job is atomic: stopped late, all its work is lost), but it holds
+  // every document it matched, so the heap is watched.
+  const ctx: ExecContext = {
+    reader: store,
+    params,
+    resolver: where.resolver,
+    sparse: false,
+    budget: new StatementBudget(),
+  };
   const passes = documentTest(access, statement.where, ctx);
   const rows: StoredDocument[] = [];
   for (const found of accessDocuments(access, ctx)) {
+    ctx.budget.tick();
     if (accessRow(access, found, passes)) rows.push(found);
   }
   return { plan: bound.plan, rows };

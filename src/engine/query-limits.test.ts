@@ -1,0 +1,107 @@
+/**
+ * Proves what a SELECT may spend: a query timeout stops a long one with ERR_QUERY_TIMEOUT
+ * (db.query and db.queryStream alike) and the database goes on answering; a process whose
+ * heap is nearly full stops the statement holding rows with ERR_QUERY_MEMORY instead of
+ * ending (a child process with a small heap); ORDER BY … LIMIT keeps only the rows it answers,
+ * so the same sort that needs the whole heap without a LIMIT runs in it with one.
+ */
+
+import { execFileSync } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { makeTempDir } from '../../test/support/temp-dir.js';
+import { type Database, open } from './index.js';
+
+const ROOT = path.resolve(import.meta.dirname, '../..');
+
+let dir: string;
+let cleanup: () => void;
+
+beforeEach(() => {
+  ({ dir, cleanup } = makeTempDir());
+});
+
+afterEach(() => cleanup());
+
+/** Two collections of `n` documents that all join: n × n pairings. */
+async function pairings(db: Database, n: number): Promise<void> {
+  await db.collection('a').insertMany(Array.from({ length: n }, (_, i) => ({ k: 1, i })));
+  await db.collection('b').insertMany(Array.from({ length: n }, (_, j) => ({ k: 1, j })));
+}
+
+describe('the query timeout', () => {
+  it('stops a SELECT that runs past it, and the database goes on answering', async () => {
+    const db = await open(dir, { queryTimeoutMs: 250 });
+    try {
+      // 9M pairings: seconds of work on any machine, far past 250 ms.
+      await pairings(db, 3000);
+      const join = 'SELECT COUNT(*) AS n FROM a JOIN b ON a.k = b.k';
+      await expect(db.query(join)).rejects.toMatchObject({
+        code: 'ERR_QUERY_TIMEOUT',
+        status: 503,
+        message: expect.stringContaining('longer than 250 ms'),
+      });
+      const sorted = 'SELECT a.i, b.j FROM a JOIN b ON a.k = b.k ORDER BY b.j';
+      const stream = db.queryStream(sorted);
+      await expect(stream.next()).rejects.toMatchObject({ code: 'ERR_QUERY_TIMEOUT' });
+      const small = await db.query('SELECT COUNT(*) AS n FROM a WHERE i < 10');
+      expect(small.documents).toEqual([{ n: 10 }]);
+    } finally {
+      await db.close();
+    }
+  });
+
+  it('leaves a SELECT unbounded in time without one', async () => {
+    const db = await open(dir);
+    try {
+      await pairings(db, 300);
+      const r = await db.query('SELECT COUNT(*) AS n FROM a JOIN b ON a.k = b.k');
+      expect(r.documents).toEqual([{ n: 90_000 }]);
+    } finally {
+      await db.close();
+    }
+  });
+});
+
+describe('the heap', () => {
+  it('stops a sort that would fill a small heap, and the process goes on', () => {
+    const script = `
+      import { open } from '@src/index.ts';
+      const db = await open(${JSON.stringify(dir)});
+      const n = 2000;
+      await db.collection('a').insertMany(Array.from({ length: n }, (_, i) => ({ k: 1, i })));
+      await db.collection('b').insertMany(Array.from({ length: n }, (_, j) => ({ k: 1, j })));
+      const sorted = 'SELECT a.i, b.j FROM a JOIN b ON a.k = b.k ORDER BY b.j DESC, a.i';
+      const out = {};
+      try {
+        await db.query(sorted);
+        out.whole = 'answered';
+      } catch (error) {
+        out.whole = error.code;
+      }
+      const first = await db.query(sorted + ' LIMIT 3');
+      out.first = first.documents;
+      out.count = (await db.query('SELECT COUNT(*) AS n FROM a')).documents;
+      await db.close();
+      console.log(JSON.stringify(out));
+    `;
+    const file = path.join(dir, 'child.mts');
+    fs.writeFileSync(file, script.replaceAll('@src', path.join(ROOT, 'src')));
+    // 4M sorted pairings need hundreds of MiB; this heap has 96.
+    const out = execFileSync(
+      process.execPath,
+      ['--max-old-space-size=96', '--import', 'tsx', file],
+      { cwd: ROOT, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] },
+    );
+    expect(JSON.parse(out.trim())).toEqual({
+      whole: 'ERR_QUERY_MEMORY',
+      first: [
+        { 'a.i': 0, 'b.j': 1999 },
+        { 'a.i': 1, 'b.j': 1999 },
+        { 'a.i': 2, 'b.j': 1999 },
+      ],
+      count: [{ n: 2000 }],
+    });
+  }, 60_000);
+});
