@@ -44,6 +44,37 @@ describe('db.changes', () => {
     expect((await it.next()).done).toBe(true);
   });
 
+  it('decodes an entry once for every feed that reads it, frozen, and not for a lone feed', async () => {
+    await db()
+      .collection('a')
+      .insert({ n: 1, tags: ['x'] });
+    const alone = db().changes({ since: 0 })[Symbol.asyncIterator]();
+    const [own] = await take(alone, 1);
+    await alone.return?.();
+    expect(own?.seq).toBe(1);
+    expect(Object.isFrozen(own)).toBe(false);
+    const stop = new AbortController();
+    const first = db().changes({ signal: stop.signal })[Symbol.asyncIterator]();
+    const second = db().changes({ signal: stop.signal })[Symbol.asyncIterator]();
+    // Both wait at the head of the log, as live feeds do, and wake to the same commit.
+    const pending = [first.next(), second.next()];
+    await db()
+      .collection('a')
+      .insertMany([{ n: 2, tags: ['y'] }]);
+    const [a, b] = (await Promise.all(pending)).map((r) => r.value as ChangeEntry);
+    expect(a?.seq).toBe(2);
+    expect(b).toBe(a);
+    const inserted = a as ChangeEntry & { op: 'insert' };
+    expect(inserted.documents[0]?.doc).toEqual({ n: 2, tags: ['y'] });
+    expect(Object.isFrozen(inserted.documents[0]?.doc.tags)).toBe(true);
+    expect(() => {
+      (inserted.documents[0]?.doc as { n: number }).n = 9;
+    }).toThrow(TypeError);
+    stop.abort();
+    await first.return?.();
+    await second.return?.();
+  });
+
   it('reads the retained log from since, then live entries', async () => {
     for (let n = 1; n <= 3; n++) await db().collection('a').insert({ n });
     const stop = new AbortController();

@@ -32,6 +32,7 @@ import {
 } from './change-entry.js';
 import type { Document } from './document-check.js';
 import type { Handles } from './handles.js';
+import { FollowedEntries } from './followed-entries.js';
 import { envStats, treeStats } from './lmdb-env.js';
 import type { TxnState } from './txn-state.js';
 
@@ -97,6 +98,8 @@ export class ChangeLog {
   private readonly holds = new Set<HoldState>();
   private waiters: Waiter[] = [];
   private closed = false;
+  /** Entries decoded once for every follower that reads them. */
+  private readonly followed: FollowedEntries;
 
   constructor(
     private readonly handles: Handles,
@@ -104,7 +107,9 @@ export class ChangeLog {
     private readonly retainBytes: number,
     /** Reads the stored document bytes of entries (the file's document codec). */
     private readonly decodeStored: (bytes: Uint8Array) => Document,
-  ) {}
+  ) {
+    this.followed = new FollowedEntries((bytes) => decodeStoredEntry(bytes, decodeStored));
+  }
 
   /**
    * Reads where the log ends, that entry's term and link, and the term history (at open, and
@@ -593,24 +598,30 @@ export class ChangeLog {
   async *follow(afterSeq: number, signal?: AbortSignal): AsyncGenerator<ChangeEntry> {
     let seq = afterSeq;
     const replacements = this.replacements;
-    while (!signal?.aborted) {
-      if (this.replacements !== replacements) throw historyReplaced(seq, this.catalog.meta);
-      this.requireRetained(seq);
-      const chunk: ChangeEntry[] = [];
-      let documents = 0;
-      let full = false;
-      for (const entry of this.entriesAfter(seq)) {
-        chunk.push(entry);
-        documents += entry.op === 'insert' ? entry.documents.length : 1;
-        full = chunk.length >= FOLLOW_CHUNK_ENTRIES || documents >= FOLLOW_CHUNK_DOCUMENTS;
-        if (full) break;
+    this.followed.enter();
+    try {
+      while (!signal?.aborted) {
+        if (this.replacements !== replacements) throw historyReplaced(seq, this.catalog.meta);
+        this.requireRetained(seq);
+        const chunk: ChangeEntry[] = [];
+        let documents = 0;
+        let full = false;
+        for (const { key, value } of this.handles.changes.getRange(this.rangeAfter(seq))) {
+          const entry = this.followed.entry(seqOfKey(key), value, replacements);
+          chunk.push(entry);
+          documents += entry.op === 'insert' ? entry.documents.length : 1;
+          full = chunk.length >= FOLLOW_CHUNK_ENTRIES || documents >= FOLLOW_CHUNK_DOCUMENTS;
+          if (full) break;
+        }
+        for (const entry of chunk) {
+          yield entry;
+          seq = entry.seq;
+          if (signal?.aborted) return;
+        }
+        if (!full) await this.waitPast(seq, signal, true);
       }
-      for (const entry of chunk) {
-        yield entry;
-        seq = entry.seq;
-        if (signal?.aborted) return;
-      }
-      if (!full) await this.waitPast(seq, signal, true);
+    } finally {
+      this.followed.leave();
     }
   }
 

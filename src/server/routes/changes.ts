@@ -72,15 +72,28 @@ interface OpenFeed {
   stop: AbortController;
 }
 
+/**
+ * The frames written for each entry, by the entry: feeds that read the same entries get the
+ * same objects from the log (storage/followed-entries.ts), so each is written out once.
+ */
+const entryFrames = { ndjson: new WeakMap<object, string>(), sse: new WeakMap<object, string>() };
+
 /** One line's frame: an entry's JSON, or a heartbeat; in SSE its id is where to resume. */
 function lineFrame(sse: boolean, line: ChangeLine): string {
-  if (!sse) return `${JSON.stringify(line)}\n`;
-  const id = resumePoint(line);
-  // SSE: a heartbeat is a comment, which keeps the connection alive unseen; its id line moves
-  // the EventSource's Last-Event-ID past entries a collection filter skipped.
-  return 'heartbeat' in line
-    ? `: heartbeat\nid: ${id}\n\n`
-    : `id: ${id}\ndata: ${JSON.stringify(line)}\n\n`;
+  if ('heartbeat' in line) {
+    // SSE: a heartbeat is a comment, which keeps the connection alive unseen; its id line
+    // moves the EventSource's Last-Event-ID past entries a collection filter skipped.
+    return sse ? `: heartbeat\nid: ${resumePoint(line)}\n\n` : `${JSON.stringify(line)}\n`;
+  }
+  const frames = sse ? entryFrames.sse : entryFrames.ndjson;
+  let frame = frames.get(line);
+  if (frame === undefined) {
+    frame = sse
+      ? `id: ${resumePoint(line)}\ndata: ${JSON.stringify(line)}\n\n`
+      : `${JSON.stringify(line)}\n`;
+    frames.set(line, frame);
+  }
+  return frame;
 }
 
 function errorFrame(sse: boolean, body: unknown): string {
