@@ -361,12 +361,29 @@ export const ERROR_CATALOGUE = {
         "no prepared statement has handle '{handle}' here (the server restarted or let it go): POST /query/prepare its SQL again",
     },
   },
+  ERR_HEADERS_TOO_LARGE: {
+    status: 431,
+    meaning: "A request's headers are larger than Node's HTTP parser reads (16 KiB).",
+    messages: {
+      tooLarge:
+        'the request headers are larger than {limit} bytes, the most the node reads: send fewer or shorter headers (a long value belongs in the body)',
+    },
+  },
+  ERR_REQUEST_TIMEOUT: {
+    status: 408,
+    meaning: 'A request (headers and body) was not received whole within the request timeout.',
+    messages: {
+      notReceived:
+        'the request was not received whole within {seconds} s (the request timeout, --request-timeout-seconds); the connection is closed',
+    },
+  },
   ERR_BAD_REQUEST: {
     status: 400,
     meaning: 'A request is malformed: a missing or invalid field, parameter or header.',
     messages: {
       // Fastify's own words, for a 4xx it raises that no other template covers.
       fastify: '{message}',
+      notHttp: 'the request is not HTTP/1.1 the node can read: {reason}',
       missingField: "{where}: missing field '{field}'",
       sqlOrHandle:
         "body: give either 'sql' (the statement's text) or 'handle' (from POST /query/prepare); {got}",

@@ -25,6 +25,7 @@ import {
 } from '../util/index.js';
 import { registerAdminUi } from './admin-ui.js';
 import { bearerAuth } from './auth.js';
+import { clientErrorHandler } from './client-errors.js';
 import { addCors } from './cors.js';
 import { errorHandler } from './errors.js';
 import { addJsonBodyParser } from './json-body.js';
@@ -123,7 +124,8 @@ function timeoutOptions(timeouts: HttpTimeouts) {
  */
 export function baseApp(options: BaseAppOptions = {}): FastifyInstance {
   const nextRequestId = requestIdGenerator();
-  const timeouts = timeoutOptions(options.timeouts ?? TIMEOUT_DEFAULTS);
+  const given = options.timeouts ?? TIMEOUT_DEFAULTS;
+  const timeouts = timeoutOptions(given);
   const app = Fastify({
     logger: options.logger ?? false,
     // Two log lines per request would cost more than serving it; the node logs errors (with
@@ -147,6 +149,8 @@ export function baseApp(options: BaseAppOptions = {}): FastifyInstance {
       const body = { error: `bad request: ${error.message}`, code: 'ERR_BAD_REQUEST' };
       (reply as unknown as FastifyReply).status(400).header('X-Request-Id', request.id).send(body);
     },
+    // What Node's parser refuses before routing (431, 408, bytes that are not HTTP) too.
+    clientErrorHandler: clientErrorHandler(nextRequestId, given.requestSeconds),
     bodyLimit: options.bodyBytesMax ?? BODY_BYTES_MAX,
     // Keep an incoming X-Request-Id when it looks sane, so a trace can cross services.
     genReqId: (req) => {

@@ -93,6 +93,7 @@ describe('connection timeouts', () => {
       'POST /collections/slow HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{"a":',
     );
     expect(received).toMatch(/^HTTP\/1\.1 408/);
+    expect(received).toContain('"code":"ERR_REQUEST_TIMEOUT"');
     await healthy();
   });
 
