@@ -8,7 +8,11 @@
 
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { makeTempDir } from '../../test/support/temp-dir.js';
-import { BULK_DOCUMENTS_MAX, SQL_CHARS_MAX } from '../util/index.js';
+import {
+  BULK_DOCUMENTS_MAX,
+  QUOTED_FIELD_SCAN_DOCUMENTS_MAX,
+  SQL_CHARS_MAX,
+} from '../util/index.js';
 import { type Database, open, type QueryMeta } from './index.js';
 
 let db: Database;
@@ -220,6 +224,26 @@ describe('warnings', () => {
     const stream = db.queryStream(`SELECT * FROM t WHERE i = "seven"`);
     expect((await stream.next()).value).toMatchObject({ count: 0, warnings: [warning('seven')] });
     await stream.return(undefined);
+  });
+
+  it('looks through the first QUOTED_FIELD_SCAN_DOCUMENTS_MAX documents, and says so past them', async () => {
+    const max = QUOTED_FIELD_SCAN_DOCUMENTS_MAX;
+    const docs = Array.from({ length: max + 1 }, (_, n) => ({ n }));
+    await db.collection('big').insertMany(docs);
+    const says = (sql: string) => db.query(sql).then((r) => r.warnings);
+    // The field only in the document one past the limit: not looked at.
+    await db.query(`UPDATE big SET late = 1 WHERE n = ${max}`);
+    expect(await says(`SELECT n FROM big WHERE "late" = 1`)).toEqual([
+      `"late" is in double quotes, which name a field, and none of the first 10,000 documents in big has a field late; for the string, write 'late' in single quotes`,
+    ]);
+    // In the last document looked at: found.
+    await db.query(`UPDATE big SET last = 1 WHERE n = ${max - 1}`);
+    expect(await says(`SELECT n FROM big WHERE "last" = 1`)).toBeUndefined();
+    // A collection of exactly the limit was read whole: no document has it.
+    await db.query(`DELETE FROM big WHERE n = ${max}`);
+    expect(await says(`SELECT n FROM big WHERE "nowhere" = 1`)).toEqual([
+      `"nowhere" is in double quotes, which name a field, and no document in big has a field nowhere; for the string, write 'nowhere' in single quotes`,
+    ]);
   });
 
   it('says nothing when the quoted field exists, is a SET target, or the path is unquoted', async () => {

@@ -64,6 +64,11 @@ export const PREPARED_STATEMENTS_MAX = 1000;
  * letting the process run out of heap (sql/executor/budget.ts).
  */
 export const QUERY_HEAP_LIVE_FRACTION_MAX = 0.8;
+/**
+ * Documents the warning for a double-quoted path (a field name, not a string) looks through
+ * for one that has the field, in `_id` order; past them it warns naming how many it read.
+ */
+export const QUOTED_FIELD_SCAN_DOCUMENTS_MAX = 10_000;
 /** Change-log entries kept behind the newest one when a checkpoint trims the log. */
 export const CHANGE_LOG_RETAIN_ENTRIES = 1_000_000;
 /**
