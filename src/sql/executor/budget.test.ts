@@ -43,6 +43,14 @@ describe('HeapWatch', () => {
         details: { heapLiveBytes: BOUND + 1, heapLimitBytes: 1_000_000 },
       }),
     );
+    // The heap stays that full (something else holds it): the next statements are not
+    // collected for, nor stopped, until the heap in use is halfway to the limit.
+    past.used = 900_000;
+    expect(() => past.watch.check()).not.toThrow();
+    expect(past.collections).toBe(1);
+    past.used = 900_001;
+    expect(() => past.watch.check()).toThrow(expect.objectContaining({ code: 'ERR_QUERY_MEMORY' }));
+    expect(past.collections).toBe(2);
   });
 
   it('collects before it judges: garbage a stopped statement left does not stop the next', () => {

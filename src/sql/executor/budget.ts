@@ -11,9 +11,9 @@
  * statement was stopped, the next found its rows still counted. When the heap in use passes
  * the bound, the process's HeapWatch collects it fully and looks again: only a live heap over
  * QUERY_HEAP_LIVE_FRACTION_MAX of the old generation's limit stops the statement. After a
- * collection that frees enough, the next one waits until the heap in use is halfway from what
- * was live to the limit (as V8 sets its own next collection), so a large live heap under the
- * bound is not collected at every look.
+ * collection, the next one waits until the heap in use is halfway from what was live to the
+ * limit (as V8 sets its own next collection), so a large live heap is not collected at every
+ * look, and small statements go on while something else holds the heap.
  */
 
 import { getHeapStatistics, setFlagsFromString } from 'node:v8';
@@ -95,8 +95,11 @@ export class HeapWatch {
     if (used <= (this.collectAbove ?? bound)) return;
     this.collect();
     const live = this.use().used;
+    // Halfway from what is live to the limit, whatever the verdict: a heap kept nearly full by
+    // something else is not collected at every look of every statement, and a statement that
+    // grows it is still stopped at the next collection.
+    this.collectAbove = Math.max(bound, (live + limit) / 2);
     if (live > bound) {
-      this.collectAbove = undefined;
       throw dbError(
         'ERR_QUERY_MEMORY',
         'heapFull',
@@ -104,7 +107,6 @@ export class HeapWatch {
         { heapLiveBytes: live, heapLimitBytes: limit },
       );
     }
-    this.collectAbove = Math.max(bound, (live + limit) / 2);
   }
 }
 
