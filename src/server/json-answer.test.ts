@@ -60,6 +60,41 @@ describe('answers with rows held as JSON text', () => {
     expect(lines.text.split('\n').slice(1)).toEqual([row, '']);
   });
 
+  it('sends an answer past one piece as a stream of pieces, the same bytes', async () => {
+    const big = 'z'.repeat(2000);
+    await h.db.bulk(
+      't',
+      Array.from({ length: 1500 }, (_, i) => ({ i, big })),
+    );
+    const sql = 'SELECT i, big FROM t ORDER BY i';
+    const whole = await h.db.query(sql);
+    const answer = await h.request({ method: 'POST', url: '/query', json: { sql } });
+    expect(answer.status).toBe(200);
+    expect(answer.text.length).toBeGreaterThan(3_000_000);
+    expect(answer.headers['content-length']).toBeUndefined();
+    expect(answer.headers['content-type']).toBe('application/json; charset=utf-8');
+    expect(answer.headers['x-docdb-count']).toBe('1500');
+    const { executionMs: _, ...sent } = answer.body as { executionMs: number };
+    const { executionMs: __, ...expected } = whole;
+    expect(sent).toEqual(JSON.parse(JSON.stringify(expected)));
+    const small = await h.request({
+      method: 'POST',
+      url: '/query',
+      json: { sql: `${sql} LIMIT 2` },
+    });
+    expect(small.headers['content-length']).toBe(String(Buffer.byteLength(small.text)));
+  });
+
+  it('writes a large answer in pieces that join to what JSON.stringify writes', () => {
+    const rows = Array.from({ length: 3000 }, (_, i) => ({ i, text: `${i}`.repeat(500) }));
+    const answer = { plan: 'P', count: rows.length, documents: rows, warnings: ['w'] };
+    const mixed = {
+      ...answer,
+      documents: rows.map((r, i) => (i % 2 ? jsonText(JSON.stringify(r)) : r)),
+    };
+    expect(answerJson(mixed)).toBe(JSON.stringify(answer));
+  });
+
   it('splices text rows as JSON.stringify writes the objects', () => {
     const rows = [{ a: 1 }, { b: 'x"y' }];
     const answer = { plan: 'P', count: 2, warnings: undefined, documents: rows, sortKeys: [[1]] };

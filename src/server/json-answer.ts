@@ -5,6 +5,7 @@
  * content type included. Headers and status are the route's own business.
  */
 
+import { Readable } from 'node:stream';
 import type { FastifyReply } from 'fastify';
 import type { JsonText } from '../types/index.js';
 import { isJsonText, rowJson } from '../util/index.js';
@@ -12,12 +13,12 @@ import { isJsonText, rowJson } from '../util/index.js';
 /** The content type Fastify gives a JSON answer it serializes itself. */
 const JSON_TYPE = 'application/json; charset=utf-8';
 
-/** The rows' JSON text (an array), whichever form each row came in. */
-function rowsJson(rows: readonly unknown[]): string {
-  let out = '[';
-  for (let i = 0; i < rows.length; i++) out += i === 0 ? rowJson(rows[i]) : `,${rowJson(rows[i])}`;
-  return `${out}]`;
-}
+/**
+ * Characters of an answer written at once: a larger answer goes out in pieces of about this
+ * size, made as the socket takes them. One string of a 600 MB answer passed V8's longest
+ * string (2^29 characters) and answered 500.
+ */
+const ANSWER_PIECE_CHARS = 1024 * 1024;
 
 /** Answer keys as JSON strings: answers use a handful of keys, each quoted once (bounded). */
 const quotedKeys = new Map<string, string>();
@@ -38,31 +39,60 @@ function quotedKey(key: string): string {
  * keys, with no array of entries: this runs once per answered query.
  */
 export function answerJson(answer: object): string {
-  let out = '{';
-  for (const key in answer) {
-    const value = (answer as Record<string, unknown>)[key];
-    const json =
-      key === 'documents' && Array.isArray(value) ? rowsJson(value) : JSON.stringify(value);
-    if (json === undefined) continue;
-    out += `${out.length === 1 ? '' : ','}${quotedKey(key)}:${json}`;
-  }
-  return `${out}}`;
-}
-
-/** True when some row is held as JSON text (else Fastify may serialize the answer itself). */
-export function holdsJsonText(rows: readonly unknown[]): boolean {
-  for (const row of rows) if (isJsonText(row)) return true;
-  return false;
+  let out = '';
+  for (const piece of answerPieces(answer)) out += piece;
+  return out;
 }
 
 /**
- * Sends an answer (an object, or a row held as text) as JSON: objects go to Fastify's own
- * serializer, text is sent as it is under the same content type.
+ * The same JSON in pieces of about ANSWER_PIECE_CHARS (the rows of `documents` split between
+ * them), made one at a time as they are pulled.
+ */
+function* answerPieces(answer: object): Generator<string> {
+  let out = '{';
+  let first = true;
+  for (const key in answer) {
+    const value = (answer as Record<string, unknown>)[key];
+    if (key === 'documents' && Array.isArray(value)) {
+      out += `${first ? '' : ','}${quotedKey(key)}:[`;
+      first = false;
+      for (let i = 0; i < value.length; i++) {
+        out += i === 0 ? rowJson(value[i]) : `,${rowJson(value[i])}`;
+        if (out.length >= ANSWER_PIECE_CHARS) {
+          yield out;
+          out = '';
+        }
+      }
+      out += ']';
+      continue;
+    }
+    const json = JSON.stringify(value);
+    if (json === undefined) continue;
+    out += `${first ? '' : ','}${quotedKey(key)}:${json}`;
+    first = false;
+  }
+  yield `${out}}`;
+}
+
+/**
+ * Sends an answer (an object, or a row held as text) as JSON, the bytes JSON.stringify would
+ * write: text as it is; an answer with `documents` in pieces, as one string (with its length)
+ * when it fits in one, else as a stream of them; other objects through Fastify's serializer.
  */
 export function sendJson(reply: FastifyReply, body: object | JsonText): FastifyReply | object {
   if (isJsonText(body)) return reply.type(JSON_TYPE).send(body.json);
-  if ('documents' in body && Array.isArray(body.documents) && holdsJsonText(body.documents)) {
-    return reply.type(JSON_TYPE).send(answerJson(body));
-  }
-  return body;
+  if (!('documents' in body && Array.isArray(body.documents))) return body;
+  const pieces = answerPieces(body);
+  const first = pieces.next();
+  const second = pieces.next();
+  if (second.done) return reply.type(JSON_TYPE).send(first.value);
+  return reply.type(JSON_TYPE).send(
+    Readable.from(
+      (function* () {
+        yield first.value as string;
+        yield second.value;
+        yield* pieces;
+      })(),
+    ),
+  );
 }
