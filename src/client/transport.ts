@@ -106,6 +106,10 @@ export abstract class Transport {
       try {
         return { body: await answer.body.text(), headers: answer.headers };
       } catch (error) {
+        // V8's longest string: the answer arrived, and asking again would fetch it again.
+        if (error instanceof RangeError) {
+          throw dbError('ERR_CLIENT_PROTOCOL', 'answerTooLarge', { url: this.urlOf(call) });
+        }
         throw this.failure(call, error);
       } finally {
         answer.settle();

@@ -1118,6 +1118,8 @@ export const ERROR_CATALOGUE = {
       lineNotJson: '{where}: an NDJSON line is not JSON ({text})',
       lineTooLong: '{where}: an NDJSON line is longer than {limit} bytes',
       answerNotJson: '{url}: the answer is not JSON ({text}); is this a docdb node?',
+      answerTooLarge:
+        '{url}: the answer is larger than one JavaScript string holds (about 512 MiB); read it as a stream (queryStream, or POST /query?stream=true)',
       noMetaLine: '{where}: the NDJSON stream had no meta line',
       streamCut:
         '{where}: the stream ended after {documents} of {count} documents; the node cut it short (its log says why)',
