@@ -93,6 +93,8 @@ describe('answers with rows held as JSON text', () => {
       documents: rows.map((r, i) => (i % 2 ? jsonText(JSON.stringify(r)) : r)),
     };
     expect(answerJson(mixed)).toBe(JSON.stringify(answer));
+    const odd = { documents: [undefined, { a: undefined }, () => 1] };
+    expect(answerJson(odd)).toBe(JSON.stringify(odd));
   });
 
   it('splices text rows as JSON.stringify writes the objects', () => {

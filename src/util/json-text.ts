@@ -29,9 +29,12 @@ export function rowObject(row: Document | JsonText): Document {
   return isJsonText(row) ? (JSON.parse(row.json) as Document) : row;
 }
 
-/** The row's JSON text, whichever form it came in. */
+/**
+ * The row's JSON text, whichever form it came in; as an array item, so what JSON.stringify
+ * leaves out of an object (undefined, a function) is `null`, as it is in an array.
+ */
 export function rowJson(row: unknown): string {
-  return isJsonText(row) ? row.json : JSON.stringify(row);
+  return isJsonText(row) ? row.json : (JSON.stringify(row) ?? 'null');
 }
 
 class HeldJsonLines implements JsonLines {
