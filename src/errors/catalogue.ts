@@ -832,6 +832,13 @@ export const ERROR_CATALOGUE = {
         "term {term} is older than this node's term {current}: a leader of an older term is stale",
     },
   },
+  ERR_CHANGE_FEEDS_FULL: {
+    status: 503,
+    meaning: 'The node (or router) serves as many change feeds as it allows (CHANGE_FEEDS_MAX).',
+    messages: {
+      full: 'this server has {limit} change feeds open, the most it serves at once: close one, or follow through another node (a follower serves its log too)',
+    },
+  },
   ERR_CHANGES_TRIMMED: {
     status: 410,
     meaning: 'The change-log entries asked for were trimmed; resync from a snapshot.',

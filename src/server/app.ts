@@ -210,6 +210,8 @@ export interface ApiAppOptions extends BaseAppOptions {
   adminUiDir?: string;
   /** Silence before a change feed's heartbeat (default CHANGES_HEARTBEAT_MS; tests shorten it). */
   changesHeartbeatMs?: number;
+  /** Change feeds open at once (default CHANGE_FEEDS_MAX; tests lower it). */
+  changeFeedsMax?: number;
 }
 
 /**
@@ -237,7 +239,10 @@ export function apiApp(context: ApiContext, options: ApiAppOptions = {}): Fastif
     }),
   );
   app.setNotFoundHandler(notFound);
-  registerApiRoutes(app, context, options.changesHeartbeatMs);
+  registerApiRoutes(app, context, {
+    heartbeatMs: options.changesHeartbeatMs,
+    feedsMax: options.changeFeedsMax,
+  });
   registerAdminUi(app, options.adminUiDir);
   return app;
 }

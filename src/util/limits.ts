@@ -69,6 +69,11 @@ export const QUERY_HEAP_LIVE_FRACTION_MAX = 0.8;
  * for one that has the field, in `_id` order; past them it warns naming how many it read.
  */
 export const QUOTED_FIELD_SCAN_DOCUMENTS_MAX = 10_000;
+/**
+ * Change feeds (GET /changes) a node or a router serves at once; past it a feed is refused
+ * with ERR_CHANGE_FEEDS_FULL (503). Every commit wakes each open feed.
+ */
+export const CHANGE_FEEDS_MAX = 1024;
 /** Change-log entries kept behind the newest one when a checkpoint trims the log. */
 export const CHANGE_LOG_RETAIN_ENTRIES = 1_000_000;
 /**

@@ -8,7 +8,7 @@ import type { FastifyInstance } from 'fastify';
 import { VERSION } from '../../version.js';
 import type { ApiContext } from '../route-context.js';
 import { registerAdminRoutes } from './admin.js';
-import { registerChangesRoutes } from './changes.js';
+import { type FeedOptions, registerChangesRoutes } from './changes.js';
 import { registerDocumentRoutes } from './documents.js';
 import { registerIndexRoutes } from './indexes.js';
 import { registerInfoRoutes } from './info.js';
@@ -17,12 +17,12 @@ import { registerQueryRoutes } from './query.js';
 
 /**
  * Registers the shared routes on `app`; call before any other route, for the OpenAPI document.
- * `changesHeartbeatMs` shortens the change feed's silences (tests).
+ * `feeds` shortens the change feed's silences and lowers its bound (tests).
  */
 export function registerApiRoutes(
   app: FastifyInstance,
   context: ApiContext,
-  changesHeartbeatMs?: number,
+  feeds: FeedOptions = {},
 ): void {
   const openapi = new OpenApi(VERSION);
   app.addHook('onRoute', (route) => openapi.add(route));
@@ -34,5 +34,5 @@ export function registerApiRoutes(
   registerDocumentRoutes(app, context);
   registerIndexRoutes(app, context);
   registerAdminRoutes(app, context);
-  registerChangesRoutes(app, context, changesHeartbeatMs);
+  registerChangesRoutes(app, context, feeds);
 }

@@ -33,10 +33,18 @@ afterEach(async () => {
   for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
 });
 
-async function startNode(options: OpenOptions = {}, heartbeatMs = 60_000): Promise<Node> {
+async function startNode(
+  options: OpenOptions = {},
+  heartbeatMs = 60_000,
+  changeFeedsMax?: number,
+): Promise<Node> {
   const { dir, cleanup } = makeTempDir();
   const db = await open(dir, options);
-  const app = buildApp(db, { apiKey: KEY, changesHeartbeatMs: heartbeatMs });
+  const app = buildApp(db, {
+    apiKey: KEY,
+    changesHeartbeatMs: heartbeatMs,
+    ...(changeFeedsMax !== undefined && { changeFeedsMax }),
+  });
   let last: { response: ServerResponse; body: Readable } | undefined;
   app.addHook('onSend', async (request, reply, payload) => {
     if (request.url.startsWith('/changes') && payload instanceof Readable) {
@@ -116,6 +124,31 @@ describe('GET /changes as NDJSON', () => {
       if (line.lastSeq === 3) break;
     }
     feed.close();
+  });
+});
+
+describe('the bound on open feeds', () => {
+  it('serves feeds up to the bound, refuses one more with 503, and serves again once one closes', async () => {
+    const node = await startNode({}, 60_000, 3);
+    const feeds = [];
+    for (let k = 0; k < 3; k++) {
+      const feed = await openFeed(`${node.url}/changes`, auth);
+      expect(feed.status).toBe(200);
+      expect(await feed.nextLine()).toMatchObject({ lastSeq: 0 });
+      feeds.push(feed);
+    }
+    const refused = await node.app.inject({ url: '/changes', headers: auth });
+    expect(refused.statusCode).toBe(503);
+    expect(refused.json()).toMatchObject({
+      code: 'ERR_CHANGE_FEEDS_FULL',
+      error: expect.stringContaining('3 change feeds open'),
+    });
+    feeds.pop()?.close();
+    await eventually(async () => (await feedsOpen(node)) === 2, 'a closed feed is counted out');
+    const again = await openFeed(`${node.url}/changes`, auth);
+    expect(again.status).toBe(200);
+    again.close();
+    for (const feed of feeds) feed.close();
   });
 });
 

@@ -9,9 +9,9 @@
 
 import { Readable } from 'node:stream';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { assert, isDbError, relayedError } from '../../errors/index.js';
+import { assert, dbError, isDbError, relayedError } from '../../errors/index.js';
 import type { ChangeLine } from '../../types/index.js';
-import { resumePoint } from '../../util/index.js';
+import { CHANGE_FEEDS_MAX, resumePoint } from '../../util/index.js';
 import { streamErrorBody } from '../errors.js';
 import type { ApiContext } from '../route-context.js';
 
@@ -170,14 +170,23 @@ function namingCollection(error: unknown): unknown {
   });
 }
 
+/** What tests change of the feeds: their silences and their bound. */
+export interface FeedOptions {
+  /** Silence before a heartbeat (default CHANGES_HEARTBEAT_MS). */
+  heartbeatMs?: number | undefined;
+  /** Feeds open at once (default CHANGE_FEEDS_MAX). */
+  feedsMax?: number | undefined;
+}
+
 /**
- * GET /changes over `api` (a node's or a router's). `heartbeatMs` is for tests; feeds use
- * CHANGES_HEARTBEAT_MS by default.
+ * GET /changes over `api` (a node's or a router's). At most CHANGE_FEEDS_MAX feeds are open
+ * at once: every commit wakes each feed, so thousands of idle ones made every write slower,
+ * and past the bound a feed is refused with ERR_CHANGE_FEEDS_FULL (503) before it starts.
  */
 export function registerChangesRoutes(
   app: FastifyInstance,
   { api, metrics }: ApiContext,
-  heartbeatMs?: number,
+  { heartbeatMs, feedsMax = CHANGE_FEEDS_MAX }: FeedOptions = {},
 ): void {
   endFeedsOnClose(app);
   app.get<{ Querystring: { since?: string; collection?: string } }>(
@@ -192,6 +201,8 @@ export function registerChangesRoutes(
       },
     },
     async (request, reply) => {
+      const open = openFeeds.get(app)?.size ?? 0;
+      if (open >= feedsMax) throw dbError('ERR_CHANGE_FEEDS_FULL', 'full', { limit: feedsMax });
       const asked = feedRequest(request);
       const stop = new AbortController();
       const lines = api().changesWithHeartbeats({
