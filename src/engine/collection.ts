@@ -22,6 +22,7 @@ import {
   type WriteTxn,
   withId,
 } from '../storage/index.js';
+import { StatementBudget } from '../sql/index.js';
 import type { IndexInfo, JsonText, WriteCondition } from '../types/index.js';
 import {
   BULK_DOCUMENTS_MAX,
@@ -274,7 +275,10 @@ export class Collection {
     if (!def || limit === 0) return [];
     const after = options.after === undefined ? undefined : requireId(options.after);
     const out: Document[] = [];
+    // A page holds every document it lists: the heap is watched as for a SELECT.
+    const budget = new StatementBudget();
     for (const { id, body } of this.store.scan(def, after)) {
+      budget.tick();
       out.push(withId(id, body));
       if (out.length >= limit) break;
     }

@@ -104,4 +104,41 @@ describe('the heap', () => {
       count: [{ n: 2000 }],
     });
   }, 60_000);
+  it('looks at the heap by the bytes it decodes too: a few large documents are stopped', () => {
+    const script = `
+      import { open } from '@src/index.ts';
+      const db = await open(${JSON.stringify(dir)});
+      const big = 'q'.repeat(4 * 1024 * 1024);
+      for (let n = 0; n < 40; n++) await db.collection('big').insert({ n, big });
+      const out = {};
+      for (const [name, run] of [
+        ['select', () => db.query('SELECT * FROM big')],
+        ['list', async () => db.collection('big').list({ limit: 40 })],
+      ]) {
+        try {
+          await run();
+          out[name] = 'answered';
+        } catch (error) {
+          out[name] = error.code;
+        }
+      }
+      out.few = db.collection('big').list({ limit: 2 }).map((d) => d.n);
+      await db.close();
+      console.log(JSON.stringify(out));
+    `;
+    const file = path.join(dir, 'child-big.mts');
+    fs.writeFileSync(file, script.replaceAll('@src', path.join(ROOT, 'src')));
+    // 40 documents of 4 MiB strings: 160 MiB as JavaScript strings; this heap has 128, and
+    // 40 rows are fewer than a look's 256.
+    const out = execFileSync(
+      process.execPath,
+      ['--max-old-space-size=128', '--import', 'tsx', file],
+      { cwd: ROOT, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] },
+    );
+    expect(JSON.parse(out.trim())).toEqual({
+      select: 'ERR_QUERY_MEMORY',
+      list: 'ERR_QUERY_MEMORY',
+      few: [0, 1],
+    });
+  }, 60_000);
 });

@@ -25,6 +25,7 @@ export {
 } from './change-entry.js';
 export type { ChangeHold, LogPosition, TermRun } from './change-log.js';
 export {
+  decodedBytes,
   FieldSelection,
   type JsonColumn,
   JsonProjection,

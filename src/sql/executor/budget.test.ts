@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { decodedBytes } from '../../storage/index.js';
 import { QUERY_HEAP_LIVE_FRACTION_MAX } from '../../util/index.js';
 import { HeapWatch, StatementBudget } from './budget.js';
 
@@ -97,6 +98,26 @@ describe('StatementBudget', () => {
     expect(looks).toBe(1);
     ticked(budget, 512);
     expect(looks).toBe(3);
+  });
+
+  it('looks at the heap after 8 MiB of decoded records too, however few the rows', () => {
+    let looks = 0;
+    const watch = new HeapWatch(
+      () => {
+        looks++;
+        return { used: 0, limit: 1 };
+      },
+      () => {},
+    );
+    const budget = new StatementBudget({}, watch);
+    decodedBytes.total += 8 * 1024 * 1024;
+    budget.tick();
+    expect(looks).toBe(0);
+    decodedBytes.total += 1;
+    budget.tick();
+    expect(looks).toBe(1);
+    budget.tick();
+    expect(looks).toBe(1);
   });
 
   it('stops a statement past its timeout, naming the timeout', async () => {

@@ -19,10 +19,13 @@
 import { getHeapStatistics, setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { dbError } from '../../errors/index.js';
+import { decodedBytes } from '../../storage/index.js';
 import { QUERY_HEAP_LIVE_FRACTION_MAX } from '../../util/index.js';
 
 /** Rows between two looks at the clock and the heap (a look costs about 0.3 µs). */
 const CHECK_EVERY = 256;
+/** Bytes of records decoded whole between two looks, whatever the rows (large documents). */
+const CHECK_EVERY_BYTES = 8 * 1024 * 1024;
 
 const MiB = 1024 * 1024;
 
@@ -117,6 +120,8 @@ const processHeap = new HeapWatch();
 export class StatementBudget {
   private ticks = 0;
   private readonly deadline: number;
+  /** `decodedBytes.total` past which the next tick looks. */
+  private lookAtBytes = decodedBytes.total + CHECK_EVERY_BYTES;
 
   constructor(
     private readonly limits: QueryLimits = {},
@@ -128,13 +133,17 @@ export class StatementBudget {
       timeoutMs === undefined ? Number.POSITIVE_INFINITY : performance.now() + timeoutMs;
   }
 
-  /** One row read or made; every CHECK_EVERY of them, the clock and the heap are looked at. */
+  /**
+   * One row read or made; every CHECK_EVERY of them, and after every CHECK_EVERY_BYTES of
+   * records the process decoded, the clock and the heap are looked at.
+   */
   tick(): void {
-    if (++this.ticks % CHECK_EVERY === 0) this.check();
+    if (++this.ticks % CHECK_EVERY === 0 || decodedBytes.total > this.lookAtBytes) this.check();
   }
 
   /** Stops the statement when its time is up or the live heap is nearly full. */
   check(): void {
+    this.lookAtBytes = decodedBytes.total + CHECK_EVERY_BYTES;
     if (performance.now() > this.deadline) {
       throw dbError('ERR_QUERY_TIMEOUT', 'timedOut', {
         limit: shownMs(this.limits.timeoutMs as number),

@@ -21,6 +21,13 @@ import { type FieldSelection, PartialReader, type Structure } from './partial-de
 const plain = new Packr({ useRecords: false, mapsAsObjects: true, int64AsType: 'number' });
 
 /** Encodes a JSON-like value as plain MessagePack. */
+/**
+ * Bytes of stored records this process has decoded whole, counted up: what a statement's
+ * heap watch (sql/executor/budget.ts) looks at besides its rows, so 256 rows of 16 MiB
+ * documents are not read between two looks at the heap.
+ */
+export const decodedBytes = { total: 0 };
+
 export function encodeValue(value: unknown): Buffer {
   return plain.pack(value);
 }
@@ -125,6 +132,7 @@ export class DocumentCodec {
 
   decode<T = unknown>(bytes: Uint8Array): T {
     // No `decoding` closure: every document a query returns is decoded here.
+    decodedBytes.total += bytes.length;
     try {
       return this.packr.unpack(bytes) as T;
     } catch (error) {
