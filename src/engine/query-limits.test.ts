@@ -24,6 +24,18 @@ beforeEach(() => {
 
 afterEach(() => cleanup());
 
+/** Runs `script` in a Node process with a heap of `heapMiB`; what it printed, parsed. */
+function inChild(script: string, heapMiB: number): unknown {
+  const file = path.join(dir, `child-${heapMiB}.mts`);
+  fs.writeFileSync(file, script.replaceAll('@src', path.join(ROOT, 'src')));
+  const out = execFileSync(
+    process.execPath,
+    [`--max-old-space-size=${heapMiB}`, '--import', 'tsx', file],
+    { cwd: ROOT, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] },
+  );
+  return JSON.parse(out.trim());
+}
+
 /** Two collections of `n` documents that all join: n × n pairings. */
 async function pairings(db: Database, n: number): Promise<void> {
   await db.collection('a').insertMany(Array.from({ length: n }, (_, i) => ({ k: 1, i })));
@@ -86,15 +98,8 @@ describe('the heap', () => {
       await db.close();
       console.log(JSON.stringify(out));
     `;
-    const file = path.join(dir, 'child.mts');
-    fs.writeFileSync(file, script.replaceAll('@src', path.join(ROOT, 'src')));
     // 4M sorted pairings need hundreds of MiB; this heap has 96.
-    const out = execFileSync(
-      process.execPath,
-      ['--max-old-space-size=96', '--import', 'tsx', file],
-      { cwd: ROOT, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] },
-    );
-    expect(JSON.parse(out.trim())).toEqual({
+    expect(inChild(script, 96)).toEqual({
       whole: 'ERR_QUERY_MEMORY',
       first: [
         { 'a.i': 0, 'b.j': 1999 },
@@ -126,16 +131,9 @@ describe('the heap', () => {
       await db.close();
       console.log(JSON.stringify(out));
     `;
-    const file = path.join(dir, 'child-big.mts');
-    fs.writeFileSync(file, script.replaceAll('@src', path.join(ROOT, 'src')));
     // 40 documents of 4 MiB strings: 160 MiB as JavaScript strings; this heap has 128, and
     // 40 rows are fewer than a look's 256.
-    const out = execFileSync(
-      process.execPath,
-      ['--max-old-space-size=128', '--import', 'tsx', file],
-      { cwd: ROOT, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] },
-    );
-    expect(JSON.parse(out.trim())).toEqual({
+    expect(inChild(script, 128)).toEqual({
       select: 'ERR_QUERY_MEMORY',
       list: 'ERR_QUERY_MEMORY',
       few: [0, 1],

@@ -81,43 +81,40 @@ describe('HeapWatch', () => {
   });
 });
 
+/** A budget over an empty heap that counts its looks. */
+function counted(): { budget: StatementBudget; looks: () => number } {
+  let looks = 0;
+  const watch = new HeapWatch(
+    () => {
+      looks++;
+      return { used: 0, limit: 1 };
+    },
+    () => {},
+  );
+  return { budget: new StatementBudget({}, watch), looks: () => looks };
+}
+
 describe('StatementBudget', () => {
   it('looks at the heap every 256 rows, not at each', () => {
-    let looks = 0;
-    const watch = new HeapWatch(
-      () => {
-        looks++;
-        return { used: 0, limit: 1 };
-      },
-      () => {},
-    );
-    const budget = new StatementBudget({}, watch);
+    const { budget, looks } = counted();
     ticked(budget, 255);
-    expect(looks).toBe(0);
+    expect(looks()).toBe(0);
     ticked(budget, 1);
-    expect(looks).toBe(1);
+    expect(looks()).toBe(1);
     ticked(budget, 512);
-    expect(looks).toBe(3);
+    expect(looks()).toBe(3);
   });
 
   it('looks at the heap after 8 MiB of decoded records too, however few the rows', () => {
-    let looks = 0;
-    const watch = new HeapWatch(
-      () => {
-        looks++;
-        return { used: 0, limit: 1 };
-      },
-      () => {},
-    );
-    const budget = new StatementBudget({}, watch);
+    const { budget, looks } = counted();
     decodedBytes.total += 8 * 1024 * 1024;
     budget.tick();
-    expect(looks).toBe(0);
+    expect(looks()).toBe(0);
     decodedBytes.total += 1;
     budget.tick();
-    expect(looks).toBe(1);
+    expect(looks()).toBe(1);
     budget.tick();
-    expect(looks).toBe(1);
+    expect(looks()).toBe(1);
   });
 
   it('stops a statement past its timeout, naming the timeout', async () => {
