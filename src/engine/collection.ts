@@ -22,7 +22,7 @@ import {
   type WriteTxn,
   withId,
 } from '../storage/index.js';
-import { StatementBudget } from '../sql/index.js';
+import { type QueryLimits, StatementBudget } from '../sql/index.js';
 import type { IndexInfo, JsonText, WriteCondition } from '../types/index.js';
 import {
   BULK_DOCUMENTS_MAX,
@@ -326,10 +326,15 @@ export class Collection {
   /**
    * Documents whose value at `path` matches any of `values`, each once, in `_id` order, and
    * the plan string of what ran: a REST by-key lookup. Unlike `findBy` it is planned over
-   * every ready index, as SQL is, so an index on `a[*].b` serves `a[0].b`.
+   * every ready index, as SQL is, so an index on `a[*].b` serves `a[0].b`. `limits` bound it
+   * as a SELECT (a node's query timeout).
    */
-  findAny(path: string, values: unknown[]): { documents: Document[]; plan: string } {
-    return runFindAny(this.store, this.requireDef(), path, values);
+  findAny(
+    path: string,
+    values: unknown[],
+    limits?: QueryLimits,
+  ): { documents: Document[]; plan: string } {
+    return runFindAny(this.store, this.requireDef(), path, values, limits);
   }
 
   /** Creates an index and builds it from existing documents; resolves once durable. */

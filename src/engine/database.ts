@@ -203,7 +203,8 @@ export class Database implements api.NodeApi {
    */
   private byKey(collection: string, field: string, value: api.KeyValue) {
     const handle = this.requireCollection(collection);
-    return { handle, ...handle.findAny(field, keyTextValues(String(value))) };
+    const values = keyTextValues(String(value));
+    return { handle, ...handle.findAny(field, values, this.queryTarget.limits) };
   }
 
   /** Deletes every document `getByKey` finds; answers how many. */

@@ -12,6 +12,7 @@ import {
   type JsonValue,
   type PathRef,
   planSelect,
+  type QueryLimits,
   type RangeOp,
   runSelect,
   type SelectPlan,
@@ -206,11 +207,13 @@ export function runFindAny(
   def: CollectionDef,
   path: string,
   values: unknown[],
+  limits?: QueryLimits,
 ): { documents: Document[]; plan: string } {
   const matches = values.map((v) => matchCondition(path, literal(v)));
   const where: Condition =
     matches.length === 1 ? (matches[0] as Condition) : { kind: 'or', conditions: matches };
   const statement = findStatement(def.name, where, { byId: true });
-  const { documents, plan } = runSelect(reader, planSelect(statement, [viewOf(def)]), []);
-  return { documents, plan };
+  const plan = planSelect(statement, [viewOf(def)]);
+  const { documents, plan: ran } = runSelect(reader, plan, [], limits ? { limits } : {});
+  return { documents, plan: ran };
 }

@@ -64,6 +64,20 @@ describe('the query timeout', () => {
     }
   });
 
+  it('bounds a by-key lookup (REST GET /collections/{c}/by/{field}/{value}) the same way', async () => {
+    const db = await open(dir, { queryTimeoutMs: 1 });
+    try {
+      // 20,000 documents read whole for an unindexed field: far past 1 ms anywhere.
+      await db.collection('t').insertMany(Array.from({ length: 20_000 }, (_, i) => ({ i })));
+      expect(() => db.getByKey('t', 'nowhere', 'x')).toThrow(
+        expect.objectContaining({ code: 'ERR_QUERY_TIMEOUT' }),
+      );
+      expect(db.list('t', { limit: 2 }).count).toBe(2);
+    } finally {
+      await db.close();
+    }
+  });
+
   it('leaves a SELECT unbounded in time without one', async () => {
     const db = await open(dir);
     try {
