@@ -13,7 +13,7 @@ import type { ExecContext, Row } from './context.js';
 import { distinctRows } from './distinct.js';
 import { filterRows } from './filter.js';
 import { hashJoinRows } from './hash-join.js';
-import { limitOf, limitRows } from './limit.js';
+import { limitRows } from './limit.js';
 import { projectRows } from './project.js';
 import { indexProves } from './proven.js';
 import { sortRows } from './sort.js';
@@ -51,11 +51,8 @@ export function execute(
         : projectRows(node, execute(node.input, ctx, keep));
     case 'distinct':
       return distinctRows(node, execute(node.input, ctx));
-    case 'limit': {
-      const pulled =
-        limitOf(node.offset, ctx.params, 'OFFSET') + limitOf(node.limit, ctx.params, 'LIMIT');
-      return limitRows(node, ctx, execute(node.input, ctx, pulled));
-    }
+    case 'limit':
+      return limitRows(node, ctx, (pulled) => execute(node.input, ctx, pulled));
     default:
       return assertNever(node);
   }

@@ -30,16 +30,20 @@ export function limitOf(
   return n;
 }
 
-export function* limitRows(
+/**
+ * The rows of a limit node over the rows `input` gives when told how many will be pulled
+ * (OFFSET + LIMIT: a sort below keeps only those). Early or not (whether the scan below may
+ * stop: the plan's business), rows are pulled only up to OFFSET + LIMIT: a sort or aggregate
+ * below has read its whole input already, and a JOIN or DISTINCT yields in order, so the same
+ * rows come, without the whole input held first (a JOIN … LIMIT 10 of 9M pairings held them
+ * all for 5 s).
+ */
+export function limitRows(
   node: LimitNode,
   ctx: ExecContext,
-  input: Iterable<Row>,
-): Generator<Row> {
-  // Early or not (whether the scan below may stop: the plan's business), rows are pulled only
-  // up to OFFSET + LIMIT: a sort or aggregate below has read its whole input already, and a
-  // JOIN or DISTINCT yields in order, so the same rows come, without the whole input held
-  // first (a JOIN … LIMIT 10 of 9M pairings held them all for 5 s).
+  input: (pulled: number) => Iterable<Row>,
+): Iterable<Row> {
   const limit = limitOf(node.limit, ctx.params, 'LIMIT');
   const offset = limitOf(node.offset, ctx.params, 'OFFSET');
-  yield* offsetLimit(input, offset, limit);
+  return offsetLimit(input(offset + limit), offset, limit);
 }
